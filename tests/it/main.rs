@@ -1,0 +1,1 @@
+//! The one integration-test binary: each module below is a family of specifications.
