@@ -1,1 +1,246 @@
-fn main(){}
+//! Storage benchmarks (`cargo bench --bench storage`).
+//!
+//! 1. `chat_turn`: one chat turn (store the user's message, read the history, store the reply) on
+//!    a database preloaded with 1,000 users and 1,000,000 messages spread over 40 days, with the
+//!    full-text triggers on. Criterion measures the mean; a second pass of 20,000 turns prints
+//!    turns/s, p50 and p99.
+//! 2. `purge`: deleting the 250,000 rows older than 30 days of that database while a writer keeps
+//!    running chat turns; prints the purge's duration and the writer's longest wait.
+//!
+//! The preloaded database is built once into `target/bench-data/` and copied for each benchmark.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group};
+use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+use tokio::runtime::Runtime;
+
+const USERS: i64 = 1_000;
+const MESSAGES: i64 = 1_000_000;
+const DAYS: i64 = 40;
+const DAY_MS: i64 = 24 * 3_600 * 1_000;
+/// 2026-10-21 00:00 UTC: the preloaded messages run from here to `NOW_MS`.
+const START_MS: i64 = 1_792_540_800_000;
+const NOW_MS: i64 = START_MS + DAYS * DAY_MS;
+const HISTORY_LIMIT: i64 = 30;
+const PURGE_BATCH: i64 = 2_000;
+
+fn bench_data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("bench-data")
+}
+
+/// Builds the preloaded database once (about a minute) and returns its path.
+async fn preloaded_database() -> PathBuf {
+    let dir = bench_data_dir();
+    let path = dir.join("preloaded-v1.db");
+    if path.exists() {
+        return path;
+    }
+    std::fs::create_dir_all(&dir).expect("bench data directory");
+    let building = dir.join("building.db");
+    let _ = std::fs::remove_file(&building);
+    let url = format!("sqlite://{}", building.display());
+    let store = Store::connect(&url).await.expect("open bench database");
+    store.migrate().await.expect("migrate bench database");
+    store.close().await;
+    let pool = sqlx::SqlitePool::connect(&url)
+        .await
+        .expect("open bench database");
+    let started = Instant::now();
+    // One session per user and day: id = day * USERS + user + 1.
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 * ?2 - 1)
+         INSERT INTO sessions (id, chat_id, user_id, started_at, last_activity_at, closed_at)
+         SELECT i + 1, i % ?1, i % ?1, ?3 + (i / ?1) * ?4, ?3 + (i / ?1 + 1) * ?4 - 1,
+                ?3 + (i / ?1 + 1) * ?4 - 1
+         FROM n",
+    )
+    .bind(USERS)
+    .bind(DAYS)
+    .bind(START_MS)
+    .bind(DAY_MS)
+    .execute(&pool)
+    .await
+    .expect("preload sessions");
+    // Messages alternate user/assistant, evenly spread over the 40 days, round-robin over users.
+    let spacing_ms = DAYS * DAY_MS / MESSAGES;
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 - 1)
+         INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                               tokens_in, tokens_out)
+         SELECT i % ?2, i % ?2, ((?3 + i * ?4 - ?3) / ?5) * ?2 + i % ?2 + 1,
+                CASE WHEN (i / ?2) % 2 = 0 THEN 'user' ELSE 'assistant' END,
+                printf('Message %d: what about order %d and parcel %d from supplier %d? '
+                       || 'Tracking %x says delivery on day %d.', i, i % 9973, i % 7919,
+                       i % 113, i * 2654435761 % 4294967296, i % 28 + 1),
+                ?3 + i * ?4, 40, 60
+         FROM n",
+    )
+    .bind(MESSAGES)
+    .bind(USERS)
+    .bind(START_MS)
+    .bind(spacing_ms)
+    .bind(DAY_MS)
+    .execute(&pool)
+    .await
+    .expect("preload messages");
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .execute(&pool)
+        .await
+        .expect("checkpoint");
+    pool.close().await;
+    std::fs::rename(&building, &path).expect("keep the preloaded database");
+    eprintln!("preloaded {MESSAGES} messages in {:.1?}", started.elapsed());
+    path
+}
+
+/// A fresh copy of the preloaded database, opened as the application opens it.
+async fn fresh_copy(name: &str) -> Store {
+    let source = preloaded_database().await;
+    let target = bench_data_dir().join(format!("{name}.db"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", target.display()));
+    }
+    std::fs::copy(&source, &target).expect("copy the preloaded database");
+    let store = Store::connect(&format!("sqlite://{}", target.display()))
+        .await
+        .expect("open copy");
+    store.migrate().await.expect("migrate copy");
+    store
+}
+
+/// One chat turn as the bot does it.
+async fn chat_turn(store: &Store, turn: i64) -> Result<(), sqlx::Error> {
+    let user = turn * 7_919 % USERS;
+    let key = ConversationKey::new(user, user);
+    let now = NOW_MS + turn;
+    let session_id = (DAYS - 1) * USERS + user + 1;
+    let question = format!("Turn {turn}: should arrive Wednesday, can you check the parcel?");
+    store
+        .add_message(&NewMessage {
+            key,
+            session_id,
+            role: MessageRole::User,
+            content: &question,
+            created_at_ms: now,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: Some(turn),
+        })
+        .await?;
+    let history = store.history(key, now - DAY_MS, HISTORY_LIMIT).await?;
+    assert!(!history.is_empty());
+    let answer = "It left the depot this morning; UPS expects delivery on Wednesday by noon.";
+    store
+        .add_message(&NewMessage {
+            key,
+            session_id,
+            role: MessageRole::Assistant,
+            content: answer,
+            created_at_ms: now,
+            tokens_in: 900,
+            tokens_out: 40,
+            telegram_message_id: None,
+        })
+        .await?;
+    Ok(())
+}
+
+fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
+    sorted[index]
+}
+
+fn chat_turn_benchmark(criterion: &mut Criterion) {
+    let runtime = Runtime::new().expect("tokio runtime");
+    let store = runtime.block_on(fresh_copy("chat-turn"));
+    let mut turn = 0_i64;
+    criterion.bench_function("chat_turn", |bencher| {
+        bencher.to_async(&runtime).iter(|| {
+            turn += 1;
+            let store = store.clone();
+            async move { chat_turn(&store, turn).await.expect("chat turn") }
+        })
+    });
+
+    let turns = 20_000;
+    let report = runtime.block_on(async {
+        let mut latencies = Vec::with_capacity(turns);
+        let started = Instant::now();
+        for index in 0..turns as i64 {
+            let begun = Instant::now();
+            chat_turn(&store, 1_000_000 + index).await.expect("chat turn");
+            latencies.push(begun.elapsed());
+        }
+        let elapsed = started.elapsed();
+        latencies.sort();
+        format!(
+            "chat_turn sequential: {turns} turns in {elapsed:.2?} = {:.0} turns/s, p50 {:?}, p99 {:?}, max {:?}",
+            turns as f64 / elapsed.as_secs_f64(),
+            percentile(&latencies, 0.50),
+            percentile(&latencies, 0.99),
+            latencies[latencies.len() - 1],
+        )
+    });
+    println!("{report}");
+    runtime.block_on(store.close());
+}
+
+fn purge_benchmark(_criterion: &mut Criterion) {
+    let runtime = Runtime::new().expect("tokio runtime");
+    let report = runtime.block_on(async {
+        let store = fresh_copy("purge").await;
+        let cutoff = NOW_MS - 30 * DAY_MS;
+        let purgeable = store.count_purgeable(cutoff).await.expect("count");
+        let stop = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let store = store.clone();
+            let stop = stop.clone();
+            tokio::spawn(async move {
+                let mut waits = Vec::new();
+                let mut turn = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let begun = Instant::now();
+                    chat_turn(&store, 2_000_000 + turn).await.expect("chat turn during purge");
+                    waits.push(begun.elapsed());
+                    turn += 1;
+                }
+                waits
+            })
+        };
+        let started = Instant::now();
+        let counts = store.purge_older_than(cutoff, PURGE_BATCH).await.expect("purge");
+        let purge_time = started.elapsed();
+        stop.store(true, Ordering::Relaxed);
+        let mut waits = writer.await.expect("writer");
+        waits.sort();
+        assert_eq!(counts.messages, purgeable.messages);
+        format!(
+            "purge: {} messages + {} sessions in {purge_time:.2?} (batch {PURGE_BATCH}) while a writer ran {} turns; \
+             writer turn p50 {:?}, p99 {:?}, longest {:?}",
+            counts.messages,
+            counts.sessions,
+            waits.len(),
+            percentile(&waits, 0.50),
+            percentile(&waits, 0.99),
+            waits[waits.len() - 1],
+        )
+    });
+    println!("{report}");
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(50).measurement_time(Duration::from_secs(10));
+    targets = chat_turn_benchmark, purge_benchmark
+}
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

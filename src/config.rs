@@ -1,0 +1,135 @@
+//! One typed [`Config`] read from command-line flags and environment variables (clap with `env`).
+//! Every duration is given in whole seconds so that tests can shrink any time window. A value out
+//! of range stops the program at start with clap's message, which names the variable (each
+//! flag's value name is its environment variable) and the accepted range.
+//!
+//! Secrets are held in [`crate::secret::Secret`], so `Debug` on a config never prints them.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+/// The longest time window accepted anywhere: ten years, in seconds.
+const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
+
+/// Everything the storage layer and its background jobs need.
+#[derive(Clone, Debug, Args)]
+pub struct StorageConfig {
+    /// SQLite database URL; the file and its directory are created if missing.
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        value_name = "DATABASE_URL",
+        default_value = "sqlite://data/telemem.db",
+        value_parser = parse_database_url,
+        global = true
+    )]
+    pub database_url: String,
+
+    /// Rows older than this are deleted by the purge job (default 30 days).
+    #[arg(long = "purge-after-secs", env = "PURGE_AFTER_SECS", value_name = "PURGE_AFTER_SECS",
+          default_value_t = 30 * 24 * 60 * 60, global = true,
+          value_parser = clap::value_parser!(u64).range(60..=MAX_WINDOW_SECS))]
+    pub purge_after_secs: u64,
+
+    /// Time between two runs of the purge job (default 24 hours).
+    #[arg(long = "purge-interval-secs", env = "PURGE_INTERVAL_SECS",
+          value_name = "PURGE_INTERVAL_SECS", default_value_t = 24 * 60 * 60, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
+    pub purge_interval_secs: u64,
+
+    /// Delay from start to the purge job's first run (default one minute).
+    #[arg(long = "purge-first-run-secs", env = "PURGE_FIRST_RUN_SECS",
+          value_name = "PURGE_FIRST_RUN_SECS", default_value_t = 60, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=MAX_WINDOW_SECS))]
+    pub purge_first_run_secs: u64,
+
+    /// Rows deleted per purge transaction; small batches keep writers' waits short.
+    #[arg(long = "purge-batch-size", env = "PURGE_BATCH_SIZE", value_name = "PURGE_BATCH_SIZE",
+          default_value_t = 2_000, global = true,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub purge_batch_size: u32,
+}
+
+impl StorageConfig {
+    pub fn purge_after(&self) -> Duration {
+        Duration::from_secs(self.purge_after_secs)
+    }
+
+    pub fn purge_interval(&self) -> Duration {
+        Duration::from_secs(self.purge_interval_secs)
+    }
+
+    pub fn purge_first_run(&self) -> Duration {
+        Duration::from_secs(self.purge_first_run_secs)
+    }
+}
+
+/// How much of the stored history a chat turn sees.
+#[derive(Clone, Debug, Args)]
+pub struct HistoryConfig {
+    /// Silence after which the next message starts a new session (default 30 minutes).
+    #[arg(long = "session-idle-secs", env = "SESSION_IDLE_SECS", value_name = "SESSION_IDLE_SECS",
+          default_value_t = 30 * 60, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
+    pub session_idle_secs: u64,
+
+    /// Only messages younger than this are sent back to the model verbatim (default 24 hours).
+    #[arg(long = "history-window-secs", env = "HISTORY_WINDOW_SECS",
+          value_name = "HISTORY_WINDOW_SECS", default_value_t = 24 * 60 * 60, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
+    pub history_window_secs: u64,
+
+    /// At most this many of those messages are sent (default 30).
+    #[arg(long = "history-max-messages", env = "HISTORY_MAX_MESSAGES",
+          value_name = "HISTORY_MAX_MESSAGES", default_value_t = 30, global = true,
+          value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    pub history_max_messages: u32,
+}
+
+impl HistoryConfig {
+    pub fn session_idle(&self) -> Duration {
+        Duration::from_secs(self.session_idle_secs)
+    }
+
+    pub fn history_window(&self) -> Duration {
+        Duration::from_secs(self.history_window_secs)
+    }
+}
+
+/// How log lines look.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    #[default]
+    Pretty,
+    Json,
+}
+
+/// The whole configuration.
+#[derive(Clone, Debug, Args)]
+pub struct Config {
+    #[command(flatten)]
+    pub storage: StorageConfig,
+
+    #[command(flatten)]
+    pub history: HistoryConfig,
+
+    /// Log line format; the level is set with RUST_LOG (default `info`).
+    #[arg(long = "log-format", env = "LOG_FORMAT", value_name = "LOG_FORMAT",
+          value_enum, default_value_t = LogFormat::Pretty, global = true)]
+    pub log_format: LogFormat,
+}
+
+/// Accepts only SQLite URLs: telemem keeps everything in one SQLite file.
+fn parse_database_url(value: &str) -> Result<String, String> {
+    if value.starts_with("sqlite:") {
+        Ok(value.to_owned())
+    } else {
+        Err("expected an SQLite URL such as sqlite://data/telemem.db".to_owned())
+    }
+}
+
+/// Converts a duration to whole milliseconds, the unit of every stored time.
+pub fn duration_ms(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}

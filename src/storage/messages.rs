@@ -1,0 +1,127 @@
+//! Stored messages: adding one (which also marks its session active) and reading a
+//! conversation's recent history.
+
+use super::{ConversationKey, Store};
+
+/// Who wrote a message. Stored as lowercase text, checked by the schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type, serde::Serialize)]
+#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
+pub enum MessageRole {
+    User,
+    Assistant,
+    System,
+}
+
+/// A message about to be stored.
+#[derive(Clone, Debug)]
+pub struct NewMessage<'a> {
+    pub key: ConversationKey,
+    pub session_id: i64,
+    pub role: MessageRole,
+    pub content: &'a str,
+    pub created_at_ms: i64,
+    pub tokens_in: i64,
+    pub tokens_out: i64,
+    pub telegram_message_id: Option<i64>,
+}
+
+/// A message as stored.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StoredMessage {
+    pub id: i64,
+    pub chat_id: i64,
+    pub user_id: i64,
+    pub session_id: i64,
+    pub role: MessageRole,
+    pub content: String,
+    pub created_at_ms: i64,
+    pub tokens_in: i64,
+    pub tokens_out: i64,
+    pub telegram_message_id: Option<i64>,
+}
+
+impl Store {
+    /// Stores a message and moves its session's last activity forward, in one transaction.
+    /// Returns the new message's id.
+    pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
+        let mut transaction = self.writer.begin().await?;
+        let id = sqlx::query_scalar!(
+            r#"INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at,
+                    tokens_in, tokens_out, telegram_message_id)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+               RETURNING id AS "id!""#,
+            message.key.chat_id,
+            message.key.user_id,
+            message.session_id,
+            message.role,
+            message.content,
+            message.created_at_ms,
+            message.tokens_in,
+            message.tokens_out,
+            message.telegram_message_id,
+        )
+        .fetch_one(&mut *transaction)
+        .await?;
+        sqlx::query!(
+            "UPDATE sessions SET last_activity_at = max(last_activity_at, ?1) WHERE id = ?2",
+            message.created_at_ms,
+            message.session_id,
+        )
+        .execute(&mut *transaction)
+        .await?;
+        transaction.commit().await?;
+        Ok(id)
+    }
+
+    /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
+    pub async fn history(
+        &self,
+        key: ConversationKey,
+        since_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
+        // row and stops after `limit`; the outer one only reverses those few rows.
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                      session_id AS "session_id!", role AS "role!: MessageRole",
+                      content AS "content!", created_at AS "created_at_ms!",
+                      tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                      telegram_message_id
+               FROM (SELECT * FROM messages
+                     WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
+                     ORDER BY created_at DESC, id DESC
+                     LIMIT ?4)
+               ORDER BY created_at ASC, id ASC"#,
+            key.chat_id,
+            key.user_id,
+            since_ms,
+            limit,
+        )
+        .fetch_all(&self.reader)
+        .await
+    }
+
+    /// Every message of the conversation, oldest first (for exports).
+    pub async fn all_messages(
+        &self,
+        key: ConversationKey,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",
+                      content, created_at AS created_at_ms, tokens_in, tokens_out,
+                      telegram_message_id
+               FROM messages
+               WHERE chat_id = ?1 AND user_id = ?2
+               ORDER BY created_at ASC, id ASC"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_all(&self.reader)
+        .await
+    }
+}

@@ -1,0 +1,126 @@
+//! The only code in telemem that speaks SQL. It owns the SQLite file: opening it with the right
+//! pragmas, applying the embedded migrations, and every query, each in a small function on
+//! [`Store`]. Nothing here knows about Telegram or the LLM, and nothing here decides policy (how
+//! long a session lasts, what goes into a prompt): callers pass times and limits in.
+//!
+//! All times are integer UTC milliseconds since the Unix epoch (`*_ms`), compared as numbers.
+//!
+//! Writes go through a pool of exactly one connection. SQLite allows one writer at a time anyway;
+//! queueing writers on our own fair pool instead of on SQLite's busy handler (which sleeps in
+//! growing steps of up to 100 ms) keeps a writer's wait short and predictable, and removes
+//! "database is locked" between our own writers entirely. Reads use a separate pool: in WAL mode
+//! readers never block the writer and never wait for it.
+
+mod messages;
+mod purge;
+mod sessions;
+mod settings;
+mod stats;
+mod summaries;
+mod updates;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::SqlitePool;
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+pub use messages::{MessageRole, NewMessage, StoredMessage};
+pub use purge::PurgeCounts;
+pub use sessions::SessionRecord;
+pub use settings::UserSettings;
+pub use stats::{DatabaseTotals, UserStats};
+pub use summaries::SummaryRecord;
+
+/// The migrations in `migrations/`, compiled into the binary.
+pub static MIGRATOR: Migrator = sqlx::migrate!();
+
+/// How long a connection waits for another process (say `telemem purge` run by hand while the bot
+/// is up) to release its lock before giving up with "database is busy".
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Readers are cheap in WAL mode; a few cover the bot's parallel chats on a small machine.
+const READ_CONNECTIONS: u32 = 4;
+
+/// One (chat, user) pair. History, sessions and summaries are keyed by both, so two members of a
+/// group chat never share history, and one user's private chat is separate from their groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConversationKey {
+    pub chat_id: i64,
+    pub user_id: i64,
+}
+
+impl ConversationKey {
+    pub fn new(chat_id: i64, user_id: i64) -> Self {
+        Self { chat_id, user_id }
+    }
+}
+
+/// A cheaply clonable handle on the database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    writer: SqlitePool,
+    reader: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if missing, with its parent directory) the database at `database_url`.
+    /// Does not migrate: call [`Store::migrate`].
+    pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
+        let options = SqliteConnectOptions::from_str(database_url)
+            .with_context(|| format!("DATABASE_URL `{database_url}` is not a valid SQLite URL"))?
+            .create_if_missing(true)
+            // WAL: readers and the writer do not block each other, and a commit is one append.
+            .journal_mode(SqliteJournalMode::Wal)
+            // NORMAL is durable across application crashes in WAL mode; only an OS crash or
+            // power loss can lose the last commits, never corrupt the file.
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(BUSY_TIMEOUT)
+            .foreign_keys(true)
+            .pragma("temp_store", "memory");
+        create_parent_directory(options.get_filename())?;
+
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options.clone())
+            .await
+            .with_context(|| {
+                format!("cannot open database {}", options.get_filename().display())
+            })?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(READ_CONNECTIONS)
+            .connect_with(options.read_only(true))
+            .await
+            .context("cannot open read connections to the database")?;
+        Ok(Self { writer, reader })
+    }
+
+    /// Applies every migration not yet applied; a no-op on an up-to-date database.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        MIGRATOR
+            .run(&self.writer)
+            .await
+            .context("cannot apply database migrations")
+    }
+
+    /// Closes both pools, waiting for connections in use to be returned.
+    pub async fn close(&self) {
+        self.writer.close().await;
+        self.reader.close().await;
+    }
+}
+
+fn create_parent_directory(database_file: &Path) -> anyhow::Result<()> {
+    let Some(parent) = database_file.parent() else {
+        return Ok(());
+    };
+    if parent.as_os_str().is_empty() || parent.exists() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create database directory {}", parent.display()))
+}

@@ -1,0 +1,171 @@
+//! Deleting data: a user's `/clear` of one conversation, and the purge of everything older than
+//! the retention period.
+//!
+//! The purge deletes in batches, each its own short transaction, and yields between batches so
+//! that chat turns waiting for the single writer connection get it: one big `DELETE` would hold
+//! the write lock for about a second per 250,000 rows and stall every reply meanwhile.
+
+use super::{ConversationKey, Store};
+
+/// How many rows a purge removed (or, in a dry run, would remove).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PurgeCounts {
+    pub messages: u64,
+    pub sessions: u64,
+    pub summaries: u64,
+    pub processed_updates: u64,
+}
+
+impl PurgeCounts {
+    pub fn total(&self) -> u64 {
+        self.messages + self.sessions + self.summaries + self.processed_updates
+    }
+}
+
+impl Store {
+    /// Deletes every message, session, summary and update record of one conversation, and with the
+    /// messages their full-text index entries. Settings (the persona) are not touched.
+    pub async fn clear_conversation(
+        &self,
+        key: ConversationKey,
+    ) -> Result<PurgeCounts, sqlx::Error> {
+        let mut transaction = self.writer.begin().await?;
+        let summaries = sqlx::query!(
+            "DELETE FROM session_summaries WHERE chat_id = ?1 AND user_id = ?2",
+            key.chat_id,
+            key.user_id,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        let messages = sqlx::query!(
+            "DELETE FROM messages WHERE chat_id = ?1 AND user_id = ?2",
+            key.chat_id,
+            key.user_id,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        let sessions = sqlx::query!(
+            "DELETE FROM sessions WHERE chat_id = ?1 AND user_id = ?2",
+            key.chat_id,
+            key.user_id,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        transaction.commit().await?;
+        Ok(PurgeCounts {
+            messages,
+            sessions,
+            summaries,
+            processed_updates: 0,
+        })
+    }
+
+    /// Deletes everything created (messages, update records) or last active (sessions, with their
+    /// summaries) before `cutoff_ms`, `batch_size` rows per transaction.
+    pub async fn purge_older_than(
+        &self,
+        cutoff_ms: i64,
+        batch_size: i64,
+    ) -> Result<PurgeCounts, sqlx::Error> {
+        let mut counts = PurgeCounts::default();
+        loop {
+            let deleted = sqlx::query!(
+                "DELETE FROM messages WHERE id IN
+                     (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
+                cutoff_ms,
+                batch_size,
+            )
+            .execute(&self.writer)
+            .await?
+            .rows_affected();
+            counts.messages += deleted;
+            if deleted < batch_size as u64 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        loop {
+            let (sessions, summaries) = self.purge_session_batch(cutoff_ms, batch_size).await?;
+            counts.sessions += sessions;
+            counts.summaries += summaries;
+            if sessions < batch_size as u64 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        loop {
+            let deleted = sqlx::query!(
+                "DELETE FROM processed_updates WHERE update_id IN
+                     (SELECT update_id FROM processed_updates WHERE received_at < ?1 LIMIT ?2)",
+                cutoff_ms,
+                batch_size,
+            )
+            .execute(&self.writer)
+            .await?
+            .rows_affected();
+            counts.processed_updates += deleted;
+            if deleted < batch_size as u64 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        Ok(counts)
+    }
+
+    /// One batch of old sessions with their summaries (and any message left behind, by cascade).
+    async fn purge_session_batch(
+        &self,
+        cutoff_ms: i64,
+        batch_size: i64,
+    ) -> Result<(u64, u64), sqlx::Error> {
+        let mut transaction = self.writer.begin().await?;
+        // Both statements select the same batch: same ordering, same snapshot, one transaction.
+        let summaries = sqlx::query!(
+            "DELETE FROM session_summaries WHERE session_id IN
+                 (SELECT id FROM sessions WHERE last_activity_at < ?1
+                  ORDER BY last_activity_at, id LIMIT ?2)",
+            cutoff_ms,
+            batch_size,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        let sessions = sqlx::query!(
+            "DELETE FROM sessions WHERE id IN
+                 (SELECT id FROM sessions WHERE last_activity_at < ?1
+                  ORDER BY last_activity_at, id LIMIT ?2)",
+            cutoff_ms,
+            batch_size,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        transaction.commit().await?;
+        Ok((sessions, summaries))
+    }
+
+    /// What [`Store::purge_older_than`] would delete, without deleting anything.
+    pub async fn count_purgeable(&self, cutoff_ms: i64) -> Result<PurgeCounts, sqlx::Error> {
+        let row = sqlx::query!(
+            r#"SELECT
+                 (SELECT count(*) FROM messages WHERE created_at < ?1) AS "messages!: i64",
+                 (SELECT count(*) FROM sessions WHERE last_activity_at < ?1) AS "sessions!: i64",
+                 (SELECT count(*) FROM session_summaries WHERE session_id IN
+                      (SELECT id FROM sessions WHERE last_activity_at < ?1)) AS "summaries!: i64",
+                 (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
+                      AS "processed_updates!: i64""#,
+            cutoff_ms,
+        )
+        .fetch_one(&self.reader)
+        .await?;
+        Ok(PurgeCounts {
+            messages: row.messages as u64,
+            sessions: row.sessions as u64,
+            summaries: row.summaries as u64,
+            processed_updates: row.processed_updates as u64,
+        })
+    }
+}

@@ -1,0 +1,95 @@
+//! Per-user settings: the persona and the preferred model.
+
+use super::Store;
+
+/// A user's settings as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UserSettings {
+    pub user_id: i64,
+    pub persona: Option<String>,
+    pub model: Option<String>,
+    pub created_at_ms: i64,
+    pub last_active_at_ms: i64,
+}
+
+impl Store {
+    /// The user's settings, or `None` for a user never seen.
+    pub async fn user_settings(&self, user_id: i64) -> Result<Option<UserSettings>, sqlx::Error> {
+        sqlx::query_as!(
+            UserSettings,
+            r#"SELECT user_id AS "user_id!", persona, model, created_at AS created_at_ms,
+                      last_active_at AS last_active_at_ms
+               FROM user_settings WHERE user_id = ?1"#,
+            user_id,
+        )
+        .fetch_optional(&self.reader)
+        .await
+    }
+
+    /// Sets the user's persona; `None` goes back to the default behaviour.
+    pub async fn set_persona(
+        &self,
+        user_id: i64,
+        persona: Option<&str>,
+        now_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, persona, created_at, last_active_at)
+               VALUES (?1, ?2, ?3, ?3)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET persona = excluded.persona,
+                       last_active_at = max(last_active_at, excluded.last_active_at)"#,
+            user_id,
+            persona,
+            now_ms,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Sets the user's preferred model; `None` goes back to the configured default.
+    pub async fn set_model(
+        &self,
+        user_id: i64,
+        model: Option<&str>,
+        now_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, model, created_at, last_active_at)
+               VALUES (?1, ?2, ?3, ?3)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET model = excluded.model,
+                       last_active_at = max(last_active_at, excluded.last_active_at)"#,
+            user_id,
+            model,
+            now_ms,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Records that the user was active at `now_ms`, creating their settings row if needed.
+    pub async fn touch_user(&self, user_id: i64, now_ms: i64) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, created_at, last_active_at)
+               VALUES (?1, ?2, ?2)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET last_active_at = max(last_active_at, excluded.last_active_at)"#,
+            user_id,
+            now_ms,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes the user's settings entirely (persona and model).
+    pub async fn clear_user_settings(&self, user_id: i64) -> Result<bool, sqlx::Error> {
+        let result = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id)
+            .execute(&self.writer)
+            .await?;
+        Ok(result.rows_affected() > 0)
+    }
+}

@@ -1,0 +1,105 @@
+//! Usage figures: per conversation and per user for `/stats` and `telemem stats --user`, and
+//! totals for the whole database.
+
+use super::{ConversationKey, Store};
+
+/// Message and token counts of one conversation or one user.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UserStats {
+    pub messages_total: i64,
+    /// Messages created at or after the history window's start.
+    pub messages_in_window: i64,
+    pub tokens_in: i64,
+    pub tokens_out: i64,
+    /// Tokens in and out since the start of the current UTC day.
+    pub tokens_today: i64,
+    pub first_activity_ms: Option<i64>,
+    pub last_activity_ms: Option<i64>,
+}
+
+/// Row counts of the whole database.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DatabaseTotals {
+    pub users: i64,
+    pub messages: i64,
+    pub sessions: i64,
+    pub open_sessions: i64,
+    pub summaries: i64,
+    pub oldest_message_ms: Option<i64>,
+    pub newest_message_ms: Option<i64>,
+    pub database_bytes: i64,
+}
+
+impl Store {
+    /// Figures for one (chat, user) conversation.
+    pub async fn conversation_stats(
+        &self,
+        key: ConversationKey,
+        window_since_ms: i64,
+        today_since_ms: i64,
+    ) -> Result<UserStats, sqlx::Error> {
+        sqlx::query_as!(
+            UserStats,
+            r#"SELECT count(*) AS "messages_total!: i64",
+                      coalesce(sum(created_at >= ?3), 0) AS "messages_in_window!: i64",
+                      coalesce(sum(tokens_in), 0) AS "tokens_in!: i64",
+                      coalesce(sum(tokens_out), 0) AS "tokens_out!: i64",
+                      coalesce(sum(CASE WHEN created_at >= ?4 THEN tokens_in + tokens_out END), 0)
+                          AS "tokens_today!: i64",
+                      min(created_at) AS "first_activity_ms: i64",
+                      max(created_at) AS "last_activity_ms: i64"
+               FROM messages WHERE chat_id = ?1 AND user_id = ?2"#,
+            key.chat_id,
+            key.user_id,
+            window_since_ms,
+            today_since_ms,
+        )
+        .fetch_one(&self.reader)
+        .await
+    }
+
+    /// Figures for one user across all their chats.
+    pub async fn user_stats(
+        &self,
+        user_id: i64,
+        window_since_ms: i64,
+        today_since_ms: i64,
+    ) -> Result<UserStats, sqlx::Error> {
+        sqlx::query_as!(
+            UserStats,
+            r#"SELECT count(*) AS "messages_total!: i64",
+                      coalesce(sum(created_at >= ?2), 0) AS "messages_in_window!: i64",
+                      coalesce(sum(tokens_in), 0) AS "tokens_in!: i64",
+                      coalesce(sum(tokens_out), 0) AS "tokens_out!: i64",
+                      coalesce(sum(CASE WHEN created_at >= ?3 THEN tokens_in + tokens_out END), 0)
+                          AS "tokens_today!: i64",
+                      min(created_at) AS "first_activity_ms: i64",
+                      max(created_at) AS "last_activity_ms: i64"
+               FROM messages WHERE user_id = ?1"#,
+            user_id,
+            window_since_ms,
+            today_since_ms,
+        )
+        .fetch_one(&self.reader)
+        .await
+    }
+
+    /// Row counts of the whole database and its size on disk (main file, without the WAL).
+    pub async fn database_totals(&self) -> Result<DatabaseTotals, sqlx::Error> {
+        sqlx::query_as!(
+            DatabaseTotals,
+            r#"SELECT (SELECT count(*) FROM user_settings) AS "users!: i64",
+                      (SELECT count(*) FROM messages) AS "messages!: i64",
+                      (SELECT count(*) FROM sessions) AS "sessions!: i64",
+                      (SELECT count(*) FROM sessions WHERE closed_at IS NULL)
+                          AS "open_sessions!: i64",
+                      (SELECT count(*) FROM session_summaries) AS "summaries!: i64",
+                      (SELECT min(created_at) FROM messages) AS "oldest_message_ms: i64",
+                      (SELECT max(created_at) FROM messages) AS "newest_message_ms: i64",
+                      (SELECT page_count * page_size
+                       FROM pragma_page_count(), pragma_page_size()) AS "database_bytes!: i64""#,
+        )
+        .fetch_one(&self.reader)
+        .await
+    }
+}

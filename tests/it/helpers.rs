@@ -1,0 +1,65 @@
+//! Shared test set-up: a real SQLite database in a fresh temporary directory.
+
+use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+
+/// 2026-11-30 00:00:00 UTC: tests place their messages around a midnight on purpose.
+pub const MIDNIGHT_MS: i64 = 1_795_996_800_000;
+
+pub const SECOND_MS: i64 = 1_000;
+pub const HOUR_MS: i64 = 3_600 * SECOND_MS;
+pub const DAY_MS: i64 = 24 * HOUR_MS;
+
+/// A migrated store on a file in a temporary directory that lives as long as this value.
+pub struct TestDb {
+    pub store: Store,
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl TestDb {
+    pub async fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
+        let store = Store::connect(&url).await.expect("open the test database");
+        store.migrate().await.expect("migrate the test database");
+        Self {
+            store,
+            url,
+            _dir: dir,
+        }
+    }
+
+    /// Starts a session for `key` at `at_ms` and returns its id.
+    pub async fn session(&self, key: ConversationKey, at_ms: i64) -> i64 {
+        let (session, _) = self
+            .store
+            .start_session(key, at_ms)
+            .await
+            .expect("start session");
+        session.id
+    }
+
+    /// Stores one message and returns its id.
+    pub async fn message(
+        &self,
+        key: ConversationKey,
+        session_id: i64,
+        role: MessageRole,
+        content: &str,
+        at_ms: i64,
+    ) -> i64 {
+        self.store
+            .add_message(&NewMessage {
+                key,
+                session_id,
+                role,
+                content,
+                created_at_ms: at_ms,
+                tokens_in: 0,
+                tokens_out: 0,
+                telegram_message_id: None,
+            })
+            .await
+            .expect("add message")
+    }
+}

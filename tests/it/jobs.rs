@@ -1,0 +1,53 @@
+//! Specifications of the background jobs.
+
+use std::sync::Arc;
+
+use telemem::clock::ManualClock;
+use telemem::config::StorageConfig;
+use telemem::storage::{ConversationKey, MessageRole};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::helpers::{DAY_MS, MIDNIGHT_MS, TestDb};
+
+fn storage_config(url: &str) -> StorageConfig {
+    StorageConfig {
+        database_url: url.to_owned(),
+        purge_after_secs: 30 * 24 * 3_600,
+        purge_interval_secs: 3_600,
+        purge_first_run_secs: 0,
+        purge_batch_size: 2,
+    }
+}
+
+#[tokio::test]
+async fn purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown() {
+    let db = TestDb::new().await;
+    let key = ConversationKey::new(1, 1);
+    let session = db.session(key, MIDNIGHT_MS).await;
+    for minute in 0..5 {
+        db.message(key, session, MessageRole::User, "old", MIDNIGHT_MS + minute)
+            .await;
+    }
+    let clock = ManualClock::starting_at(MIDNIGHT_MS + 31 * DAY_MS);
+    let (reports, mut reports_seen) = watch::channel(None);
+    let shutdown = CancellationToken::new();
+    let job = tokio::spawn(telemem::jobs::run_purge_job(
+        db.store.clone(),
+        Arc::new(clock),
+        storage_config(&db.url),
+        reports,
+        shutdown.clone(),
+    ));
+
+    reports_seen
+        .changed()
+        .await
+        .expect("the job reports its first run");
+    let counts = reports_seen.borrow().expect("a report");
+    shutdown.cancel();
+    job.await.expect("the job stops cleanly");
+
+    assert_eq!((counts.messages, counts.sessions), (5, 1));
+    assert!(db.store.all_messages(key).await.unwrap().is_empty());
+}

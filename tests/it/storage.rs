@@ -1,0 +1,611 @@
+//! Specifications of the SQLite store, run against real database files.
+
+use std::collections::HashSet;
+
+use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+
+use crate::helpers::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb};
+
+const ALICE: ConversationKey = ConversationKey {
+    chat_id: 11,
+    user_id: 11,
+};
+const BOB: ConversationKey = ConversationKey {
+    chat_id: 22,
+    user_id: 22,
+};
+
+#[tokio::test]
+async fn history_window_includes_a_message_just_inside_and_excludes_one_just_outside() {
+    let db = TestDb::new().await;
+    // "Now" is one hour after midnight UTC, so the 24-hour window reaches back across midnight
+    // into the previous day: a naive "since midnight" query would return nothing from before it.
+    let now = MIDNIGHT_MS + HOUR_MS;
+    let window_start = now - DAY_MS;
+    let session = db.session(ALICE, now - DAY_MS - HOUR_MS).await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "too old",
+        now - DAY_MS - SECOND_MS,
+    )
+    .await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "just inside",
+        now - DAY_MS + SECOND_MS,
+    )
+    .await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "yesterday evening",
+        MIDNIGHT_MS - HOUR_MS,
+    )
+    .await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "after midnight",
+        MIDNIGHT_MS + 60 * SECOND_MS,
+    )
+    .await;
+
+    let history = db.store.history(ALICE, window_start, 30).await.unwrap();
+
+    let texts: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(
+        texts,
+        ["just inside", "yesterday evening", "after midnight"]
+    );
+}
+
+#[tokio::test]
+async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first() {
+    let db = TestDb::new().await;
+    let start = MIDNIGHT_MS;
+    let session = db.session(ALICE, start).await;
+    for index in 0..45 {
+        let role = if index % 2 == 0 {
+            MessageRole::User
+        } else {
+            MessageRole::Assistant
+        };
+        db.message(
+            ALICE,
+            session,
+            role,
+            &format!("message {index}"),
+            start + index * SECOND_MS,
+        )
+        .await;
+    }
+
+    let history = db.store.history(ALICE, start - DAY_MS, 30).await.unwrap();
+
+    assert_eq!(history.len(), 30);
+    let expected: Vec<String> = (15..45).map(|index| format!("message {index}")).collect();
+    let texts: Vec<String> = history.iter().map(|m| m.content.clone()).collect();
+    assert_eq!(texts, expected);
+    assert!(
+        history
+            .windows(2)
+            .all(|pair| pair[0].created_at_ms < pair[1].created_at_ms)
+    );
+}
+
+#[tokio::test]
+async fn messages_with_the_same_timestamp_keep_their_insertion_order() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    db.message(ALICE, session, MessageRole::User, "question", MIDNIGHT_MS)
+        .await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::Assistant,
+        "answer",
+        MIDNIGHT_MS,
+    )
+    .await;
+
+    let history = db.store.history(ALICE, MIDNIGHT_MS, 30).await.unwrap();
+
+    let texts: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(texts, ["question", "answer"]);
+}
+
+#[tokio::test]
+async fn one_user_never_gets_another_users_history_even_in_the_same_group() {
+    let db = TestDb::new().await;
+    let group = -100_123;
+    let alice_in_group = ConversationKey::new(group, 11);
+    let bob_in_group = ConversationKey::new(group, 22);
+    let now = MIDNIGHT_MS;
+    for key in [ALICE, BOB, alice_in_group, bob_in_group] {
+        let session = db.session(key, now).await;
+        let secret = format!("secret of user {} in chat {}", key.user_id, key.chat_id);
+        db.message(key, session, MessageRole::User, &secret, now)
+            .await;
+    }
+
+    for key in [ALICE, BOB, alice_in_group, bob_in_group] {
+        let history = db.store.history(key, now - DAY_MS, 30).await.unwrap();
+        assert_eq!(history.len(), 1, "conversation {key:?}");
+        assert!(
+            history
+                .iter()
+                .all(|m| m.chat_id == key.chat_id && m.user_id == key.user_id)
+        );
+        let export = db.store.all_messages(key).await.unwrap();
+        assert_eq!(export, history);
+    }
+}
+
+#[tokio::test]
+async fn persona_round_trips_and_can_be_cleared() {
+    let db = TestDb::new().await;
+    assert_eq!(db.store.user_settings(11).await.unwrap(), None);
+
+    db.store
+        .set_persona(11, Some("Answer like a pirate 🏴‍☠️"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let settings = db.store.user_settings(11).await.unwrap().unwrap();
+    assert_eq!(settings.persona.as_deref(), Some("Answer like a pirate 🏴‍☠️"));
+    assert_eq!(settings.created_at_ms, MIDNIGHT_MS);
+
+    db.store
+        .set_model(11, Some("llama3.2"), MIDNIGHT_MS + HOUR_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_persona(11, None, MIDNIGHT_MS + 2 * HOUR_MS)
+        .await
+        .unwrap();
+    let settings = db.store.user_settings(11).await.unwrap().unwrap();
+    assert_eq!(settings.persona, None);
+    assert_eq!(settings.model.as_deref(), Some("llama3.2"));
+    assert_eq!(settings.last_active_at_ms, MIDNIGHT_MS + 2 * HOUR_MS);
+    assert_eq!(db.store.user_settings(22).await.unwrap(), None);
+
+    assert!(db.store.clear_user_settings(11).await.unwrap());
+    assert_eq!(db.store.user_settings(11).await.unwrap(), None);
+}
+
+/// Counts full-text index entries matching `term` and the index's vocabulary rows for it.
+async fn fts_traces(db: &TestDb, term: &str) -> (i64, i64) {
+    // One connection: the vocabulary table below is a temporary table, private to it.
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    let matches: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1")
+            .bind(term)
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+    sqlx::query("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocabulary USING fts5vocab(main, messages_fts, row)")
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    let vocabulary: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM temp.fts_vocabulary WHERE term = ?1")
+            .bind(term)
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+    (matches, vocabulary)
+}
+
+#[tokio::test]
+async fn clear_removes_every_trace_of_the_conversation_including_the_search_index() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "where is the chemitek parcel",
+        MIDNIGHT_MS,
+    )
+    .await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::Assistant,
+        "ups tracking says transit",
+        MIDNIGHT_MS,
+    )
+    .await;
+    db.store
+        .add_summary(session, ALICE, "parcel from chemitek", MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_persona(ALICE.user_id, Some("be brief"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    db.message(
+        BOB,
+        bob_session,
+        MessageRole::User,
+        "my own parcel",
+        MIDNIGHT_MS,
+    )
+    .await;
+    assert_eq!(fts_traces(&db, "chemitek").await, (1, 1));
+
+    let counts = db.store.clear_conversation(ALICE).await.unwrap();
+
+    assert_eq!(
+        (counts.messages, counts.sessions, counts.summaries),
+        (2, 1, 1)
+    );
+    assert!(db.store.all_messages(ALICE).await.unwrap().is_empty());
+    assert_eq!(db.store.open_session(ALICE).await.unwrap(), None);
+    assert!(
+        db.store
+            .recent_summaries(ALICE, 0, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(fts_traces(&db, "chemitek").await, (0, 0));
+    assert_eq!(fts_traces(&db, "transit").await, (0, 0));
+    // Bob's conversation and Alice's persona are untouched.
+    assert_eq!(fts_traces(&db, "parcel").await, (1, 1));
+    assert_eq!(db.store.all_messages(BOB).await.unwrap().len(), 1);
+    let persona = db
+        .store
+        .user_settings(ALICE.user_id)
+        .await
+        .unwrap()
+        .unwrap()
+        .persona;
+    assert_eq!(persona.as_deref(), Some("be brief"));
+}
+
+#[tokio::test]
+async fn purge_in_small_batches_removes_exactly_the_old_rows() {
+    let db = TestDb::new().await;
+    let now = MIDNIGHT_MS + 40 * DAY_MS;
+    let cutoff = now - 30 * DAY_MS;
+    let mut kept = HashSet::new();
+    for day in 0..40 {
+        let key = ConversationKey::new(day % 3, day % 3);
+        let at = MIDNIGHT_MS + day * DAY_MS;
+        let session = db.session(key, at).await;
+        for minute in 0..5 {
+            let id = db
+                .message(
+                    key,
+                    session,
+                    MessageRole::User,
+                    &format!("note day{day} minute {minute}"),
+                    at + minute * 60_000,
+                )
+                .await;
+            if at + minute * 60_000 >= cutoff {
+                kept.insert(id);
+            }
+        }
+        db.store
+            .add_summary(session, key, &format!("summary of day {day}"), at + HOUR_MS)
+            .await
+            .unwrap();
+        db.store.mark_update_processed(day, at).await.unwrap();
+    }
+    let expected = db.store.count_purgeable(cutoff).await.unwrap();
+    assert_eq!(expected.messages, 10 * 5);
+    assert_eq!(expected.sessions, 10);
+    assert_eq!(expected.summaries, 10);
+    assert_eq!(expected.processed_updates, 10);
+
+    let counts = db.store.purge_older_than(cutoff, 7).await.unwrap();
+
+    assert_eq!(counts, expected);
+    let mut remaining = HashSet::new();
+    for chat in 0..3 {
+        for message in db
+            .store
+            .all_messages(ConversationKey::new(chat, chat))
+            .await
+            .unwrap()
+        {
+            assert!(message.created_at_ms >= cutoff);
+            remaining.insert(message.id);
+        }
+    }
+    assert_eq!(remaining, kept);
+    assert_eq!(db.store.count_purgeable(cutoff).await.unwrap().total(), 0);
+    let totals = db.store.database_totals().await.unwrap();
+    assert_eq!((totals.sessions, totals.summaries), (30, 30));
+    // The purged messages are gone from the search index too.
+    assert_eq!(fts_traces(&db, "day0").await, (0, 0), "day 0 was purged");
+    assert_eq!(fts_traces(&db, "day39").await, (5, 1), "day 39 is kept");
+}
+
+#[tokio::test]
+async fn eight_concurrent_writers_complete_a_thousand_turns_each_without_lock_errors() {
+    let db = TestDb::new().await;
+    let mut writers = Vec::new();
+    for writer in 0..8_i64 {
+        let store = db.store.clone();
+        writers.push(tokio::spawn(async move {
+            let key = ConversationKey::new(writer, writer);
+            let (session, _) = store.start_session(key, MIDNIGHT_MS).await?;
+            for turn in 0..1_000_i64 {
+                let at = MIDNIGHT_MS + turn;
+                chat_turn(&store, key, session.id, at, turn).await?;
+            }
+            Ok::<_, sqlx::Error>(())
+        }));
+    }
+    for writer in writers {
+        writer
+            .await
+            .expect("writer task")
+            .expect("no database error");
+    }
+
+    let totals = db.store.database_totals().await.unwrap();
+    assert_eq!(totals.messages, 8 * 2 * 1_000);
+}
+
+async fn chat_turn(
+    store: &Store,
+    key: ConversationKey,
+    session_id: i64,
+    at: i64,
+    turn: i64,
+) -> Result<(), sqlx::Error> {
+    let question = format!("question {turn}");
+    store
+        .add_message(&NewMessage {
+            key,
+            session_id,
+            role: MessageRole::User,
+            content: &question,
+            created_at_ms: at,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: Some(turn),
+        })
+        .await?;
+    store.history(key, at - DAY_MS, 30).await?;
+    let answer = format!("answer {turn}");
+    store
+        .add_message(&NewMessage {
+            key,
+            session_id,
+            role: MessageRole::Assistant,
+            content: &answer,
+            created_at_ms: at,
+            tokens_in: 12,
+            tokens_out: 34,
+            telegram_message_id: None,
+        })
+        .await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let big: String = "Grüße, 世界! 🚀 ".chars().cycle().take(64 * 1024).collect();
+    let samples = [
+        "emoji 👩‍👩‍👧‍👦🏳️‍🌈 and flags 🇩🇪".to_owned(),
+        "right-to-left: שלום עולם مرحبا بالعالم".to_owned(),
+        "combining: e\u{301} a\u{30a} and zero-width\u{200b}joiner\u{200d}".to_owned(),
+        "control-ish \u{1}\u{7f}\u{feff} tabs\tand\r\nnewlines".to_owned(),
+        "<b>not html</b> & \"quotes\" 'single' `code` *stars* _under_".to_owned(),
+        big,
+    ];
+    for (index, text) in samples.iter().enumerate() {
+        db.message(
+            ALICE,
+            session,
+            MessageRole::User,
+            text,
+            MIDNIGHT_MS + index as i64,
+        )
+        .await;
+    }
+
+    let history = db.store.history(ALICE, 0, 30).await.unwrap();
+
+    let stored: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    let expected: Vec<&str> = samples.iter().map(String::as_str).collect();
+    assert_eq!(stored, expected);
+    assert!(history.last().unwrap().content.chars().count() >= 64 * 1024);
+}
+
+#[tokio::test]
+async fn migrations_rerun_on_an_existing_database_change_nothing() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    db.message(ALICE, session, MessageRole::User, "kept", MIDNIGHT_MS)
+        .await;
+    db.store.close().await;
+
+    let reopened = Store::connect(&db.url).await.unwrap();
+    reopened.migrate().await.unwrap();
+    reopened.migrate().await.unwrap();
+
+    let history = reopened.history(ALICE, 0, 30).await.unwrap();
+    assert_eq!(history.len(), 1);
+    let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
+    let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(applied as usize, telemem::storage::MIGRATOR.iter().count());
+}
+
+#[tokio::test]
+async fn an_update_is_new_only_the_first_time() {
+    let db = TestDb::new().await;
+    assert!(
+        db.store
+            .mark_update_processed(42, MIDNIGHT_MS)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !db.store
+            .mark_update_processed(42, MIDNIGHT_MS + 1)
+            .await
+            .unwrap()
+    );
+    assert!(
+        db.store
+            .mark_update_processed(43, MIDNIGHT_MS + 1)
+            .await
+            .unwrap()
+    );
+}
+
+#[tokio::test]
+async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
+    let db = TestDb::new().await;
+    let (first, closed) = db.store.start_session(ALICE, MIDNIGHT_MS).await.unwrap();
+    assert_eq!(closed, None);
+    db.message(
+        ALICE,
+        first.id,
+        MessageRole::User,
+        "hello",
+        MIDNIGHT_MS + 5 * SECOND_MS,
+    )
+    .await;
+    assert_eq!(
+        db.store
+            .open_session(ALICE)
+            .await
+            .unwrap()
+            .unwrap()
+            .last_activity_at_ms,
+        MIDNIGHT_MS + 5 * SECOND_MS
+    );
+
+    let (second, closed) = db
+        .store
+        .start_session(ALICE, MIDNIGHT_MS + HOUR_MS)
+        .await
+        .unwrap();
+
+    assert_eq!(closed, Some(first.id));
+    assert_eq!(
+        db.store.open_session(ALICE).await.unwrap().unwrap().id,
+        second.id
+    );
+    assert_eq!(
+        db.store
+            .close_session(ALICE, MIDNIGHT_MS + 2 * HOUR_MS)
+            .await
+            .unwrap(),
+        Some(second.id)
+    );
+    assert_eq!(db.store.open_session(ALICE).await.unwrap(), None);
+    assert_eq!(
+        db.store
+            .close_session(ALICE, MIDNIGHT_MS + 2 * HOUR_MS)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn recent_summaries_are_the_latest_ones_oldest_first_with_their_session_times() {
+    let db = TestDb::new().await;
+    for day in 0..5 {
+        let at = MIDNIGHT_MS + day * DAY_MS;
+        let session = db.session(ALICE, at).await;
+        db.store
+            .add_summary(session, ALICE, &format!("day {day}"), at + HOUR_MS)
+            .await
+            .unwrap();
+    }
+    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    db.store
+        .add_summary(bob_session, BOB, "bob's", MIDNIGHT_MS + HOUR_MS)
+        .await
+        .unwrap();
+
+    let summaries = db
+        .store
+        .recent_summaries(ALICE, MIDNIGHT_MS + DAY_MS, 3)
+        .await
+        .unwrap();
+
+    let texts: Vec<&str> = summaries.iter().map(|s| s.summary.as_str()).collect();
+    assert_eq!(texts, ["day 2", "day 3", "day 4"]);
+    assert_eq!(summaries[0].session_started_at_ms, MIDNIGHT_MS + 2 * DAY_MS);
+}
+
+#[tokio::test]
+async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user() {
+    let db = TestDb::new().await;
+    let now = MIDNIGHT_MS + 2 * DAY_MS + HOUR_MS;
+    let group = ConversationKey::new(-5, ALICE.user_id);
+    for (key, at) in [
+        (ALICE, MIDNIGHT_MS),
+        (ALICE, now - HOUR_MS / 2),
+        (group, now - 2 * HOUR_MS),
+    ] {
+        let session = db.session(key, at).await;
+        db.store
+            .add_message(&NewMessage {
+                key,
+                session_id: session,
+                role: MessageRole::Assistant,
+                content: "a",
+                created_at_ms: at,
+                tokens_in: 10,
+                tokens_out: 5,
+                telegram_message_id: None,
+            })
+            .await
+            .unwrap();
+    }
+    let today = MIDNIGHT_MS + 2 * DAY_MS;
+
+    let private = db
+        .store
+        .conversation_stats(ALICE, now - DAY_MS, today)
+        .await
+        .unwrap();
+    let overall = db
+        .store
+        .user_stats(ALICE.user_id, now - DAY_MS, today)
+        .await
+        .unwrap();
+    let stranger = db.store.user_stats(999, now - DAY_MS, today).await.unwrap();
+
+    assert_eq!((private.messages_total, private.messages_in_window), (2, 1));
+    assert_eq!(
+        (private.tokens_in, private.tokens_out, private.tokens_today),
+        (20, 10, 15)
+    );
+    assert_eq!(private.first_activity_ms, Some(MIDNIGHT_MS));
+    assert_eq!(private.last_activity_ms, Some(now - HOUR_MS / 2));
+    assert_eq!(
+        (
+            overall.messages_total,
+            overall.messages_in_window,
+            overall.tokens_today
+        ),
+        (3, 2, 15)
+    );
+    assert_eq!(stranger.messages_total, 0);
+    assert_eq!(stranger.last_activity_ms, None);
+}
