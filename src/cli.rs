@@ -6,6 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
+use crate::app::App;
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::config::{Config, duration_ms};
 use crate::jobs;
@@ -25,6 +26,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the bot (long polling). Needs TELOXIDE_TOKEN and ALLOWED_USERS or ALLOW_ALL_USERS.
+    Run,
     /// Apply the database migrations and exit.
     Migrate,
     /// Delete everything older than PURGE_AFTER_SECS now, in batches.
@@ -49,26 +52,33 @@ pub async fn run() -> anyhow::Result<()> {
 }
 
 /// Runs one command; separate from [`run`] so tests can call it with their own config and clock.
-pub async fn execute(
-    command: Command,
-    config: &Config,
-    clock: Arc<dyn Clock>,
-) -> anyhow::Result<()> {
+pub async fn execute(command: Command, config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<()> {
+    let admin_command = match command {
+        Command::Run => return App::build(config.clone()).await?.run().await,
+        Command::Migrate => AdminCommand::Migrate,
+        Command::Purge { dry_run } => AdminCommand::Purge { dry_run },
+        Command::Stats { user } => AdminCommand::Stats { user },
+    };
     let store = Store::connect(&config.storage.database_url).await?;
     store.migrate().await?;
-    let outcome = match command {
-        Command::Migrate => {
+    let outcome = match admin_command {
+        AdminCommand::Migrate => {
             println!("database is up to date: {}", config.storage.database_url);
             Ok(())
         }
-        Command::Purge { dry_run } => purge(&store, config, clock.as_ref(), dry_run).await,
-        Command::Stats {
-            user: Some(user_id),
-        } => user_stats(&store, config, clock.as_ref(), user_id).await,
-        Command::Stats { user: None } => totals(&store).await,
+        AdminCommand::Purge { dry_run } => purge(&store, config, clock.as_ref(), dry_run).await,
+        AdminCommand::Stats { user: Some(user_id) } => user_stats(&store, config, clock.as_ref(), user_id).await,
+        AdminCommand::Stats { user: None } => totals(&store).await,
     };
     store.close().await;
     outcome
+}
+
+/// The commands that open the database, do one thing and exit.
+enum AdminCommand {
+    Migrate,
+    Purge { dry_run: bool },
+    Stats { user: Option<i64> },
 }
 
 async fn purge(

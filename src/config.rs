@@ -97,6 +97,64 @@ impl HistoryConfig {
     }
 }
 
+/// Who may use the bot and how it talks to Telegram.
+#[derive(Clone, Debug, Args)]
+pub struct TelegramConfig {
+    /// Telegram user ids allowed to chat with the bot, comma-separated.
+    #[arg(long = "allowed-users", env = "ALLOWED_USERS", value_name = "ALLOWED_USERS",
+          value_delimiter = ',', value_parser = parse_user_id, global = true)]
+    pub allowed_users: Vec<i64>,
+
+    /// Telegram user ids with administrator rights (always allowed), comma-separated.
+    #[arg(long = "admin-users", env = "ADMIN_USERS", value_name = "ADMIN_USERS",
+          value_delimiter = ',', value_parser = parse_user_id, global = true)]
+    pub admin_users: Vec<i64>,
+
+    /// Let every Telegram user chat with the bot. Required when ALLOWED_USERS is empty.
+    #[arg(long = "allow-all-users", env = "ALLOW_ALL_USERS", value_name = "ALLOW_ALL_USERS",
+          default_value_t = false, action = clap::ArgAction::Set, global = true)]
+    pub allow_all_users: bool,
+
+    /// Hold outgoing messages to Telegram's published rate limits (turn off only for a
+    /// self-hosted Bot API server or for load tests).
+    #[arg(long = "telegram-throttle", env = "TELEGRAM_THROTTLE", value_name = "TELEGRAM_THROTTLE",
+          default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    pub throttle: bool,
+
+    /// Stream replies by editing one message as the model writes.
+    #[arg(long = "stream-replies", env = "STREAM_REPLIES", value_name = "STREAM_REPLIES",
+          default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    pub stream_replies: bool,
+
+    /// Longest user message (in characters) sent to the model; longer ones get a polite reply.
+    #[arg(long = "max-message-chars", env = "MAX_MESSAGE_CHARS", value_name = "MAX_MESSAGE_CHARS",
+          default_value_t = 4_096, global = true,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_message_chars: u32,
+}
+
+impl TelegramConfig {
+    /// Refuses a configuration that would open the bot to everyone by accident.
+    pub fn check_access_is_explicit(&self) -> anyhow::Result<()> {
+        if self.allowed_users.is_empty() && self.admin_users.is_empty() && !self.allow_all_users {
+            anyhow::bail!(
+                "no allowed users: set ALLOWED_USERS to a comma-separated list of Telegram user ids, \
+                 or set ALLOW_ALL_USERS=true to let anyone use the bot"
+            );
+        }
+        Ok(())
+    }
+}
+
+fn parse_user_id(value: &str) -> Result<i64, String> {
+    value
+        .trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| format!("`{value}` is not a Telegram user id (a positive whole number)"))
+}
+
 /// How log lines look.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -113,6 +171,12 @@ pub struct Config {
 
     #[command(flatten)]
     pub history: HistoryConfig,
+
+    #[command(flatten)]
+    pub telegram: TelegramConfig,
+
+    #[command(flatten)]
+    pub llm: crate::llm::LlmConfig,
 
     /// Log line format; the level is set with RUST_LOG (default `info`).
     #[arg(long = "log-format", env = "LOG_FORMAT", value_name = "LOG_FORMAT",

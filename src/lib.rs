@@ -3,18 +3,28 @@
 //! summarized, and each turn's prompt is assembled from a bounded slice of that history.
 //!
 //! # Layout
+//! - [`app`]: wires database, LLM client, bot and jobs together; owns shutdown.
 //! - [`cli`]: the `telemem` command line and one function per subcommand.
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
 //! - [`config`]: one typed `Config` from flags and environment variables.
+//! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`jobs`]: background loops (the purge), each with a step function tests can call.
+//! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
+//! - [`memory`]: sessions, context assembly and its token budget.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
+//! - [`telegram`]: the teloxide handler tree, commands, rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
 
+pub mod app;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod conversation;
 pub mod jobs;
+pub mod llm;
+pub mod memory;
 pub mod secret;
 pub mod storage;
+pub mod telegram;
 pub mod telemetry;

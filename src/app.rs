@@ -1,0 +1,135 @@
+//! Wires the running bot together and owns its lifetime: database (migrated), LLM client,
+//! conversations, Telegram dispatcher, background jobs; and shutdown on SIGTERM or SIGINT:
+//! stop taking updates, let turns in flight finish, stop the jobs, close the database.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use teloxide::Bot;
+use teloxide::dispatching::update_listeners;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::{Clock, SystemClock};
+use crate::config::Config;
+use crate::conversation::{ConversationSettings, Conversations};
+use crate::jobs;
+use crate::llm::LlmClient;
+use crate::storage::Store;
+use crate::telegram::{self, TelegramBot};
+
+/// The bot, ready to run.
+pub struct App {
+    config: Config,
+    store: Store,
+    conversations: Conversations,
+    bot: TelegramBot,
+    clock: Arc<dyn Clock>,
+}
+
+impl App {
+    /// Builds the app for production: the bot from `TELOXIDE_TOKEN` (and `TELOXIDE_API_URL`,
+    /// as teloxide users expect), the system clock.
+    pub async fn build(config: Config) -> anyhow::Result<Self> {
+        config.telegram.check_access_is_explicit()?;
+        if std::env::var("TELOXIDE_TOKEN").map(|token| token.trim().is_empty()).unwrap_or(true) {
+            anyhow::bail!("TELOXIDE_TOKEN is not set: put your bot token from @BotFather in it");
+        }
+        let bot = telegram::telegram_bot(Bot::from_env(), config.telegram.throttle);
+        Self::build_with(config, bot, Arc::new(SystemClock)).await
+    }
+
+    /// Builds the app around a given bot and clock (tests point the bot at a fake server).
+    pub async fn build_with(config: Config, bot: TelegramBot, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+        config.telegram.check_access_is_explicit()?;
+        let store = Store::connect(&config.storage.database_url).await?;
+        store.migrate().await?;
+        let llm = LlmClient::new(&config.llm).context("invalid LLM configuration")?;
+        let conversations = Conversations::new(
+            store.clone(),
+            llm,
+            clock.clone(),
+            ConversationSettings::from_config(&config.history),
+        );
+        Ok(Self { config, store, conversations, bot, clock })
+    }
+
+    pub fn conversations(&self) -> &Conversations {
+        &self.conversations
+    }
+
+    /// Runs until `shutdown` is cancelled (or SIGTERM/SIGINT, see [`App::run`]).
+    pub async fn run_until(self, shutdown: CancellationToken) -> anyhow::Result<()> {
+        if let Err(error) = telegram::register_commands(&self.bot).await {
+            tracing::warn!(error = %error, "could not register the command menu with Telegram");
+        }
+        let jobs_shutdown = CancellationToken::new();
+        let (purge_reports, _) = watch::channel(None);
+        let purge_job = tokio::spawn(jobs::run_purge_job(
+            self.store.clone(),
+            self.clock.clone(),
+            self.config.storage.clone(),
+            purge_reports,
+            jobs_shutdown.clone(),
+        ));
+
+        let mut dispatcher = telegram::dispatcher(self.bot.clone(), self.conversations.clone(), &self.config);
+        let dispatcher_shutdown = dispatcher.shutdown_token();
+        tokio::spawn(async move {
+            shutdown.cancelled().await;
+            tracing::info!("shutting down: finishing the turns in flight");
+            // Fails only if dispatching has not started yet or already stopped; both are fine.
+            if let Ok(done) = dispatcher_shutdown.shutdown() {
+                done.await;
+            }
+        });
+        let listener = update_listeners::polling_default(self.bot.clone()).await;
+        tracing::info!("telemem is running (long polling)");
+        dispatcher
+            .dispatch_with_listener(
+                listener,
+                teloxide::error_handlers::LoggingErrorHandler::with_custom_text("polling Telegram failed"),
+            )
+            .await;
+
+        jobs_shutdown.cancel();
+        if let Err(error) = purge_job.await {
+            tracing::error!(error = ?error, "the purge job ended abnormally");
+        }
+        self.store.close().await;
+        tracing::info!("telemem stopped");
+        Ok(())
+    }
+
+    /// Runs until SIGTERM (as sent by `docker stop`) or SIGINT (Ctrl-C).
+    pub async fn run(self) -> anyhow::Result<()> {
+        let shutdown = CancellationToken::new();
+        tokio::spawn(cancel_on_signal(shutdown.clone()));
+        self.run_until(shutdown).await
+    }
+}
+
+async fn cancel_on_signal(shutdown: CancellationToken) {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(terminate) => terminate,
+            Err(error) => {
+                tracing::error!(error = ?error, "cannot listen for SIGTERM");
+                let _ = interrupt.await;
+                shutdown.cancel();
+                return;
+            }
+        };
+        tokio::select! {
+            _ = interrupt => tracing::info!("received SIGINT"),
+            _ = terminate.recv() => tracing::info!("received SIGTERM"),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+    shutdown.cancel();
+}

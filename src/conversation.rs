@@ -1,0 +1,277 @@
+//! One chat turn, free of Telegram: record the user's message in its session, assemble the
+//! prompt from memory, ask the model, record the reply. The Telegram handlers and `telemem chat`
+//! both drive turns through [`Conversations`], as well as the per-conversation commands (persona,
+//! stats, reset, clear, export), so that every front end behaves the same.
+//!
+//! A turn is split in three steps so that the caller can send the reply before the last database
+//! write: [`Conversations::begin_turn`] (stores the user's message before the model is called, so
+//! it is never lost), [`Conversations::ask`], then [`Conversations::finish_turn`].
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::sync::watch;
+
+use crate::clock::{Clock, start_of_utc_day_ms};
+use crate::config::{HistoryConfig, duration_ms};
+use crate::llm::{ChatRequest, Completion, LlmClient, LlmError};
+use crate::memory::context::{ContextInputs, assemble};
+use crate::memory::session::session_for_message;
+use crate::memory::tokens::estimate_tokens;
+use crate::storage::{ConversationKey, MessageRole, NewMessage, PurgeCounts, Store, StoredMessage};
+
+/// The longest persona accepted, in characters.
+pub const PERSONA_MAX_CHARS: usize = 1_000;
+
+/// A persona text that passed its checks: not empty, not too long.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Persona(String);
+
+/// Why a persona text was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PersonaError {
+    #[error("the persona is empty")]
+    Empty,
+    #[error("the persona is {length} characters long; at most {max} are allowed")]
+    TooLong { length: usize, max: usize },
+}
+
+impl Persona {
+    pub fn parse(text: &str) -> Result<Self, PersonaError> {
+        let trimmed = text.trim();
+        let length = trimmed.chars().count();
+        if length == 0 {
+            return Err(PersonaError::Empty);
+        }
+        if length > PERSONA_MAX_CHARS {
+            return Err(PersonaError::TooLong { length, max: PERSONA_MAX_CHARS });
+        }
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// What a turn needs besides storage and the model.
+#[derive(Clone, Debug)]
+pub struct ConversationSettings {
+    pub default_prompt: String,
+    pub session_idle_ms: i64,
+    pub history_window_ms: i64,
+    pub history_max_messages: i64,
+    pub memory_budget_tokens: usize,
+}
+
+impl ConversationSettings {
+    /// The default system prompt, shipped with the binary.
+    pub const DEFAULT_PROMPT: &'static str = include_str!("prompts/system.md");
+
+    pub fn from_config(history: &HistoryConfig) -> Self {
+        Self {
+            default_prompt: Self::DEFAULT_PROMPT.to_owned(),
+            session_idle_ms: duration_ms(history.session_idle()),
+            history_window_ms: duration_ms(history.history_window()),
+            history_max_messages: i64::from(history.history_max_messages),
+            memory_budget_tokens: 2_000,
+        }
+    }
+}
+
+/// A turn in progress: the user's message is stored and the prompt is ready.
+#[derive(Clone, Debug)]
+pub struct Turn {
+    pub key: ConversationKey,
+    pub session_id: i64,
+    pub user_message_id: i64,
+    pub request: ChatRequest,
+    pub prompt_tokens_estimate: usize,
+}
+
+/// Figures for `/stats`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConversationStats {
+    pub messages_stored: i64,
+    /// Messages the next prompt would carry verbatim.
+    pub messages_in_context: i64,
+    pub tokens_today: i64,
+    pub tokens_total: i64,
+    pub session_started_at_ms: Option<i64>,
+    pub last_activity_ms: Option<i64>,
+    pub now_ms: i64,
+}
+
+/// The entry point for chat turns and per-conversation commands; cheap to clone.
+#[derive(Clone)]
+pub struct Conversations {
+    store: Store,
+    llm: LlmClient,
+    clock: Arc<dyn Clock>,
+    settings: Arc<ConversationSettings>,
+}
+
+impl Conversations {
+    pub fn new(store: Store, llm: LlmClient, clock: Arc<dyn Clock>, settings: ConversationSettings) -> Self {
+        Self { store, llm, clock, settings: Arc::new(settings) }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn settings(&self) -> &ConversationSettings {
+        &self.settings
+    }
+
+    pub fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// Stores the user's message in its session and assembles the prompt.
+    pub async fn begin_turn(
+        &self,
+        key: ConversationKey,
+        text: &str,
+        telegram_message_id: Option<i64>,
+    ) -> anyhow::Result<Turn> {
+        let now_ms = self.clock.now_ms();
+        let settings = self.store.touch_user(key.user_id, now_ms).await.context("cannot record user activity")?;
+        let session = session_for_message(&self.store, key, now_ms, self.settings.session_idle_ms)
+            .await
+            .context("cannot find or start the session")?;
+        let user_message_id = self
+            .store
+            .add_message(&NewMessage {
+                key,
+                session_id: session.session_id,
+                role: MessageRole::User,
+                content: text,
+                created_at_ms: now_ms,
+                tokens_in: 0,
+                tokens_out: 0,
+                telegram_message_id,
+            })
+            .await
+            .context("cannot store the user's message")?;
+        let history = self
+            .store
+            .history(key, now_ms - self.settings.history_window_ms, self.settings.history_max_messages)
+            .await
+            .context("cannot read the history")?;
+        let assembled = assemble(&ContextInputs {
+            now_ms,
+            default_prompt: &self.settings.default_prompt,
+            persona: settings.persona.as_deref(),
+            notes: &[],
+            summaries: &[],
+            recalled: &[],
+            history: &history,
+            memory_budget_tokens: self.settings.memory_budget_tokens,
+        });
+        Ok(Turn {
+            key,
+            session_id: session.session_id,
+            user_message_id,
+            prompt_tokens_estimate: assembled.total_tokens,
+            request: assembled.request,
+        })
+    }
+
+    /// Asks the model for the reply; with `progress`, streams and publishes the text so far.
+    pub async fn ask(
+        &self,
+        turn: &Turn,
+        progress: Option<&watch::Sender<String>>,
+    ) -> Result<Completion, LlmError> {
+        match progress {
+            Some(progress) => self.llm.stream(&turn.request, progress).await,
+            None => self.llm.complete(&turn.request).await,
+        }
+    }
+
+    /// Stores the model's reply with its token usage (the provider's figures, or the documented
+    /// estimate when the provider reports none).
+    pub async fn finish_turn(
+        &self,
+        turn: &Turn,
+        completion: &Completion,
+        telegram_message_id: Option<i64>,
+    ) -> anyhow::Result<i64> {
+        let tokens_in = completion.tokens_in.map(i64::from).unwrap_or(turn.prompt_tokens_estimate as i64);
+        let tokens_out = completion.tokens_out.map(i64::from).unwrap_or(estimate_tokens(&completion.text) as i64);
+        self.store
+            .add_message(&NewMessage {
+                key: turn.key,
+                session_id: turn.session_id,
+                role: MessageRole::Assistant,
+                content: &completion.text,
+                created_at_ms: self.clock.now_ms(),
+                tokens_in,
+                tokens_out,
+                telegram_message_id,
+            })
+            .await
+            .context("cannot store the reply")
+    }
+
+    /// One whole turn without streaming (for `telemem chat` and tests).
+    pub async fn chat(&self, key: ConversationKey, text: &str) -> anyhow::Result<Completion> {
+        let turn = self.begin_turn(key, text, None).await?;
+        let completion = self.ask(&turn, None).await.context("the model did not answer")?;
+        self.finish_turn(&turn, &completion, None).await?;
+        Ok(completion)
+    }
+
+    /// The user's persona, if set.
+    pub async fn persona(&self, user_id: i64) -> anyhow::Result<Option<String>> {
+        let settings = self.store.user_settings(user_id).await.context("cannot read settings")?;
+        Ok(settings.and_then(|settings| settings.persona))
+    }
+
+    /// Sets the user's persona, or with `None` goes back to the default.
+    pub async fn set_persona(&self, user_id: i64, persona: Option<&Persona>) -> anyhow::Result<()> {
+        self.store
+            .set_persona(user_id, persona.map(Persona::as_str), self.clock.now_ms())
+            .await
+            .context("cannot store the persona")
+    }
+
+    /// Closes the current session now; the next message starts a fresh one. Returns whether a
+    /// session was open.
+    pub async fn reset_session(&self, key: ConversationKey) -> anyhow::Result<bool> {
+        let closed = self.store.close_session(key, self.clock.now_ms()).await.context("cannot close the session")?;
+        Ok(closed.is_some())
+    }
+
+    /// Deletes the conversation's history, sessions and summaries; the persona stays.
+    pub async fn clear(&self, key: ConversationKey) -> anyhow::Result<PurgeCounts> {
+        self.store.clear_conversation(key).await.context("cannot clear the conversation")
+    }
+
+    /// The conversation's messages, oldest first, for `/export`.
+    pub async fn export(&self, key: ConversationKey) -> anyhow::Result<Vec<StoredMessage>> {
+        self.store.all_messages(key).await.context("cannot read the conversation for export")
+    }
+
+    /// Figures for `/stats`.
+    pub async fn stats(&self, key: ConversationKey) -> anyhow::Result<ConversationStats> {
+        let now_ms = self.clock.now_ms();
+        let stats = self
+            .store
+            .conversation_stats(key, now_ms - self.settings.history_window_ms, start_of_utc_day_ms(now_ms))
+            .await
+            .context("cannot read statistics")?;
+        let session = self.store.open_session(key).await.context("cannot read the session")?;
+        let session = session.filter(|s| now_ms - s.last_activity_at_ms <= self.settings.session_idle_ms);
+        Ok(ConversationStats {
+            messages_stored: stats.messages_total,
+            messages_in_context: stats.messages_in_window.min(self.settings.history_max_messages),
+            tokens_today: stats.tokens_today,
+            tokens_total: stats.tokens_in + stats.tokens_out,
+            session_started_at_ms: session.map(|s| s.started_at_ms),
+            last_activity_ms: stats.last_activity_ms,
+            now_ms,
+        })
+    }
+}

@@ -1,0 +1,7 @@
+//! Memory policy: when a session ends, and what of the stored history goes into each turn's
+//! prompt. Pure functions where possible; reads and writes go through [`crate::storage`]. Nothing
+//! here knows about Telegram.
+
+pub mod context;
+pub mod session;
+pub mod tokens;

@@ -1,0 +1,312 @@
+//! The endpoints of the handler tree: one small `async fn` per kind of update, with their
+//! dependencies injected by dptree. They translate between Telegram and [`Conversations`] and
+//! choose the user-facing sentence from [`replies`]; they hold no chat logic themselves.
+
+use std::sync::Arc;
+
+use teloxide::prelude::*;
+use teloxide::types::{
+    CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
+};
+use teloxide::utils::command::BotCommands;
+use tokio::sync::watch;
+
+use crate::conversation::{Conversations, Persona, PersonaError};
+use crate::llm::LlmError;
+use crate::storage::{ConversationKey, StoredMessage};
+use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
+use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
+use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_notice, deliver_reply, show_progress};
+use crate::telegram::{BotSettings, TelegramBot, replies};
+
+pub type HandlerResult = anyhow::Result<()>;
+
+const CLEAR_YES: &str = "clear:yes";
+const CLEAR_NO: &str = "clear:no";
+
+/// The (chat, user) conversation a message belongs to; `None` for messages without a sender.
+pub fn conversation_key(message: &Message) -> Option<ConversationKey> {
+    let user = message.from.as_ref()?;
+    Some(ConversationKey::new(message.chat.id.0, user.id.0 as i64))
+}
+
+fn reply_target(message: &Message) -> ReplyTarget {
+    ReplyTarget {
+        chat_id: message.chat.id,
+        reply_to: (!message.chat.is_private()).then_some(message.id),
+    }
+}
+
+async fn say(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
+    let preview = Preview { message_id: None, next_edit_at: tokio::time::Instant::now() };
+    deliver_notice(bot, reply_target(message), preview, text).await?;
+    Ok(())
+}
+
+/// Filter: the message is for the bot (private chat, mention, reply, command).
+pub fn addressed_to_bot(message: Message, me: Me) -> bool {
+    is_addressed_to_bot(&message, &me)
+}
+
+/// Filter: the sender may use the bot. Refuses strangers once, politely, storing nothing.
+pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
+    let Some(user) = message.from.as_ref() else {
+        return false;
+    };
+    match access.check(user.id.0 as i64) {
+        Access::Allowed => true,
+        Access::RefuseOnce => {
+            tracing::info!(user_id = user.id.0, "refused a user who is not on the allow list");
+            if let Err(error) = say(&bot, &message, replies::NOT_ALLOWED).await {
+                tracing::warn!(error = ?error, "could not send the refusal");
+            }
+            false
+        }
+        Access::Ignore => false,
+    }
+}
+
+/// Filter: a callback query's sender may use the bot (no refusal: buttons come from our messages).
+pub fn presser_allowed(query: CallbackQuery, access: Arc<AccessPolicy>) -> bool {
+    access.check(query.from.id.0 as i64) == Access::Allowed
+}
+
+/// Filter: the update is seen for the first time (Telegram may deliver an update again).
+pub async fn first_delivery(update: Update, conversations: Conversations) -> bool {
+    let now_ms = conversations.now_ms();
+    match conversations.store().mark_update_processed(i64::from(update.id.0), now_ms).await {
+        Ok(is_new) => {
+            if !is_new {
+                tracing::info!(update_id = update.id.0, "skipped an update delivered twice");
+            }
+            is_new
+        }
+        // Better to risk answering twice than to drop the message.
+        Err(error) => {
+            tracing::error!(error = ?error, "could not record the update id");
+            true
+        }
+    }
+}
+
+/// A text message: one chat turn.
+pub async fn chat_message(
+    bot: TelegramBot,
+    message: Message,
+    me: Me,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+) -> HandlerResult {
+    let Some(key) = conversation_key(&message) else {
+        return Ok(());
+    };
+    let raw_text = message.text().unwrap_or_default();
+    let text = if message.chat.is_private() { raw_text.trim().to_owned() } else { without_bot_mention(raw_text, &me) };
+    if text.starts_with('/') {
+        return say(&bot, &message, &unknown_command_reply()).await;
+    }
+    if text.is_empty() {
+        return say(&bot, &message, replies::EMPTY_MESSAGE).await;
+    }
+    let length = text.chars().count();
+    if length > settings.max_message_chars {
+        return say(&bot, &message, &replies::message_too_long(length, settings.max_message_chars)).await;
+    }
+
+    let turn = match conversations.begin_turn(key, &text, Some(i64::from(message.id.0))).await {
+        Ok(turn) => turn,
+        Err(error) => {
+            let reply = if is_disk_full(&error) { replies::STORAGE_FULL } else { replies::INTERNAL_ERROR };
+            say(&bot, &message, reply).await?;
+            return Err(error.context("could not start the chat turn"));
+        }
+    };
+
+    let target = reply_target(&message);
+    let (progress_sender, progress) = watch::channel(String::new());
+    let display = tokio::spawn(show_progress(bot.clone(), target, progress, settings.stream_replies));
+    let answer = conversations.ask(&turn, Some(&progress_sender)).await;
+    drop(progress_sender);
+    let preview = display.await.unwrap_or(Preview { message_id: None, next_edit_at: tokio::time::Instant::now() });
+
+    let completion = match answer {
+        Ok(completion) if completion.text.trim().is_empty() => {
+            deliver_notice(&bot, target, preview, replies::EMPTY_REPLY).await?;
+            return Ok(());
+        }
+        Ok(completion) => completion,
+        Err(error) => {
+            tracing::error!(error = ?error, chat_id = key.chat_id, user_id = key.user_id, "the model call failed");
+            let reply = match error {
+                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
+                _ => replies::MODEL_UNAVAILABLE,
+            };
+            deliver_notice(&bot, target, preview, reply).await?;
+            return Ok(());
+        }
+    };
+    let message_ids = deliver_reply(&bot, target, preview, &completion.text).await?;
+    // The reply is on screen; storing it comes after, and before the next message of this chat.
+    let first_id = message_ids.first().map(|id| i64::from(id.0));
+    conversations.finish_turn(&turn, &completion, first_id).await?;
+    Ok(())
+}
+
+fn unknown_command_reply() -> String {
+    format!("I don't know that command. These are the ones I understand:\n\n{}", Command::descriptions())
+}
+
+fn is_disk_full(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| match cause.downcast_ref::<sqlx::Error>() {
+        Some(sqlx::Error::Database(database)) => database.code().as_deref() == Some("13"),
+        _ => false,
+    })
+}
+
+/// Photos, stickers, voice, files: a short clear reply.
+pub async fn non_text_message(bot: TelegramBot, message: Message) -> HandlerResult {
+    say(&bot, &message, replies::TEXT_ONLY).await
+}
+
+/// Every command.
+pub async fn command(
+    bot: TelegramBot,
+    message: Message,
+    command: Command,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+) -> HandlerResult {
+    let Some(key) = conversation_key(&message) else {
+        return Ok(());
+    };
+    match command {
+        Command::Start => say(&bot, &message, &settings.start_text).await,
+        Command::Help => say(&bot, &message, &Command::descriptions().to_string()).await,
+        Command::Persona(argument) => persona(&bot, &message, key, &argument, &conversations).await,
+        Command::Stats => {
+            let stats = conversations.stats(key).await?;
+            say(&bot, &message, &replies::stats(&stats)).await
+        }
+        Command::Reset => {
+            let was_open = conversations.reset_session(key).await?;
+            say(&bot, &message, if was_open { replies::RESET_DONE } else { replies::RESET_NOTHING_OPEN }).await
+        }
+        Command::Clear => ask_to_clear(&bot, &message, key).await,
+        Command::Export(argument) => export(&bot, &message, key, ExportFormat::parse(&argument), &conversations).await,
+    }
+}
+
+async fn persona(
+    bot: &TelegramBot,
+    message: &Message,
+    key: ConversationKey,
+    argument: &str,
+    conversations: &Conversations,
+) -> HandlerResult {
+    match PersonaRequest::parse(argument) {
+        PersonaRequest::Show => match conversations.persona(key.user_id).await? {
+            Some(persona) => say(bot, message, &replies::persona_current(&persona)).await,
+            None => say(bot, message, replies::PERSONA_NONE).await,
+        },
+        PersonaRequest::Reset => {
+            conversations.set_persona(key.user_id, None).await?;
+            say(bot, message, replies::PERSONA_RESET).await
+        }
+        PersonaRequest::Set(text) => match Persona::parse(text) {
+            Ok(persona) => {
+                conversations.set_persona(key.user_id, Some(&persona)).await?;
+                say(bot, message, &replies::persona_set(persona.as_str())).await
+            }
+            Err(PersonaError::TooLong { length, .. }) => say(bot, message, &replies::persona_too_long(length)).await,
+            Err(PersonaError::Empty) => say(bot, message, replies::PERSONA_NONE).await,
+        },
+    }
+}
+
+async fn ask_to_clear(bot: &TelegramBot, message: &Message, key: ConversationKey) -> HandlerResult {
+    // The user id travels in the button data so that only the asker can confirm in a group.
+    let keyboard = InlineKeyboardMarkup::new([[
+        InlineKeyboardButton::callback(replies::CLEAR_BUTTON_YES, format!("{CLEAR_YES}:{}", key.user_id)),
+        InlineKeyboardButton::callback(replies::CLEAR_BUTTON_NO, format!("{CLEAR_NO}:{}", key.user_id)),
+    ]]);
+    let mut request = bot.send_message(message.chat.id, replies::CLEAR_CONFIRM).reply_markup(keyboard);
+    if !message.chat.is_private() {
+        request = request.reply_parameters(teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply());
+    }
+    request.await?;
+    Ok(())
+}
+
+/// A press on one of the /clear confirmation buttons.
+pub async fn clear_button(bot: TelegramBot, query: CallbackQuery, conversations: Conversations) -> HandlerResult {
+    let data = query.data.as_deref().unwrap_or_default();
+    let (action, owner) = data.rsplit_once(':').unwrap_or((data, ""));
+    let presser = query.from.id.0 as i64;
+    if owner.parse::<i64>().ok() != Some(presser) {
+        bot.answer_callback_query(query.id.clone()).text(replies::CLEAR_NOT_YOURS).await?;
+        return Ok(());
+    }
+    let Some(message) = query.regular_message() else {
+        bot.answer_callback_query(query.id.clone()).await?;
+        return Ok(());
+    };
+    let key = ConversationKey::new(message.chat.id.0, presser);
+    let outcome = match action {
+        CLEAR_YES => {
+            let counts = conversations.clear(key).await?;
+            tracing::info!(chat_id = key.chat_id, user_id = key.user_id, messages = counts.messages, "cleared a conversation");
+            replies::cleared(counts.messages, counts.sessions)
+        }
+        _ => replies::CLEAR_CANCELLED.to_owned(),
+    };
+    bot.answer_callback_query(query.id.clone()).await?;
+    edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
+}
+
+async fn edit_confirmation(bot: &TelegramBot, chat_id: ChatId, message_id: MessageId, text: &str) -> HandlerResult {
+    delivery::with_flood_retry(|| bot.edit_message_text(chat_id, message_id, text).send()).await?;
+    Ok(())
+}
+
+async fn export(
+    bot: &TelegramBot,
+    message: &Message,
+    key: ConversationKey,
+    format: ExportFormat,
+    conversations: &Conversations,
+) -> HandlerResult {
+    let messages = conversations.export(key).await?;
+    if messages.is_empty() {
+        return say(bot, message, replies::EXPORT_EMPTY).await;
+    }
+    let (bytes, file_name) = match format {
+        ExportFormat::Json => (serde_json::to_vec_pretty(&messages)?, "telemem-history.json"),
+        ExportFormat::Markdown => (export_markdown(&messages).into_bytes(), "telemem-history.md"),
+    };
+    let mut request = bot
+        .send_document(message.chat.id, InputFile::memory(bytes).file_name(file_name))
+        .caption(replies::EXPORT_CAPTION);
+    if !message.chat.is_private() {
+        request = request.reply_parameters(teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply());
+    }
+    request.await?;
+    Ok(())
+}
+
+/// The history as a Markdown document: one heading per message with its time and author.
+pub fn export_markdown(messages: &[StoredMessage]) -> String {
+    let mut document = String::from("# telemem history\n");
+    for message in messages {
+        let author = match message.role {
+            crate::storage::MessageRole::User => "You",
+            crate::storage::MessageRole::Assistant => "Bot",
+            crate::storage::MessageRole::System => "System",
+        };
+        document.push_str(&format!(
+            "\n## {author} — {}\n\n{}\n",
+            crate::clock::format_utc_ms(message.created_at_ms),
+            message.content
+        ));
+    }
+    document
+}

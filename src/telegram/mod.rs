@@ -1,0 +1,103 @@
+//! The Telegram edge of the bot: the teloxide handler tree ([`schema`]), the command enum, the
+//! handlers, rendering of the model's Markdown to Telegram HTML, reply delivery, access control
+//! and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this module only
+//! translates between Telegram and it.
+
+pub mod access;
+pub mod commands;
+pub mod delivery;
+pub mod handlers;
+pub mod render;
+pub mod replies;
+
+use std::sync::Arc;
+
+use teloxide::adaptors::throttle::{Limits, Throttle};
+use teloxide::adaptors::ErasedRequester;
+use teloxide::dispatching::{DefaultKey, Dispatcher, HandlerExt, UpdateFilterExt, UpdateHandler};
+use teloxide::prelude::*;
+use teloxide::utils::command::BotCommands;
+use teloxide::RequestError;
+
+use crate::config::Config;
+use crate::conversation::Conversations;
+use crate::telegram::access::AccessPolicy;
+use crate::telegram::commands::Command;
+
+/// The bot as handlers see it: plain or throttled, behind one type.
+pub type TelegramBot = ErasedRequester<'static, RequestError>;
+
+/// Settings the handlers need, fixed at start.
+#[derive(Clone, Debug)]
+pub struct BotSettings {
+    pub max_message_chars: usize,
+    pub stream_replies: bool,
+    pub start_text: String,
+}
+
+impl BotSettings {
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            max_message_chars: config.telegram.max_message_chars as usize,
+            stream_replies: config.telegram.stream_replies,
+            start_text: replies::start(
+                config.history.history_window_secs,
+                config.storage.purge_after_secs,
+                config.history.session_idle_secs,
+            ),
+        }
+    }
+}
+
+/// Wraps `bot` in teloxide's `Throttle` (Telegram's published limits) when `throttle` is on.
+pub fn telegram_bot(bot: Bot, throttle: bool) -> TelegramBot {
+    if throttle {
+        ErasedRequester::new(Throttle::new_spawn(bot, Limits::default()))
+    } else {
+        ErasedRequester::new(bot)
+    }
+}
+
+/// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
+/// mention, reply or command in groups), sender allowed (strangers are refused once), first
+/// delivery of the update; then commands, text, and everything else.
+pub fn schema() -> UpdateHandler<anyhow::Error> {
+    let messages = Update::filter_message()
+        .filter(handlers::addressed_to_bot)
+        .filter_async(handlers::sender_allowed)
+        .filter_async(handlers::first_delivery)
+        .branch(dptree::entry().filter_command::<Command>().endpoint(handlers::command))
+        .branch(Message::filter_text().endpoint(handlers::chat_message))
+        .branch(dptree::endpoint(handlers::non_text_message));
+    let buttons = Update::filter_callback_query()
+        .filter(handlers::presser_allowed)
+        .filter_async(handlers::first_delivery)
+        .endpoint(handlers::clear_button);
+    dptree::entry().branch(messages).branch(buttons)
+}
+
+/// The dispatcher with all dependencies. Updates of one chat are handled strictly in order
+/// (teloxide's default distribution by chat), different chats in parallel.
+pub fn dispatcher(
+    bot: TelegramBot,
+    conversations: Conversations,
+    config: &Config,
+) -> Dispatcher<TelegramBot, anyhow::Error, DefaultKey> {
+    let access = Arc::new(AccessPolicy::from_config(&config.telegram));
+    let settings = Arc::new(BotSettings::from_config(config));
+    Dispatcher::builder(bot, schema())
+        .dependencies(dptree::deps![conversations, access, settings])
+        .default_handler(|update| async move {
+            tracing::debug!(update_id = update.id.0, "ignored an update of a kind the bot does not handle");
+        })
+        .error_handler(Arc::new(|error: anyhow::Error| async move {
+            tracing::error!(error = ?error, "handling an update failed");
+        }))
+        .build()
+}
+
+/// Registers the command menu with Telegram.
+pub async fn register_commands(bot: &TelegramBot) -> Result<(), RequestError> {
+    bot.set_my_commands(Command::bot_commands()).await?;
+    Ok(())
+}
