@@ -5,5 +5,7 @@
 //! # Layout
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
+//! - [`telegram`]: the Telegram edge: Markdown -> Telegram HTML rendering and message splitting.
 
 pub mod secret;
+pub mod telegram;
