@@ -1,6 +1,11 @@
-//! The one integration-test binary: each module below is a family of specifications.
+//! The one integration-test binary: each module below is a family of specifications, plus the
+//! test doubles they share (a Telegram HTML validator, a fake Bot API server, a fake LLM server).
 
 mod cli;
+mod fake_telegram;
+mod fake_telegram_selftest;
 mod helpers;
 mod jobs;
+mod render;
 mod storage;
+mod telegram_html;
