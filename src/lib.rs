@@ -4,6 +4,8 @@
 //!
 //! # Layout
 //! - [`config`]: one typed `Config` from flags and environment variables.
+//! - [`llm`]: the LLM client (OpenAI-compatible or Anthropic), streaming, retries, `LlmError`.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 
+pub mod llm;
 pub mod secret;
