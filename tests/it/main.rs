@@ -1,11 +1,16 @@
 //! The one integration-test binary: each module below is a family of specifications, plus the
-//! test doubles they share (a Telegram HTML validator, a fake Bot API server, a fake LLM server).
+//! test doubles they share (a Telegram HTML validator, a fake Bot API server, a fake LLM server)
+//! and the harness that runs the real bot against them.
 
+mod bot;
+mod bot_harness;
 mod cli;
+mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;
 mod helpers;
 mod jobs;
+mod llm;
 mod render;
 mod storage;
 mod telegram_html;

@@ -1,0 +1,300 @@
+//! The Anthropic Messages dialect (`POST {base}/messages`). This module only builds request
+//! bodies and reads responses and stream events; headers, sending, retrying and error mapping by
+//! HTTP status live in [`super`].
+//!
+//! Anthropic takes the system prompt as a top-level `system` field and accepts only `user` and
+//! `assistant` turns, so any `system` turn in the history is folded into that field. A stream is
+//! complete only after `message_stop`; usage arrives in `message_start` (input) and
+//! `message_delta` (output).
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use super::sse::SseEvent;
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, StreamStep, invalid_json};
+
+/// The API version this module is written against, sent as `anthropic-version`.
+pub(crate) const API_VERSION: &str = "2023-06-01";
+
+#[derive(Debug, Serialize)]
+pub(crate) struct Body<'a> {
+    model: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    system: Cow<'a, str>,
+    messages: Vec<&'a ChatMessage>,
+    max_tokens: u32,
+    stream: bool,
+}
+
+pub(crate) fn body<'a>(
+    model: &'a str,
+    max_tokens: u32,
+    request: &'a ChatRequest,
+    stream: bool,
+) -> Body<'a> {
+    let (system_turns, conversation): (Vec<&ChatMessage>, Vec<&ChatMessage>) = request
+        .messages
+        .iter()
+        .partition(|message| message.role == Role::System);
+    let system = if system_turns.is_empty() {
+        Cow::Borrowed(request.system.as_str())
+    } else {
+        let parts = std::iter::once(request.system.as_str())
+            .chain(system_turns.iter().map(|message| message.content.as_str()))
+            .filter(|part| !part.is_empty());
+        Cow::Owned(parts.collect::<Vec<_>>().join("\n\n"))
+    };
+    Body {
+        model,
+        system,
+        messages: conversation,
+        max_tokens,
+        stream,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct Response {
+    content: Vec<ContentBlock>,
+    usage: Option<Usage>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ContentBlock {
+    Text {
+        text: String,
+    },
+    /// Thinking, tool use and future block kinds carry no reply text.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct Usage {
+    input_tokens: Option<u32>,
+    output_tokens: Option<u32>,
+}
+
+/// Reads a non-streaming response body.
+pub(crate) fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
+    let response: Response =
+        serde_json::from_slice(body).map_err(|error| invalid_json("response", &error))?;
+    let text = response
+        .content
+        .into_iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text } => Some(text),
+            ContentBlock::Other => None,
+        })
+        .collect();
+    let usage = response.usage.unwrap_or_default();
+    Ok(Completion {
+        text,
+        tokens_in: usage.input_tokens,
+        tokens_out: usage.output_tokens,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Event {
+    MessageStart {
+        message: StartedMessage,
+    },
+    ContentBlockDelta {
+        delta: Delta,
+    },
+    MessageDelta {
+        usage: Option<Usage>,
+    },
+    MessageStop,
+    Error {
+        error: ProviderError,
+    },
+    /// `ping`, `content_block_start`, `content_block_stop` and event kinds added later.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+struct StartedMessage {
+    usage: Option<Usage>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Delta {
+    TextDelta {
+        text: String,
+    },
+    /// Thinking and tool-input deltas carry no reply text.
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Deserialize)]
+struct ProviderError {
+    #[serde(rename = "type")]
+    kind: String,
+}
+
+/// Follows one streamed response, remembering the usage it reports.
+#[derive(Debug, Default)]
+pub(crate) struct StreamDecoder {
+    tokens_in: Option<u32>,
+    tokens_out: Option<u32>,
+}
+
+impl StreamDecoder {
+    pub fn decode(&mut self, event: &SseEvent) -> Result<StreamStep, LlmError> {
+        let parsed: Event = serde_json::from_str(&event.data)
+            .map_err(|error| invalid_json("stream event", &error))?;
+        match parsed {
+            Event::MessageStart { message } => {
+                if let Some(usage) = message.usage {
+                    self.tokens_in = usage.input_tokens;
+                }
+            }
+            Event::ContentBlockDelta {
+                delta: Delta::TextDelta { text },
+            } => return Ok(StreamStep::Text(text)),
+            Event::MessageDelta { usage: Some(usage) } => {
+                // `message_start` reports a placeholder output count; only this one is final.
+                self.tokens_out = usage.output_tokens;
+                if usage.input_tokens.is_some() {
+                    self.tokens_in = usage.input_tokens;
+                }
+            }
+            Event::MessageStop => return Ok(StreamStep::Finished),
+            Event::Error { error } => return Err(stream_error(&error.kind)),
+            Event::ContentBlockDelta { .. }
+            | Event::MessageDelta { usage: None }
+            | Event::Other => {}
+        }
+        Ok(StreamStep::Text(String::new()))
+    }
+
+    pub fn tokens_in(&self) -> Option<u32> {
+        self.tokens_in
+    }
+
+    pub fn tokens_out(&self) -> Option<u32> {
+        self.tokens_out
+    }
+}
+
+/// Maps an `error` event to the error the same failure would have produced as an HTTP status,
+/// so an overload reported mid-stream is retried like a 529 would be.
+fn stream_error(kind: &str) -> LlmError {
+    match kind {
+        "overloaded_error" => LlmError::Server { status: 529 },
+        "api_error" => LlmError::Server { status: 500 },
+        "rate_limit_error" => LlmError::RateLimited { retry_after: None },
+        _ => LlmError::BadResponse("the provider reported an error in the stream".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(name: &str, data: serde_json::Value) -> SseEvent {
+        SseEvent {
+            event: Some(name.to_owned()),
+            data: data.to_string(),
+        }
+    }
+
+    #[test]
+    fn system_turns_in_the_history_are_folded_into_the_system_field() {
+        let request = ChatRequest {
+            system: "persona".to_owned(),
+            messages: vec![
+                ChatMessage::new(Role::System, "summary of earlier talk"),
+                ChatMessage::user("hi"),
+            ],
+        };
+        let value = serde_json::to_value(body("claude", 5, &request, true)).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "model": "claude",
+                "system": "persona\n\nsummary of earlier talk",
+                "messages": [{"role": "user", "content": "hi"}],
+                "max_tokens": 5,
+                "stream": true
+            })
+        );
+    }
+
+    #[test]
+    fn an_empty_system_prompt_is_not_sent() {
+        let request = ChatRequest {
+            system: String::new(),
+            messages: vec![ChatMessage::user("hi")],
+        };
+        let value = serde_json::to_value(body("claude", 5, &request, false)).unwrap();
+        assert!(value.get("system").is_none());
+    }
+
+    #[test]
+    fn only_text_blocks_make_up_the_reply() {
+        let completion = parse_completion(
+            json!({
+                "content": [
+                    {"type": "thinking", "thinking": "hmm"},
+                    {"type": "text", "text": "Hello"},
+                    {"type": "text", "text": " world"}
+                ],
+                "usage": {"input_tokens": 9, "output_tokens": 2}
+            })
+            .to_string()
+            .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(completion.text, "Hello world");
+        assert_eq!(
+            (completion.tokens_in, completion.tokens_out),
+            (Some(9), Some(2))
+        );
+    }
+
+    #[test]
+    fn a_stream_reports_text_usage_and_its_end() {
+        let mut decoder = StreamDecoder::default();
+        let start = json!({"type": "message_start", "message": {"usage": {"input_tokens": 12, "output_tokens": 1}}});
+        let delta = json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}});
+        let usage = json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}});
+        let ping = json!({"type": "ping"});
+        assert!(
+            matches!(decoder.decode(&event("message_start", start)).unwrap(), StreamStep::Text(t) if t.is_empty())
+        );
+        assert!(
+            matches!(decoder.decode(&event("ping", ping)).unwrap(), StreamStep::Text(t) if t.is_empty())
+        );
+        assert!(
+            matches!(decoder.decode(&event("content_block_delta", delta)).unwrap(), StreamStep::Text(t) if t == "Hi")
+        );
+        decoder.decode(&event("message_delta", usage)).unwrap();
+        let stop = json!({"type": "message_stop"});
+        assert!(matches!(
+            decoder.decode(&event("message_stop", stop)).unwrap(),
+            StreamStep::Finished
+        ));
+        assert_eq!(
+            (decoder.tokens_in(), decoder.tokens_out()),
+            (Some(12), Some(3))
+        );
+    }
+
+    #[test]
+    fn an_overload_reported_mid_stream_is_a_retryable_server_error() {
+        let mut decoder = StreamDecoder::default();
+        let overloaded = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
+        let error = decoder.decode(&event("error", overloaded)).unwrap_err();
+        assert!(matches!(error, LlmError::Server { status: 529 }));
+    }
+}

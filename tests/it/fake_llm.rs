@@ -1,0 +1,448 @@
+//! A fake LLM server on 127.0.0.1 that speaks both dialects the client supports: OpenAI
+//! `POST /v1/chat/completions` and Anthropic `POST /v1/messages`, plain or streamed (the request's
+//! `"stream": true` decides). Any test that needs an LLM starts one with [`FakeLlm::start`] and
+//! points `LLM_BASE_URL` at [`FakeLlm::base_url`].
+//!
+//! Each request takes the next scripted [`Behaviour`] from a queue ([`FakeLlm::push`]); when the
+//! queue is empty the server answers `reply to: <last user message>`, so end-to-end tests with
+//! many users need no script at all. Every request is recorded ([`FakeLlm::requests`]) so tests
+//! can assert on the prompt, the model and the headers that were sent.
+//!
+//! Replies report usage as word counts: input = words of the system prompt and all messages,
+//! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
+//! start with a role-only chunk, carry a `: ping` comment and an empty delta, split the text over
+//! several chunks, one of them cut mid-line (and mid-character if it holds non-ASCII text) across
+//! two TCP writes, report no usage and end with `data: [DONE]`. Anthropic-style ones send
+//! `message_start` (input usage), `ping`, `content_block_delta`s, `message_delta` (output usage)
+//! and `message_stop`.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+/// Pause between two pieces of a stream, so each piece is its own TCP write, like tokens that
+/// arrive one after another.
+const PIECE_INTERVAL: Duration = Duration::from_millis(5);
+
+/// What the server does with one request.
+#[derive(Clone, Debug)]
+pub enum Behaviour {
+    /// Answer with this text (plain or streamed, as the request asked).
+    Reply(String),
+    /// Wait, then do the inner behaviour.
+    Delay(Duration, Box<Behaviour>),
+    /// Fail with this HTTP status, optionally with `Retry-After: <seconds>`. The error body
+    /// echoes the caller's API key, as some real providers echo (parts of) a bad key, so tests
+    /// can prove the client never passes bodies on.
+    Status(u16, Option<u64>),
+    /// Answer 200 with invalid JSON (or, for a stream, an event whose data is invalid JSON).
+    Garbage,
+    /// Start a stream with this text and end it without the end marker; a plain request gets a
+    /// JSON body cut in half.
+    TruncatedStream(String),
+    /// Never answer.
+    Hang,
+}
+
+impl Behaviour {
+    pub fn reply(text: &str) -> Self {
+        Self::Reply(text.to_owned())
+    }
+
+    pub fn delay(duration: Duration, then: Behaviour) -> Self {
+        Self::Delay(duration, Box::new(then))
+    }
+}
+
+/// One request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct RecordedRequest {
+    pub path: String,
+    pub headers: HeaderMap,
+    /// The parsed JSON body (`Value::Null` if it was not JSON).
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+}
+
+/// A running fake server; it stops when dropped.
+pub struct FakeLlm {
+    base_url: String,
+    shared: Arc<Shared>,
+    server: JoinHandle<()>,
+}
+
+#[derive(Default)]
+struct Shared {
+    script: Mutex<VecDeque<Behaviour>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+}
+
+impl FakeLlm {
+    /// Starts a server on a free port of 127.0.0.1, on the calling test's runtime.
+    pub async fn start() -> Self {
+        let shared = Arc::new(Shared::default());
+        let app = Router::new()
+            .route("/v1/chat/completions", post(handle))
+            .route("/v1/messages", post(handle))
+            .with_state(Arc::clone(&shared));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the fake LLM server");
+        let address = listener.local_addr().expect("fake LLM server address");
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app)
+                .await
+                .expect("fake LLM server failed");
+        });
+        Self {
+            base_url: format!("http://{address}/v1"),
+            shared,
+            server,
+        }
+    }
+
+    /// The value for `LLM_BASE_URL`, e.g. `http://127.0.0.1:41234/v1`.
+    pub fn base_url(&self) -> String {
+        self.base_url.clone()
+    }
+
+    /// Queues the behaviour for the next request that finds the queue otherwise empty.
+    pub fn push(&self, behaviour: Behaviour) {
+        self.shared
+            .script
+            .lock()
+            .expect("fake LLM script lock")
+            .push_back(behaviour);
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared
+            .requests
+            .lock()
+            .expect("fake LLM requests lock")
+            .clone()
+    }
+}
+
+impl Drop for FakeLlm {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    OpenAi,
+    Anthropic,
+}
+
+async fn handle(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let dialect = if uri.path().ends_with("/messages") {
+        Dialect::Anthropic
+    } else {
+        Dialect::OpenAi
+    };
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let credential = headers
+        .get(header::AUTHORIZATION)
+        .or_else(|| headers.get("x-api-key"))
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    shared
+        .requests
+        .lock()
+        .expect("fake LLM requests lock")
+        .push(RecordedRequest {
+            path: uri.path().to_owned(),
+            headers,
+            body: body.clone(),
+        });
+    let scripted = shared
+        .script
+        .lock()
+        .expect("fake LLM script lock")
+        .pop_front();
+    let mut behaviour = scripted
+        .unwrap_or_else(|| Behaviour::Reply(format!("reply to: {}", last_user_message(&body))));
+    while let Behaviour::Delay(duration, then) = behaviour {
+        tokio::time::sleep(duration).await;
+        behaviour = *then;
+    }
+    let call = Call {
+        dialect,
+        stream: body["stream"] == Value::Bool(true),
+        tokens_in: prompt_words(&body),
+    };
+    match behaviour {
+        Behaviour::Reply(text) if call.stream => stream(call.reply_pieces(&text, true)),
+        Behaviour::Reply(text) => json_response(call.reply_json(&text)),
+        Behaviour::Status(status, retry_after) => {
+            error_response(dialect, status, retry_after, &credential)
+        }
+        Behaviour::Garbage if call.stream => stream(vec![call.garbage_event()]),
+        Behaviour::Garbage => json_text("{\"choices\": [ this is not json"),
+        Behaviour::TruncatedStream(text) if call.stream => stream(call.reply_pieces(&text, false)),
+        Behaviour::TruncatedStream(text) => {
+            let full = call.reply_json(&text).to_string();
+            json_text(&full[..full.len() / 2])
+        }
+        Behaviour::Hang => std::future::pending().await,
+        Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
+    }
+}
+
+/// What the reply depends on, taken from the request.
+struct Call {
+    dialect: Dialect,
+    stream: bool,
+    tokens_in: usize,
+}
+
+impl Call {
+    fn reply_json(&self, text: &str) -> Value {
+        let tokens_out = word_count(text);
+        match self.dialect {
+            Dialect::OpenAi => json!({
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "choices": [{
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop"
+                }],
+                "usage": {
+                    "prompt_tokens": self.tokens_in,
+                    "completion_tokens": tokens_out,
+                    "total_tokens": self.tokens_in + tokens_out
+                }
+            }),
+            Dialect::Anthropic => json!({
+                "id": "msg_fake",
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": self.tokens_in, "output_tokens": tokens_out}
+            }),
+        }
+    }
+
+    /// The pieces of a streamed reply, each written separately; without the ending when
+    /// `complete` is false.
+    fn reply_pieces(&self, text: &str, complete: bool) -> Vec<Bytes> {
+        let deltas = split_into_deltas(text);
+        let mut pieces = Vec::new();
+        match self.dialect {
+            Dialect::OpenAi => {
+                pieces.push(openai_chunk(
+                    json!({"role": "assistant", "content": ""}),
+                    None,
+                ));
+                pieces.push(Bytes::from_static(b": ping\n\n"));
+                pieces.push(openai_chunk(json!({}), None));
+                pieces.extend(split_first_mid_line(
+                    deltas
+                        .iter()
+                        .map(|delta| openai_chunk(json!({"content": delta}), None)),
+                ));
+                if complete {
+                    pieces.push(openai_chunk(json!({}), Some("stop")));
+                    pieces.push(Bytes::from_static(b"data: [DONE]\n\n"));
+                }
+            }
+            Dialect::Anthropic => {
+                pieces.push(anthropic_event(json!({
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_fake", "type": "message", "role": "assistant", "content": [],
+                        "stop_reason": null,
+                        "usage": {"input_tokens": self.tokens_in, "output_tokens": 1}
+                    }
+                })));
+                pieces.push(anthropic_event(json!({
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "text", "text": ""}
+                })));
+                pieces.push(anthropic_event(json!({"type": "ping"})));
+                pieces.extend(split_first_mid_line(deltas.iter().map(|delta| {
+                    anthropic_event(json!({
+                        "type": "content_block_delta",
+                        "index": 0,
+                        "delta": {"type": "text_delta", "text": delta}
+                    }))
+                })));
+                if complete {
+                    pieces.push(anthropic_event(
+                        json!({"type": "content_block_stop", "index": 0}),
+                    ));
+                    pieces.push(anthropic_event(json!({
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+                        "usage": {"output_tokens": word_count(text)}
+                    })));
+                    pieces.push(anthropic_event(json!({"type": "message_stop"})));
+                }
+            }
+        }
+        pieces
+    }
+
+    fn garbage_event(&self) -> Bytes {
+        match self.dialect {
+            Dialect::OpenAi => Bytes::from_static(b"data: {\"choices\": [ this is not json\n\n"),
+            Dialect::Anthropic => {
+                Bytes::from_static(b"event: content_block_delta\ndata: {this is not json\n\n")
+            }
+        }
+    }
+}
+
+fn openai_chunk(delta: Value, finish_reason: Option<&str>) -> Bytes {
+    let chunk = json!({
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]
+    });
+    Bytes::from(format!("data: {chunk}\n\n"))
+}
+
+fn anthropic_event(data: Value) -> Bytes {
+    let name = data["type"].as_str().unwrap_or("unknown").to_owned();
+    Bytes::from(format!("event: {name}\ndata: {data}\n\n"))
+}
+
+/// Words with their trailing whitespace, so the deltas add up to exactly the text.
+fn split_into_deltas(text: &str) -> Vec<String> {
+    let mut deltas = Vec::new();
+    let mut current = String::new();
+    for character in text.chars() {
+        if !character.is_whitespace() && current.ends_with(char::is_whitespace) {
+            deltas.push(std::mem::take(&mut current));
+        }
+        current.push(character);
+    }
+    if !current.is_empty() {
+        deltas.push(current);
+    }
+    deltas
+}
+
+/// Cuts the first piece in two: inside its first non-ASCII character if it has one (so the
+/// client must reassemble UTF-8 across reads), else in the middle of the line.
+fn split_first_mid_line(pieces: impl Iterator<Item = Bytes>) -> Vec<Bytes> {
+    let mut pieces = pieces.peekable();
+    let Some(first) = pieces.next() else {
+        return Vec::new();
+    };
+    let cut = first
+        .iter()
+        .position(|byte| !byte.is_ascii())
+        .map_or(first.len() / 2, |position| position + 1);
+    let mut result = vec![first.slice(..cut), first.slice(cut..)];
+    result.extend(pieces);
+    result
+}
+
+fn stream(pieces: Vec<Bytes>) -> Response {
+    let body = futures_util::stream::iter(pieces).then(|piece| async move {
+        tokio::time::sleep(PIECE_INTERVAL).await;
+        Ok::<_, Infallible>(piece)
+    });
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
+}
+
+fn json_response(value: Value) -> Response {
+    json_text(&value.to_string())
+}
+
+fn json_text(text: &str) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        text.to_owned(),
+    )
+        .into_response()
+}
+
+fn error_response(
+    dialect: Dialect,
+    status: u16,
+    retry_after: Option<u64>,
+    credential: &str,
+) -> Response {
+    let status = StatusCode::from_u16(status).expect("a valid HTTP status");
+    let message = format!("fake failure ({status}); the key you sent was '{credential}'");
+    let body = match dialect {
+        Dialect::OpenAi => json!({"error": {"message": message, "type": "fake_error"}}),
+        Dialect::Anthropic => {
+            json!({"type": "error", "error": {"type": "fake_error", "message": message}})
+        }
+    };
+    let mut response = (status, json_response(body)).into_response();
+    if let Some(seconds) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, seconds.into());
+    }
+    response
+}
+
+fn last_user_message(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|messages| {
+            messages
+                .iter()
+                .rev()
+                .find(|message| message["role"] == "user")
+        })
+        .and_then(|message| message["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn prompt_words(body: &Value) -> usize {
+    let system = body["system"].as_str().map_or(0, word_count);
+    let messages = body["messages"].as_array().map_or(0, |messages| {
+        messages
+            .iter()
+            .filter_map(|message| message["content"].as_str())
+            .map(word_count)
+            .sum()
+    });
+    system + messages
+}
+
+fn word_count(text: &str) -> usize {
+    text.split_whitespace().count()
+}
