@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use teloxide::Bot;
-use teloxide::dispatching::update_listeners;
+use teloxide::adaptors::throttle::{Limits, Throttle};
+use teloxide::update_listeners;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -16,14 +17,14 @@ use crate::conversation::{ConversationSettings, Conversations};
 use crate::jobs;
 use crate::llm::LlmClient;
 use crate::storage::Store;
-use crate::telegram::{self, TelegramBot};
+use crate::telegram::{self, TelegramApi};
 
 /// The bot, ready to run.
 pub struct App {
     config: Config,
     store: Store,
     conversations: Conversations,
-    bot: TelegramBot,
+    bot: Bot,
     clock: Arc<dyn Clock>,
 }
 
@@ -32,15 +33,21 @@ impl App {
     /// as teloxide users expect), the system clock.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
-        if std::env::var("TELOXIDE_TOKEN").map(|token| token.trim().is_empty()).unwrap_or(true) {
+        if std::env::var("TELOXIDE_TOKEN")
+            .map(|token| token.trim().is_empty())
+            .unwrap_or(true)
+        {
             anyhow::bail!("TELOXIDE_TOKEN is not set: put your bot token from @BotFather in it");
         }
-        let bot = telegram::telegram_bot(Bot::from_env(), config.telegram.throttle);
-        Self::build_with(config, bot, Arc::new(SystemClock)).await
+        Self::build_with(config, Bot::from_env(), Arc::new(SystemClock)).await
     }
 
     /// Builds the app around a given bot and clock (tests point the bot at a fake server).
-    pub async fn build_with(config: Config, bot: TelegramBot, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+    pub async fn build_with(
+        config: Config,
+        bot: Bot,
+        clock: Arc<dyn Clock>,
+    ) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
         let store = Store::connect(&config.storage.database_url).await?;
         store.migrate().await?;
@@ -51,7 +58,13 @@ impl App {
             clock.clone(),
             ConversationSettings::from_config(&config.history),
         );
-        Ok(Self { config, store, conversations, bot, clock })
+        Ok(Self {
+            config,
+            store,
+            conversations,
+            bot,
+            clock,
+        })
     }
 
     pub fn conversations(&self) -> &Conversations {
@@ -60,7 +73,22 @@ impl App {
 
     /// Runs until `shutdown` is cancelled (or SIGTERM/SIGINT, see [`App::run`]).
     pub async fn run_until(self, shutdown: CancellationToken) -> anyhow::Result<()> {
-        if let Err(error) = telegram::register_commands(&self.bot).await {
+        if self.config.telegram.throttle {
+            // Telegram's published limits: about 30 messages a second overall, 1 a second per chat.
+            let bot = Throttle::new_spawn(self.bot.clone(), Limits::default());
+            self.run_with(bot, shutdown).await
+        } else {
+            let bot = self.bot.clone();
+            self.run_with(bot, shutdown).await
+        }
+    }
+
+    async fn run_with<B: TelegramApi>(
+        self,
+        bot: B,
+        shutdown: CancellationToken,
+    ) -> anyhow::Result<()> {
+        if let Err(error) = telegram::register_commands(&bot).await {
             tracing::warn!(error = %error, "could not register the command menu with Telegram");
         }
         let jobs_shutdown = CancellationToken::new();
@@ -73,7 +101,8 @@ impl App {
             jobs_shutdown.clone(),
         ));
 
-        let mut dispatcher = telegram::dispatcher(self.bot.clone(), self.conversations.clone(), &self.config);
+        let mut dispatcher =
+            telegram::dispatcher(bot.clone(), self.conversations.clone(), &self.config);
         let dispatcher_shutdown = dispatcher.shutdown_token();
         tokio::spawn(async move {
             shutdown.cancelled().await;
@@ -83,12 +112,14 @@ impl App {
                 done.await;
             }
         });
-        let listener = update_listeners::polling_default(self.bot.clone()).await;
+        let listener = update_listeners::polling_default(bot).await;
         tracing::info!("telemem is running (long polling)");
         dispatcher
             .dispatch_with_listener(
                 listener,
-                teloxide::error_handlers::LoggingErrorHandler::with_custom_text("polling Telegram failed"),
+                teloxide::error_handlers::LoggingErrorHandler::with_custom_text(
+                    "polling Telegram failed",
+                ),
             )
             .await;
 
@@ -113,15 +144,16 @@ async fn cancel_on_signal(shutdown: CancellationToken) {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(terminate) => terminate,
-            Err(error) => {
-                tracing::error!(error = ?error, "cannot listen for SIGTERM");
-                let _ = interrupt.await;
-                shutdown.cancel();
-                return;
-            }
-        };
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(terminate) => terminate,
+                Err(error) => {
+                    tracing::error!(error = ?error, "cannot listen for SIGTERM");
+                    let _ = interrupt.await;
+                    shutdown.cancel();
+                    return;
+                }
+            };
         tokio::select! {
             _ = interrupt => tracing::info!("received SIGINT"),
             _ = terminate.recv() => tracing::info!("received SIGTERM"),

@@ -52,7 +52,11 @@ pub async fn run() -> anyhow::Result<()> {
 }
 
 /// Runs one command; separate from [`run`] so tests can call it with their own config and clock.
-pub async fn execute(command: Command, config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<()> {
+pub async fn execute(
+    command: Command,
+    config: &Config,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<()> {
     let admin_command = match command {
         Command::Run => return App::build(config.clone()).await?.run().await,
         Command::Migrate => AdminCommand::Migrate,
@@ -67,7 +71,9 @@ pub async fn execute(command: Command, config: &Config, clock: Arc<dyn Clock>) -
             Ok(())
         }
         AdminCommand::Purge { dry_run } => purge(&store, config, clock.as_ref(), dry_run).await,
-        AdminCommand::Stats { user: Some(user_id) } => user_stats(&store, config, clock.as_ref(), user_id).await,
+        AdminCommand::Stats {
+            user: Some(user_id),
+        } => user_stats(&store, config, clock.as_ref(), user_id).await,
         AdminCommand::Stats { user: None } => totals(&store).await,
     };
     store.close().await;

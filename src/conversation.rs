@@ -44,7 +44,10 @@ impl Persona {
             return Err(PersonaError::Empty);
         }
         if length > PERSONA_MAX_CHARS {
-            return Err(PersonaError::TooLong { length, max: PERSONA_MAX_CHARS });
+            return Err(PersonaError::TooLong {
+                length,
+                max: PERSONA_MAX_CHARS,
+            });
         }
         Ok(Self(trimmed.to_owned()))
     }
@@ -112,8 +115,18 @@ pub struct Conversations {
 }
 
 impl Conversations {
-    pub fn new(store: Store, llm: LlmClient, clock: Arc<dyn Clock>, settings: ConversationSettings) -> Self {
-        Self { store, llm, clock, settings: Arc::new(settings) }
+    pub fn new(
+        store: Store,
+        llm: LlmClient,
+        clock: Arc<dyn Clock>,
+        settings: ConversationSettings,
+    ) -> Self {
+        Self {
+            store,
+            llm,
+            clock,
+            settings: Arc::new(settings),
+        }
     }
 
     pub fn store(&self) -> &Store {
@@ -136,7 +149,11 @@ impl Conversations {
         telegram_message_id: Option<i64>,
     ) -> anyhow::Result<Turn> {
         let now_ms = self.clock.now_ms();
-        let settings = self.store.touch_user(key.user_id, now_ms).await.context("cannot record user activity")?;
+        let settings = self
+            .store
+            .touch_user(key.user_id, now_ms)
+            .await
+            .context("cannot record user activity")?;
         let session = session_for_message(&self.store, key, now_ms, self.settings.session_idle_ms)
             .await
             .context("cannot find or start the session")?;
@@ -156,7 +173,11 @@ impl Conversations {
             .context("cannot store the user's message")?;
         let history = self
             .store
-            .history(key, now_ms - self.settings.history_window_ms, self.settings.history_max_messages)
+            .history(
+                key,
+                now_ms - self.settings.history_window_ms,
+                self.settings.history_max_messages,
+            )
             .await
             .context("cannot read the history")?;
         let assembled = assemble(&ContextInputs {
@@ -198,8 +219,14 @@ impl Conversations {
         completion: &Completion,
         telegram_message_id: Option<i64>,
     ) -> anyhow::Result<i64> {
-        let tokens_in = completion.tokens_in.map(i64::from).unwrap_or(turn.prompt_tokens_estimate as i64);
-        let tokens_out = completion.tokens_out.map(i64::from).unwrap_or(estimate_tokens(&completion.text) as i64);
+        let tokens_in = completion
+            .tokens_in
+            .map(i64::from)
+            .unwrap_or(turn.prompt_tokens_estimate as i64);
+        let tokens_out = completion
+            .tokens_out
+            .map(i64::from)
+            .unwrap_or(estimate_tokens(&completion.text) as i64);
         self.store
             .add_message(&NewMessage {
                 key: turn.key,
@@ -218,14 +245,21 @@ impl Conversations {
     /// One whole turn without streaming (for `telemem chat` and tests).
     pub async fn chat(&self, key: ConversationKey, text: &str) -> anyhow::Result<Completion> {
         let turn = self.begin_turn(key, text, None).await?;
-        let completion = self.ask(&turn, None).await.context("the model did not answer")?;
+        let completion = self
+            .ask(&turn, None)
+            .await
+            .context("the model did not answer")?;
         self.finish_turn(&turn, &completion, None).await?;
         Ok(completion)
     }
 
     /// The user's persona, if set.
     pub async fn persona(&self, user_id: i64) -> anyhow::Result<Option<String>> {
-        let settings = self.store.user_settings(user_id).await.context("cannot read settings")?;
+        let settings = self
+            .store
+            .user_settings(user_id)
+            .await
+            .context("cannot read settings")?;
         Ok(settings.and_then(|settings| settings.persona))
     }
 
@@ -240,18 +274,28 @@ impl Conversations {
     /// Closes the current session now; the next message starts a fresh one. Returns whether a
     /// session was open.
     pub async fn reset_session(&self, key: ConversationKey) -> anyhow::Result<bool> {
-        let closed = self.store.close_session(key, self.clock.now_ms()).await.context("cannot close the session")?;
+        let closed = self
+            .store
+            .close_session(key, self.clock.now_ms())
+            .await
+            .context("cannot close the session")?;
         Ok(closed.is_some())
     }
 
     /// Deletes the conversation's history, sessions and summaries; the persona stays.
     pub async fn clear(&self, key: ConversationKey) -> anyhow::Result<PurgeCounts> {
-        self.store.clear_conversation(key).await.context("cannot clear the conversation")
+        self.store
+            .clear_conversation(key)
+            .await
+            .context("cannot clear the conversation")
     }
 
     /// The conversation's messages, oldest first, for `/export`.
     pub async fn export(&self, key: ConversationKey) -> anyhow::Result<Vec<StoredMessage>> {
-        self.store.all_messages(key).await.context("cannot read the conversation for export")
+        self.store
+            .all_messages(key)
+            .await
+            .context("cannot read the conversation for export")
     }
 
     /// Figures for `/stats`.
@@ -259,14 +303,25 @@ impl Conversations {
         let now_ms = self.clock.now_ms();
         let stats = self
             .store
-            .conversation_stats(key, now_ms - self.settings.history_window_ms, start_of_utc_day_ms(now_ms))
+            .conversation_stats(
+                key,
+                now_ms - self.settings.history_window_ms,
+                start_of_utc_day_ms(now_ms),
+            )
             .await
             .context("cannot read statistics")?;
-        let session = self.store.open_session(key).await.context("cannot read the session")?;
-        let session = session.filter(|s| now_ms - s.last_activity_at_ms <= self.settings.session_idle_ms);
+        let session = self
+            .store
+            .open_session(key)
+            .await
+            .context("cannot read the session")?;
+        let session =
+            session.filter(|s| now_ms - s.last_activity_at_ms <= self.settings.session_idle_ms);
         Ok(ConversationStats {
             messages_stored: stats.messages_total,
-            messages_in_context: stats.messages_in_window.min(self.settings.history_max_messages),
+            messages_in_context: stats
+                .messages_in_window
+                .min(self.settings.history_max_messages),
             tokens_today: stats.tokens_today,
             tokens_total: stats.tokens_in + stats.tokens_out,
             session_started_at_ms: session.map(|s| s.started_at_ms),

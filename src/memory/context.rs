@@ -63,9 +63,20 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
         None => (&[][..], None),
     };
 
-    let summary_costs: Vec<usize> = inputs.summaries.iter().map(|s| estimate_tokens(&summary_line(s))).collect();
-    let recalled_costs: Vec<usize> = inputs.recalled.iter().map(|m| estimate_tokens(&recalled_line(m))).collect();
-    let history_costs: Vec<usize> = previous.iter().map(|m| estimate_message_tokens(&history_content(m))).collect();
+    let summary_costs: Vec<usize> = inputs
+        .summaries
+        .iter()
+        .map(|s| estimate_tokens(&summary_line(s)))
+        .collect();
+    let recalled_costs: Vec<usize> = inputs
+        .recalled
+        .iter()
+        .map(|m| estimate_tokens(&recalled_line(m)))
+        .collect();
+    let history_costs: Vec<usize> = previous
+        .iter()
+        .map(|m| estimate_message_tokens(&history_content(m)))
+        .collect();
 
     // Trim in the documented order until the memory parts fit the budget.
     let mut history_start = 0; // drop from the front: oldest raw turns first
@@ -102,7 +113,10 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
     }
     let memory_tokens = memory_cost(history_start, recalled_end, summaries_start);
     let total_tokens = estimate_tokens(&system)
-        + messages.iter().map(|m| estimate_message_tokens(&m.content)).sum::<usize>();
+        + messages
+            .iter()
+            .map(|m| estimate_message_tokens(&m.content))
+            .sum::<usize>();
     AssembledContext {
         request: ChatRequest { system, messages },
         memory_tokens,
@@ -113,17 +127,30 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
     }
 }
 
-fn system_prompt(inputs: &ContextInputs<'_>, summaries: &[SummaryRecord], recalled: &[StoredMessage]) -> String {
+fn system_prompt(
+    inputs: &ContextInputs<'_>,
+    summaries: &[SummaryRecord],
+    recalled: &[StoredMessage],
+) -> String {
     let mut prompt = inputs.default_prompt.trim_end().to_owned();
-    prompt.push_str(&format!("\n\nCurrent date and time: {}.", format_utc_ms(inputs.now_ms)));
+    prompt.push_str(&format!(
+        "\n\nCurrent date and time: {}.",
+        format_utc_ms(inputs.now_ms)
+    ));
     if let Some(persona) = inputs.persona {
-        prompt.push_str("\n\nThe person has asked you to behave as follows (their persona setting):\n");
+        prompt.push_str(
+            "\n\nThe person has asked you to behave as follows (their persona setting):\n",
+        );
         prompt.push_str(persona.trim());
     }
     if !inputs.notes.is_empty() {
         prompt.push_str("\n\nLasting facts and preferences this person has told you:\n");
         for note in inputs.notes {
-            prompt.push_str(&format!("- {} (noted {})\n", note.text.trim(), format_utc_ms(note.noted_at_ms)));
+            prompt.push_str(&format!(
+                "- {} (noted {})\n",
+                note.text.trim(),
+                format_utc_ms(note.noted_at_ms)
+            ));
         }
     }
     if summaries.is_empty() && recalled.is_empty() {
@@ -166,14 +193,22 @@ fn recalled_line(message: &StoredMessage) -> String {
         MessageRole::Assistant => "you",
         MessageRole::System => "system",
     };
-    format!("- [{}] {speaker}: {}", format_utc_ms(message.created_at_ms), message.content.trim())
+    format!(
+        "- [{}] {speaker}: {}",
+        format_utc_ms(message.created_at_ms),
+        message.content.trim()
+    )
 }
 
 /// The text of a raw history message as the model sees it: the person's messages carry their
 /// time (assistant messages do not, or the model starts imitating the stamp in its replies).
 fn history_content(message: &StoredMessage) -> String {
     match message.role {
-        MessageRole::User => format!("[{}] {}", format_utc_ms(message.created_at_ms), message.content),
+        MessageRole::User => format!(
+            "[{}] {}",
+            format_utc_ms(message.created_at_ms),
+            message.content
+        ),
         MessageRole::Assistant | MessageRole::System => message.content.clone(),
     }
 }

@@ -19,13 +19,13 @@ pub async fn session_for_message(
     now_ms: i64,
     idle_ms: i64,
 ) -> Result<SessionChoice, sqlx::Error> {
-    if let Some(open) = store.open_session(key).await? {
-        if now_ms - open.last_activity_at_ms <= idle_ms {
-            return Ok(SessionChoice {
-                session_id: open.id,
-                closed_session_id: None,
-            });
-        }
+    if let Some(open) = store.open_session(key).await?
+        && now_ms - open.last_activity_at_ms <= idle_ms
+    {
+        return Ok(SessionChoice {
+            session_id: open.id,
+            closed_session_id: None,
+        });
     }
     let (session, closed_session_id) = store.start_session(key, now_ms).await?;
     Ok(SessionChoice {

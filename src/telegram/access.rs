@@ -52,8 +52,15 @@ impl AccessPolicy {
             return Access::Allowed;
         }
         // A poisoned lock only means another handler panicked; the set itself is still usable.
-        let mut refused = self.refused.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if refused.insert(user_id) { Access::RefuseOnce } else { Access::Ignore }
+        let mut refused = self
+            .refused
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if refused.insert(user_id) {
+            Access::RefuseOnce
+        } else {
+            Access::Ignore
+        }
     }
 }
 
@@ -73,7 +80,9 @@ pub fn is_addressed_to_bot(message: &Message, me: &Me) -> bool {
 /// A command for this bot (`/stats`, `/stats@this_bot`), not one for another bot in the group.
 fn is_our_command(message: &Message, me: &Me) -> bool {
     let username = me.user.username.as_deref().unwrap_or_default();
-    message.text().is_some_and(|text| Command::parse(text, username).is_ok())
+    message
+        .text()
+        .is_some_and(|text| Command::parse(text, username).is_ok())
 }
 
 fn mentions_bot(message: &Message, me: &Me) -> bool {
@@ -81,16 +90,24 @@ fn mentions_bot(message: &Message, me: &Me) -> bool {
         return false;
     };
     let mention = format!("@{username}");
-    let by_entity = message.parse_entities().unwrap_or_default().iter().any(|entity| match entity.kind() {
-        MessageEntityKind::Mention => entity.text().eq_ignore_ascii_case(&mention),
-        MessageEntityKind::TextMention { user } => user.id == me.id,
-        _ => false,
-    });
-    by_entity || message.text().is_some_and(|text| contains_ignore_ascii_case(text, &mention))
+    let by_entity = message
+        .parse_entities()
+        .unwrap_or_default()
+        .iter()
+        .any(|entity| match entity.kind() {
+            MessageEntityKind::Mention => entity.text().eq_ignore_ascii_case(&mention),
+            MessageEntityKind::TextMention { user } => user.id == me.id,
+            _ => false,
+        });
+    by_entity
+        || message
+            .text()
+            .is_some_and(|text| contains_ignore_ascii_case(text, &mention))
 }
 
 fn contains_ignore_ascii_case(text: &str, needle: &str) -> bool {
-    text.to_ascii_lowercase().contains(&needle.to_ascii_lowercase())
+    text.to_ascii_lowercase()
+        .contains(&needle.to_ascii_lowercase())
 }
 
 /// The message text with the bot's own @mention removed, for the prompt.

@@ -14,7 +14,7 @@ use teloxide::{ApiError, RequestError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::telegram::TelegramBot;
+use crate::telegram::TelegramApi;
 use crate::telegram::render::{markdown_to_telegram_html, split_for_telegram, split_plain_text};
 
 /// Telegram's limit on one message's text, in UTF-16 code units after entity parsing.
@@ -50,13 +50,16 @@ pub struct Preview {
 
 /// Shows `typing` until the first text arrives and, when `stream` is on, a preview message edited
 /// with the text so far, until the model's sender side of `progress` is dropped.
-pub async fn show_progress(
-    bot: TelegramBot,
+pub async fn show_progress<B: TelegramApi>(
+    bot: B,
     target: ReplyTarget,
     mut progress: watch::Receiver<String>,
     stream: bool,
 ) -> Preview {
-    let mut preview = Preview { message_id: None, next_edit_at: Instant::now() };
+    let mut preview = Preview {
+        message_id: None,
+        next_edit_at: Instant::now(),
+    };
     let mut typing = tokio::time::interval(TYPING_INTERVAL);
     loop {
         tokio::select! {
@@ -84,20 +87,40 @@ pub async fn show_progress(
     preview
 }
 
-async fn update_preview(bot: &TelegramBot, target: ReplyTarget, preview: &mut Preview, markdown: &str) {
+async fn update_preview<B: TelegramApi>(
+    bot: &B,
+    target: ReplyTarget,
+    preview: &mut Preview,
+    markdown: &str,
+) {
     let html = markdown_to_telegram_html(markdown);
-    let Some(first_part) = split_for_telegram(&html, TELEGRAM_MAX_CHARS).into_iter().next() else {
+    let Some(first_part) = split_for_telegram(&html, TELEGRAM_MAX_CHARS)
+        .into_iter()
+        .next()
+    else {
         return;
     };
     let result = match preview.message_id {
-        None => send_part(bot, target, &first_part, Some(ParseMode::Html)).await.map(Some),
-        Some(message_id) => edit_part(bot, target.chat_id, message_id, &first_part, Some(ParseMode::Html)).await.map(|()| None),
+        None => send_part(bot, target, &first_part, Some(ParseMode::Html))
+            .await
+            .map(Some),
+        Some(message_id) => edit_part(
+            bot,
+            target.chat_id,
+            message_id,
+            &first_part,
+            Some(ParseMode::Html),
+        )
+        .await
+        .map(|()| None),
     };
     preview.next_edit_at = Instant::now() + EDIT_INTERVAL;
     match result {
         Ok(Some(message_id)) => preview.message_id = Some(message_id),
         Ok(None) => {}
-        Err(RequestError::RetryAfter(wait)) => preview.next_edit_at = Instant::now() + wait.duration(),
+        Err(RequestError::RetryAfter(wait)) => {
+            preview.next_edit_at = Instant::now() + wait.duration()
+        }
         // A failed preview is not fatal: the final delivery shows the whole reply.
         Err(error) => tracing::debug!(error = %error, "streamed preview update failed"),
     }
@@ -106,19 +129,30 @@ async fn update_preview(bot: &TelegramBot, target: ReplyTarget, preview: &mut Pr
 /// Delivers the final reply: HTML rendered from `markdown`, split into parts; the first part
 /// replaces the preview if there is one. Falls back to plain text if Telegram rejects the HTML.
 /// Returns the ids of the messages that hold the reply.
-pub async fn deliver_reply(
-    bot: &TelegramBot,
+pub async fn deliver_reply<B: TelegramApi>(
+    bot: &B,
     target: ReplyTarget,
     preview: Preview,
     markdown: &str,
 ) -> Result<Vec<MessageId>, RequestError> {
     tokio::time::sleep_until(preview.next_edit_at).await;
     let mut message_ids: Vec<MessageId> = preview.message_id.into_iter().collect();
-    let html_parts = split_for_telegram(&markdown_to_telegram_html(markdown), TELEGRAM_MAX_CHARS);
-    match put_parts(bot, target, &mut message_ids, &html_parts, Some(ParseMode::Html)).await {
+    let html_parts = visible_parts(split_for_telegram(
+        &markdown_to_telegram_html(markdown),
+        TELEGRAM_MAX_CHARS,
+    ));
+    match put_parts(
+        bot,
+        target,
+        &mut message_ids,
+        &html_parts,
+        Some(ParseMode::Html),
+    )
+    .await
+    {
         Err(RequestError::Api(ApiError::CantParseEntities(description))) => {
             tracing::warn!(%description, "Telegram rejected the rendered HTML; sending plain text");
-            let plain_parts = split_plain_text(markdown, TELEGRAM_MAX_CHARS);
+            let plain_parts = visible_parts(split_plain_text(markdown, TELEGRAM_MAX_CHARS));
             put_parts(bot, target, &mut message_ids, &plain_parts, None).await?;
         }
         other => other?,
@@ -126,8 +160,21 @@ pub async fn deliver_reply(
     Ok(message_ids)
 }
 
+/// Drops parts that are only whitespace (Telegram rejects an empty message text).
+fn visible_parts(parts: Vec<String>) -> Vec<String> {
+    parts
+        .into_iter()
+        .filter(|part| !part.trim().is_empty())
+        .collect()
+}
+
 /// Sends a short notice (an error, a refusal), replacing the preview if there is one.
-pub async fn deliver_notice(bot: &TelegramBot, target: ReplyTarget, preview: Preview, text: &str) -> Result<(), RequestError> {
+pub async fn deliver_notice<B: TelegramApi>(
+    bot: &B,
+    target: ReplyTarget,
+    preview: Preview,
+    text: &str,
+) -> Result<(), RequestError> {
     match preview.message_id {
         Some(message_id) => {
             tokio::time::sleep_until(preview.next_edit_at).await;
@@ -139,8 +186,8 @@ pub async fn deliver_notice(bot: &TelegramBot, target: ReplyTarget, preview: Pre
 
 /// Makes `message_ids` hold exactly `parts`: edits the messages that exist, sends the rest, and
 /// deletes any left over from an earlier, longer attempt.
-async fn put_parts(
-    bot: &TelegramBot,
+async fn put_parts<B: TelegramApi>(
+    bot: &B,
     target: ReplyTarget,
     message_ids: &mut Vec<MessageId>,
     parts: &[String],
@@ -148,24 +195,35 @@ async fn put_parts(
 ) -> Result<(), RequestError> {
     for (index, part) in parts.iter().enumerate() {
         match message_ids.get(index) {
-            Some(&message_id) => edit_part(bot, target.chat_id, message_id, part, parse_mode).await?,
+            Some(&message_id) => {
+                edit_part(bot, target.chat_id, message_id, part, parse_mode).await?
+            }
             None => {
                 // Only the first message replies to the user's; the rest follow it.
-                let target = if index == 0 { target } else { ReplyTarget { reply_to: None, ..target } };
+                let target = if index == 0 {
+                    target
+                } else {
+                    ReplyTarget {
+                        reply_to: None,
+                        ..target
+                    }
+                };
                 message_ids.push(send_part(bot, target, part, parse_mode).await?);
             }
         }
     }
     for message_id in message_ids.split_off(parts.len()) {
-        if let Err(error) = with_flood_retry(|| bot.delete_message(target.chat_id, message_id).send()).await {
+        if let Err(error) =
+            with_flood_retry(|| bot.delete_message(target.chat_id, message_id).send()).await
+        {
             tracing::debug!(error = %error, "could not delete a leftover reply part");
         }
     }
     Ok(())
 }
 
-async fn send_part(
-    bot: &TelegramBot,
+async fn send_part<B: TelegramApi>(
+    bot: &B,
     target: ReplyTarget,
     text: &str,
     parse_mode: Option<ParseMode>,
@@ -176,7 +234,8 @@ async fn send_part(
             request = request.parse_mode(parse_mode);
         }
         if let Some(reply_to) = target.reply_to {
-            request = request.reply_parameters(ReplyParameters::new(reply_to).allow_sending_without_reply());
+            request = request
+                .reply_parameters(ReplyParameters::new(reply_to).allow_sending_without_reply());
         }
         request.send()
     })
@@ -184,8 +243,8 @@ async fn send_part(
     Ok(message.id)
 }
 
-async fn edit_part(
-    bot: &TelegramBot,
+async fn edit_part<B: TelegramApi>(
+    bot: &B,
     chat_id: ChatId,
     message_id: MessageId,
     text: &str,
@@ -214,8 +273,14 @@ where
     let mut attempt = 1;
     loop {
         match request().await {
-            Err(RequestError::RetryAfter(wait)) if attempt < MAX_ATTEMPTS && wait.duration() <= MAX_RETRY_AFTER => {
-                tracing::warn!(retry_after_secs = wait.seconds(), attempt, "Telegram flood control; waiting");
+            Err(RequestError::RetryAfter(wait))
+                if attempt < MAX_ATTEMPTS && wait.duration() <= MAX_RETRY_AFTER =>
+            {
+                tracing::warn!(
+                    retry_after_secs = wait.seconds(),
+                    attempt,
+                    "Telegram flood control; waiting"
+                );
                 tokio::time::sleep(wait.duration()).await;
                 attempt += 1;
             }

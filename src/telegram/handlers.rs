@@ -16,8 +16,10 @@ use crate::llm::LlmError;
 use crate::storage::{ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
 use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
-use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_notice, deliver_reply, show_progress};
-use crate::telegram::{BotSettings, TelegramBot, replies};
+use crate::telegram::delivery::{
+    self, Preview, ReplyTarget, deliver_notice, deliver_reply, show_progress,
+};
+use crate::telegram::{BotSettings, TelegramApi, replies};
 
 pub type HandlerResult = anyhow::Result<()>;
 
@@ -37,8 +39,11 @@ fn reply_target(message: &Message) -> ReplyTarget {
     }
 }
 
-async fn say(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
-    let preview = Preview { message_id: None, next_edit_at: tokio::time::Instant::now() };
+async fn say<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
+    let preview = Preview {
+        message_id: None,
+        next_edit_at: tokio::time::Instant::now(),
+    };
     deliver_notice(bot, reply_target(message), preview, text).await?;
     Ok(())
 }
@@ -49,14 +54,21 @@ pub fn addressed_to_bot(message: Message, me: Me) -> bool {
 }
 
 /// Filter: the sender may use the bot. Refuses strangers once, politely, storing nothing.
-pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
+pub async fn sender_allowed<B: TelegramApi>(
+    bot: B,
+    message: Message,
+    access: Arc<AccessPolicy>,
+) -> bool {
     let Some(user) = message.from.as_ref() else {
         return false;
     };
     match access.check(user.id.0 as i64) {
         Access::Allowed => true,
         Access::RefuseOnce => {
-            tracing::info!(user_id = user.id.0, "refused a user who is not on the allow list");
+            tracing::info!(
+                user_id = user.id.0,
+                "refused a user who is not on the allow list"
+            );
             if let Err(error) = say(&bot, &message, replies::NOT_ALLOWED).await {
                 tracing::warn!(error = ?error, "could not send the refusal");
             }
@@ -74,7 +86,11 @@ pub fn presser_allowed(query: CallbackQuery, access: Arc<AccessPolicy>) -> bool 
 /// Filter: the update is seen for the first time (Telegram may deliver an update again).
 pub async fn first_delivery(update: Update, conversations: Conversations) -> bool {
     let now_ms = conversations.now_ms();
-    match conversations.store().mark_update_processed(i64::from(update.id.0), now_ms).await {
+    match conversations
+        .store()
+        .mark_update_processed(i64::from(update.id.0), now_ms)
+        .await
+    {
         Ok(is_new) => {
             if !is_new {
                 tracing::info!(update_id = update.id.0, "skipped an update delivered twice");
@@ -90,8 +106,8 @@ pub async fn first_delivery(update: Update, conversations: Conversations) -> boo
 }
 
 /// A text message: one chat turn.
-pub async fn chat_message(
-    bot: TelegramBot,
+pub async fn chat_message<B: TelegramApi>(
+    bot: B,
     message: Message,
     me: Me,
     conversations: Conversations,
@@ -101,7 +117,11 @@ pub async fn chat_message(
         return Ok(());
     };
     let raw_text = message.text().unwrap_or_default();
-    let text = if message.chat.is_private() { raw_text.trim().to_owned() } else { without_bot_mention(raw_text, &me) };
+    let text = if message.chat.is_private() {
+        raw_text.trim().to_owned()
+    } else {
+        without_bot_mention(raw_text, &me)
+    };
     if text.starts_with('/') {
         return say(&bot, &message, &unknown_command_reply()).await;
     }
@@ -110,13 +130,25 @@ pub async fn chat_message(
     }
     let length = text.chars().count();
     if length > settings.max_message_chars {
-        return say(&bot, &message, &replies::message_too_long(length, settings.max_message_chars)).await;
+        return say(
+            &bot,
+            &message,
+            &replies::message_too_long(length, settings.max_message_chars),
+        )
+        .await;
     }
 
-    let turn = match conversations.begin_turn(key, &text, Some(i64::from(message.id.0))).await {
+    let turn = match conversations
+        .begin_turn(key, &text, Some(i64::from(message.id.0)))
+        .await
+    {
         Ok(turn) => turn,
         Err(error) => {
-            let reply = if is_disk_full(&error) { replies::STORAGE_FULL } else { replies::INTERNAL_ERROR };
+            let reply = if is_disk_full(&error) {
+                replies::STORAGE_FULL
+            } else {
+                replies::INTERNAL_ERROR
+            };
             say(&bot, &message, reply).await?;
             return Err(error.context("could not start the chat turn"));
         }
@@ -124,10 +156,20 @@ pub async fn chat_message(
 
     let target = reply_target(&message);
     let (progress_sender, progress) = watch::channel(String::new());
-    let display = tokio::spawn(show_progress(bot.clone(), target, progress, settings.stream_replies));
-    let answer = conversations.ask(&turn, Some(&progress_sender)).await;
+    let display = tokio::spawn(show_progress(
+        bot.clone(),
+        target,
+        progress,
+        settings.stream_replies,
+    ));
+    let answer = conversations
+        .ask(&turn, settings.stream_replies.then_some(&progress_sender))
+        .await;
     drop(progress_sender);
-    let preview = display.await.unwrap_or(Preview { message_id: None, next_edit_at: tokio::time::Instant::now() });
+    let preview = display.await.unwrap_or(Preview {
+        message_id: None,
+        next_edit_at: tokio::time::Instant::now(),
+    });
 
     let completion = match answer {
         Ok(completion) if completion.text.trim().is_empty() => {
@@ -148,29 +190,36 @@ pub async fn chat_message(
     let message_ids = deliver_reply(&bot, target, preview, &completion.text).await?;
     // The reply is on screen; storing it comes after, and before the next message of this chat.
     let first_id = message_ids.first().map(|id| i64::from(id.0));
-    conversations.finish_turn(&turn, &completion, first_id).await?;
+    conversations
+        .finish_turn(&turn, &completion, first_id)
+        .await?;
     Ok(())
 }
 
 fn unknown_command_reply() -> String {
-    format!("I don't know that command. These are the ones I understand:\n\n{}", Command::descriptions())
+    format!(
+        "I don't know that command. These are the ones I understand:\n\n{}",
+        Command::descriptions()
+    )
 }
 
 fn is_disk_full(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| match cause.downcast_ref::<sqlx::Error>() {
-        Some(sqlx::Error::Database(database)) => database.code().as_deref() == Some("13"),
-        _ => false,
-    })
+    error
+        .chain()
+        .any(|cause| match cause.downcast_ref::<sqlx::Error>() {
+            Some(sqlx::Error::Database(database)) => database.code().as_deref() == Some("13"),
+            _ => false,
+        })
 }
 
 /// Photos, stickers, voice, files: a short clear reply.
-pub async fn non_text_message(bot: TelegramBot, message: Message) -> HandlerResult {
+pub async fn non_text_message<B: TelegramApi>(bot: B, message: Message) -> HandlerResult {
     say(&bot, &message, replies::TEXT_ONLY).await
 }
 
 /// Every command.
-pub async fn command(
-    bot: TelegramBot,
+pub async fn command<B: TelegramApi>(
+    bot: B,
     message: Message,
     command: Command,
     conversations: Conversations,
@@ -189,15 +238,33 @@ pub async fn command(
         }
         Command::Reset => {
             let was_open = conversations.reset_session(key).await?;
-            say(&bot, &message, if was_open { replies::RESET_DONE } else { replies::RESET_NOTHING_OPEN }).await
+            say(
+                &bot,
+                &message,
+                if was_open {
+                    replies::RESET_DONE
+                } else {
+                    replies::RESET_NOTHING_OPEN
+                },
+            )
+            .await
         }
         Command::Clear => ask_to_clear(&bot, &message, key).await,
-        Command::Export(argument) => export(&bot, &message, key, ExportFormat::parse(&argument), &conversations).await,
+        Command::Export(argument) => {
+            export(
+                &bot,
+                &message,
+                key,
+                ExportFormat::parse(&argument),
+                &conversations,
+            )
+            .await
+        }
     }
 }
 
-async fn persona(
-    bot: &TelegramBot,
+async fn persona<B: TelegramApi>(
+    bot: &B,
     message: &Message,
     key: ConversationKey,
     argument: &str,
@@ -214,36 +281,60 @@ async fn persona(
         }
         PersonaRequest::Set(text) => match Persona::parse(text) {
             Ok(persona) => {
-                conversations.set_persona(key.user_id, Some(&persona)).await?;
+                conversations
+                    .set_persona(key.user_id, Some(&persona))
+                    .await?;
                 say(bot, message, &replies::persona_set(persona.as_str())).await
             }
-            Err(PersonaError::TooLong { length, .. }) => say(bot, message, &replies::persona_too_long(length)).await,
+            Err(PersonaError::TooLong { length, .. }) => {
+                say(bot, message, &replies::persona_too_long(length)).await
+            }
             Err(PersonaError::Empty) => say(bot, message, replies::PERSONA_NONE).await,
         },
     }
 }
 
-async fn ask_to_clear(bot: &TelegramBot, message: &Message, key: ConversationKey) -> HandlerResult {
+async fn ask_to_clear<B: TelegramApi>(
+    bot: &B,
+    message: &Message,
+    key: ConversationKey,
+) -> HandlerResult {
     // The user id travels in the button data so that only the asker can confirm in a group.
     let keyboard = InlineKeyboardMarkup::new([[
-        InlineKeyboardButton::callback(replies::CLEAR_BUTTON_YES, format!("{CLEAR_YES}:{}", key.user_id)),
-        InlineKeyboardButton::callback(replies::CLEAR_BUTTON_NO, format!("{CLEAR_NO}:{}", key.user_id)),
+        InlineKeyboardButton::callback(
+            replies::CLEAR_BUTTON_YES,
+            format!("{CLEAR_YES}:{}", key.user_id),
+        ),
+        InlineKeyboardButton::callback(
+            replies::CLEAR_BUTTON_NO,
+            format!("{CLEAR_NO}:{}", key.user_id),
+        ),
     ]]);
-    let mut request = bot.send_message(message.chat.id, replies::CLEAR_CONFIRM).reply_markup(keyboard);
+    let mut request = bot
+        .send_message(message.chat.id, replies::CLEAR_CONFIRM)
+        .reply_markup(keyboard);
     if !message.chat.is_private() {
-        request = request.reply_parameters(teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply());
+        request = request.reply_parameters(
+            teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply(),
+        );
     }
     request.await?;
     Ok(())
 }
 
 /// A press on one of the /clear confirmation buttons.
-pub async fn clear_button(bot: TelegramBot, query: CallbackQuery, conversations: Conversations) -> HandlerResult {
+pub async fn clear_button<B: TelegramApi>(
+    bot: B,
+    query: CallbackQuery,
+    conversations: Conversations,
+) -> HandlerResult {
     let data = query.data.as_deref().unwrap_or_default();
     let (action, owner) = data.rsplit_once(':').unwrap_or((data, ""));
     let presser = query.from.id.0 as i64;
     if owner.parse::<i64>().ok() != Some(presser) {
-        bot.answer_callback_query(query.id.clone()).text(replies::CLEAR_NOT_YOURS).await?;
+        bot.answer_callback_query(query.id.clone())
+            .text(replies::CLEAR_NOT_YOURS)
+            .await?;
         return Ok(());
     }
     let Some(message) = query.regular_message() else {
@@ -254,7 +345,12 @@ pub async fn clear_button(bot: TelegramBot, query: CallbackQuery, conversations:
     let outcome = match action {
         CLEAR_YES => {
             let counts = conversations.clear(key).await?;
-            tracing::info!(chat_id = key.chat_id, user_id = key.user_id, messages = counts.messages, "cleared a conversation");
+            tracing::info!(
+                chat_id = key.chat_id,
+                user_id = key.user_id,
+                messages = counts.messages,
+                "cleared a conversation"
+            );
             replies::cleared(counts.messages, counts.sessions)
         }
         _ => replies::CLEAR_CANCELLED.to_owned(),
@@ -263,13 +359,18 @@ pub async fn clear_button(bot: TelegramBot, query: CallbackQuery, conversations:
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
 }
 
-async fn edit_confirmation(bot: &TelegramBot, chat_id: ChatId, message_id: MessageId, text: &str) -> HandlerResult {
+async fn edit_confirmation<B: TelegramApi>(
+    bot: &B,
+    chat_id: ChatId,
+    message_id: MessageId,
+    text: &str,
+) -> HandlerResult {
     delivery::with_flood_retry(|| bot.edit_message_text(chat_id, message_id, text).send()).await?;
     Ok(())
 }
 
-async fn export(
-    bot: &TelegramBot,
+async fn export<B: TelegramApi>(
+    bot: &B,
     message: &Message,
     key: ConversationKey,
     format: ExportFormat,
@@ -280,14 +381,25 @@ async fn export(
         return say(bot, message, replies::EXPORT_EMPTY).await;
     }
     let (bytes, file_name) = match format {
-        ExportFormat::Json => (serde_json::to_vec_pretty(&messages)?, "telemem-history.json"),
-        ExportFormat::Markdown => (export_markdown(&messages).into_bytes(), "telemem-history.md"),
+        ExportFormat::Json => (
+            serde_json::to_vec_pretty(&messages)?,
+            "telemem-history.json",
+        ),
+        ExportFormat::Markdown => (
+            export_markdown(&messages).into_bytes(),
+            "telemem-history.md",
+        ),
     };
     let mut request = bot
-        .send_document(message.chat.id, InputFile::memory(bytes).file_name(file_name))
+        .send_document(
+            message.chat.id,
+            InputFile::memory(bytes).file_name(file_name),
+        )
         .caption(replies::EXPORT_CAPTION);
     if !message.chat.is_private() {
-        request = request.reply_parameters(teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply());
+        request = request.reply_parameters(
+            teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply(),
+        );
     }
     request.await?;
     Ok(())

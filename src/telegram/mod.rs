@@ -12,20 +12,54 @@ pub mod replies;
 
 use std::sync::Arc;
 
-use teloxide::adaptors::throttle::{Limits, Throttle};
-use teloxide::adaptors::ErasedRequester;
+use teloxide::RequestError;
 use teloxide::dispatching::{DefaultKey, Dispatcher, HandlerExt, UpdateFilterExt, UpdateHandler};
 use teloxide::prelude::*;
 use teloxide::utils::command::BotCommands;
-use teloxide::RequestError;
 
 use crate::config::Config;
 use crate::conversation::Conversations;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::commands::Command;
 
-/// The bot as handlers see it: plain or throttled, behind one type.
-pub type TelegramBot = ErasedRequester<'static, RequestError>;
+/// What the handlers need of a bot: the plain `Bot` or teloxide's `Throttle<Bot>` (chosen at
+/// start by `TELEGRAM_THROTTLE`), so the handlers are generic over it. The requests the bot
+/// builds must be `Send` because handlers run on tokio's multi-threaded runtime.
+pub trait TelegramApi:
+    Requester<
+        Err = RequestError,
+        GetUpdates: Send,
+        SendMessage: Send,
+        SendDocument: Send,
+        EditMessageText: Send,
+        AnswerCallbackQuery: Send,
+        DeleteMessage: Send,
+        SendChatAction: Send,
+        SetMyCommands: Send,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<B> TelegramApi for B where
+    B: Requester<
+            Err = RequestError,
+            GetUpdates: Send,
+            SendMessage: Send,
+            SendDocument: Send,
+            EditMessageText: Send,
+            AnswerCallbackQuery: Send,
+            DeleteMessage: Send,
+            SendChatAction: Send,
+            SetMyCommands: Send,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
 
 /// Settings the handlers need, fixed at start.
 #[derive(Clone, Debug)]
@@ -49,46 +83,44 @@ impl BotSettings {
     }
 }
 
-/// Wraps `bot` in teloxide's `Throttle` (Telegram's published limits) when `throttle` is on.
-pub fn telegram_bot(bot: Bot, throttle: bool) -> TelegramBot {
-    if throttle {
-        ErasedRequester::new(Throttle::new_spawn(bot, Limits::default()))
-    } else {
-        ErasedRequester::new(bot)
-    }
-}
-
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
 /// mention, reply or command in groups), sender allowed (strangers are refused once), first
 /// delivery of the update; then commands, text, and everything else.
-pub fn schema() -> UpdateHandler<anyhow::Error> {
+pub fn schema<B: TelegramApi>() -> UpdateHandler<anyhow::Error> {
     let messages = Update::filter_message()
         .filter(handlers::addressed_to_bot)
-        .filter_async(handlers::sender_allowed)
+        .filter_async(handlers::sender_allowed::<B>)
         .filter_async(handlers::first_delivery)
-        .branch(dptree::entry().filter_command::<Command>().endpoint(handlers::command))
-        .branch(Message::filter_text().endpoint(handlers::chat_message))
-        .branch(dptree::endpoint(handlers::non_text_message));
+        .branch(
+            dptree::entry()
+                .filter_command::<Command>()
+                .endpoint(handlers::command::<B>),
+        )
+        .branch(Message::filter_text().endpoint(handlers::chat_message::<B>))
+        .branch(dptree::endpoint(handlers::non_text_message::<B>));
     let buttons = Update::filter_callback_query()
         .filter(handlers::presser_allowed)
         .filter_async(handlers::first_delivery)
-        .endpoint(handlers::clear_button);
+        .endpoint(handlers::clear_button::<B>);
     dptree::entry().branch(messages).branch(buttons)
 }
 
 /// The dispatcher with all dependencies. Updates of one chat are handled strictly in order
 /// (teloxide's default distribution by chat), different chats in parallel.
-pub fn dispatcher(
-    bot: TelegramBot,
+pub fn dispatcher<B: TelegramApi>(
+    bot: B,
     conversations: Conversations,
     config: &Config,
-) -> Dispatcher<TelegramBot, anyhow::Error, DefaultKey> {
+) -> Dispatcher<B, anyhow::Error, DefaultKey> {
     let access = Arc::new(AccessPolicy::from_config(&config.telegram));
     let settings = Arc::new(BotSettings::from_config(config));
-    Dispatcher::builder(bot, schema())
+    Dispatcher::builder(bot, schema::<B>())
         .dependencies(dptree::deps![conversations, access, settings])
         .default_handler(|update| async move {
-            tracing::debug!(update_id = update.id.0, "ignored an update of a kind the bot does not handle");
+            tracing::debug!(
+                update_id = update.id.0,
+                "ignored an update of a kind the bot does not handle"
+            );
         })
         .error_handler(Arc::new(|error: anyhow::Error| async move {
             tracing::error!(error = ?error, "handling an update failed");
@@ -97,7 +129,7 @@ pub fn dispatcher(
 }
 
 /// Registers the command menu with Telegram.
-pub async fn register_commands(bot: &TelegramBot) -> Result<(), RequestError> {
+pub async fn register_commands<B: TelegramApi>(bot: &B) -> Result<(), RequestError> {
     bot.set_my_commands(Command::bot_commands()).await?;
     Ok(())
 }

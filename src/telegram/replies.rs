@@ -4,23 +4,18 @@
 use crate::clock::format_utc_ms;
 use crate::conversation::{ConversationStats, PERSONA_MAX_CHARS};
 
-pub const NOT_ALLOWED: &str =
-    "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
+pub const NOT_ALLOWED: &str = "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
 
-pub const TEXT_ONLY: &str =
-    "I can only read text messages for now — stickers, photos, voice and files pass me by. Please write it out in text.";
+pub const TEXT_ONLY: &str = "I can only read text messages for now — stickers, photos, voice and files pass me by. Please write it out in text.";
 
 pub const MODEL_UNAVAILABLE: &str =
     "The model is not answering right now. Your message is saved; please try again in a minute.";
 
-pub const MODEL_RATE_LIMITED: &str =
-    "The model is busy right now (rate limited). Your message is saved; please try again in a minute.";
+pub const MODEL_RATE_LIMITED: &str = "The model is busy right now (rate limited). Your message is saved; please try again in a minute.";
 
-pub const INTERNAL_ERROR: &str =
-    "Something went wrong on my side and I could not handle that message. Please try again in a moment.";
+pub const INTERNAL_ERROR: &str = "Something went wrong on my side and I could not handle that message. Please try again in a moment.";
 
-pub const STORAGE_FULL: &str =
-    "I cannot save anything right now because my storage is full. The operator has been told; please try again later.";
+pub const STORAGE_FULL: &str = "I cannot save anything right now because my storage is full. The operator has been told; please try again later.";
 
 pub const EMPTY_MESSAGE: &str = "Your message is empty — write something and I will answer.";
 
@@ -33,16 +28,20 @@ pub const CLEAR_CANCELLED: &str = "Nothing was deleted.";
 pub const CLEAR_NOT_YOURS: &str = "Only the person who asked for /clear can confirm it.";
 
 pub const RESET_DONE: &str = "Started a fresh session. I still keep our earlier conversations and can recall them when they matter.";
-pub const RESET_NOTHING_OPEN: &str = "A fresh session starts with your next message. Earlier conversations are still remembered.";
+pub const RESET_NOTHING_OPEN: &str =
+    "A fresh session starts with your next message. Earlier conversations are still remembered.";
 
 pub const PERSONA_RESET: &str = "Persona reset: I am back to my default behaviour.";
 pub const PERSONA_NONE: &str = "You have no persona set, so I use my default behaviour.\nSet one with /persona <how I should behave>, e.g. /persona Answer briefly, like a pirate.";
 
-pub const EXPORT_EMPTY: &str = "There is nothing to export: no messages are stored for you in this chat.";
+pub const EXPORT_EMPTY: &str =
+    "There is nothing to export: no messages are stored for you in this chat.";
 pub const EXPORT_CAPTION: &str = "Your history in this chat.";
 
 pub fn message_too_long(length: usize, max: usize) -> String {
-    format!("Your message is {length} characters long; I accept at most {max}. Please shorten it or split it into parts.")
+    format!(
+        "Your message is {length} characters long; I accept at most {max}. Please shorten it or split it into parts."
+    )
 }
 
 pub fn start(history_window_secs: u64, purge_after_secs: u64, idle_secs: u64) -> String {
@@ -60,7 +59,9 @@ pub fn start(history_window_secs: u64, purge_after_secs: u64, idle_secs: u64) ->
 }
 
 pub fn persona_current(persona: &str) -> String {
-    format!("Your persona:\n\n{persona}\n\nChange it with /persona <text>, or go back to the default with /persona reset.")
+    format!(
+        "Your persona:\n\n{persona}\n\nChange it with /persona <text>, or go back to the default with /persona reset."
+    )
 }
 
 pub fn persona_set(persona: &str) -> String {
@@ -68,19 +69,30 @@ pub fn persona_set(persona: &str) -> String {
 }
 
 pub fn persona_too_long(length: usize) -> String {
-    format!("That persona is {length} characters long; at most {PERSONA_MAX_CHARS} are allowed. Please shorten it.")
+    format!(
+        "That persona is {length} characters long; at most {PERSONA_MAX_CHARS} are allowed. Please shorten it."
+    )
 }
 
 pub fn cleared(messages: u64, sessions: u64) -> String {
-    format!("Deleted {messages} messages from {sessions} sessions. I no longer remember anything from this chat.")
+    format!(
+        "Deleted {messages} messages from {sessions} sessions. I no longer remember anything from this chat."
+    )
 }
 
 pub fn stats(stats: &ConversationStats) -> String {
     let session = match stats.session_started_at_ms {
-        Some(started) => format!("{} (since {})", human_duration(((stats.now_ms - started).max(0) / 1_000) as u64), format_utc_ms(started)),
+        Some(started) => format!(
+            "{} (since {})",
+            human_duration(((stats.now_ms - started).max(0) / 1_000) as u64),
+            format_utc_ms(started)
+        ),
         None => "none open".to_owned(),
     };
-    let last = stats.last_activity_ms.map(format_utc_ms).unwrap_or_else(|| "never".to_owned());
+    let last = stats
+        .last_activity_ms
+        .map(format_utc_ms)
+        .unwrap_or_else(|| "never".to_owned());
     format!(
         "Your statistics in this chat\n\
          Messages stored: {}\n\
@@ -95,20 +107,32 @@ pub fn stats(stats: &ConversationStats) -> String {
 
 /// "3 days", "1 hour 30 minutes", "45 seconds".
 pub fn human_duration(total_secs: u64) -> String {
-    let units = [(86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")];
+    let units = [
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ];
     let mut parts = Vec::new();
     let mut rest = total_secs;
     for (size, name) in units {
         let count = rest / size;
         if count > 0 {
-            parts.push(format!("{count} {name}{}", if count == 1 { "" } else { "s" }));
+            parts.push(format!(
+                "{count} {name}{}",
+                if count == 1 { "" } else { "s" }
+            ));
             rest -= count * size;
         }
         if parts.len() == 2 {
             break;
         }
     }
-    if parts.is_empty() { "0 seconds".to_owned() } else { parts.join(" ") }
+    if parts.is_empty() {
+        "0 seconds".to_owned()
+    } else {
+        parts.join(" ")
+    }
 }
 
 #[cfg(test)]
