@@ -1,6 +1,6 @@
 //! Wires the running bot together and owns its lifetime: database (migrated), LLM client,
-//! conversations, Telegram dispatcher, background jobs; and shutdown on SIGTERM or SIGINT:
-//! stop taking updates, let turns in flight finish, stop the jobs, close the database.
+//! conversations, summarizer, Telegram dispatcher, background jobs; and shutdown on SIGTERM or
+//! SIGINT: stop taking updates, let turns in flight finish, stop the jobs, close the database.
 
 use std::sync::Arc;
 
@@ -14,18 +14,79 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::conversation::{ConversationSettings, Conversations};
-use crate::jobs;
+use crate::jobs::{self, Summarizer};
 use crate::llm::LlmClient;
+use crate::memory::redact::Redactor;
 use crate::storage::Store;
 use crate::telegram::{self, TelegramApi};
+
+/// The Telegram-free core shared by the bot and `telemem chat`: the migrated store, the
+/// conversations and the summarizer, all on one clock.
+#[derive(Clone)]
+pub struct Core {
+    pub store: Store,
+    pub conversations: Conversations,
+    pub summarizer: Summarizer,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Core {
+    pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+        let store = Store::connect(&config.storage.database_url).await?;
+        store.migrate().await?;
+        let llm = LlmClient::new(&config.llm).context("invalid LLM configuration")?;
+        let redactor = Redactor::new(&config.redaction)?;
+        let conversations = Conversations::new(
+            store.clone(),
+            llm.clone(),
+            clock.clone(),
+            redactor.clone(),
+            ConversationSettings::from_config(&config.history, &config.memory),
+        );
+        let summarizer = Summarizer::new(
+            store.clone(),
+            llm,
+            clock.clone(),
+            redactor,
+            &config.history,
+            &config.memory,
+        );
+        Ok(Self { store, conversations, summarizer, clock })
+    }
+
+    /// Starts the background jobs (purge and summarizer); they stop when `shutdown` is cancelled.
+    pub fn spawn_jobs(&self, config: &Config, shutdown: &CancellationToken) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
+        let (purge_reports, _) = watch::channel(None);
+        let purge = tokio::spawn(jobs::run_purge_job(
+            self.store.clone(),
+            self.clock.clone(),
+            config.storage.clone(),
+            purge_reports,
+            shutdown.clone(),
+        ));
+        let summarizer = tokio::spawn(jobs::run_summarizer_job(
+            self.summarizer.clone(),
+            config.memory.summarizer_interval(),
+            shutdown.clone(),
+        ));
+        vec![("purge", purge), ("summarizer", summarizer)]
+    }
+}
+
+/// Waits for the background jobs to stop after their shutdown token was cancelled.
+pub async fn join_jobs(jobs: Vec<(&'static str, tokio::task::JoinHandle<()>)>) {
+    for (name, job) in jobs {
+        if let Err(error) = job.await {
+            tracing::error!(error = ?error, job = name, "a background job ended abnormally");
+        }
+    }
+}
 
 /// The bot, ready to run.
 pub struct App {
     config: Config,
-    store: Store,
-    conversations: Conversations,
+    core: Core,
     bot: Bot,
-    clock: Arc<dyn Clock>,
 }
 
 impl App {
@@ -33,42 +94,21 @@ impl App {
     /// as teloxide users expect), the system clock.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
-        if std::env::var("TELOXIDE_TOKEN")
-            .map(|token| token.trim().is_empty())
-            .unwrap_or(true)
-        {
+        if std::env::var("TELOXIDE_TOKEN").map(|token| token.trim().is_empty()).unwrap_or(true) {
             anyhow::bail!("TELOXIDE_TOKEN is not set: put your bot token from @BotFather in it");
         }
         Self::build_with(config, Bot::from_env(), Arc::new(SystemClock)).await
     }
 
     /// Builds the app around a given bot and clock (tests point the bot at a fake server).
-    pub async fn build_with(
-        config: Config,
-        bot: Bot,
-        clock: Arc<dyn Clock>,
-    ) -> anyhow::Result<Self> {
+    pub async fn build_with(config: Config, bot: Bot, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
-        let store = Store::connect(&config.storage.database_url).await?;
-        store.migrate().await?;
-        let llm = LlmClient::new(&config.llm).context("invalid LLM configuration")?;
-        let conversations = Conversations::new(
-            store.clone(),
-            llm,
-            clock.clone(),
-            ConversationSettings::from_config(&config.history),
-        );
-        Ok(Self {
-            config,
-            store,
-            conversations,
-            bot,
-            clock,
-        })
+        let core = Core::build(&config, clock).await?;
+        Ok(Self { config, core, bot })
     }
 
-    pub fn conversations(&self) -> &Conversations {
-        &self.conversations
+    pub fn core(&self) -> &Core {
+        &self.core
     }
 
     /// Runs until `shutdown` is cancelled (or SIGTERM/SIGINT, see [`App::run`]).
@@ -83,26 +123,15 @@ impl App {
         }
     }
 
-    async fn run_with<B: TelegramApi>(
-        self,
-        bot: B,
-        shutdown: CancellationToken,
-    ) -> anyhow::Result<()> {
+    async fn run_with<B: TelegramApi>(self, bot: B, shutdown: CancellationToken) -> anyhow::Result<()> {
         if let Err(error) = telegram::register_commands(&bot).await {
             tracing::warn!(error = %error, "could not register the command menu with Telegram");
         }
         let jobs_shutdown = CancellationToken::new();
-        let (purge_reports, _) = watch::channel(None);
-        let purge_job = tokio::spawn(jobs::run_purge_job(
-            self.store.clone(),
-            self.clock.clone(),
-            self.config.storage.clone(),
-            purge_reports,
-            jobs_shutdown.clone(),
-        ));
+        let jobs = self.core.spawn_jobs(&self.config, &jobs_shutdown);
 
         let mut dispatcher =
-            telegram::dispatcher(bot.clone(), self.conversations.clone(), &self.config);
+            telegram::dispatcher(bot.clone(), self.core.conversations.clone(), &self.config);
         let dispatcher_shutdown = dispatcher.shutdown_token();
         tokio::spawn(async move {
             shutdown.cancelled().await;
@@ -124,10 +153,8 @@ impl App {
             .await;
 
         jobs_shutdown.cancel();
-        if let Err(error) = purge_job.await {
-            tracing::error!(error = ?error, "the purge job ended abnormally");
-        }
-        self.store.close().await;
+        join_jobs(jobs).await;
+        self.core.store.close().await;
         tracing::info!("telemem stopped");
         Ok(())
     }
@@ -140,7 +167,8 @@ impl App {
     }
 }
 
-async fn cancel_on_signal(shutdown: CancellationToken) {
+/// Cancels `shutdown` on SIGTERM (what `docker stop` sends) or SIGINT (Ctrl-C).
+pub async fn cancel_on_signal(shutdown: CancellationToken) {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use crate::app::App;
+use crate::app::{App, Core, cancel_on_signal, join_jobs};
+use crate::llm::Role;
+use crate::storage::ConversationKey;
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::config::{Config, duration_ms};
 use crate::jobs;
@@ -28,6 +30,25 @@ pub struct Cli {
 pub enum Command {
     /// Run the bot (long polling). Needs TELOXIDE_TOKEN and ALLOWED_USERS or ALLOW_ALL_USERS.
     Run,
+    /// Chat in the terminal through the same pipeline as the bot (storage, sessions, summaries,
+    /// notes, context), without Telegram. Type /help for the commands it understands.
+    Chat {
+        /// The user id to chat as.
+        #[arg(long)]
+        user: i64,
+        /// The chat id (default: the user's private chat, which has the user's id).
+        #[arg(long)]
+        chat: Option<i64>,
+    },
+    /// Print the exact prompt a message would get now, without storing anything.
+    Context {
+        #[arg(long)]
+        chat: i64,
+        #[arg(long)]
+        user: i64,
+        /// The message.
+        text: String,
+    },
     /// Apply the database migrations and exit.
     Migrate,
     /// Delete everything older than PURGE_AFTER_SECS now, in batches.
@@ -59,6 +80,12 @@ pub async fn execute(
 ) -> anyhow::Result<()> {
     let admin_command = match command {
         Command::Run => return App::build(config.clone()).await?.run().await,
+        Command::Chat { user, chat } => {
+            return chat_in_terminal(config, clock, ConversationKey::new(chat.unwrap_or(user), user)).await;
+        }
+        Command::Context { chat, user, text } => {
+            return print_context(config, clock, ConversationKey::new(chat, user), &text).await;
+        }
         Command::Migrate => AdminCommand::Migrate,
         Command::Purge { dry_run } => AdminCommand::Purge { dry_run },
         Command::Stats { user } => AdminCommand::Stats { user },
@@ -167,4 +194,143 @@ async fn totals(store: &Store) -> anyhow::Result<()> {
     println!("newest message: {}", when(totals.newest_message_ms));
     println!("database size:  {} bytes", totals.database_bytes);
     Ok(())
+}
+
+/// `telemem context`: the prompt exactly as it would be sent.
+async fn print_context(config: &Config, clock: Arc<dyn Clock>, key: ConversationKey, text: &str) -> anyhow::Result<()> {
+    let core = Core::build(config, clock).await?;
+    let context = core.conversations.preview_context(key, text).await?;
+    println!("=== system ===\n{}", context.request.system);
+    for message in &context.request.messages {
+        let role = match message.role {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        };
+        println!("\n=== {role} ===\n{}", message.content);
+    }
+    println!(
+        "\n=== about {} tokens ({} in memory parts: {} summaries, {} recalled, {} earlier messages) ===",
+        context.total_tokens, context.memory_tokens, context.summaries_used, context.recalled_used, context.history_used
+    );
+    core.store.close().await;
+    Ok(())
+}
+
+const CHAT_HELP: &str = "Type a message and press Enter. Commands: /reset (fresh session), /stats, \
+/memory (notes and summaries), /forget <n>, /persona [text|reset], /context <text> (show the \
+prompt), /quit.";
+
+/// `telemem chat`: a terminal REPL over the same pipeline as the bot, with the summarizer and
+/// purge jobs running as they do beside the bot.
+async fn chat_in_terminal(config: &Config, clock: Arc<dyn Clock>, key: ConversationKey) -> anyhow::Result<()> {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let core = Core::build(config, clock).await?;
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let jobs = core.spawn_jobs(config, &shutdown);
+    tokio::spawn(cancel_on_signal(shutdown.clone()));
+    println!("telemem chat as user {} in chat {}. {CHAT_HELP}", key.user_id, key.chat_id);
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    loop {
+        stdout.write_all(b"> ").await?;
+        stdout.flush().await?;
+        let line = tokio::select! {
+            () = shutdown.cancelled() => None,
+            line = lines.next_line() => line?,
+        };
+        let Some(line) = line else { break };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line == "/quit" || line == "/exit" {
+            break;
+        }
+        let reply = match chat_command(&core, key, line).await {
+            Some(reply) => reply,
+            None => chat_turn_in_terminal(&core, key, line).await,
+        };
+        println!("{reply}");
+    }
+    shutdown.cancel();
+    join_jobs(jobs).await;
+    core.store.close().await;
+    Ok(())
+}
+
+/// The REPL's commands; `None` for a plain message.
+async fn chat_command(core: &Core, key: ConversationKey, line: &str) -> Option<String> {
+    let (command, argument) = line.split_once(' ').unwrap_or((line, ""));
+    let conversations = &core.conversations;
+    let outcome = match command {
+        "/help" => Ok(CHAT_HELP.to_owned()),
+        "/reset" => conversations.reset_session(key).await.map(|_| "Started a fresh session.".to_owned()),
+        "/stats" => conversations.stats(key).await.map(|stats| crate::telegram::replies::stats(&stats)),
+        "/memory" => conversations.memory_overview(key).await.map(|overview| crate::telegram::replies::memory(&overview)),
+        "/forget" => match argument.trim().parse::<usize>() {
+            Ok(number) => conversations.forget_note(key, number).await.map(|forgotten| match forgotten {
+                Some(note) => format!("Forgotten: {note}"),
+                None => format!("No note number {number}."),
+            }),
+            Err(_) => Ok("Usage: /forget <number from /memory>".to_owned()),
+        },
+        "/persona" => persona_in_terminal(conversations, key, argument.trim()).await,
+        "/context" => conversations
+            .preview_context(key, argument)
+            .await
+            .map(|context| format!("{}\n---\n{:#?}", context.request.system, context.request.messages)),
+        _ if command.starts_with('/') => Ok(format!("Unknown command. {CHAT_HELP}")),
+        _ => return None,
+    };
+    Some(outcome.unwrap_or_else(|error| format!("error: {error:#}")))
+}
+
+async fn persona_in_terminal(conversations: &crate::conversation::Conversations, key: ConversationKey, argument: &str) -> anyhow::Result<String> {
+    use crate::conversation::Persona;
+    match argument {
+        "" => Ok(conversations.persona(key.user_id).await?.unwrap_or_else(|| "(default)".to_owned())),
+        "reset" => conversations.set_persona(key.user_id, None).await.map(|()| "Persona reset.".to_owned()),
+        text => match Persona::parse(text) {
+            Ok(persona) => conversations.set_persona(key.user_id, Some(&persona)).await.map(|()| "Persona saved.".to_owned()),
+            Err(error) => Ok(format!("Not saved: {error}.")),
+        },
+    }
+}
+
+/// One chat turn, printing the reply as it streams in.
+async fn chat_turn_in_terminal(core: &Core, key: ConversationKey, text: &str) -> String {
+    let conversations = &core.conversations;
+    let turn = match conversations.begin_turn(key, text, None).await {
+        Ok(turn) => turn,
+        Err(error) => return format!("error: {error:#}"),
+    };
+    let (progress, mut seen) = tokio::sync::watch::channel(String::new());
+    let printer = tokio::spawn(async move {
+        let mut printed = 0;
+        while seen.changed().await.is_ok() {
+            let text = seen.borrow_and_update().clone();
+            if let Some(new) = text.get(printed..) {
+                print!("{new}");
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+            }
+            printed = text.len();
+        }
+        printed
+    });
+    let answer = conversations.ask(&turn, Some(&progress)).await;
+    drop(progress);
+    let printed = printer.await.unwrap_or(0);
+    match answer {
+        Ok(completion) => {
+            let rest = completion.text.get(printed..).unwrap_or_default().to_owned();
+            if let Err(error) = conversations.finish_turn(&turn, &completion, None).await {
+                return format!("{rest}\n(error storing the reply: {error:#})");
+            }
+            rest
+        }
+        Err(error) => format!("\n(the model did not answer: {error}; your message is saved)"),
+    }
 }

@@ -97,6 +97,62 @@ impl HistoryConfig {
     }
 }
 
+/// What the memory beyond the raw history holds, and how the summarizer works.
+#[derive(Clone, Debug, Args)]
+pub struct MemoryConfig {
+    /// Summaries of sessions older than this are no longer put into prompts (default 7 days).
+    #[arg(long = "summary-window-secs", env = "SUMMARY_WINDOW_SECS",
+          value_name = "SUMMARY_WINDOW_SECS", default_value_t = 7 * 24 * 60 * 60, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
+    pub summary_window_secs: u64,
+
+    /// How many of the latest session summaries a prompt carries (0 turns summaries off).
+    #[arg(long = "summary-count", env = "SUMMARY_COUNT", value_name = "SUMMARY_COUNT",
+          default_value_t = 3, global = true,
+          value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub summary_count: u32,
+
+    /// How many older messages relevant to the new one are recalled (0 turns recall off).
+    #[arg(long = "recall-limit", env = "RECALL_LIMIT", value_name = "RECALL_LIMIT",
+          default_value_t = 5, global = true,
+          value_parser = clap::value_parser!(u32).range(0..=50))]
+    pub recall_limit: u32,
+
+    /// Token budget of the memory parts of a prompt (summaries, recalled and raw messages).
+    #[arg(long = "context-token-budget", env = "CONTEXT_TOKEN_BUDGET",
+          value_name = "CONTEXT_TOKEN_BUDGET", default_value_t = 2_000, global = true,
+          value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
+    pub context_token_budget: u32,
+
+    /// Time between two looks of the summarizer for closed sessions.
+    #[arg(long = "summarizer-interval-secs", env = "SUMMARIZER_INTERVAL_SECS",
+          value_name = "SUMMARIZER_INTERVAL_SECS", default_value_t = 30, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
+    pub summarizer_interval_secs: u64,
+
+    /// Failed summary attempts before an extractive summary is stored instead.
+    #[arg(long = "summary-max-attempts", env = "SUMMARY_MAX_ATTEMPTS",
+          value_name = "SUMMARY_MAX_ATTEMPTS", default_value_t = 3, global = true,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub summary_max_attempts: u32,
+
+    /// Wait before the first retry of a failed summary; doubles with each failure.
+    #[arg(long = "summary-retry-secs", env = "SUMMARY_RETRY_SECS",
+          value_name = "SUMMARY_RETRY_SECS", default_value_t = 60, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=MAX_WINDOW_SECS))]
+    pub summary_retry_secs: u64,
+}
+
+impl MemoryConfig {
+    pub fn summary_window(&self) -> Duration {
+        Duration::from_secs(self.summary_window_secs)
+    }
+
+    pub fn summarizer_interval(&self) -> Duration {
+        Duration::from_secs(self.summarizer_interval_secs)
+    }
+}
+
 /// Who may use the bot and how it talks to Telegram.
 #[derive(Clone, Debug, Args)]
 pub struct TelegramConfig {
@@ -171,6 +227,12 @@ pub struct Config {
 
     #[command(flatten)]
     pub history: HistoryConfig,
+
+    #[command(flatten)]
+    pub memory: MemoryConfig,
+
+    #[command(flatten)]
+    pub redaction: crate::memory::redact::RedactionConfig,
 
     #[command(flatten)]
     pub telegram: TelegramConfig,

@@ -13,12 +13,17 @@ use anyhow::Context;
 use tokio::sync::watch;
 
 use crate::clock::{Clock, start_of_utc_day_ms};
-use crate::config::{HistoryConfig, duration_ms};
+use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
 use crate::llm::{ChatRequest, Completion, LlmClient, LlmError};
-use crate::memory::context::{ContextInputs, assemble};
+use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
+use crate::memory::recall::recall;
+use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
-use crate::storage::{ConversationKey, MessageRole, NewMessage, PurgeCounts, Store, StoredMessage};
+use crate::storage::{
+    ConversationKey, MessageRole, NewMessage, NoteRecord, PurgeCounts, Store, StoredMessage,
+    SummaryRecord,
+};
 
 /// The longest persona accepted, in characters.
 pub const PERSONA_MAX_CHARS: usize = 1_000;
@@ -64,6 +69,10 @@ pub struct ConversationSettings {
     pub session_idle_ms: i64,
     pub history_window_ms: i64,
     pub history_max_messages: i64,
+    pub summary_window_ms: i64,
+    pub summary_count: i64,
+    pub recall_limit: i64,
+    pub notes_enabled: bool,
     pub memory_budget_tokens: usize,
 }
 
@@ -71,14 +80,28 @@ impl ConversationSettings {
     /// The default system prompt, shipped with the binary.
     pub const DEFAULT_PROMPT: &'static str = include_str!("prompts/system.md");
 
-    pub fn from_config(history: &HistoryConfig) -> Self {
+    pub fn from_config(history: &HistoryConfig, memory: &MemoryConfig) -> Self {
         Self {
             default_prompt: Self::DEFAULT_PROMPT.to_owned(),
             session_idle_ms: duration_ms(history.session_idle()),
             history_window_ms: duration_ms(history.history_window()),
             history_max_messages: i64::from(history.history_max_messages),
-            memory_budget_tokens: 2_000,
+            summary_window_ms: duration_ms(memory.summary_window()),
+            summary_count: i64::from(memory.summary_count),
+            recall_limit: i64::from(memory.recall_limit),
+            notes_enabled: true,
+            memory_budget_tokens: memory.context_token_budget as usize,
         }
+    }
+
+    /// The plain "last messages within the window" context, without summaries, recall or
+    /// notes: the baseline the memory evaluation compares against.
+    pub fn without_long_term_memory(mut self) -> Self {
+        self.summary_count = 0;
+        self.recall_limit = 0;
+        self.notes_enabled = false;
+        self.memory_budget_tokens = usize::MAX;
+        self
     }
 }
 
@@ -111,7 +134,15 @@ pub struct Conversations {
     store: Store,
     llm: LlmClient,
     clock: Arc<dyn Clock>,
+    redactor: Redactor,
     settings: Arc<ConversationSettings>,
+}
+
+/// What `/memory` shows: the notes and the summaries a prompt can draw on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryOverview {
+    pub notes: Vec<NoteRecord>,
+    pub summaries: Vec<SummaryRecord>,
 }
 
 impl Conversations {
@@ -119,14 +150,10 @@ impl Conversations {
         store: Store,
         llm: LlmClient,
         clock: Arc<dyn Clock>,
+        redactor: Redactor,
         settings: ConversationSettings,
     ) -> Self {
-        Self {
-            store,
-            llm,
-            clock,
-            settings: Arc::new(settings),
-        }
+        Self { store, llm, clock, redactor, settings: Arc::new(settings) }
     }
 
     pub fn store(&self) -> &Store {
@@ -173,23 +200,10 @@ impl Conversations {
             .context("cannot store the user's message")?;
         let history = self
             .store
-            .history(
-                key,
-                now_ms - self.settings.history_window_ms,
-                self.settings.history_max_messages,
-            )
+            .history(key, now_ms - self.settings.history_window_ms, self.settings.history_max_messages)
             .await
             .context("cannot read the history")?;
-        let assembled = assemble(&ContextInputs {
-            now_ms,
-            default_prompt: &self.settings.default_prompt,
-            persona: settings.persona.as_deref(),
-            notes: &[],
-            summaries: &[],
-            recalled: &[],
-            history: &history,
-            memory_budget_tokens: self.settings.memory_budget_tokens,
-        });
+        let assembled = self.assemble_context(key, now_ms, settings.persona.as_deref(), text, history).await?;
         Ok(Turn {
             key,
             session_id: session.session_id,
@@ -197,6 +211,109 @@ impl Conversations {
             prompt_tokens_estimate: assembled.total_tokens,
             request: assembled.request,
         })
+    }
+
+    /// Reads notes, summaries and recalled messages (concurrently, on the read pool), masks
+    /// secrets in everything taken from storage, and assembles the prompt. `history` ends with
+    /// the new message, which is not masked: the person just wrote it.
+    async fn assemble_context(
+        &self,
+        key: ConversationKey,
+        now_ms: i64,
+        persona: Option<&str>,
+        new_text: &str,
+        mut history: Vec<StoredMessage>,
+    ) -> anyhow::Result<AssembledContext> {
+        let settings = &self.settings;
+        let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
+        let notes = async {
+            if settings.notes_enabled { self.store.notes(key).await } else { Ok(Vec::new()) }
+        };
+        let summaries = async {
+            if settings.summary_count > 0 {
+                let since_ms = now_ms - settings.summary_window_ms;
+                self.store.recent_summaries(key, since_ms, settings.summary_count).await
+            } else {
+                Ok(Vec::new())
+            }
+        };
+        let recalled = recall(&self.store, key, new_text, before_id, settings.recall_limit);
+        let (notes, mut summaries, mut recalled) =
+            tokio::try_join!(notes, summaries, recalled).context("cannot read the memory")?;
+
+        let last = history.len().saturating_sub(1);
+        history[..last].iter_mut().for_each(|message| self.redact_in_place(&mut message.content));
+        recalled.iter_mut().for_each(|message| self.redact_in_place(&mut message.content));
+        summaries.iter_mut().for_each(|summary| self.redact_in_place(&mut summary.summary));
+        let notes: Vec<NoteLine> = notes
+            .into_iter()
+            .map(|note| NoteLine {
+                text: self.redactor.redact(&note.note).into_owned(),
+                noted_at_ms: note.created_at_ms,
+            })
+            .collect();
+        Ok(assemble(&ContextInputs {
+            now_ms,
+            default_prompt: &settings.default_prompt,
+            persona,
+            notes: &notes,
+            summaries: &summaries,
+            recalled: &recalled,
+            history: &history,
+            memory_budget_tokens: settings.memory_budget_tokens,
+        }))
+    }
+
+    fn redact_in_place(&self, text: &mut String) {
+        if let std::borrow::Cow::Owned(masked) = self.redactor.redact(text) {
+            *text = masked;
+        }
+    }
+
+    /// The exact prompt a message `text` would get now, without storing anything (for
+    /// `telemem context`).
+    pub async fn preview_context(&self, key: ConversationKey, text: &str) -> anyhow::Result<AssembledContext> {
+        let now_ms = self.clock.now_ms();
+        let persona = self.persona(key.user_id).await?;
+        let mut history = self
+            .store
+            .history(key, now_ms - self.settings.history_window_ms, self.settings.history_max_messages)
+            .await
+            .context("cannot read the history")?;
+        // The new message would push the oldest one out of the window's message limit.
+        if !history.is_empty() && history.len() as i64 >= self.settings.history_max_messages {
+            history.remove(0);
+        }
+        history.push(StoredMessage {
+            id: i64::MAX,
+            chat_id: key.chat_id,
+            user_id: key.user_id,
+            session_id: 0,
+            role: MessageRole::User,
+            content: text.to_owned(),
+            created_at_ms: now_ms,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: None,
+        });
+        self.assemble_context(key, now_ms, persona.as_deref(), text, history).await
+    }
+
+    /// The notes and the summaries the bot holds for this conversation.
+    pub async fn memory_overview(&self, key: ConversationKey) -> anyhow::Result<MemoryOverview> {
+        let notes = self.store.notes(key).await.context("cannot read the notes")?;
+        let summaries = self.store.recent_summaries(key, 0, 50).await.context("cannot read the summaries")?;
+        Ok(MemoryOverview { notes, summaries })
+    }
+
+    /// Deletes note number `number` (1-based, as `/memory` lists them); returns its text.
+    pub async fn forget_note(&self, key: ConversationKey, number: usize) -> anyhow::Result<Option<String>> {
+        let notes = self.store.notes(key).await.context("cannot read the notes")?;
+        let Some(note) = number.checked_sub(1).and_then(|index| notes.get(index)) else {
+            return Ok(None);
+        };
+        let deleted = self.store.delete_note(key, note.id).await.context("cannot delete the note")?;
+        Ok(deleted.then(|| note.note.clone()))
     }
 
     /// Asks the model for the reply; with `progress`, streams and publishes the text so far.

@@ -42,11 +42,10 @@ pub struct StoredMessage {
 }
 
 impl Store {
-    /// Stores a message and moves its session's last activity forward, in one transaction.
-    /// Returns the new message's id.
+    /// Stores a message and returns its id. Its session's last activity moves forward with it
+    /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
-        let id = sqlx::query_scalar!(
+        sqlx::query_scalar!(
             r#"INSERT INTO messages
                    (chat_id, user_id, session_id, role, content, created_at,
                     tokens_in, tokens_out, telegram_message_id)
@@ -62,17 +61,8 @@ impl Store {
             message.tokens_out,
             message.telegram_message_id,
         )
-        .fetch_one(&mut *transaction)
-        .await?;
-        sqlx::query!(
-            "UPDATE sessions SET last_activity_at = max(last_activity_at, ?1) WHERE id = ?2",
-            message.created_at_ms,
-            message.session_id,
-        )
-        .execute(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        Ok(id)
+        .fetch_one(&self.writer)
+        .await
     }
 
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
@@ -123,5 +113,65 @@ impl Store {
         )
         .fetch_all(&self.reader)
         .await
+    }
+
+    /// Every message of one session, oldest first (for its summary).
+    pub async fn session_messages(&self, session_id: i64) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",
+                      content, created_at AS created_at_ms, tokens_in, tokens_out,
+                      telegram_message_id
+               FROM messages
+               WHERE session_id = ?1
+               ORDER BY created_at ASC, id ASC"#,
+            session_id,
+        )
+        .fetch_all(&self.reader)
+        .await
+    }
+
+    /// Messages of the conversation matching the FTS5 `match_expression`, older than message
+    /// `before_id`, most relevant (BM25) first. The expression is built by `memory::recall`; it
+    /// must restrict the owner column to this conversation (see the `messages_fts_owner`
+    /// migration), and the query re-checks chat and user so that a wrong expression can never
+    /// return another user's messages.
+    pub async fn search_messages(
+        &self,
+        key: ConversationKey,
+        match_expression: &str,
+        before_id: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT message.id AS "id!", message.chat_id, message.user_id, message.session_id,
+                      message.role AS "role: MessageRole", message.content,
+                      message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
+                      message.telegram_message_id
+               FROM messages_fts
+               JOIN messages AS message ON message.id = messages_fts.rowid
+               WHERE messages_fts MATCH ?1
+                 AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
+               ORDER BY bm25(messages_fts, 1.0, 0.0)
+               LIMIT ?5"#,
+            match_expression,
+            key.chat_id,
+            key.user_id,
+            before_id,
+            limit,
+        )
+        .fetch_all(&self.reader)
+        .await
+    }
+}
+
+/// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
+/// migration): `o<user>c<chat>`, with `n` marking a negative (group) chat id.
+pub fn fts_owner_token(key: ConversationKey) -> String {
+    if key.chat_id < 0 {
+        format!("o{}cn{}", key.user_id, key.chat_id.unsigned_abs())
+    } else {
+        format!("o{}c{}", key.user_id, key.chat_id)
     }
 }

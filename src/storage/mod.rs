@@ -12,6 +12,7 @@
 //! readers never block the writer and never wait for it.
 
 mod messages;
+mod notes;
 mod purge;
 mod sessions;
 mod settings;
@@ -28,7 +29,8 @@ use sqlx::SqlitePool;
 use sqlx::migrate::Migrator;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-pub use messages::{MessageRole, NewMessage, StoredMessage};
+pub use messages::{MessageRole, NewMessage, StoredMessage, fts_owner_token};
+pub use notes::NoteRecord;
 pub use purge::PurgeCounts;
 pub use sessions::SessionRecord;
 pub use settings::UserSettings;

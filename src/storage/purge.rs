@@ -13,25 +13,39 @@ pub struct PurgeCounts {
     pub messages: u64,
     pub sessions: u64,
     pub summaries: u64,
+    pub notes: u64,
     pub processed_updates: u64,
 }
 
 impl PurgeCounts {
     pub fn total(&self) -> u64 {
-        self.messages + self.sessions + self.summaries + self.processed_updates
+        self.messages + self.sessions + self.summaries + self.notes + self.processed_updates
     }
 }
 
 impl Store {
-    /// Deletes every message, session, summary and update record of one conversation, and with the
+    /// Deletes every message, session, summary and note of one conversation, and with the
     /// messages their full-text index entries. Settings (the persona) are not touched.
     pub async fn clear_conversation(
         &self,
         key: ConversationKey,
     ) -> Result<PurgeCounts, sqlx::Error> {
         let mut transaction = self.writer.begin().await?;
+        // Secure-delete for this transaction only: the user's words are removed from the index
+        // pages themselves, not just marked deleted (see the `messages_fts_owner` migration).
+        sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 1)")
+            .execute(&mut *transaction)
+            .await?;
         let summaries = sqlx::query!(
             "DELETE FROM session_summaries WHERE chat_id = ?1 AND user_id = ?2",
+            key.chat_id,
+            key.user_id,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        let notes = sqlx::query!(
+            "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2",
             key.chat_id,
             key.user_id,
         )
@@ -54,17 +68,21 @@ impl Store {
         .execute(&mut *transaction)
         .await?
         .rows_affected();
+        sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 0)")
+            .execute(&mut *transaction)
+            .await?;
         transaction.commit().await?;
         Ok(PurgeCounts {
             messages,
             sessions,
             summaries,
+            notes,
             processed_updates: 0,
         })
     }
 
-    /// Deletes everything created (messages, update records) or last active (sessions, with their
-    /// summaries) before `cutoff_ms`, `batch_size` rows per transaction.
+    /// Deletes everything created (messages, update records), last active (sessions, with their
+    /// summaries) or last confirmed (notes) before `cutoff_ms`, `batch_size` rows per transaction.
     pub async fn purge_older_than(
         &self,
         cutoff_ms: i64,
@@ -92,6 +110,22 @@ impl Store {
             counts.sessions += sessions;
             counts.summaries += summaries;
             if sessions < batch_size as u64 {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+        loop {
+            let deleted = sqlx::query!(
+                "DELETE FROM user_notes WHERE id IN
+                     (SELECT id FROM user_notes WHERE confirmed_at < ?1 LIMIT ?2)",
+                cutoff_ms,
+                batch_size,
+            )
+            .execute(&self.writer)
+            .await?
+            .rows_affected();
+            counts.notes += deleted;
+            if deleted < batch_size as u64 {
                 break;
             }
             tokio::task::yield_now().await;
@@ -155,6 +189,7 @@ impl Store {
                  (SELECT count(*) FROM sessions WHERE last_activity_at < ?1) AS "sessions!: i64",
                  (SELECT count(*) FROM session_summaries WHERE session_id IN
                       (SELECT id FROM sessions WHERE last_activity_at < ?1)) AS "summaries!: i64",
+                 (SELECT count(*) FROM user_notes WHERE confirmed_at < ?1) AS "notes!: i64",
                  (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
                       AS "processed_updates!: i64""#,
             cutoff_ms,
@@ -165,6 +200,7 @@ impl Store {
             messages: row.messages as u64,
             sessions: row.sessions as u64,
             summaries: row.summaries as u64,
+            notes: row.notes as u64,
             processed_updates: row.processed_updates as u64,
         })
     }

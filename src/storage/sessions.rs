@@ -12,6 +12,8 @@ pub struct SessionRecord {
     pub started_at_ms: i64,
     pub last_activity_at_ms: i64,
     pub closed_at_ms: Option<i64>,
+    /// How often summarizing this session has failed so far.
+    pub summary_attempts: i64,
 }
 
 impl Store {
@@ -23,7 +25,8 @@ impl Store {
         sqlx::query_as!(
             SessionRecord,
             r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms
+                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                      summary_attempts
                FROM sessions
                WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
             key.chat_id,
@@ -56,7 +59,8 @@ impl Store {
             r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
                VALUES (?1, ?2, ?3, ?3)
                RETURNING id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                         last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms"#,
+                         last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                         summary_attempts"#,
             key.chat_id,
             key.user_id,
             now_ms,
@@ -95,6 +99,71 @@ impl Store {
             now_ms,
         )
         .fetch_optional(&self.writer)
+        .await
+    }
+
+    /// Closes every open session whose last activity is before `idle_before_ms`, at its last
+    /// activity. Returns how many were closed.
+    pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64, sqlx::Error> {
+        let result = sqlx::query!(
+            "UPDATE sessions SET closed_at = last_activity_at
+             WHERE closed_at IS NULL AND last_activity_at < ?1",
+            idle_before_ms,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(result.rows_affected())
+    }
+
+    /// Closed sessions without a summary whose retry time (if any) has come, oldest first.
+    pub async fn sessions_awaiting_summary(
+        &self,
+        now_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<SessionRecord>, sqlx::Error> {
+        sqlx::query_as!(
+            SessionRecord,
+            r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                      summary_attempts
+               FROM sessions
+               WHERE closed_at IS NOT NULL AND summarized = 0
+                 AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
+               ORDER BY closed_at
+               LIMIT ?2"#,
+            now_ms,
+            limit,
+        )
+        .fetch_all(&self.reader)
+        .await
+    }
+
+    /// Marks a session as needing no summary (it had no messages).
+    pub async fn mark_session_summarized(&self, session_id: i64) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
+            session_id,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Records a failed summary attempt and when to try again; returns the attempts so far.
+    pub async fn record_summary_failure(
+        &self,
+        session_id: i64,
+        retry_at_ms: i64,
+    ) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"UPDATE sessions
+               SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
+               WHERE id = ?1
+               RETURNING summary_attempts AS "summary_attempts!""#,
+            session_id,
+            retry_at_ms,
+        )
+        .fetch_one(&self.writer)
         .await
     }
 }

@@ -17,6 +17,10 @@ pub enum Command {
     Persona(String),
     /// Show what I store about you in this chat.
     Stats,
+    /// Show the notes and session summaries I keep about you in this chat.
+    Memory,
+    /// Forget one note: /forget <number from /memory>.
+    Forget(String),
     /// Start a fresh session (earlier history is kept).
     Reset,
     /// Delete all your history in this chat (asks first).

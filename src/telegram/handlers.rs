@@ -236,6 +236,11 @@ pub async fn command<B: TelegramApi>(
             let stats = conversations.stats(key).await?;
             say(&bot, &message, &replies::stats(&stats)).await
         }
+        Command::Memory => {
+            let overview = conversations.memory_overview(key).await?;
+            say(&bot, &message, &replies::memory(&overview)).await
+        }
+        Command::Forget(argument) => forget(&bot, &message, key, &argument, &conversations).await,
         Command::Reset => {
             let was_open = conversations.reset_session(key).await?;
             say(
@@ -291,6 +296,23 @@ async fn persona<B: TelegramApi>(
             }
             Err(PersonaError::Empty) => say(bot, message, replies::PERSONA_NONE).await,
         },
+    }
+}
+
+async fn forget<B: TelegramApi>(
+    bot: &B,
+    message: &Message,
+    key: ConversationKey,
+    argument: &str,
+    conversations: &Conversations,
+) -> HandlerResult {
+    let argument = argument.trim();
+    let Ok(number) = argument.parse::<usize>() else {
+        return say(bot, message, replies::FORGET_USAGE).await;
+    };
+    match conversations.forget_note(key, number).await? {
+        Some(note) => say(bot, message, &replies::forgot(&note)).await,
+        None => say(bot, message, &replies::no_such_note(argument)).await,
     }
 }
 

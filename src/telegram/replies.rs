@@ -2,7 +2,7 @@
 //! or provider responses: those go to the log.
 
 use crate::clock::format_utc_ms;
-use crate::conversation::{ConversationStats, PERSONA_MAX_CHARS};
+use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
 
 pub const NOT_ALLOWED: &str = "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
 
@@ -21,7 +21,7 @@ pub const EMPTY_MESSAGE: &str = "Your message is empty — write something and I
 
 pub const EMPTY_REPLY: &str = "The model returned an empty answer. Please rephrase or try again.";
 
-pub const CLEAR_CONFIRM: &str = "Delete all your history in this chat — messages, sessions and summaries? Your persona stays. This cannot be undone.";
+pub const CLEAR_CONFIRM: &str = "Delete all your history in this chat — messages, sessions, summaries and notes? Your persona stays. This cannot be undone.";
 pub const CLEAR_BUTTON_YES: &str = "Yes, delete it";
 pub const CLEAR_BUTTON_NO: &str = "Cancel";
 pub const CLEAR_CANCELLED: &str = "Nothing was deleted.";
@@ -38,6 +38,38 @@ pub const EXPORT_EMPTY: &str =
     "There is nothing to export: no messages are stored for you in this chat.";
 pub const EXPORT_CAPTION: &str = "Your history in this chat.";
 
+pub const FORGET_USAGE: &str = "Tell me which note to forget by its number, e.g. /forget 2. /memory lists them.";
+
+pub fn forgot(note: &str) -> String {
+    format!("Forgotten: {note}")
+}
+
+pub fn no_such_note(number: &str) -> String {
+    format!("I have no note number {number}. /memory lists the notes I keep.")
+}
+
+/// The `/memory` listing: numbered notes, then summaries with their session times.
+pub fn memory(overview: &MemoryOverview) -> String {
+    let mut text = String::new();
+    if overview.notes.is_empty() {
+        text.push_str("I keep no notes about you in this chat yet. Lasting facts and preferences you tell me are noted after a session ends.\n");
+    } else {
+        text.push_str("Notes I keep about you (remove one with /forget <number>):\n");
+        for (index, note) in overview.notes.iter().enumerate() {
+            text.push_str(&format!("{}. {} (since {})\n", index + 1, note.note, format_utc_ms(note.created_at_ms)));
+        }
+    }
+    if overview.summaries.is_empty() {
+        text.push_str("\nNo session summaries yet: a session is summarized after it ends.");
+    } else {
+        text.push_str("\nSummaries of our earlier sessions:\n");
+        for summary in overview.summaries.iter().rev() {
+            text.push_str(&format!("\n• {}: {}\n", format_utc_ms(summary.session_started_at_ms), summary.summary));
+        }
+    }
+    text
+}
+
 pub fn message_too_long(length: usize, max: usize) -> String {
     format!(
         "Your message is {length} characters long; I accept at most {max}. Please shorten it or split it into parts."
@@ -50,8 +82,9 @@ pub fn start(history_window_secs: u64, purge_after_secs: u64, idle_secs: u64) ->
          I keep our conversation in this chat: the last messages of the past {} verbatim, and \
          summaries of earlier sessions (a session ends after {} of silence). Everything is deleted \
          automatically after {}.\n\n\
-         /persona sets how I behave for you, /stats shows what I store, /reset starts a fresh \
-         session, /export sends you your history, /clear deletes it. /help lists everything.",
+         /persona sets how I behave for you, /memory shows what I keep about you, /stats what I \
+         store, /reset starts a fresh session, /export sends you your history, /clear deletes it. \
+         /help lists everything.",
         human_duration(history_window_secs),
         human_duration(idle_secs),
         human_duration(purge_after_secs),
