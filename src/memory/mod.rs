@@ -3,5 +3,6 @@
 //! here knows about Telegram.
 
 pub mod context;
+pub mod redact;
 pub mod session;
 pub mod tokens;
