@@ -51,11 +51,20 @@ impl Core {
             &config.history,
             &config.memory,
         );
-        Ok(Self { store, conversations, summarizer, clock })
+        Ok(Self {
+            store,
+            conversations,
+            summarizer,
+            clock,
+        })
     }
 
     /// Starts the background jobs (purge and summarizer); they stop when `shutdown` is cancelled.
-    pub fn spawn_jobs(&self, config: &Config, shutdown: &CancellationToken) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
+    pub fn spawn_jobs(
+        &self,
+        config: &Config,
+        shutdown: &CancellationToken,
+    ) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
         let (purge_reports, _) = watch::channel(None);
         let purge = tokio::spawn(jobs::run_purge_job(
             self.store.clone(),
@@ -94,14 +103,21 @@ impl App {
     /// as teloxide users expect), the system clock.
     pub async fn build(config: Config) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
-        if std::env::var("TELOXIDE_TOKEN").map(|token| token.trim().is_empty()).unwrap_or(true) {
+        if std::env::var("TELOXIDE_TOKEN")
+            .map(|token| token.trim().is_empty())
+            .unwrap_or(true)
+        {
             anyhow::bail!("TELOXIDE_TOKEN is not set: put your bot token from @BotFather in it");
         }
         Self::build_with(config, Bot::from_env(), Arc::new(SystemClock)).await
     }
 
     /// Builds the app around a given bot and clock (tests point the bot at a fake server).
-    pub async fn build_with(config: Config, bot: Bot, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
+    pub async fn build_with(
+        config: Config,
+        bot: Bot,
+        clock: Arc<dyn Clock>,
+    ) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
         let core = Core::build(&config, clock).await?;
         Ok(Self { config, core, bot })
@@ -123,7 +139,11 @@ impl App {
         }
     }
 
-    async fn run_with<B: TelegramApi>(self, bot: B, shutdown: CancellationToken) -> anyhow::Result<()> {
+    async fn run_with<B: TelegramApi>(
+        self,
+        bot: B,
+        shutdown: CancellationToken,
+    ) -> anyhow::Result<()> {
         if let Err(error) = telegram::register_commands(&bot).await {
             tracing::warn!(error = %error, "could not register the command menu with Telegram");
         }

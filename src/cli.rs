@@ -7,11 +7,11 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use crate::app::{App, Core, cancel_on_signal, join_jobs};
-use crate::llm::Role;
-use crate::storage::ConversationKey;
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::config::{Config, duration_ms};
 use crate::jobs;
+use crate::llm::Role;
+use crate::storage::ConversationKey;
 use crate::storage::{Store, UserStats};
 use crate::telemetry;
 
@@ -81,7 +81,12 @@ pub async fn execute(
     let admin_command = match command {
         Command::Run => return App::build(config.clone()).await?.run().await,
         Command::Chat { user, chat } => {
-            return chat_in_terminal(config, clock, ConversationKey::new(chat.unwrap_or(user), user)).await;
+            return chat_in_terminal(
+                config,
+                clock,
+                ConversationKey::new(chat.unwrap_or(user), user),
+            )
+            .await;
         }
         Command::Context { chat, user, text } => {
             return print_context(config, clock, ConversationKey::new(chat, user), &text).await;
@@ -197,7 +202,12 @@ async fn totals(store: &Store) -> anyhow::Result<()> {
 }
 
 /// `telemem context`: the prompt exactly as it would be sent.
-async fn print_context(config: &Config, clock: Arc<dyn Clock>, key: ConversationKey, text: &str) -> anyhow::Result<()> {
+async fn print_context(
+    config: &Config,
+    clock: Arc<dyn Clock>,
+    key: ConversationKey,
+    text: &str,
+) -> anyhow::Result<()> {
     let core = Core::build(config, clock).await?;
     let context = core.conversations.preview_context(key, text).await?;
     println!("=== system ===\n{}", context.request.system);
@@ -211,7 +221,11 @@ async fn print_context(config: &Config, clock: Arc<dyn Clock>, key: Conversation
     }
     println!(
         "\n=== about {} tokens ({} in memory parts: {} summaries, {} recalled, {} earlier messages) ===",
-        context.total_tokens, context.memory_tokens, context.summaries_used, context.recalled_used, context.history_used
+        context.total_tokens,
+        context.memory_tokens,
+        context.summaries_used,
+        context.recalled_used,
+        context.history_used
     );
     core.store.close().await;
     Ok(())
@@ -223,14 +237,21 @@ prompt), /quit.";
 
 /// `telemem chat`: a terminal REPL over the same pipeline as the bot, with the summarizer and
 /// purge jobs running as they do beside the bot.
-async fn chat_in_terminal(config: &Config, clock: Arc<dyn Clock>, key: ConversationKey) -> anyhow::Result<()> {
+async fn chat_in_terminal(
+    config: &Config,
+    clock: Arc<dyn Clock>,
+    key: ConversationKey,
+) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
     let core = Core::build(config, clock).await?;
     let shutdown = tokio_util::sync::CancellationToken::new();
     let jobs = core.spawn_jobs(config, &shutdown);
     tokio::spawn(cancel_on_signal(shutdown.clone()));
-    println!("telemem chat as user {} in chat {}. {CHAT_HELP}", key.user_id, key.chat_id);
+    println!(
+        "telemem chat as user {} in chat {}. {CHAT_HELP}",
+        key.user_id, key.chat_id
+    );
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
     loop {
@@ -266,34 +287,64 @@ async fn chat_command(core: &Core, key: ConversationKey, line: &str) -> Option<S
     let conversations = &core.conversations;
     let outcome = match command {
         "/help" => Ok(CHAT_HELP.to_owned()),
-        "/reset" => conversations.reset_session(key).await.map(|_| "Started a fresh session.".to_owned()),
-        "/stats" => conversations.stats(key).await.map(|stats| crate::telegram::replies::stats(&stats)),
-        "/memory" => conversations.memory_overview(key).await.map(|overview| crate::telegram::replies::memory(&overview)),
+        "/reset" => conversations
+            .reset_session(key)
+            .await
+            .map(|_| "Started a fresh session.".to_owned()),
+        "/stats" => conversations
+            .stats(key)
+            .await
+            .map(|stats| crate::telegram::replies::stats(&stats)),
+        "/memory" => conversations
+            .memory_overview(key)
+            .await
+            .map(|overview| crate::telegram::replies::memory(&overview)),
         "/forget" => match argument.trim().parse::<usize>() {
-            Ok(number) => conversations.forget_note(key, number).await.map(|forgotten| match forgotten {
-                Some(note) => format!("Forgotten: {note}"),
-                None => format!("No note number {number}."),
-            }),
+            Ok(number) => conversations
+                .forget_note(key, number)
+                .await
+                .map(|forgotten| match forgotten {
+                    Some(note) => format!("Forgotten: {note}"),
+                    None => format!("No note number {number}."),
+                }),
             Err(_) => Ok("Usage: /forget <number from /memory>".to_owned()),
         },
         "/persona" => persona_in_terminal(conversations, key, argument.trim()).await,
         "/context" => conversations
             .preview_context(key, argument)
             .await
-            .map(|context| format!("{}\n---\n{:#?}", context.request.system, context.request.messages)),
+            .map(|context| {
+                format!(
+                    "{}\n---\n{:#?}",
+                    context.request.system, context.request.messages
+                )
+            }),
         _ if command.starts_with('/') => Ok(format!("Unknown command. {CHAT_HELP}")),
         _ => return None,
     };
     Some(outcome.unwrap_or_else(|error| format!("error: {error:#}")))
 }
 
-async fn persona_in_terminal(conversations: &crate::conversation::Conversations, key: ConversationKey, argument: &str) -> anyhow::Result<String> {
+async fn persona_in_terminal(
+    conversations: &crate::conversation::Conversations,
+    key: ConversationKey,
+    argument: &str,
+) -> anyhow::Result<String> {
     use crate::conversation::Persona;
     match argument {
-        "" => Ok(conversations.persona(key.user_id).await?.unwrap_or_else(|| "(default)".to_owned())),
-        "reset" => conversations.set_persona(key.user_id, None).await.map(|()| "Persona reset.".to_owned()),
+        "" => Ok(conversations
+            .persona(key.user_id)
+            .await?
+            .unwrap_or_else(|| "(default)".to_owned())),
+        "reset" => conversations
+            .set_persona(key.user_id, None)
+            .await
+            .map(|()| "Persona reset.".to_owned()),
         text => match Persona::parse(text) {
-            Ok(persona) => conversations.set_persona(key.user_id, Some(&persona)).await.map(|()| "Persona saved.".to_owned()),
+            Ok(persona) => conversations
+                .set_persona(key.user_id, Some(&persona))
+                .await
+                .map(|()| "Persona saved.".to_owned()),
             Err(error) => Ok(format!("Not saved: {error}.")),
         },
     }
@@ -325,7 +376,11 @@ async fn chat_turn_in_terminal(core: &Core, key: ConversationKey, text: &str) ->
     let printed = printer.await.unwrap_or(0);
     match answer {
         Ok(completion) => {
-            let rest = completion.text.get(printed..).unwrap_or_default().to_owned();
+            let rest = completion
+                .text
+                .get(printed..)
+                .unwrap_or_default()
+                .to_owned();
             if let Err(error) = conversations.finish_turn(&turn, &completion, None).await {
                 return format!("{rest}\n(error storing the reply: {error:#})");
             }

@@ -153,7 +153,13 @@ impl Conversations {
         redactor: Redactor,
         settings: ConversationSettings,
     ) -> Self {
-        Self { store, llm, clock, redactor, settings: Arc::new(settings) }
+        Self {
+            store,
+            llm,
+            clock,
+            redactor,
+            settings: Arc::new(settings),
+        }
     }
 
     pub fn store(&self) -> &Store {
@@ -200,10 +206,16 @@ impl Conversations {
             .context("cannot store the user's message")?;
         let history = self
             .store
-            .history(key, now_ms - self.settings.history_window_ms, self.settings.history_max_messages)
+            .history(
+                key,
+                now_ms - self.settings.history_window_ms,
+                self.settings.history_max_messages,
+            )
             .await
             .context("cannot read the history")?;
-        let assembled = self.assemble_context(key, now_ms, settings.persona.as_deref(), text, history).await?;
+        let assembled = self
+            .assemble_context(key, now_ms, settings.persona.as_deref(), text, history)
+            .await?;
         Ok(Turn {
             key,
             session_id: session.session_id,
@@ -227,12 +239,18 @@ impl Conversations {
         let settings = &self.settings;
         let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
         let notes = async {
-            if settings.notes_enabled { self.store.notes(key).await } else { Ok(Vec::new()) }
+            if settings.notes_enabled {
+                self.store.notes(key).await
+            } else {
+                Ok(Vec::new())
+            }
         };
         let summaries = async {
             if settings.summary_count > 0 {
                 let since_ms = now_ms - settings.summary_window_ms;
-                self.store.recent_summaries(key, since_ms, settings.summary_count).await
+                self.store
+                    .recent_summaries(key, since_ms, settings.summary_count)
+                    .await
             } else {
                 Ok(Vec::new())
             }
@@ -242,9 +260,15 @@ impl Conversations {
             tokio::try_join!(notes, summaries, recalled).context("cannot read the memory")?;
 
         let last = history.len().saturating_sub(1);
-        history[..last].iter_mut().for_each(|message| self.redact_in_place(&mut message.content));
-        recalled.iter_mut().for_each(|message| self.redact_in_place(&mut message.content));
-        summaries.iter_mut().for_each(|summary| self.redact_in_place(&mut summary.summary));
+        history[..last]
+            .iter_mut()
+            .for_each(|message| self.redact_in_place(&mut message.content));
+        recalled
+            .iter_mut()
+            .for_each(|message| self.redact_in_place(&mut message.content));
+        summaries
+            .iter_mut()
+            .for_each(|summary| self.redact_in_place(&mut summary.summary));
         let notes: Vec<NoteLine> = notes
             .into_iter()
             .map(|note| NoteLine {
@@ -272,12 +296,20 @@ impl Conversations {
 
     /// The exact prompt a message `text` would get now, without storing anything (for
     /// `telemem context`).
-    pub async fn preview_context(&self, key: ConversationKey, text: &str) -> anyhow::Result<AssembledContext> {
+    pub async fn preview_context(
+        &self,
+        key: ConversationKey,
+        text: &str,
+    ) -> anyhow::Result<AssembledContext> {
         let now_ms = self.clock.now_ms();
         let persona = self.persona(key.user_id).await?;
         let mut history = self
             .store
-            .history(key, now_ms - self.settings.history_window_ms, self.settings.history_max_messages)
+            .history(
+                key,
+                now_ms - self.settings.history_window_ms,
+                self.settings.history_max_messages,
+            )
             .await
             .context("cannot read the history")?;
         // The new message would push the oldest one out of the window's message limit.
@@ -296,23 +328,44 @@ impl Conversations {
             tokens_out: 0,
             telegram_message_id: None,
         });
-        self.assemble_context(key, now_ms, persona.as_deref(), text, history).await
+        self.assemble_context(key, now_ms, persona.as_deref(), text, history)
+            .await
     }
 
     /// The notes and the summaries the bot holds for this conversation.
     pub async fn memory_overview(&self, key: ConversationKey) -> anyhow::Result<MemoryOverview> {
-        let notes = self.store.notes(key).await.context("cannot read the notes")?;
-        let summaries = self.store.recent_summaries(key, 0, 50).await.context("cannot read the summaries")?;
+        let notes = self
+            .store
+            .notes(key)
+            .await
+            .context("cannot read the notes")?;
+        let summaries = self
+            .store
+            .recent_summaries(key, 0, 50)
+            .await
+            .context("cannot read the summaries")?;
         Ok(MemoryOverview { notes, summaries })
     }
 
     /// Deletes note number `number` (1-based, as `/memory` lists them); returns its text.
-    pub async fn forget_note(&self, key: ConversationKey, number: usize) -> anyhow::Result<Option<String>> {
-        let notes = self.store.notes(key).await.context("cannot read the notes")?;
+    pub async fn forget_note(
+        &self,
+        key: ConversationKey,
+        number: usize,
+    ) -> anyhow::Result<Option<String>> {
+        let notes = self
+            .store
+            .notes(key)
+            .await
+            .context("cannot read the notes")?;
         let Some(note) = number.checked_sub(1).and_then(|index| notes.get(index)) else {
             return Ok(None);
         };
-        let deleted = self.store.delete_note(key, note.id).await.context("cannot delete the note")?;
+        let deleted = self
+            .store
+            .delete_note(key, note.id)
+            .await
+            .context("cannot delete the note")?;
         Ok(deleted.then(|| note.note.clone()))
     }
 

@@ -96,7 +96,14 @@ pub struct Summarizer {
 }
 
 impl Summarizer {
-    pub fn new(store: Store, llm: LlmClient, clock: Arc<dyn Clock>, redactor: crate::memory::redact::Redactor, history: &HistoryConfig, memory: &MemoryConfig) -> Self {
+    pub fn new(
+        store: Store,
+        llm: LlmClient,
+        clock: Arc<dyn Clock>,
+        redactor: crate::memory::redact::Redactor,
+        history: &HistoryConfig,
+        memory: &MemoryConfig,
+    ) -> Self {
         Self {
             store,
             llm,
@@ -104,7 +111,8 @@ impl Summarizer {
             redactor,
             session_idle_ms: duration_ms(history.session_idle()),
             max_attempts: i64::from(memory.summary_max_attempts),
-            retry_ms: i64::try_from(memory.summary_retry_secs.saturating_mul(1_000)).unwrap_or(i64::MAX),
+            retry_ms: i64::try_from(memory.summary_retry_secs.saturating_mul(1_000))
+                .unwrap_or(i64::MAX),
         }
     }
 
@@ -131,9 +139,17 @@ impl Summarizer {
         Ok(report)
     }
 
-    async fn summarize_session(&self, session: &SessionRecord, report: &mut SummarizerReport) -> anyhow::Result<()> {
+    async fn summarize_session(
+        &self,
+        session: &SessionRecord,
+        report: &mut SummarizerReport,
+    ) -> anyhow::Result<()> {
         let key = ConversationKey::new(session.chat_id, session.user_id);
-        let mut messages = self.store.session_messages(session.id).await.context("cannot read a session")?;
+        let mut messages = self
+            .store
+            .session_messages(session.id)
+            .await
+            .context("cannot read a session")?;
         if messages.is_empty() {
             self.store.mark_session_summarized(session.id).await?;
             report.empty += 1;
@@ -143,31 +159,53 @@ impl Summarizer {
         for message in &mut messages {
             message.content = self.redactor.redact(&message.content).into_owned();
         }
-        let notes: Vec<String> = self.store.notes(key).await?.into_iter().map(|note| note.note).collect();
+        let notes: Vec<String> = self
+            .store
+            .notes(key)
+            .await?
+            .into_iter()
+            .map(|note| note.note)
+            .collect();
         let request = summary_request(&messages, &notes);
         let now_ms = self.clock.now_ms();
         match self.llm.complete(&request).await {
             Ok(answer) if !answer.text.trim().is_empty() => {
                 let parsed = parse_summary_answer(&answer.text);
-                self.store.add_summary(session.id, key, &parsed.summary, now_ms).await?;
+                self.store
+                    .add_summary(session.id, key, &parsed.summary, now_ms)
+                    .await?;
                 if let Some(new_notes) = parsed.notes {
-                    self.store.replace_notes(key, &new_notes, session.id, now_ms).await?;
+                    self.store
+                        .replace_notes(key, &new_notes, session.id, now_ms)
+                        .await?;
                 }
                 report.summarized += 1;
             }
             outcome => {
                 let attempts = session.summary_attempts + 1;
                 match outcome {
-                    Err(error) => tracing::warn!(error = ?error, session_id = session.id, attempts, "summarizing a session failed"),
-                    Ok(_) => tracing::warn!(session_id = session.id, attempts, "the model returned an empty summary"),
+                    Err(error) => {
+                        tracing::warn!(error = ?error, session_id = session.id, attempts, "summarizing a session failed")
+                    }
+                    Ok(_) => tracing::warn!(
+                        session_id = session.id,
+                        attempts,
+                        "the model returned an empty summary"
+                    ),
                 }
                 if attempts >= self.max_attempts {
-                    self.store.add_summary(session.id, key, &extractive_summary(&messages), now_ms).await?;
+                    self.store
+                        .add_summary(session.id, key, &extractive_summary(&messages), now_ms)
+                        .await?;
                     report.extracted += 1;
                 } else {
                     // Back off: retry_ms, then twice that, four times, ...
-                    let wait_ms = self.retry_ms.saturating_mul(1_i64 << (attempts - 1).min(20));
-                    self.store.record_summary_failure(session.id, now_ms.saturating_add(wait_ms)).await?;
+                    let wait_ms = self
+                        .retry_ms
+                        .saturating_mul(1_i64 << (attempts - 1).min(20));
+                    self.store
+                        .record_summary_failure(session.id, now_ms.saturating_add(wait_ms))
+                        .await?;
                     report.failed += 1;
                 }
             }
@@ -179,7 +217,11 @@ impl Summarizer {
 /// Runs [`Summarizer::summarize_pending_once`] right away (sessions closed while the process was
 /// down are picked up first) and then every `interval`, until `shutdown` is cancelled. It runs
 /// beside the chat turns and never delays a reply.
-pub async fn run_summarizer_job(summarizer: Summarizer, interval: std::time::Duration, shutdown: CancellationToken) {
+pub async fn run_summarizer_job(
+    summarizer: Summarizer,
+    interval: std::time::Duration,
+    shutdown: CancellationToken,
+) {
     let mut ticks = tokio::time::interval(interval);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {

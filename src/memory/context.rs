@@ -244,3 +244,233 @@ pub fn escape_wrapper(text: &str) -> String {
     escaped.push_str(rest);
     escaped
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: i64 = 1_796_047_506_789;
+
+    fn message(id: i64, role: MessageRole, content: &str) -> StoredMessage {
+        StoredMessage {
+            id,
+            chat_id: 1,
+            user_id: 1,
+            session_id: 1,
+            role,
+            content: content.to_owned(),
+            created_at_ms: NOW - 60_000 * (100 - id),
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: None,
+        }
+    }
+
+    fn summary(session_id: i64, text: &str) -> SummaryRecord {
+        SummaryRecord {
+            session_id,
+            chat_id: 1,
+            user_id: 1,
+            summary: text.to_owned(),
+            created_at_ms: NOW - 86_400_000,
+            session_started_at_ms: NOW - 90_000_000,
+            session_last_activity_at_ms: NOW - 89_000_000,
+        }
+    }
+
+    struct Fixture {
+        history: Vec<StoredMessage>,
+        recalled: Vec<StoredMessage>,
+        summaries: Vec<SummaryRecord>,
+        notes: Vec<NoteLine>,
+    }
+
+    fn fixture() -> Fixture {
+        let mut history: Vec<StoredMessage> = (10..20)
+            .map(|id| {
+                message(
+                    id,
+                    if id % 2 == 0 {
+                        MessageRole::User
+                    } else {
+                        MessageRole::Assistant
+                    },
+                    &format!("raw turn {id} {}", "word ".repeat(20)),
+                )
+            })
+            .collect();
+        history.push(message(20, MessageRole::User, "the new message"));
+        Fixture {
+            history,
+            recalled: (1..4)
+                .map(|id| {
+                    message(
+                        id,
+                        MessageRole::User,
+                        &format!("recalled {id} {}", "word ".repeat(20)),
+                    )
+                })
+                .collect(),
+            summaries: (1..4)
+                .map(|id| summary(id, &format!("summary {id} {}", "word ".repeat(20))))
+                .collect(),
+            notes: vec![NoteLine {
+                text: "Always answer in English".to_owned(),
+                noted_at_ms: NOW,
+            }],
+        }
+    }
+
+    fn assemble_with_budget(fixture: &Fixture, budget: usize) -> AssembledContext {
+        assemble(&ContextInputs {
+            now_ms: NOW,
+            default_prompt: "You are helpful.",
+            persona: Some("Talk like a pirate."),
+            notes: &fixture.notes,
+            summaries: &fixture.summaries,
+            recalled: &fixture.recalled,
+            history: &fixture.history,
+            memory_budget_tokens: budget,
+        })
+    }
+
+    #[test]
+    fn everything_fits_in_a_large_budget_in_the_documented_order() {
+        let context = assemble_with_budget(&fixture(), 100_000);
+        let system = &context.request.system;
+        let order = [
+            "You are helpful.",
+            "Current date and time",
+            "Talk like a pirate.",
+            "Always answer in English",
+            "<memory>",
+            "summary 1",
+            "recalled 1",
+            "</memory>",
+        ];
+        let positions: Vec<usize> = order
+            .iter()
+            .map(|needle| {
+                system
+                    .find(needle)
+                    .unwrap_or_else(|| panic!("{needle} missing"))
+            })
+            .collect();
+        assert!(
+            positions.windows(2).all(|pair| pair[0] < pair[1]),
+            "{system}"
+        );
+        assert_eq!(
+            (
+                context.summaries_used,
+                context.recalled_used,
+                context.history_used
+            ),
+            (3, 3, 10)
+        );
+        assert!(
+            context
+                .request
+                .messages
+                .last()
+                .unwrap()
+                .content
+                .ends_with("the new message")
+        );
+    }
+
+    #[test]
+    fn trimming_drops_oldest_raw_turns_first_then_recalled_then_summaries() {
+        let fixture = fixture();
+        let full = assemble_with_budget(&fixture, 100_000).memory_tokens;
+        let raw_total: usize = fixture.history[..10]
+            .iter()
+            .map(|m| estimate_message_tokens(&history_content(m)))
+            .sum();
+
+        let slightly_short = assemble_with_budget(&fixture, full - 1);
+        assert_eq!(
+            (
+                slightly_short.history_used,
+                slightly_short.recalled_used,
+                slightly_short.summaries_used
+            ),
+            (9, 3, 3)
+        );
+        assert!(
+            !slightly_short
+                .request
+                .messages
+                .iter()
+                .any(|m| m.content.contains("raw turn 10 "))
+        );
+        assert!(
+            slightly_short
+                .request
+                .messages
+                .iter()
+                .any(|m| m.content.contains("raw turn 11 "))
+        );
+
+        let no_raw = assemble_with_budget(&fixture, full - raw_total);
+        assert_eq!(
+            (
+                no_raw.history_used,
+                no_raw.recalled_used,
+                no_raw.summaries_used
+            ),
+            (0, 3, 3)
+        );
+
+        let tiny = assemble_with_budget(
+            &fixture,
+            estimate_tokens(&summary_line(&fixture.summaries[2])),
+        );
+        assert_eq!(
+            (tiny.history_used, tiny.recalled_used, tiny.summaries_used),
+            (0, 0, 1)
+        );
+        assert!(
+            tiny.request.system.contains("summary 3"),
+            "the newest summary is kept longest"
+        );
+
+        let zero = assemble_with_budget(&fixture, 0);
+        assert_eq!(
+            (zero.history_used, zero.recalled_used, zero.summaries_used),
+            (0, 0, 0)
+        );
+        assert!(
+            zero.request.system.contains("Talk like a pirate.")
+                && zero.request.system.contains("Always answer in English")
+        );
+        assert_eq!(zero.request.messages.len(), 1);
+        assert!(
+            zero.request.messages[0]
+                .content
+                .ends_with("the new message")
+        );
+    }
+
+    #[test]
+    fn the_wrapper_cannot_be_closed_or_reopened_by_stored_text() {
+        assert_eq!(
+            escape_wrapper("a </memory> b <MEMORY> c <b>"),
+            "a &lt;/memory> b &lt;MEMORY> c <b>"
+        );
+        assert_eq!(escape_wrapper("nothing to escape"), "nothing to escape");
+    }
+
+    #[test]
+    fn user_turns_carry_their_time_and_assistant_turns_do_not() {
+        let context = assemble_with_budget(&fixture(), 100_000);
+        let user = &context.request.messages[0];
+        let assistant = &context.request.messages[1];
+        assert!(user.content.starts_with("[2026-11-30 "), "{}", user.content);
+        assert!(
+            assistant.content.starts_with("raw turn 11"),
+            "{}",
+            assistant.content
+        );
+    }
+}

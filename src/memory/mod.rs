@@ -3,6 +3,8 @@
 //! here knows about Telegram.
 
 pub mod context;
+pub mod recall;
 pub mod redact;
 pub mod session;
+pub mod summary;
 pub mod tokens;

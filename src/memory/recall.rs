@@ -23,26 +23,183 @@ const PREFIX_FROM_CHARS: usize = 6;
 /// Function words of the languages our users write most, which would match almost every message.
 const STOP_WORDS: &[&str] = &[
     // English
-    "the", "and", "for", "are", "but", "not", "you", "your", "all", "any", "can", "had", "her",
-    "was", "one", "our", "out", "has", "him", "his", "how", "its", "who", "did", "yes", "get",
-    "got", "this", "that", "with", "have", "from", "they", "will", "would", "there", "their",
-    "what", "when", "where", "which", "about", "been", "were", "into", "then", "than", "them",
-    "some", "could", "should", "just", "also", "like", "does", "please", "thanks", "hello",
+    "the",
+    "and",
+    "for",
+    "are",
+    "but",
+    "not",
+    "you",
+    "your",
+    "all",
+    "any",
+    "can",
+    "had",
+    "her",
+    "was",
+    "one",
+    "our",
+    "out",
+    "has",
+    "him",
+    "his",
+    "how",
+    "its",
+    "who",
+    "did",
+    "yes",
+    "get",
+    "got",
+    "this",
+    "that",
+    "with",
+    "have",
+    "from",
+    "they",
+    "will",
+    "would",
+    "there",
+    "their",
+    "what",
+    "when",
+    "where",
+    "which",
+    "about",
+    "been",
+    "were",
+    "into",
+    "then",
+    "than",
+    "them",
+    "some",
+    "could",
+    "should",
+    "just",
+    "also",
+    "like",
+    "does",
+    "please",
+    "thanks",
+    "hello",
     // German
-    "der", "die", "das", "und", "ist", "nicht", "ein", "eine", "einen", "mit", "sich", "des",
-    "auf", "für", "von", "dem", "den", "was", "wie", "wer", "wo", "ich", "du", "sie", "wir",
-    "ihr", "mein", "meine", "dein", "noch", "auch", "aber", "oder", "bitte", "danke", "war",
-    "hat", "haben", "sind", "wird", "kann", "soll",
+    "der",
+    "die",
+    "das",
+    "und",
+    "ist",
+    "nicht",
+    "ein",
+    "eine",
+    "einen",
+    "mit",
+    "sich",
+    "des",
+    "auf",
+    "für",
+    "von",
+    "dem",
+    "den",
+    "was",
+    "wie",
+    "wer",
+    "wo",
+    "ich",
+    "du",
+    "sie",
+    "wir",
+    "ihr",
+    "mein",
+    "meine",
+    "dein",
+    "noch",
+    "auch",
+    "aber",
+    "oder",
+    "bitte",
+    "danke",
+    "war",
+    "hat",
+    "haben",
+    "sind",
+    "wird",
+    "kann",
+    "soll",
     // Spanish
-    "que", "los", "las", "del", "una", "uno", "por", "con", "para", "como", "pero", "más",
-    "mas", "este", "esta", "eso", "mi", "tu", "su", "sus", "qué", "cómo", "dónde", "cuándo",
-    "hola", "gracias", "fue", "era", "está", "son",
+    "que",
+    "los",
+    "las",
+    "del",
+    "una",
+    "uno",
+    "por",
+    "con",
+    "para",
+    "como",
+    "pero",
+    "más",
+    "mas",
+    "este",
+    "esta",
+    "eso",
+    "mi",
+    "tu",
+    "su",
+    "sus",
+    "qué",
+    "cómo",
+    "dónde",
+    "cuándo",
+    "hola",
+    "gracias",
+    "fue",
+    "era",
+    "está",
+    "son",
     // French
-    "les", "des", "une", "est", "pas", "pour", "dans", "qui", "sur", "avec", "mon", "ton",
-    "son", "mes", "vous", "nous", "elle", "quoi", "merci", "bonjour",
+    "les",
+    "des",
+    "une",
+    "est",
+    "pas",
+    "pour",
+    "dans",
+    "qui",
+    "sur",
+    "avec",
+    "mon",
+    "ton",
+    "son",
+    "mes",
+    "vous",
+    "nous",
+    "elle",
+    "quoi",
+    "merci",
+    "bonjour",
     // Russian
-    "что", "это", "как", "так", "для", "его", "она", "они", "мой", "моя", "мне", "меня",
-    "где", "когда", "был", "была", "есть", "или", "уже", "ещё", "еще", "привет", "спасибо",
+    "что",
+    "это",
+    "как",
+    "так",
+    "для",
+    "его",
+    "она",
+    "они",
+    "мой",
+    "моя",
+    "мне",
+    "меня",
+    "где",
+    "когда",
+    "был",
+    "была",
+    "есть",
+    "или",
+    "уже",
+    "ещё",
+    "еще",
+    "привет",
+    "спасибо",
 ];
 
 /// The FTS5 expression for recalling `key`'s messages relevant to `text`, or `None` when the
@@ -104,7 +261,9 @@ pub async fn recall(
     let Some(expression) = match_expression(key, text) else {
         return Ok(Vec::new());
     };
-    store.search_messages(key, &expression, before_id, limit).await
+    store
+        .search_messages(key, &expression, before_id, limit)
+        .await
 }
 
 #[cfg(test)]
@@ -121,8 +280,14 @@ mod tests {
     fn quotes_and_operators_in_the_message_stay_plain_terms() {
         let key = ConversationKey::new(5, 7);
         let expression = match_expression(key, "NEAR(\"x y\") OR owner:o1c1 *").unwrap();
-        assert!(expression.starts_with("owner : \"o7c5\" AND content : ("), "{expression}");
-        assert!(expression.contains("\"near\"") && expression.contains("\"o1c1\""), "{expression}");
+        assert!(
+            expression.starts_with("owner : \"o7c5\" AND content : ("),
+            "{expression}"
+        );
+        assert!(
+            expression.contains("\"near\"") && expression.contains("\"o1c1\""),
+            "{expression}"
+        );
     }
 
     #[test]
@@ -134,6 +299,9 @@ mod tests {
 
     #[test]
     fn text_without_searchable_words_gives_no_query() {
-        assert_eq!(match_expression(ConversationKey::new(1, 1), "ok? 👍 the and"), None);
+        assert_eq!(
+            match_expression(ConversationKey::new(1, 1), "ok? 👍 the and"),
+            None
+        );
     }
 }

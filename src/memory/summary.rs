@@ -41,16 +41,27 @@ pub fn summary_request(messages: &[StoredMessage], existing_notes: &[String]) ->
             MessageRole::Assistant => "Assistant",
             MessageRole::System => "System",
         };
-        transcript.push_str(&format!("[{}] {speaker}: {}\n", format_utc_ms(message.created_at_ms), message.content.trim()));
+        transcript.push_str(&format!(
+            "[{}] {speaker}: {}\n",
+            format_utc_ms(message.created_at_ms),
+            message.content.trim()
+        ));
     }
     if transcript.chars().count() > TRANSCRIPT_MAX_CHARS {
         let skip = transcript.chars().count() - TRANSCRIPT_MAX_CHARS;
-        transcript = format!("[… earlier part cut …]\n{}", transcript.chars().skip(skip).collect::<String>());
+        transcript = format!(
+            "[… earlier part cut …]\n{}",
+            transcript.chars().skip(skip).collect::<String>()
+        );
     }
     let notes = if existing_notes.is_empty() {
         "- none".to_owned()
     } else {
-        existing_notes.iter().map(|note| format!("- {note}")).collect::<Vec<_>>().join("\n")
+        existing_notes
+            .iter()
+            .map(|note| format!("- {note}"))
+            .collect::<Vec<_>>()
+            .join("\n")
     };
     ChatRequest {
         system: SUMMARY_PROMPT.to_owned(),
@@ -70,8 +81,13 @@ pub fn parse_summary_answer(answer: &str) -> ParsedSummary {
         (None, Some(end)) => &answer[..end],
         (None, None) => answer,
     };
-    let notes = notes_at.map(|start| parse_notes(&answer[start + "NOTES:".len()..])).filter(|notes| !notes.is_empty());
-    ParsedSummary { summary: cap_chars(summary_part.trim(), SUMMARY_MAX_CHARS), notes }
+    let notes = notes_at
+        .map(|start| parse_notes(&answer[start + "NOTES:".len()..]))
+        .filter(|notes| !notes.is_empty());
+    ParsedSummary {
+        summary: cap_chars(summary_part.trim(), SUMMARY_MAX_CHARS),
+        notes,
+    }
 }
 
 fn parse_notes(section: &str) -> Vec<String> {
@@ -96,9 +112,15 @@ pub fn extractive_summary(messages: &[StoredMessage]) -> String {
     let mut candidates: Vec<(usize, usize, &StoredMessage)> = messages
         .iter()
         .enumerate()
-        .filter(|(_, message)| message.role == MessageRole::User && !message.content.trim().is_empty())
+        .filter(|(_, message)| {
+            message.role == MessageRole::User && !message.content.trim().is_empty()
+        })
         .map(|(position, message)| (information_score(&message.content), position, message))
         .collect();
+    // Lines with no information at all ("hi", "ok") only if nothing better exists.
+    if candidates.iter().any(|(score, _, _)| *score > 0) {
+        candidates.retain(|(score, _, _)| *score > 0);
+    }
     candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut chosen = Vec::new();
     let mut length = 0;
@@ -121,7 +143,8 @@ fn information_score(text: &str) -> usize {
         .enumerate()
         .map(|(index, word)| {
             let digits = usize::from(word.chars().any(|c| c.is_ascii_digit())) * 3;
-            let capital = usize::from(index > 0 && word.chars().next().is_some_and(char::is_uppercase)) * 2;
+            let capital =
+                usize::from(index > 0 && word.chars().next().is_some_and(char::is_uppercase)) * 2;
             let long = usize::from(word.chars().count() >= 7);
             digits + capital + long
         })
@@ -161,8 +184,17 @@ mod tests {
         let parsed = parse_summary_answer(
             "SUMMARY:\nAsked where the Chemitek parcel is; UPS 1Z999.\n\nNOTES:\n- Works at Chemitek\n- Always answer in English\n- Works at Chemitek\n",
         );
-        assert_eq!(parsed.summary, "Asked where the Chemitek parcel is; UPS 1Z999.");
-        assert_eq!(parsed.notes, Some(vec!["Works at Chemitek".to_owned(), "Always answer in English".to_owned()]));
+        assert_eq!(
+            parsed.summary,
+            "Asked where the Chemitek parcel is; UPS 1Z999."
+        );
+        assert_eq!(
+            parsed.notes,
+            Some(vec![
+                "Works at Chemitek".to_owned(),
+                "Always answer in English".to_owned()
+            ])
+        );
     }
 
     #[test]
@@ -182,11 +214,17 @@ mod tests {
     #[test]
     fn the_request_carries_the_transcript_with_times_and_the_existing_notes() {
         let request = summary_request(
-            &[message(MessageRole::User, "Where is the parcel?"), message(MessageRole::Assistant, "With UPS.")],
+            &[
+                message(MessageRole::User, "Where is the parcel?"),
+                message(MessageRole::Assistant, "With UPS."),
+            ],
             &["Works at Chemitek".to_owned()],
         );
         let text = &request.messages[0].content;
-        assert!(text.contains("[2026-11-30 14:05 UTC] Person: Where is the parcel?"), "{text}");
+        assert!(
+            text.contains("[2026-11-30 14:05 UTC] Person: Where is the parcel?"),
+            "{text}"
+        );
         assert!(text.contains("Assistant: With UPS."));
         assert!(text.contains("- Works at Chemitek"));
         assert!(request.system.contains("SUMMARY:"));
@@ -196,13 +234,25 @@ mod tests {
     fn the_extract_prefers_lines_with_numbers_and_names_in_their_order() {
         let messages = [
             message(MessageRole::User, "hi"),
-            message(MessageRole::User, "The Chemitek parcel has tracking 1Z999AA10123456784"),
+            message(
+                MessageRole::User,
+                "The Chemitek parcel has tracking 1Z999AA10123456784",
+            ),
             message(MessageRole::Assistant, "ok"),
-            message(MessageRole::User, "It should arrive Wednesday at Building 7"),
+            message(
+                MessageRole::User,
+                "It should arrive Wednesday at Building 7",
+            ),
         ];
         let extract = extractive_summary(&messages);
-        assert!(extract.starts_with("(automatic extract) The Chemitek parcel"), "{extract}");
-        assert!(extract.contains("| It should arrive Wednesday"), "{extract}");
+        assert!(
+            extract.starts_with("(automatic extract) The Chemitek parcel"),
+            "{extract}"
+        );
+        assert!(
+            extract.contains("| It should arrive Wednesday"),
+            "{extract}"
+        );
         assert!(extract.chars().count() <= EXTRACT_MAX_CHARS + 40);
     }
 }

@@ -116,7 +116,10 @@ impl Store {
     }
 
     /// Every message of one session, oldest first (for its summary).
-    pub async fn session_messages(&self, session_id: i64) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    pub async fn session_messages(
+        &self,
+        session_id: i64,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
         sqlx::query_as!(
             StoredMessage,
             r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",

@@ -72,7 +72,11 @@ impl Store {
     }
 
     /// Deletes one note of the conversation; `false` if it has no note with that id.
-    pub async fn delete_note(&self, key: ConversationKey, note_id: i64) -> Result<bool, sqlx::Error> {
+    pub async fn delete_note(
+        &self,
+        key: ConversationKey,
+        note_id: i64,
+    ) -> Result<bool, sqlx::Error> {
         let result = sqlx::query!(
             "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
             note_id,

@@ -38,7 +38,8 @@ pub const EXPORT_EMPTY: &str =
     "There is nothing to export: no messages are stored for you in this chat.";
 pub const EXPORT_CAPTION: &str = "Your history in this chat.";
 
-pub const FORGET_USAGE: &str = "Tell me which note to forget by its number, e.g. /forget 2. /memory lists them.";
+pub const FORGET_USAGE: &str =
+    "Tell me which note to forget by its number, e.g. /forget 2. /memory lists them.";
 
 pub fn forgot(note: &str) -> String {
     format!("Forgotten: {note}")
@@ -56,7 +57,12 @@ pub fn memory(overview: &MemoryOverview) -> String {
     } else {
         text.push_str("Notes I keep about you (remove one with /forget <number>):\n");
         for (index, note) in overview.notes.iter().enumerate() {
-            text.push_str(&format!("{}. {} (since {})\n", index + 1, note.note, format_utc_ms(note.created_at_ms)));
+            text.push_str(&format!(
+                "{}. {} (since {})\n",
+                index + 1,
+                note.note,
+                format_utc_ms(note.created_at_ms)
+            ));
         }
     }
     if overview.summaries.is_empty() {
@@ -64,7 +70,11 @@ pub fn memory(overview: &MemoryOverview) -> String {
     } else {
         text.push_str("\nSummaries of our earlier sessions:\n");
         for summary in overview.summaries.iter().rev() {
-            text.push_str(&format!("\n• {}: {}\n", format_utc_ms(summary.session_started_at_ms), summary.summary));
+            text.push_str(&format!(
+                "\n• {}: {}\n",
+                format_utc_ms(summary.session_started_at_ms),
+                summary.summary
+            ));
         }
     }
     text

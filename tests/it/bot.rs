@@ -57,7 +57,7 @@ async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_oth
         .unwrap();
     let roles: Vec<MessageRole> = alice_history.iter().map(|m| m.role).collect();
     assert_eq!(roles, [MessageRole::User, MessageRole::Assistant]);
-    assert_eq!(alice_history[1].content, "Alice, your parcel is with UPS.");
+    assert_eq!(alice_history[1].content, alice_replies[0]);
 }
 
 #[tokio::test]
@@ -467,7 +467,9 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
         "{}",
         replies[0]
     );
-    for command in ["/persona", "/stats", "/reset", "/clear", "/export"] {
+    for command in [
+        "/persona", "/stats", "/memory", "/forget", "/reset", "/clear", "/export",
+    ] {
         assert!(replies[1].contains(command), "help lacks {command}");
     }
     assert!(
@@ -484,7 +486,7 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
     assert!(
         registered.params["commands"]
             .as_array()
-            .is_some_and(|c| c.len() == 7)
+            .is_some_and(|c| c.len() == 9)
     );
     assert!(bot.llm.requests().is_empty());
 }
@@ -672,4 +674,22 @@ async fn an_update_delivered_twice_is_answered_once() {
     assert!(first_update > 0);
     bot.stop().await;
     assert!(bot.store.mark_update_processed(1, 0).await.is_ok());
+}
+
+#[tokio::test]
+async fn memory_lists_notes_and_summaries_and_forget_explains_its_usage() {
+    let mut bot = TestBot::start().await;
+    bot.telegram.send_text(ALICE, ALICE, "/memory");
+    bot.telegram.send_text(ALICE, ALICE, "/forget");
+    bot.telegram.send_text(ALICE, ALICE, "/forget 3");
+    let replies = bot.wait_for_messages(ALICE, 3).await;
+    bot.stop().await;
+
+    assert!(
+        replies[0].contains("no notes") && replies[0].contains("No session summaries"),
+        "{}",
+        replies[0]
+    );
+    assert!(replies[1].contains("/forget 2"), "{}", replies[1]);
+    assert!(replies[2].contains("no note number 3"), "{}", replies[2]);
 }

@@ -30,6 +30,14 @@ struct TestCli {
     config: Config,
 }
 
+/// A configuration from command-line style arguments (later ones override earlier ones).
+pub fn parse_config<S: AsRef<str>>(args: &[S]) -> Config {
+    let args = std::iter::once("telemem").chain(args.iter().map(AsRef::as_ref));
+    TestCli::try_parse_from(args)
+        .expect("test configuration")
+        .config
+}
+
 pub struct TestBot {
     pub telegram: FakeTelegram,
     pub llm: FakeLlm,

@@ -11,6 +11,7 @@ mod fake_telegram_selftest;
 mod helpers;
 mod jobs;
 mod llm;
+mod memory;
 mod render;
 mod storage;
 mod telegram_html;
