@@ -37,7 +37,7 @@ fn bench_data_dir() -> PathBuf {
 /// Builds the preloaded database once (about a minute) and returns its path.
 async fn preloaded_database() -> PathBuf {
     let dir = bench_data_dir();
-    let path = dir.join("preloaded-v1.db");
+    let path = dir.join("preloaded-v2.db");
     if path.exists() {
         return path;
     }

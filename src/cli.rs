@@ -68,7 +68,7 @@ pub enum Command {
 /// Parses the command line and environment, then runs the chosen command.
 pub async fn run() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    telemetry::init(cli.config.log_format);
+    telemetry::init(cli.config.log_format, cli.config.secrets());
     execute(cli.command, &cli.config, Arc::new(SystemClock)).await
 }
 

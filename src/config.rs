@@ -255,6 +255,20 @@ fn parse_database_url(value: &str) -> Result<String, String> {
     }
 }
 
+impl Config {
+    /// Every secret value the process knows (the bot token from `TELOXIDE_TOKEN`, the LLM API
+    /// key), for masking in logs.
+    pub fn secrets(&self) -> Vec<String> {
+        let token = std::env::var("TELOXIDE_TOKEN").ok();
+        let api_key = self.llm.api_key.as_ref().map(|key| key.expose().to_owned());
+        token
+            .into_iter()
+            .chain(api_key)
+            .filter(|secret| !secret.is_empty())
+            .collect()
+    }
+}
+
 /// Converts a duration to whole milliseconds, the unit of every stored time.
 pub fn duration_ms(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
