@@ -11,6 +11,7 @@
 //! - [`jobs`]: background loops (the purge), each with a step function tests can call.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, context assembly and its token budget.
+//! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
 //! - [`telegram`]: the teloxide handler tree, commands, rendering and reply delivery.
@@ -24,6 +25,7 @@ pub mod conversation;
 pub mod jobs;
 pub mod llm;
 pub mod memory;
+pub mod metrics;
 pub mod secret;
 pub mod storage;
 pub mod telegram;
