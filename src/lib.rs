@@ -8,6 +8,7 @@
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
+//! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
 //! - [`jobs`]: background loops (the purge), each with a step function tests can call.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, context assembly and its token budget.
@@ -22,6 +23,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod conversation;
+pub mod http;
 pub mod jobs;
 pub mod llm;
 pub mod memory;
