@@ -151,22 +151,18 @@ async fn healthz(State(state): State<HttpState>) -> (StatusCode, axum::Json<Heal
             state.max_silence_ms / 1_000
         ));
     }
+    let healthy = failures.is_empty();
     let report = HealthReport {
-        status: if failures.is_empty() {
-            "ok"
-        } else {
-            "unhealthy"
-        }
-        .to_owned(),
+        status: if healthy { "ok" } else { "unhealthy" }.to_owned(),
         database: database
             .err()
             .map_or("ok", DatabaseProblem::as_str)
             .to_owned(),
         // A contact stamped by a clock slightly ahead of ours is "just now", not in the future.
         last_telegram_contact_secs_ago: last_contact_ms.map(|ms| (now_ms - ms).max(0) / 1_000),
-        reason: (!failures.is_empty()).then(|| failures.join("; ")),
+        reason: (!healthy).then(|| failures.join("; ")),
     };
-    let status = if report.reason.is_none() {
+    let status = if healthy {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
