@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use crate::app::{App, Core, cancel_on_signal, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::config::{Config, duration_ms};
+use crate::http;
 use crate::jobs;
 use crate::llm::Role;
 use crate::storage::ConversationKey;
@@ -63,6 +64,9 @@ pub enum Command {
         #[arg(long)]
         user: Option<i64>,
     },
+    /// Ask the running bot's /healthz (at HTTP_ADDR) whether it is healthy: exit 0 if so,
+    /// otherwise non-zero with the reason. Does not open the database.
+    Healthcheck,
 }
 
 /// Parses the command line and environment, then runs the chosen command.
@@ -94,6 +98,7 @@ pub async fn execute(
         Command::Migrate => AdminCommand::Migrate,
         Command::Purge { dry_run } => AdminCommand::Purge { dry_run },
         Command::Stats { user } => AdminCommand::Stats { user },
+        Command::Healthcheck => return healthcheck(config).await,
     };
     let store = Store::connect(&config.storage.database_url).await?;
     store.migrate().await?;
@@ -110,6 +115,19 @@ pub async fn execute(
     };
     store.close().await;
     outcome
+}
+
+/// Exits through `main` with an error unless the server answers healthy. The error is flattened
+/// to one line, as it ends up in `docker inspect`'s health log.
+async fn healthcheck(config: &Config) -> anyhow::Result<()> {
+    let Some(addr) = config.http.http_addr else {
+        anyhow::bail!("HTTP_ADDR is not set, so there is no health endpoint to ask");
+    };
+    http::healthcheck(addr)
+        .await
+        .map_err(|error| anyhow::anyhow!("{error:#}"))?;
+    println!("healthy");
+    Ok(())
 }
 
 /// The commands that open the database, do one thing and exit.

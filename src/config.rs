@@ -5,6 +5,7 @@
 //!
 //! Secrets are held in [`crate::secret::Secret`], so `Debug` on a config never prints them.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -211,6 +212,33 @@ fn parse_user_id(value: &str) -> Result<i64, String> {
         .ok_or_else(|| format!("`{value}` is not a Telegram user id (a positive whole number)"))
 }
 
+/// The operations endpoint: `/healthz` and `/metrics` over HTTP (see [`crate::http`]).
+#[derive(Clone, Debug, Args)]
+pub struct HttpConfig {
+    /// Address of the HTTP server for /healthz and /metrics, e.g. 127.0.0.1:8080. Unset: no
+    /// server (the Docker image sets 0.0.0.0:8080).
+    #[arg(
+        long = "http-addr",
+        env = "HTTP_ADDR",
+        value_name = "HTTP_ADDR",
+        global = true
+    )]
+    pub http_addr: Option<SocketAddr>,
+
+    /// /healthz reports unhealthy after this long without a successful contact with Telegram
+    /// (counted from start until the first contact).
+    #[arg(long = "health-max-silence-secs", env = "HEALTH_MAX_SILENCE_SECS",
+          value_name = "HEALTH_MAX_SILENCE_SECS", default_value_t = 120, global = true,
+          value_parser = clap::value_parser!(u64).range(5..=86_400))]
+    pub health_max_silence_secs: u64,
+}
+
+impl HttpConfig {
+    pub fn health_max_silence(&self) -> Duration {
+        Duration::from_secs(self.health_max_silence_secs)
+    }
+}
+
 /// How log lines look.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -239,6 +267,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub llm: crate::llm::LlmConfig,
+
+    #[command(flatten)]
+    pub http: HttpConfig,
 
     /// Log line format; the level is set with RUST_LOG (default `info`).
     #[arg(long = "log-format", env = "LOG_FORMAT", value_name = "LOG_FORMAT",

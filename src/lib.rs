@@ -8,9 +8,11 @@
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
+//! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
 //! - [`jobs`]: background loops (the purge), each with a step function tests can call.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, context assembly and its token budget.
+//! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
 //! - [`telegram`]: the teloxide handler tree, commands, rendering and reply delivery.
@@ -21,9 +23,11 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod conversation;
+pub mod http;
 pub mod jobs;
 pub mod llm;
 pub mod memory;
+pub mod metrics;
 pub mod secret;
 pub mod storage;
 pub mod telegram;

@@ -9,6 +9,7 @@ mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;
 mod helpers;
+mod http;
 mod jobs;
 mod llm;
 mod memory;

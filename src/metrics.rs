@@ -1,0 +1,221 @@
+//! Process metrics in the Prometheus text format, and the time of the last contact with Telegram
+//! that `/healthz` judges. This module owns the metric names and the one global recorder; the rest
+//! of the code records through the small functions below and never names a metric itself. It
+//! serves nothing: [`crate::http`] renders the [`PrometheusHandle`] on `/metrics`.
+//!
+//! Until [`install`] has run, every recording function is a no-op (the `metrics` facade drops
+//! what no recorder takes), so commands without an HTTP server pay nothing.
+//!
+//! # Metrics
+//! | name | type | labels | meaning |
+//! |---|---|---|---|
+//! | `telemem_updates_received_total` | counter | | Telegram updates taken in |
+//! | `telemem_replies_sent_total` | counter | | replies delivered to Telegram |
+//! | `telemem_llm_latency_seconds` | histogram | `outcome` | duration of one LLM call, retries included |
+//! | `telemem_tokens_total` | counter | `direction` (`in`, `out`) | tokens sent to and received from the LLM |
+//! | `telemem_errors_total` | counter | `kind` | errors, by a fixed kind such as `llm_timeout` |
+//! | `telemem_active_sessions` | gauge | | open conversation sessions |
+//! | `telemem_database_bytes` | gauge | | size of the SQLite file (refreshed on every scrape) |
+//! | `telemem_last_telegram_contact_seconds` | gauge | | Unix time of the last successful poll or webhook call |
+//!
+//! Label values must come from small fixed sets (never user ids or message text): each distinct
+//! value is a new time series that lives as long as the process.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, LazyLock, OnceLock};
+use std::time::Duration;
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::{Clock, SystemClock};
+
+const UPDATES_RECEIVED: &str = "telemem_updates_received_total";
+const REPLIES_SENT: &str = "telemem_replies_sent_total";
+const LLM_LATENCY: &str = "telemem_llm_latency_seconds";
+const TOKENS: &str = "telemem_tokens_total";
+const ERRORS: &str = "telemem_errors_total";
+const ACTIVE_SESSIONS: &str = "telemem_active_sessions";
+const DATABASE_BYTES: &str = "telemem_database_bytes";
+const LAST_TELEGRAM_CONTACT: &str = "telemem_last_telegram_contact_seconds";
+
+/// Upper bounds of the LLM latency buckets, in seconds: from a fast local model's first reply up
+/// to the largest `LLM_TIMEOUT_SECS` people set for slow ones.
+const LLM_LATENCY_BUCKETS: &[f64] = &[
+    0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// How often [`run_upkeep`] folds recorded histogram samples into their buckets.
+const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The recorder can be installed once per process; every later [`install`] returns this handle
+/// (or the same error), so tests and the app may all call it.
+static RECORDER: OnceLock<Result<PrometheusHandle, String>> = OnceLock::new();
+
+/// Installs the Prometheus recorder as the process-wide `metrics` recorder (once; later calls
+/// return the same handle) and describes every metric.
+pub fn install() -> anyhow::Result<PrometheusHandle> {
+    RECORDER
+        .get_or_init(build_and_install)
+        .clone()
+        .map_err(anyhow::Error::msg)
+}
+
+fn build_and_install() -> Result<PrometheusHandle, String> {
+    let recorder = PrometheusBuilder::new()
+        .set_buckets_for_metric(Matcher::Full(LLM_LATENCY.to_owned()), LLM_LATENCY_BUCKETS)
+        .map_err(|error| format!("invalid LLM latency buckets: {error}"))?
+        .build_recorder();
+    let handle = recorder.handle();
+    metrics::set_global_recorder(recorder)
+        .map_err(|error| format!("cannot install the metrics recorder: {error}"))?;
+    describe();
+    Ok(handle)
+}
+
+fn describe() {
+    metrics::describe_counter!(UPDATES_RECEIVED, "Telegram updates taken in");
+    metrics::describe_counter!(REPLIES_SENT, "Replies delivered to Telegram");
+    metrics::describe_histogram!(
+        LLM_LATENCY,
+        metrics::Unit::Seconds,
+        "Duration of one LLM call, retries included, by outcome"
+    );
+    metrics::describe_counter!(
+        TOKENS,
+        "Tokens sent to (in) and received from (out) the LLM"
+    );
+    metrics::describe_counter!(ERRORS, "Errors, by kind");
+    metrics::describe_gauge!(ACTIVE_SESSIONS, "Open conversation sessions");
+    metrics::describe_gauge!(
+        DATABASE_BYTES,
+        metrics::Unit::Bytes,
+        "Size of the SQLite database file"
+    );
+    metrics::describe_gauge!(
+        LAST_TELEGRAM_CONTACT,
+        metrics::Unit::Seconds,
+        "Unix time of the last successful poll or webhook call from Telegram"
+    );
+}
+
+/// Folds recorded histogram samples into their buckets every few seconds until `shutdown`.
+/// Rendering `/metrics` does the same, but without a scraper the raw samples would pile up.
+pub async fn run_upkeep(handle: PrometheusHandle, shutdown: CancellationToken) {
+    let mut ticks = tokio::time::interval(UPKEEP_INTERVAL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = shutdown.cancelled() => return,
+            _ = ticks.tick() => handle.run_upkeep(),
+        }
+    }
+}
+
+/// One Telegram update was taken in.
+pub fn update_received() {
+    metrics::counter!(UPDATES_RECEIVED).increment(1);
+}
+
+/// One reply reached Telegram.
+pub fn reply_sent() {
+    metrics::counter!(REPLIES_SENT).increment(1);
+}
+
+/// One LLM call ended after `duration`. `outcome` is one of a few fixed words (`ok`, `timeout`,
+/// `rate_limited`, `error`, ...), never an error message.
+pub fn llm_call_finished(duration: Duration, outcome: &str) {
+    metrics::histogram!(LLM_LATENCY, "outcome" => outcome.to_owned()).record(duration);
+}
+
+/// Tokens of one LLM call: `tokens_in` sent (the prompt), `tokens_out` received (the reply).
+pub fn tokens(tokens_in: u64, tokens_out: u64) {
+    metrics::counter!(TOKENS, "direction" => "in").increment(tokens_in);
+    metrics::counter!(TOKENS, "direction" => "out").increment(tokens_out);
+}
+
+/// One error of a fixed `kind`, such as `llm_timeout`, `telegram_send` or `database`.
+pub fn error(kind: &'static str) {
+    metrics::counter!(ERRORS, "kind" => kind).increment(1);
+}
+
+/// The number of open conversation sessions now.
+pub fn set_active_sessions(sessions: u64) {
+    metrics::gauge!(ACTIVE_SESSIONS).set(sessions as f64);
+}
+
+/// The size of the database file now.
+pub fn set_database_bytes(bytes: u64) {
+    metrics::gauge!(DATABASE_BYTES).set(bytes as f64);
+}
+
+/// A poll or webhook call from Telegram succeeded just now (by the system clock).
+pub fn telegram_contact() {
+    telegram_contact_at(SystemClock.now_ms());
+}
+
+/// A poll or webhook call from Telegram succeeded at `now_ms` (for callers with their own
+/// [`Clock`], so that tests with a manual clock see consistent times).
+pub fn telegram_contact_at(now_ms: i64) {
+    LAST_CONTACT.record_at(now_ms);
+    metrics::gauge!(LAST_TELEGRAM_CONTACT).set(now_ms as f64 / 1_000.0);
+}
+
+/// The process-wide last contact that [`telegram_contact`] records and production's `/healthz`
+/// reads.
+pub fn last_telegram_contact() -> LastContact {
+    LAST_CONTACT.clone()
+}
+
+static LAST_CONTACT: LazyLock<LastContact> = LazyLock::new(LastContact::default);
+
+/// When telemem last heard from Telegram, in Unix milliseconds; shared by clones. The health
+/// check takes one as a dependency, so a test can judge its own instead of the process-wide one.
+#[derive(Clone, Debug, Default)]
+pub struct LastContact(Arc<AtomicI64>);
+
+/// The stored value before any contact: no real contact happens at the epoch.
+const NEVER: i64 = 0;
+
+impl LastContact {
+    /// Records a contact at `now_ms`. A contact reported late (by a task that was slow to record
+    /// it) never moves the time backwards.
+    pub fn record_at(&self, now_ms: i64) {
+        self.0.fetch_max(now_ms, Ordering::Relaxed);
+    }
+
+    /// The time of the last contact, or `None` before the first one.
+    pub fn last_ms(&self) -> Option<i64> {
+        Some(self.0.load(Ordering::Relaxed)).filter(|ms| *ms != NEVER)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn last_contact_is_none_until_the_first_contact() {
+        let contact = LastContact::default();
+        assert_eq!(contact.last_ms(), None);
+
+        contact.record_at(5_000);
+
+        assert_eq!(contact.last_ms(), Some(5_000));
+    }
+
+    #[test]
+    fn a_late_report_of_an_older_contact_does_not_move_the_time_back() {
+        let contact = LastContact::default();
+        contact.record_at(9_000);
+
+        contact.record_at(4_000);
+
+        assert_eq!(contact.last_ms(), Some(9_000));
+    }
+
+    #[test]
+    fn latency_buckets_are_increasing() {
+        assert!(LLM_LATENCY_BUCKETS.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+}

@@ -1,0 +1,398 @@
+//! Specifications of the operations endpoint (`/healthz`, `/metrics`) and of the health check
+//! client behind `telemem healthcheck`, against the real server on 127.0.0.1.
+
+use std::net::SocketAddr;
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use telemem::clock::{ManualClock, SystemClock};
+use telemem::http::{self, HealthReport, HttpState};
+use telemem::metrics::{self, LastContact};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::helpers::{MIDNIGHT_MS, SECOND_MS, TestDb};
+
+const MAX_SILENCE: Duration = Duration::from_secs(120);
+
+/// The real router served on a free port of 127.0.0.1 until dropped or [`Server::stop`]ped.
+struct Server {
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl Server {
+    async fn start(state: HttpState) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind a free port");
+        let addr = listener.local_addr().expect("server address");
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(http::serve(listener, http::router(state), shutdown.clone()));
+        Self {
+            addr,
+            shutdown,
+            task,
+        }
+    }
+
+    /// A server whose clock stands still at midnight and which judges its own `contact`.
+    async fn with_manual_clock(db: &TestDb, clock: &ManualClock, contact: &LastContact) -> Self {
+        Self::start(HttpState::new(
+            db.store.clone(),
+            metrics::install().expect("install the metrics recorder"),
+            Arc::new(clock.clone()),
+            contact.clone(),
+            MAX_SILENCE,
+        ))
+        .await
+    }
+
+    async fn get(&self, path: &str) -> reqwest::Response {
+        reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .expect("HTTP client")
+            .get(format!("http://{}{path}", self.addr))
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    async fn health(&self) -> (StatusCode, HealthReport) {
+        let response = self.get("/healthz").await;
+        let status = response.status();
+        (status, response.json().await.expect("a JSON health report"))
+    }
+
+    async fn stop(mut self) -> anyhow::Result<()> {
+        self.shutdown.cancel();
+        (&mut self.task)
+            .await
+            .expect("the server task does not panic")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+#[tokio::test]
+async fn healthz_is_ok_after_a_recent_contact_with_telegram() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let contact = LastContact::default();
+    let server = Server::with_manual_clock(&db, &clock, &contact).await;
+
+    contact.record_at(MIDNIGHT_MS + 10 * SECOND_MS);
+    clock.set_ms(MIDNIGHT_MS + 30 * SECOND_MS);
+    let (status, report) = server.health().await;
+
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        report,
+        HealthReport {
+            status: "ok".to_owned(),
+            database: "ok".to_owned(),
+            last_telegram_contact_secs_ago: Some(20),
+            reason: None,
+        }
+    );
+}
+
+#[tokio::test]
+async fn healthz_body_has_exactly_the_documented_fields_when_healthy() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let contact = LastContact::default();
+    contact.record_at(MIDNIGHT_MS);
+    let server = Server::with_manual_clock(&db, &clock, &contact).await;
+
+    let body: serde_json::Value = server.get("/healthz").await.json().await.unwrap();
+
+    assert_eq!(
+        body,
+        serde_json::json!({"status": "ok", "database": "ok", "last_telegram_contact_secs_ago": 0})
+    );
+}
+
+#[tokio::test]
+async fn healthz_is_unavailable_when_telegram_has_been_silent_too_long() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let contact = LastContact::default();
+    let server = Server::with_manual_clock(&db, &clock, &contact).await;
+
+    contact.record_at(MIDNIGHT_MS);
+    clock.advance_ms(121 * SECOND_MS);
+    let (status, report) = server.health().await;
+
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(report.status, "unhealthy");
+    assert_eq!(report.database, "ok");
+    assert_eq!(report.last_telegram_contact_secs_ago, Some(121));
+    assert_eq!(
+        report.reason.as_deref(),
+        Some("no contact with Telegram for 121 s (limit 120 s)")
+    );
+}
+
+#[tokio::test]
+async fn before_the_first_contact_the_time_since_start_counts_as_silence() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let server = Server::with_manual_clock(&db, &clock, &LastContact::default()).await;
+
+    clock.advance_ms(MAX_SILENCE.as_secs() as i64 * SECOND_MS);
+    let (status_at_the_limit, report_at_the_limit) = server.health().await;
+    clock.advance_ms(SECOND_MS);
+    let (status_past_the_limit, _) = server.health().await;
+
+    assert_eq!(status_at_the_limit, StatusCode::OK);
+    assert_eq!(report_at_the_limit.last_telegram_contact_secs_ago, None);
+    assert_eq!(status_past_the_limit, StatusCode::SERVICE_UNAVAILABLE);
+}
+
+#[tokio::test]
+async fn healthz_is_unavailable_and_names_the_database_when_it_is_closed() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let contact = LastContact::default();
+    contact.record_at(MIDNIGHT_MS);
+    let server = Server::with_manual_clock(&db, &clock, &contact).await;
+
+    db.store.close().await;
+    let (status, report) = server.health().await;
+
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(report.status, "unhealthy");
+    assert_eq!(report.database, "error");
+    assert_eq!(report.reason.as_deref(), Some("database error"));
+}
+
+#[tokio::test]
+async fn the_process_wide_contact_is_what_the_production_health_check_reads() {
+    let db = TestDb::new().await;
+    let server = Server::start(HttpState::new(
+        db.store.clone(),
+        metrics::install().unwrap(),
+        Arc::new(SystemClock),
+        metrics::last_telegram_contact(),
+        MAX_SILENCE,
+    ))
+    .await;
+
+    metrics::telegram_contact();
+    let (status, report) = server.health().await;
+
+    assert_eq!(status, StatusCode::OK);
+    assert!(report.last_telegram_contact_secs_ago.is_some());
+}
+
+#[tokio::test]
+async fn metrics_exposes_what_the_record_functions_counted() {
+    let db = TestDb::new().await;
+    let server = Server::with_manual_clock(
+        &db,
+        &ManualClock::starting_at(MIDNIGHT_MS),
+        &LastContact::default(),
+    )
+    .await;
+
+    metrics::update_received();
+    metrics::reply_sent();
+    metrics::tokens(120, 45);
+    metrics::error("http_spec_failure");
+    metrics::llm_call_finished(Duration::from_millis(300), "http_spec");
+    metrics::set_active_sessions(3);
+    metrics::telegram_contact();
+    let response = server.get("/metrics").await;
+    let content_type = response.headers()[reqwest::header::CONTENT_TYPE].clone();
+    let text = response.text().await.unwrap();
+
+    assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
+    for expected in [
+        "# TYPE telemem_updates_received_total counter",
+        "# TYPE telemem_replies_sent_total counter",
+        "telemem_tokens_total{direction=\"in\"}",
+        "telemem_tokens_total{direction=\"out\"}",
+        "telemem_errors_total{kind=\"http_spec_failure\"} 1\n",
+        "# TYPE telemem_llm_latency_seconds histogram",
+        "telemem_llm_latency_seconds_bucket{outcome=\"http_spec\",le=\"0.25\"} 0\n",
+        "telemem_llm_latency_seconds_bucket{outcome=\"http_spec\",le=\"0.5\"} 1\n",
+        "telemem_llm_latency_seconds_count{outcome=\"http_spec\"} 1\n",
+        "# TYPE telemem_active_sessions gauge",
+        "# TYPE telemem_last_telegram_contact_seconds gauge",
+    ] {
+        assert!(text.contains(expected), "missing `{expected}` in:\n{text}");
+    }
+    let database_bytes = text
+        .lines()
+        .find_map(|line| line.strip_prefix("telemem_database_bytes "))
+        .expect("the database size gauge");
+    assert!(
+        database_bytes.parse::<f64>().unwrap() > 0.0,
+        "{database_bytes}"
+    );
+}
+
+#[tokio::test]
+async fn healthcheck_succeeds_against_a_healthy_server() {
+    let db = TestDb::new().await;
+    let contact = LastContact::default();
+    contact.record_at(MIDNIGHT_MS);
+    let server =
+        Server::with_manual_clock(&db, &ManualClock::starting_at(MIDNIGHT_MS), &contact).await;
+
+    let outcome = http::healthcheck(server.addr).await;
+
+    assert!(outcome.is_ok(), "{outcome:?}");
+}
+
+#[tokio::test]
+async fn healthcheck_fails_with_the_servers_reason_when_unhealthy() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let server = Server::with_manual_clock(&db, &clock, &LastContact::default()).await;
+    clock.advance_ms(600 * SECOND_MS);
+
+    let error = http::healthcheck(server.addr).await.unwrap_err();
+
+    assert_eq!(
+        error.to_string(),
+        "unhealthy (503 Service Unavailable): no contact with Telegram for 600 s (limit 120 s)"
+    );
+}
+
+#[tokio::test]
+async fn healthcheck_fails_when_nothing_listens() {
+    let addr = unused_address().await;
+
+    let error = http::healthcheck(addr).await.unwrap_err();
+
+    assert!(
+        error
+            .to_string()
+            .starts_with("no answer from http://127.0.0.1:"),
+        "{error:#}"
+    );
+}
+
+#[tokio::test]
+async fn serve_finishes_cleanly_when_shutdown_is_cancelled() {
+    let db = TestDb::new().await;
+    let server = Server::with_manual_clock(
+        &db,
+        &ManualClock::starting_at(MIDNIGHT_MS),
+        &LastContact::default(),
+    )
+    .await;
+    let addr = server.addr;
+
+    let stopped = server.stop().await;
+
+    assert!(stopped.is_ok(), "{stopped:?}");
+    assert!(http::healthcheck(addr).await.is_err());
+}
+
+#[tokio::test]
+async fn the_healthcheck_command_exits_zero_for_a_healthy_server_without_opening_the_database() {
+    let db = TestDb::new().await;
+    let contact = LastContact::default();
+    contact.record_at(MIDNIGHT_MS);
+    let server =
+        Server::with_manual_clock(&db, &ManualClock::starting_at(MIDNIGHT_MS), &contact).await;
+    let unused_dir = tempfile::tempdir().unwrap();
+    let unused_db = unused_dir.path().join("never-created.db");
+
+    let output = telemem_healthcheck(&[
+        ("HTTP_ADDR", server.addr.to_string()),
+        ("DATABASE_URL", format!("sqlite://{}", unused_db.display())),
+    ])
+    .await;
+
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "healthy\n");
+    assert!(
+        !unused_db.exists(),
+        "healthcheck must not open the database"
+    );
+}
+
+#[tokio::test]
+async fn the_healthcheck_command_fails_with_a_one_line_reason_when_nothing_listens() {
+    let addr = unused_address().await;
+
+    let output = telemem_healthcheck(&[("HTTP_ADDR", addr.to_string())]).await;
+
+    assert!(!output.status.success());
+    let stderr = stderr(&output);
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("Error: no answer from http://127.0.0.1:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Connection refused"), "{stderr}");
+}
+
+#[tokio::test]
+async fn the_healthcheck_command_fails_when_http_addr_is_not_set() {
+    let output = telemem_healthcheck(&[]).await;
+
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("HTTP_ADDR is not set"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn an_out_of_range_max_silence_is_refused_naming_the_variable() {
+    let output = Command::new(env!("CARGO_BIN_EXE_telemem"))
+        .arg("healthcheck")
+        .env("HEALTH_MAX_SILENCE_SECS", "2")
+        .output()
+        .expect("run the telemem binary");
+
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("HEALTH_MAX_SILENCE_SECS"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// An address on 127.0.0.1 where nothing listens: a port just freed by the OS.
+async fn unused_address() -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    listener.local_addr().unwrap()
+}
+
+/// Runs `telemem healthcheck` with `env` on top of a clean HTTP_ADDR, off the test's runtime so
+/// the server it asks keeps serving.
+async fn telemem_healthcheck(env: &[(&str, String)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
+    command
+        .arg("healthcheck")
+        .env_remove("HTTP_ADDR")
+        // A backtrace would add lines to the one-line error.
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("RUST_LIB_BACKTRACE")
+        .env("RUST_LOG", "warn");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    tokio::task::spawn_blocking(move || command.output().expect("run the telemem binary"))
+        .await
+        .unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
