@@ -7,7 +7,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use teloxide::Bot;
 use teloxide::adaptors::throttle::{Limits, Throttle};
-use teloxide::update_listeners;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -18,7 +17,11 @@ use crate::jobs::{self, Summarizer};
 use crate::llm::LlmClient;
 use crate::memory::redact::Redactor;
 use crate::storage::Store;
+use crate::telegram::access::AccessPolicy;
+use crate::telegram::intake::{Intake, random_webhook_secret, run_polling, webhook_router};
 use crate::telegram::{self, TelegramApi};
+use teloxide::payloads::SetWebhookSetters;
+use teloxide::types::AllowedUpdate;
 
 /// The Telegram-free core shared by the bot and `telemem chat`: the migrated store, the
 /// conversations and the summarizer, all on one clock.
@@ -144,39 +147,117 @@ impl App {
         bot: B,
         shutdown: CancellationToken,
     ) -> anyhow::Result<()> {
+        let config = &self.config;
+        if config.telegram.webhook_url.is_some() && config.http.http_addr.is_none() {
+            anyhow::bail!(
+                "TELEGRAM_WEBHOOK_URL needs HTTP_ADDR: the address the webhook is served on"
+            );
+        }
         if let Err(error) = telegram::register_commands(&bot).await {
             tracing::warn!(error = %error, "could not register the command menu with Telegram");
         }
-        let jobs_shutdown = CancellationToken::new();
-        let jobs = self.core.spawn_jobs(&self.config, &jobs_shutdown);
+        let background = CancellationToken::new();
+        let jobs = self.core.spawn_jobs(config, &background);
+        let access = Arc::new(AccessPolicy::from_config(&config.telegram));
+        let (intake, listener) = Intake::new(
+            self.core.store.clone(),
+            self.core.clock.clone(),
+            access.clone(),
+        );
 
-        let mut dispatcher =
-            telegram::dispatcher(bot.clone(), self.core.conversations.clone(), &self.config);
+        let intake_stop = CancellationToken::new();
+        let (webhook_routes, poller) = match &config.telegram.webhook_url {
+            Some(url) => (
+                self.register_webhook(&bot, url, intake.clone()).await?,
+                None,
+            ),
+            None => {
+                let poller = tokio::spawn(run_polling(
+                    bot.clone(),
+                    intake.clone(),
+                    intake_stop.clone(),
+                ));
+                (axum::Router::new(), Some(poller))
+            }
+        };
+        let http = crate::http::start(
+            &config.http,
+            self.core.store.clone(),
+            self.core.clock.clone(),
+            webhook_routes,
+            background.clone(),
+        )
+        .await?;
+
+        let mut dispatcher = telegram::dispatcher(
+            bot.clone(),
+            self.core.conversations.clone(),
+            access,
+            intake.clone(),
+            config,
+        );
         let dispatcher_shutdown = dispatcher.shutdown_token();
         tokio::spawn(async move {
             shutdown.cancelled().await;
-            tracing::info!("shutting down: finishing the turns in flight");
+            tracing::info!("shutting down: no new updates; finishing the turns in flight");
+            intake_stop.cancel();
             // Fails only if dispatching has not started yet or already stopped; both are fine.
             if let Ok(done) = dispatcher_shutdown.shutdown() {
                 done.await;
             }
         });
-        let listener = update_listeners::polling_default(bot).await;
-        tracing::info!("telemem is running (long polling)");
+        tracing::info!(
+            mode = if poller.is_some() {
+                "long polling"
+            } else {
+                "webhook"
+            },
+            "telemem is running"
+        );
         dispatcher
             .dispatch_with_listener(
                 listener,
-                teloxide::error_handlers::LoggingErrorHandler::with_custom_text(
-                    "polling Telegram failed",
-                ),
+                teloxide::error_handlers::LoggingErrorHandler::new(),
             )
             .await;
 
-        jobs_shutdown.cancel();
+        if let Some(poller) = poller {
+            let _ = poller.await;
+        }
+        background.cancel();
         join_jobs(jobs).await;
+        if let Some(http) = http {
+            match http.await {
+                Ok(Err(error)) => tracing::error!(error = ?error, "the HTTP server failed"),
+                Err(error) => tracing::error!(error = ?error, "the HTTP server ended abnormally"),
+                Ok(Ok(())) => {}
+            }
+        }
         self.core.store.close().await;
         tracing::info!("telemem stopped");
         Ok(())
+    }
+
+    /// Registers the webhook with Telegram (with its secret token) and returns its route.
+    async fn register_webhook<B: TelegramApi>(
+        &self,
+        bot: &B,
+        url: &reqwest::Url,
+        intake: Intake,
+    ) -> anyhow::Result<axum::Router> {
+        let secret = self
+            .config
+            .telegram
+            .webhook_secret
+            .clone()
+            .unwrap_or_else(random_webhook_secret);
+        bot.set_webhook(url.clone())
+            .secret_token(secret.expose().to_owned())
+            .allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
+            .await
+            .context("Telegram refused the webhook (setWebhook)")?;
+        tracing::info!(path = url.path(), "webhook registered");
+        Ok(webhook_router(url.path(), intake, secret))
     }
 
     /// Runs until SIGTERM (as sent by `docker stop`) or SIGINT (Ctrl-C).

@@ -183,6 +183,23 @@ pub struct TelegramConfig {
           default_value_t = true, action = clap::ArgAction::Set, global = true)]
     pub stream_replies: bool,
 
+    /// Public HTTPS URL Telegram should POST updates to (webhook mode, e.g. behind a reverse
+    /// proxy). Unset: long polling. Needs HTTP_ADDR; the path of the URL is served there.
+    #[arg(
+        long = "telegram-webhook-url",
+        env = "TELEGRAM_WEBHOOK_URL",
+        value_name = "TELEGRAM_WEBHOOK_URL",
+        global = true
+    )]
+    pub webhook_url: Option<reqwest::Url>,
+
+    /// Secret Telegram must send with every webhook call (X-Telegram-Bot-Api-Secret-Token; 1-256
+    /// of A-Z a-z 0-9 _ -). Unset: a random one is made at each start.
+    #[arg(long = "telegram-webhook-secret", env = "TELEGRAM_WEBHOOK_SECRET",
+          value_name = "TELEGRAM_WEBHOOK_SECRET", hide_env_values = true, global = true,
+          value_parser = parse_webhook_secret)]
+    pub webhook_secret: Option<crate::secret::Secret>,
+
     /// Longest user message (in characters) sent to the model; longer ones get a polite reply.
     #[arg(long = "max-message-chars", env = "MAX_MESSAGE_CHARS", value_name = "MAX_MESSAGE_CHARS",
           default_value_t = 4_096, global = true,
@@ -200,6 +217,18 @@ impl TelegramConfig {
             );
         }
         Ok(())
+    }
+}
+
+fn parse_webhook_secret(value: &str) -> Result<crate::secret::Secret, String> {
+    let valid = (1..=256).contains(&value.len())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if valid {
+        Ok(crate::secret::Secret::new(value))
+    } else {
+        Err("expected 1 to 256 characters of A-Z, a-z, 0-9, _ and -".to_owned())
     }
 }
 

@@ -190,9 +190,10 @@ impl Conversations {
         let session = session_for_message(&self.store, key, now_ms, self.settings.session_idle_ms)
             .await
             .context("cannot find or start the session")?;
-        let user_message_id = self
+        // Stored once even when a crash makes the same Telegram message come back.
+        let (user_message_id, _is_new) = self
             .store
-            .add_message(&NewMessage {
+            .add_user_message_once(&NewMessage {
                 key,
                 session_id: session.session_id,
                 role: MessageRole::User,

@@ -93,11 +93,13 @@ pub async fn serve(
 
 /// Starts the operations endpoint if `HTTP_ADDR` is set: installs the metrics recorder, binds the
 /// address (so a port in use stops the program at start), and spawns the server and the metrics
-/// upkeep, both ending with `shutdown`. Returns the server's task, or `None` when it is off.
+/// upkeep, both ending with `shutdown`. `extra` routes (the Telegram webhook) are served on the
+/// same listener. Returns the server's task, or `None` when it is off.
 pub async fn start(
     config: &HttpConfig,
     store: Store,
     clock: Arc<dyn Clock>,
+    extra: Router,
     shutdown: CancellationToken,
 ) -> anyhow::Result<Option<tokio::task::JoinHandle<anyhow::Result<()>>>> {
     let Some(addr) = config.http_addr else {
@@ -116,7 +118,8 @@ pub async fn start(
         metrics::last_telegram_contact(),
         config.health_max_silence(),
     );
-    Ok(Some(tokio::spawn(serve(listener, router(state), shutdown))))
+    let router = router(state).merge(extra);
+    Ok(Some(tokio::spawn(serve(listener, router, shutdown))))
 }
 
 /// The body of `/healthz`, healthy or not.

@@ -65,6 +65,43 @@ impl Store {
         .await
     }
 
+    /// Stores a user's message unless the same Telegram message (chat and message id) is already
+    /// stored, as when an update is handled again after a crash. Returns the message's id and
+    /// whether it was new.
+    pub async fn add_user_message_once(
+        &self,
+        message: &NewMessage<'_>,
+    ) -> Result<(i64, bool), sqlx::Error> {
+        let inserted = sqlx::query_scalar!(
+            r#"INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at,
+                    tokens_in, tokens_out, telegram_message_id)
+               VALUES (?1, ?2, ?3, 'user', ?4, ?5, 0, 0, ?6)
+               ON CONFLICT DO NOTHING
+               RETURNING id AS "id!""#,
+            message.key.chat_id,
+            message.key.user_id,
+            message.session_id,
+            message.content,
+            message.created_at_ms,
+            message.telegram_message_id,
+        )
+        .fetch_optional(&self.writer)
+        .await?;
+        if let Some(id) = inserted {
+            return Ok((id, true));
+        }
+        let existing = sqlx::query_scalar!(
+            r#"SELECT id AS "id!" FROM messages
+               WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'"#,
+            message.key.chat_id,
+            message.telegram_message_id,
+        )
+        .fetch_one(&self.writer)
+        .await?;
+        Ok((existing, false))
+    }
+
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
     pub async fn history(
         &self,

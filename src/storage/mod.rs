@@ -36,6 +36,7 @@ pub use sessions::SessionRecord;
 pub use settings::UserSettings;
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
+pub use updates::{UnfinishedUpdate, UpdateState};
 
 /// The migrations in `migrations/`, compiled into the binary.
 pub static MIGRATOR: Migrator = sqlx::migrate!();

@@ -1,17 +1,38 @@
-//! Telegram update ids already taken in, for idempotent update handling.
+//! Telegram updates taken in: stored durably before Telegram is told they arrived, then marked
+//! as they are answered, so that a crash loses no message and answers none twice.
 
 use super::Store;
 
+/// Where an update stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
+pub enum UpdateState {
+    /// Stored, not answered yet: handled (again) after a restart.
+    Received,
+    /// A reply was being sent: it may have reached the user, so it is never sent again.
+    Replying,
+    Done,
+}
+
+/// An update whose handling did not finish before the process stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnfinishedUpdate {
+    pub update_id: i64,
+    pub payload: Option<String>,
+    pub state: UpdateState,
+}
+
 impl Store {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
-    /// update was already recorded (a redelivery that must not be answered again).
+    /// update was already recorded (a redelivery that must not be answered again). The update is
+    /// marked done at once: use [`Store::record_update`] to keep it for crash recovery.
     pub async fn mark_update_processed(
         &self,
         update_id: i64,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
         let result = sqlx::query!(
-            "INSERT INTO processed_updates (update_id, received_at) VALUES (?1, ?2)
+            "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
              ON CONFLICT (update_id) DO NOTHING",
             update_id,
             now_ms,
@@ -19,5 +40,65 @@ impl Store {
         .execute(&self.writer)
         .await?;
         Ok(result.rows_affected() == 1)
+    }
+
+    /// Stores a received update with its payload (state `received`) for crash recovery. Returns
+    /// `false` when the update id was seen before.
+    pub async fn record_update(
+        &self,
+        update_id: i64,
+        payload: &str,
+        now_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let result = sqlx::query!(
+            "INSERT INTO processed_updates (update_id, received_at, payload, state)
+             VALUES (?1, ?2, ?3, 'received')
+             ON CONFLICT (update_id) DO NOTHING",
+            update_id,
+            now_ms,
+            payload,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(result.rows_affected() == 1)
+    }
+
+    /// Moves an update to `state`; `done` also drops the stored payload (the message text is kept
+    /// in `messages` if it belongs there, and nowhere else).
+    pub async fn set_update_state(
+        &self,
+        update_id: i64,
+        state: UpdateState,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE processed_updates
+             SET state = ?2, payload = CASE WHEN ?2 = 'done' THEN NULL ELSE payload END
+             WHERE update_id = ?1",
+            update_id,
+            state,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
+    /// Updates received from `since_ms` up to (not including) `before_ms` whose handling did not
+    /// finish, oldest first.
+    pub async fn unfinished_updates(
+        &self,
+        since_ms: i64,
+        before_ms: i64,
+    ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
+        sqlx::query_as!(
+            UnfinishedUpdate,
+            r#"SELECT update_id AS "update_id!", payload, state AS "state: UpdateState"
+               FROM processed_updates
+               WHERE state <> 'done' AND received_at >= ?1 AND received_at < ?2
+               ORDER BY update_id"#,
+            since_ms,
+            before_ms,
+        )
+        .fetch_all(&self.reader)
+        .await
     }
 }

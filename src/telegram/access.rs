@@ -47,8 +47,13 @@ impl AccessPolicy {
         self.admins.contains(&user_id)
     }
 
+    /// Whether the user may use the bot, without counting a refusal.
+    pub fn is_allowed(&self, user_id: i64) -> bool {
+        self.allow_all || self.allowed.contains(&user_id) || self.admins.contains(&user_id)
+    }
+
     pub fn check(&self, user_id: i64) -> Access {
-        if self.allow_all || self.allowed.contains(&user_id) || self.admins.contains(&user_id) {
+        if self.is_allowed(user_id) {
             return Access::Allowed;
         }
         // A poisoned lock only means another handler panicked; the set itself is still usable.

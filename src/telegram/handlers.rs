@@ -13,12 +13,14 @@ use tokio::sync::watch;
 
 use crate::conversation::{Conversations, Persona, PersonaError};
 use crate::llm::LlmError;
+use crate::metrics;
 use crate::storage::{ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
 use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
 use crate::telegram::delivery::{
     self, Preview, ReplyTarget, deliver_notice, deliver_reply, show_progress,
 };
+use crate::telegram::intake::Intake;
 use crate::telegram::{BotSettings, TelegramApi, replies};
 
 pub type HandlerResult = anyhow::Result<()>;
@@ -83,59 +85,82 @@ pub fn presser_allowed(query: CallbackQuery, access: Arc<AccessPolicy>) -> bool 
     access.check(query.from.id.0 as i64) == Access::Allowed
 }
 
-/// Filter: the update is seen for the first time (Telegram may deliver an update again).
-pub async fn first_delivery(update: Update, conversations: Conversations) -> bool {
-    let now_ms = conversations.now_ms();
-    match conversations
-        .store()
-        .mark_update_processed(i64::from(update.id.0), now_ms)
-        .await
-    {
-        Ok(is_new) => {
-            if !is_new {
-                tracing::info!(update_id = update.id.0, "skipped an update delivered twice");
-            }
-            is_new
-        }
-        // Better to risk answering twice than to drop the message.
-        Err(error) => {
-            tracing::error!(error = ?error, "could not record the update id");
-            true
-        }
-    }
+/// Updates that pass no filter (a group message not for the bot, a stranger's message after the
+/// refusal) need nothing more.
+pub async fn ignored(update: Update, intake: Intake) -> HandlerResult {
+    intake.done(i64::from(update.id.0)).await;
+    Ok(())
 }
 
 /// A text message: one chat turn.
 pub async fn chat_message<B: TelegramApi>(
     bot: B,
+    update: Update,
     message: Message,
     me: Me,
     conversations: Conversations,
     settings: Arc<BotSettings>,
+    intake: Intake,
 ) -> HandlerResult {
+    let update_id = i64::from(update.id.0);
     let Some(key) = conversation_key(&message) else {
+        intake.done(update_id).await;
         return Ok(());
     };
+    chat_turn(
+        &bot,
+        &message,
+        key,
+        &me,
+        &conversations,
+        &settings,
+        &intake,
+        update_id,
+    )
+    .await?;
+    intake.done(update_id).await;
+    Ok(())
+}
+
+/// Replies with a short notice instead of a model answer.
+async fn notice<B: TelegramApi>(
+    bot: &B,
+    message: &Message,
+    intake: &Intake,
+    update_id: i64,
+    text: &str,
+) -> HandlerResult {
+    intake.replying(update_id).await;
+    say(bot, message, text).await
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn chat_turn<B: TelegramApi>(
+    bot: &B,
+    message: &Message,
+    key: ConversationKey,
+    me: &Me,
+    conversations: &Conversations,
+    settings: &BotSettings,
+    intake: &Intake,
+    update_id: i64,
+) -> HandlerResult {
     let raw_text = message.text().unwrap_or_default();
     let text = if message.chat.is_private() {
         raw_text.trim().to_owned()
     } else {
-        without_bot_mention(raw_text, &me)
+        without_bot_mention(raw_text, me)
     };
     if text.starts_with('/') {
-        return say(&bot, &message, &unknown_command_reply()).await;
+        return notice(bot, message, intake, update_id, &unknown_command_reply()).await;
     }
     if text.is_empty() {
-        return say(&bot, &message, replies::EMPTY_MESSAGE).await;
+        return notice(bot, message, intake, update_id, replies::EMPTY_MESSAGE).await;
     }
     let length = text.chars().count();
     if length > settings.max_message_chars {
-        return say(
-            &bot,
-            &message,
-            &replies::message_too_long(length, settings.max_message_chars),
-        )
-        .await;
+        let reply = replies::message_too_long(length, settings.max_message_chars);
+        return notice(bot, message, intake, update_id, &reply).await;
     }
 
     let turn = match conversations
@@ -144,17 +169,19 @@ pub async fn chat_message<B: TelegramApi>(
     {
         Ok(turn) => turn,
         Err(error) => {
-            let reply = if is_disk_full(&error) {
+            let disk_full = is_disk_full(&error);
+            metrics::error(if disk_full { "disk_full" } else { "database" });
+            let reply = if disk_full {
                 replies::STORAGE_FULL
             } else {
                 replies::INTERNAL_ERROR
             };
-            say(&bot, &message, reply).await?;
+            notice(bot, message, intake, update_id, reply).await?;
             return Err(error.context("could not start the chat turn"));
         }
     };
 
-    let target = reply_target(&message);
+    let target = reply_target(message);
     let (progress_sender, progress) = watch::channel(String::new());
     let display = tokio::spawn(show_progress(
         bot.clone(),
@@ -162,32 +189,45 @@ pub async fn chat_message<B: TelegramApi>(
         progress,
         settings.stream_replies,
     ));
+    let asked_at = std::time::Instant::now();
     let answer = conversations
         .ask(&turn, settings.stream_replies.then_some(&progress_sender))
         .await;
     drop(progress_sender);
+    metrics::llm_call_finished(
+        asked_at.elapsed(),
+        if answer.is_ok() { "ok" } else { "error" },
+    );
     let preview = display.await.unwrap_or(Preview {
         message_id: None,
         next_edit_at: tokio::time::Instant::now(),
     });
+    // From here a reply goes out: after a crash, this update is not answered again.
+    intake.replying(update_id).await;
 
     let completion = match answer {
         Ok(completion) if completion.text.trim().is_empty() => {
-            deliver_notice(&bot, target, preview, replies::EMPTY_REPLY).await?;
+            deliver_notice(bot, target, preview, replies::EMPTY_REPLY).await?;
             return Ok(());
         }
         Ok(completion) => completion,
         Err(error) => {
+            metrics::error("llm");
             tracing::error!(error = ?error, chat_id = key.chat_id, user_id = key.user_id, "the model call failed");
             let reply = match error {
                 LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
                 _ => replies::MODEL_UNAVAILABLE,
             };
-            deliver_notice(&bot, target, preview, reply).await?;
+            deliver_notice(bot, target, preview, reply).await?;
             return Ok(());
         }
     };
-    let message_ids = deliver_reply(&bot, target, preview, &completion.text).await?;
+    let message_ids = deliver_reply(bot, target, preview, &completion.text).await?;
+    metrics::reply_sent();
+    metrics::tokens(
+        u64::from(completion.tokens_in.unwrap_or(0)),
+        u64::from(completion.tokens_out.unwrap_or(0)),
+    );
     // The reply is on screen; storing it comes after, and before the next message of this chat.
     let first_id = message_ids.first().map(|id| i64::from(id.0));
     conversations
@@ -213,12 +253,37 @@ fn is_disk_full(error: &anyhow::Error) -> bool {
 }
 
 /// Photos, stickers, voice, files: a short clear reply.
-pub async fn non_text_message<B: TelegramApi>(bot: B, message: Message) -> HandlerResult {
-    say(&bot, &message, replies::TEXT_ONLY).await
+pub async fn non_text_message<B: TelegramApi>(
+    bot: B,
+    update: Update,
+    message: Message,
+    intake: Intake,
+) -> HandlerResult {
+    let update_id = i64::from(update.id.0);
+    notice(&bot, &message, &intake, update_id, replies::TEXT_ONLY).await?;
+    intake.done(update_id).await;
+    Ok(())
 }
 
-/// Every command.
+/// Every command. Commands answer at once, so the update counts as being answered from the
+/// start: after a crash a command is not run twice.
 pub async fn command<B: TelegramApi>(
+    bot: B,
+    update: Update,
+    message: Message,
+    command: Command,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+    intake: Intake,
+) -> HandlerResult {
+    let update_id = i64::from(update.id.0);
+    intake.replying(update_id).await;
+    let outcome = run_command(bot, message, command, conversations, settings).await;
+    intake.done(update_id).await;
+    outcome
+}
+
+async fn run_command<B: TelegramApi>(
     bot: B,
     message: Message,
     command: Command,
@@ -346,6 +411,20 @@ async fn ask_to_clear<B: TelegramApi>(
 
 /// A press on one of the /clear confirmation buttons.
 pub async fn clear_button<B: TelegramApi>(
+    bot: B,
+    update: Update,
+    query: CallbackQuery,
+    conversations: Conversations,
+    intake: Intake,
+) -> HandlerResult {
+    let update_id = i64::from(update.id.0);
+    intake.replying(update_id).await;
+    let outcome = press_clear_button(bot, query, conversations).await;
+    intake.done(update_id).await;
+    outcome
+}
+
+async fn press_clear_button<B: TelegramApi>(
     bot: B,
     query: CallbackQuery,
     conversations: Conversations,

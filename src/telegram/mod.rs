@@ -7,6 +7,7 @@ pub mod access;
 pub mod commands;
 pub mod delivery;
 pub mod handlers;
+pub mod intake;
 pub mod render;
 pub mod replies;
 
@@ -21,6 +22,7 @@ use crate::config::Config;
 use crate::conversation::Conversations;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::commands::Command;
+use crate::telegram::intake::Intake;
 
 /// What the handlers need of a bot: the plain `Bot` or teloxide's `Throttle<Bot>` (chosen at
 /// start by `TELEGRAM_THROTTLE`), so the handlers are generic over it. The requests the bot
@@ -87,10 +89,8 @@ impl BotSettings {
 /// mention, reply or command in groups), sender allowed (strangers are refused once), first
 /// delivery of the update; then commands, text, and everything else.
 pub fn schema<B: TelegramApi>() -> UpdateHandler<anyhow::Error> {
-    let messages = Update::filter_message()
-        .filter(handlers::addressed_to_bot)
+    let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed::<B>)
-        .filter_async(handlers::first_delivery)
         .branch(
             dptree::entry()
                 .filter_command::<Command>()
@@ -98,10 +98,12 @@ pub fn schema<B: TelegramApi>() -> UpdateHandler<anyhow::Error> {
         )
         .branch(Message::filter_text().endpoint(handlers::chat_message::<B>))
         .branch(dptree::endpoint(handlers::non_text_message::<B>));
+    let messages = Update::filter_message()
+        .branch(for_the_bot)
+        .branch(dptree::endpoint(handlers::ignored));
     let buttons = Update::filter_callback_query()
-        .filter(handlers::presser_allowed)
-        .filter_async(handlers::first_delivery)
-        .endpoint(handlers::clear_button::<B>);
+        .branch(dptree::filter(handlers::presser_allowed).endpoint(handlers::clear_button::<B>))
+        .branch(dptree::endpoint(handlers::ignored));
     dptree::entry().branch(messages).branch(buttons)
 }
 
@@ -110,19 +112,26 @@ pub fn schema<B: TelegramApi>() -> UpdateHandler<anyhow::Error> {
 pub fn dispatcher<B: TelegramApi>(
     bot: B,
     conversations: Conversations,
+    access: Arc<AccessPolicy>,
+    intake: Intake,
     config: &Config,
 ) -> Dispatcher<B, anyhow::Error, DefaultKey> {
-    let access = Arc::new(AccessPolicy::from_config(&config.telegram));
     let settings = Arc::new(BotSettings::from_config(config));
+    let unhandled = intake.clone();
     Dispatcher::builder(bot, schema::<B>())
-        .dependencies(dptree::deps![conversations, access, settings])
-        .default_handler(|update| async move {
-            tracing::debug!(
-                update_id = update.id.0,
-                "ignored an update of a kind the bot does not handle"
-            );
+        .dependencies(dptree::deps![conversations, access, settings, intake])
+        .default_handler(move |update| {
+            let intake = unhandled.clone();
+            async move {
+                tracing::debug!(
+                    update_id = update.id.0,
+                    "ignored an update of a kind the bot does not handle"
+                );
+                intake.done(i64::from(update.id.0)).await;
+            }
         })
         .error_handler(Arc::new(|error: anyhow::Error| async move {
+            crate::metrics::error("handler");
             tracing::error!(error = ?error, "handling an update failed");
         }))
         .build()

@@ -18,11 +18,8 @@ fn prompt_text(request: &crate::fake_llm::RecordedRequest) -> String {
 #[tokio::test]
 async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_other() {
     let mut bot = TestBot::start().await;
-    bot.llm.push(Behaviour::delay(
-        Duration::from_millis(300),
-        Behaviour::reply("Alice, your parcel is with UPS."),
-    ));
-
+    // The fake model answers "reply to: <the last user message>", so each reply shows whose
+    // prompt it came from.
     bot.telegram
         .send_text(ALICE, ALICE, "Where is the Chemitek parcel?");
     bot.telegram
@@ -30,9 +27,17 @@ async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_oth
     let alice_replies = bot.wait_for_messages(ALICE, 1).await;
     let bob_replies = bot.wait_for_messages(BOB, 1).await;
 
-    assert_eq!(alice_replies, ["Alice, your parcel is with UPS."]);
+    assert_eq!(alice_replies.len(), 1);
+    assert!(
+        alice_replies[0].contains("Where is the Chemitek parcel?"),
+        "{alice_replies:?}"
+    );
+    assert!(!alice_replies[0].contains("Whiskers"), "{alice_replies:?}");
     assert_eq!(bob_replies.len(), 1);
-    assert!(bob_replies[0].contains("Whiskers"), "{bob_replies:?}");
+    assert!(
+        bob_replies[0].contains("Whiskers") && !bob_replies[0].contains("Chemitek"),
+        "{bob_replies:?}"
+    );
 
     bot.telegram
         .send_text(BOB, BOB, "What did I ask about a parcel?");

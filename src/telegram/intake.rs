@@ -1,0 +1,308 @@
+//! Crash-safe intake of Telegram updates, by long polling or by webhook.
+//!
+//! teloxide's own listeners confirm an update to Telegram (the next `getUpdates` offset, or the
+//! webhook's 200) before the bot has done anything with it, so a crash loses it. Here an update
+//! from an allowed user is first stored with its payload (`processed_updates`, state `received`);
+//! only then does the next poll confirm it, or the webhook call get its answer. Handlers mark it
+//! `replying` just before the reply goes out and `done` after. On start, updates still `received`
+//! are handled again; one left `replying` may already have reached the user and is not answered
+//! twice. An update id seen before is dropped, so a redelivery is never answered again.
+//!
+//! Updates from people not on the allow list are passed on without being stored (they only get
+//! a refusal), so nothing of theirs is kept.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use futures_util::{Stream, StreamExt};
+use teloxide::prelude::*;
+use teloxide::stop::{StopToken, mk_stop_token};
+use teloxide::types::{AllowedUpdate, Update};
+use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::clock::Clock;
+use crate::metrics;
+use crate::storage::{Store, UpdateState};
+use crate::telegram::TelegramApi;
+use crate::telegram::access::AccessPolicy;
+
+/// How long one `getUpdates` call waits for updates (Telegram's long polling).
+const POLL_TIMEOUT_SECS: u32 = 10;
+
+/// Unfinished updates older than this are not handled again after a restart: an answer a day
+/// late is worse than none.
+const REPLAY_WINDOW_MS: i64 = 24 * 60 * 60 * 1_000;
+
+/// Updates taken in but not yet handed to the dispatcher; the poller waits when it is full.
+const QUEUE_CAPACITY: usize = 1_024;
+
+/// Pause after a failed poll, so a Telegram outage does not become a busy loop.
+const POLL_RETRY_DELAY: Duration = Duration::from_secs(2);
+
+/// The header Telegram sends with every webhook call when a secret token was registered.
+pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";
+
+/// Stores updates and hands them to the dispatcher; cheap to clone.
+#[derive(Clone)]
+pub struct Intake {
+    store: Store,
+    clock: Arc<dyn Clock>,
+    access: Arc<AccessPolicy>,
+    sender: mpsc::Sender<Update>,
+    /// Updates recorded before this run started are the last run's; later ones are this run's.
+    started_at_ms: i64,
+}
+
+impl Intake {
+    /// The intake and the listener the dispatcher reads from.
+    pub fn new(
+        store: Store,
+        clock: Arc<dyn Clock>,
+        access: Arc<AccessPolicy>,
+    ) -> (Self, ChannelListener) {
+        let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
+        let (stop_token, stop_flag) = mk_stop_token();
+        let started_at_ms = clock.now_ms();
+        let intake = Self {
+            store,
+            clock,
+            access,
+            sender,
+            started_at_ms,
+        };
+        let listener = ChannelListener {
+            receiver,
+            stop_token,
+            stop_flag: Some(stop_flag),
+        };
+        (intake, listener)
+    }
+
+    /// Hands the updates left unfinished by the last run to the dispatcher again, before any new
+    /// one (call it before polling starts). Returns how many were handed over.
+    pub async fn replay_unfinished(&self) -> anyhow::Result<usize> {
+        let since_ms = self.started_at_ms - REPLAY_WINDOW_MS;
+        let mut replayed = 0;
+        for unfinished in self
+            .store
+            .unfinished_updates(since_ms, self.started_at_ms)
+            .await?
+        {
+            let update = unfinished
+                .payload
+                .as_deref()
+                .and_then(|payload| serde_json::from_str::<Update>(payload).ok());
+            match (unfinished.state, update) {
+                (UpdateState::Received, Some(update)) => {
+                    tracing::info!(
+                        update_id = unfinished.update_id,
+                        "handling an update left unfinished by the last run"
+                    );
+                    self.forward(update).await;
+                    replayed += 1;
+                }
+                (UpdateState::Replying, _) => {
+                    tracing::warn!(
+                        update_id = unfinished.update_id,
+                        "the last run stopped while replying; not replying twice"
+                    );
+                    self.store
+                        .set_update_state(unfinished.update_id, UpdateState::Done)
+                        .await?;
+                }
+                _ => {
+                    self.store
+                        .set_update_state(unfinished.update_id, UpdateState::Done)
+                        .await?
+                }
+            }
+        }
+        Ok(replayed)
+    }
+
+    /// [`Intake::replay_unfinished`], logging the outcome.
+    pub async fn replay_unfinished_logged(&self) {
+        match self.replay_unfinished().await {
+            Ok(0) => {}
+            Ok(count) => tracing::info!(count, "handled updates left unfinished by the last run"),
+            Err(error) => tracing::error!(error = ?error, "could not read the unfinished updates"),
+        }
+    }
+
+    /// Takes in one update: stores it first (allowed users only), then hands it on. A redelivered
+    /// update is dropped. Fails only if the database cannot store it; then the caller must not
+    /// confirm it to Telegram.
+    pub async fn accept(&self, update: Update) -> anyhow::Result<()> {
+        metrics::update_received();
+        let sender_allowed = update
+            .from()
+            .is_some_and(|user| self.access.is_allowed(user.id.0 as i64));
+        if sender_allowed {
+            let payload = serde_json::to_string(&update)?;
+            let is_new = self
+                .store
+                .record_update(i64::from(update.id.0), &payload, self.clock.now_ms())
+                .await?;
+            if !is_new {
+                tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
+                return Ok(());
+            }
+        }
+        self.forward(update).await;
+        Ok(())
+    }
+
+    async fn forward(&self, update: Update) {
+        // Fails only when the dispatcher has stopped; the update stays stored for the next run.
+        if self.sender.send(update).await.is_err() {
+            tracing::debug!("the dispatcher has stopped; the update waits for the next run");
+        }
+    }
+
+    /// Marks an update as being answered: after a crash from here on, it is not answered again.
+    pub async fn replying(&self, update_id: i64) {
+        self.set_state(update_id, UpdateState::Replying).await;
+    }
+
+    /// Marks an update as handled.
+    pub async fn done(&self, update_id: i64) {
+        self.set_state(update_id, UpdateState::Done).await;
+    }
+
+    async fn set_state(&self, update_id: i64, state: UpdateState) {
+        if let Err(error) = self.store.set_update_state(update_id, state).await {
+            tracing::error!(error = ?error, update_id, ?state, "could not record the update's state");
+        }
+    }
+}
+
+/// Long polling: first the last run's unfinished updates, then each new batch, stored before the
+/// next `getUpdates` call confirms it.
+pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: CancellationToken) {
+    intake.replay_unfinished_logged().await;
+    if let Err(error) = bot.delete_webhook().await {
+        tracing::warn!(error = %error, "could not remove a webhook before polling");
+    }
+    let mut offset: i32 = 0;
+    let allowed = [AllowedUpdate::Message, AllowedUpdate::CallbackQuery];
+    loop {
+        let poll = bot
+            .get_updates()
+            .offset(offset)
+            .timeout(POLL_TIMEOUT_SECS)
+            .allowed_updates(allowed);
+        let updates = tokio::select! {
+            () = shutdown.cancelled() => break,
+            result = poll.send() => result,
+        };
+        let updates = match updates {
+            Ok(updates) => updates,
+            Err(error) => {
+                metrics::error("telegram_poll");
+                tracing::warn!(error = %error, "polling Telegram failed; retrying");
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = tokio::time::sleep(POLL_RETRY_DELAY) => continue,
+                }
+            }
+        };
+        metrics::telegram_contact_at(intake.clock.now_ms());
+        for update in updates {
+            let next = update.id.0 as i32 + 1;
+            if let Err(error) = intake.accept(update).await {
+                // Not confirmed: Telegram delivers it again with the next poll.
+                metrics::error("database");
+                tracing::error!(error = ?error, "could not store an update; it will be fetched again");
+                break;
+            }
+            offset = offset.max(next);
+        }
+    }
+    tracing::debug!("polling stopped");
+}
+
+/// A fresh webhook secret: 32 hex digits from four independently, randomly keyed hashers (the
+/// standard library seeds each `RandomState` from the operating system's randomness), so no extra
+/// crate is needed for 128 unpredictable bits.
+pub fn random_webhook_secret() -> crate::secret::Secret {
+    use std::hash::{BuildHasher, Hasher};
+    let mut secret = String::with_capacity(64);
+    for part in 0..4_u64 {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(part);
+        secret.push_str(&format!("{:016x}", hasher.finish()));
+    }
+    crate::secret::Secret::new(secret)
+}
+
+/// The webhook endpoint: checks the secret token, stores the update, then answers 200.
+pub fn webhook_router(path: &str, intake: Intake, secret: crate::secret::Secret) -> Router {
+    Router::new()
+        .route(path, post(receive_webhook))
+        .with_state((intake, secret))
+}
+
+async fn receive_webhook(
+    State((intake, secret)): State<(Intake, crate::secret::Secret)>,
+    headers: HeaderMap,
+    Json(update): Json<Update>,
+) -> StatusCode {
+    let presented = headers
+        .get(SECRET_HEADER)
+        .and_then(|value| value.to_str().ok());
+    if presented != Some(secret.expose()) {
+        metrics::error("webhook_secret");
+        tracing::warn!("rejected a webhook call without the right secret token");
+        return StatusCode::UNAUTHORIZED;
+    }
+    metrics::telegram_contact_at(intake.clock.now_ms());
+    match intake.accept(update).await {
+        Ok(()) => StatusCode::OK,
+        Err(error) => {
+            // Telegram retries a failed webhook call, so the update is not lost.
+            metrics::error("database");
+            tracing::error!(error = ?error, "could not store a webhook update");
+            StatusCode::SERVICE_UNAVAILABLE
+        }
+    }
+}
+
+/// The dispatcher's view of the intake: a stream of updates that ends when stopped.
+pub struct ChannelListener {
+    receiver: mpsc::Receiver<Update>,
+    stop_token: StopToken,
+    stop_flag: Option<teloxide::stop::StopFlag>,
+}
+
+impl UpdateListener for ChannelListener {
+    type Err = Infallible;
+
+    fn stop_token(&mut self) -> StopToken {
+        self.stop_token.clone()
+    }
+}
+
+impl<'a> AsUpdateStream<'a> for ChannelListener {
+    type StreamErr = Infallible;
+    type Stream = Pin<Box<dyn Stream<Item = Result<Update, Infallible>> + Send + 'a>>;
+
+    fn as_stream(&'a mut self) -> Self::Stream {
+        let Some(stop_flag) = self.stop_flag.take() else {
+            return Box::pin(futures_util::stream::empty());
+        };
+        let receiver = &mut self.receiver;
+        let updates =
+            futures_util::stream::poll_fn(move |context| receiver.poll_recv(context)).map(Ok);
+        // Once stopped, the dispatcher takes no new update; those still queued stay stored as
+        // `received` and are handled after the next start.
+        Box::pin(updates.take_until(stop_flag))
+    }
+}
