@@ -16,6 +16,7 @@ use crate::conversation::{ConversationSettings, Conversations};
 use crate::jobs::{self, Summarizer};
 use crate::llm::LlmClient;
 use crate::memory::redact::Redactor;
+use crate::secret::Secret;
 use crate::storage::Store;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::intake::{Intake, random_webhook_secret, run_polling, webhook_router};
@@ -166,19 +167,17 @@ impl App {
         );
 
         let intake_stop = CancellationToken::new();
-        let (webhook_routes, poller) = match &config.telegram.webhook_url {
-            Some(url) => (
-                self.register_webhook(&bot, url, intake.clone()).await?,
-                None,
-            ),
-            None => {
-                let poller = tokio::spawn(run_polling(
-                    bot.clone(),
-                    intake.clone(),
-                    intake_stop.clone(),
-                ));
-                (axum::Router::new(), Some(poller))
-            }
+        // Webhook mode: the route is served before Telegram is told about it.
+        let webhook_secret = config.telegram.webhook_url.as_ref().map(|_| {
+            config
+                .telegram
+                .webhook_secret
+                .clone()
+                .unwrap_or_else(random_webhook_secret)
+        });
+        let webhook_routes = match (&config.telegram.webhook_url, &webhook_secret) {
+            (Some(url), Some(secret)) => webhook_router(url.path(), intake.clone(), secret.clone()),
+            _ => axum::Router::new(),
         };
         let http = crate::http::start(
             &config.http,
@@ -188,6 +187,19 @@ impl App {
             background.clone(),
         )
         .await?;
+        let poller = match (&config.telegram.webhook_url, webhook_secret) {
+            (Some(url), Some(secret)) => {
+                let replay = intake.clone();
+                tokio::spawn(async move { replay.replay_unfinished_logged().await });
+                register_webhook(&bot, url, &secret).await?;
+                None
+            }
+            _ => Some(tokio::spawn(run_polling(
+                bot.clone(),
+                intake.clone(),
+                intake_stop.clone(),
+            ))),
+        };
 
         let mut dispatcher = telegram::dispatcher(
             bot.clone(),
@@ -238,34 +250,27 @@ impl App {
         Ok(())
     }
 
-    /// Registers the webhook with Telegram (with its secret token) and returns its route.
-    async fn register_webhook<B: TelegramApi>(
-        &self,
-        bot: &B,
-        url: &reqwest::Url,
-        intake: Intake,
-    ) -> anyhow::Result<axum::Router> {
-        let secret = self
-            .config
-            .telegram
-            .webhook_secret
-            .clone()
-            .unwrap_or_else(random_webhook_secret);
-        bot.set_webhook(url.clone())
-            .secret_token(secret.expose().to_owned())
-            .allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
-            .await
-            .context("Telegram refused the webhook (setWebhook)")?;
-        tracing::info!(path = url.path(), "webhook registered");
-        Ok(webhook_router(url.path(), intake, secret))
-    }
-
     /// Runs until SIGTERM (as sent by `docker stop`) or SIGINT (Ctrl-C).
     pub async fn run(self) -> anyhow::Result<()> {
         let shutdown = CancellationToken::new();
         tokio::spawn(cancel_on_signal(shutdown.clone()));
         self.run_until(shutdown).await
     }
+}
+
+/// Registers the webhook with Telegram, with its secret token.
+async fn register_webhook<B: TelegramApi>(
+    bot: &B,
+    url: &reqwest::Url,
+    secret: &Secret,
+) -> anyhow::Result<()> {
+    bot.set_webhook(url.clone())
+        .secret_token(secret.expose().to_owned())
+        .allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
+        .await
+        .context("Telegram refused the webhook (setWebhook)")?;
+    tracing::info!(path = url.path(), "webhook registered");
+    Ok(())
 }
 
 /// Cancels `shutdown` on SIGTERM (what `docker stop` sends) or SIGINT (Ctrl-C).

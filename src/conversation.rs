@@ -3,9 +3,12 @@
 //! both drive turns through [`Conversations`], as well as the per-conversation commands (persona,
 //! stats, reset, clear, export), so that every front end behaves the same.
 //!
-//! A turn is split in three steps so that the caller can send the reply before the last database
-//! write: [`Conversations::begin_turn`] (stores the user's message before the model is called, so
-//! it is never lost), [`Conversations::ask`], then [`Conversations::finish_turn`].
+//! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
+//! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
+//! [`Conversations::finish_turn`] stores the reply. The Telegram side stores the reply before
+//! sending it, in one transaction with the update's `replying` mark (one write of well under a
+//! millisecond), because that is what lets a crash at any moment leave neither a gap in the
+//! history nor a second answer.
 
 use std::sync::Arc;
 
@@ -383,12 +386,13 @@ impl Conversations {
     }
 
     /// Stores the model's reply with its token usage (the provider's figures, or the documented
-    /// estimate when the provider reports none).
+    /// estimate when the provider reports none). With `update_id`, the Telegram update is marked
+    /// as being answered in the same transaction (see `telegram::intake`). Returns the reply's id.
     pub async fn finish_turn(
         &self,
         turn: &Turn,
         completion: &Completion,
-        telegram_message_id: Option<i64>,
+        update_id: Option<i64>,
     ) -> anyhow::Result<i64> {
         let tokens_in = completion
             .tokens_in
@@ -398,19 +402,32 @@ impl Conversations {
             .tokens_out
             .map(i64::from)
             .unwrap_or(estimate_tokens(&completion.text) as i64);
+        let reply = NewMessage {
+            key: turn.key,
+            session_id: turn.session_id,
+            role: MessageRole::Assistant,
+            content: &completion.text,
+            created_at_ms: self.clock.now_ms(),
+            tokens_in,
+            tokens_out,
+            telegram_message_id: None,
+        };
         self.store
-            .add_message(&NewMessage {
-                key: turn.key,
-                session_id: turn.session_id,
-                role: MessageRole::Assistant,
-                content: &completion.text,
-                created_at_ms: self.clock.now_ms(),
-                tokens_in,
-                tokens_out,
-                telegram_message_id,
-            })
+            .add_reply(&reply, update_id)
             .await
             .context("cannot store the reply")
+    }
+
+    /// Records which Telegram message carried a stored reply (for exports and debugging).
+    pub async fn reply_delivered(
+        &self,
+        reply_id: i64,
+        telegram_message_id: i64,
+    ) -> anyhow::Result<()> {
+        self.store
+            .set_telegram_message_id(reply_id, telegram_message_id)
+            .await
+            .context("cannot record the reply's Telegram message")
     }
 
     /// One whole turn without streaming (for `telemem chat` and tests).

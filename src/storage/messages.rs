@@ -65,6 +65,61 @@ impl Store {
         .await
     }
 
+    /// Stores the bot's reply and, in the same transaction, marks the Telegram update it answers
+    /// as `replying`: after a crash the reply is in the history and the update is not answered a
+    /// second time. Returns the reply's id.
+    pub async fn add_reply(
+        &self,
+        reply: &NewMessage<'_>,
+        update_id: Option<i64>,
+    ) -> Result<i64, sqlx::Error> {
+        let mut transaction = self.writer.begin().await?;
+        let id = sqlx::query_scalar!(
+            r#"INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at,
+                    tokens_in, tokens_out, telegram_message_id)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+               RETURNING id AS "id!""#,
+            reply.key.chat_id,
+            reply.key.user_id,
+            reply.session_id,
+            reply.role,
+            reply.content,
+            reply.created_at_ms,
+            reply.tokens_in,
+            reply.tokens_out,
+            reply.telegram_message_id,
+        )
+        .fetch_one(&mut *transaction)
+        .await?;
+        if let Some(update_id) = update_id {
+            sqlx::query!(
+                "UPDATE processed_updates SET state = 'replying' WHERE update_id = ?1 AND state = 'received'",
+                update_id,
+            )
+            .execute(&mut *transaction)
+            .await?;
+        }
+        transaction.commit().await?;
+        Ok(id)
+    }
+
+    /// Records the Telegram id of the message that carried a stored reply.
+    pub async fn set_telegram_message_id(
+        &self,
+        message_id: i64,
+        telegram_message_id: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE messages SET telegram_message_id = ?2 WHERE id = ?1",
+            message_id,
+            telegram_message_id,
+        )
+        .execute(&self.writer)
+        .await?;
+        Ok(())
+    }
+
     /// Stores a user's message unless the same Telegram message (chat and message id) is already
     /// stored, as when an update is handled again after a crash. Returns the message's id and
     /// whether it was new.

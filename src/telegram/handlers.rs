@@ -202,11 +202,9 @@ async fn chat_turn<B: TelegramApi>(
         message_id: None,
         next_edit_at: tokio::time::Instant::now(),
     });
-    // From here a reply goes out: after a crash, this update is not answered again.
-    intake.replying(update_id).await;
-
     let completion = match answer {
         Ok(completion) if completion.text.trim().is_empty() => {
+            intake.replying(update_id).await;
             deliver_notice(bot, target, preview, replies::EMPTY_REPLY).await?;
             return Ok(());
         }
@@ -218,21 +216,27 @@ async fn chat_turn<B: TelegramApi>(
                 LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
                 _ => replies::MODEL_UNAVAILABLE,
             };
+            intake.replying(update_id).await;
             deliver_notice(bot, target, preview, reply).await?;
             return Ok(());
         }
     };
+    // Stored before it is sent, together with the update's `replying` mark: a crash from here on
+    // leaves the reply in the history and never sends it twice.
+    let reply_id = conversations
+        .finish_turn(&turn, &completion, Some(update_id))
+        .await?;
     let message_ids = deliver_reply(bot, target, preview, &completion.text).await?;
     metrics::reply_sent();
     metrics::tokens(
         u64::from(completion.tokens_in.unwrap_or(0)),
         u64::from(completion.tokens_out.unwrap_or(0)),
     );
-    // The reply is on screen; storing it comes after, and before the next message of this chat.
-    let first_id = message_ids.first().map(|id| i64::from(id.0));
-    conversations
-        .finish_turn(&turn, &completion, first_id)
-        .await?;
+    if let Some(first) = message_ids.first() {
+        conversations
+            .reply_delivered(reply_id, i64::from(first.0))
+            .await?;
+    }
     Ok(())
 }
 

@@ -91,6 +91,8 @@ pub struct FakeLlm {
 struct Shared {
     script: Mutex<VecDeque<Behaviour>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    /// How long the default (unscripted) reply takes.
+    default_delay: Mutex<Duration>,
 }
 
 impl FakeLlm {
@@ -129,6 +131,15 @@ impl FakeLlm {
             .lock()
             .expect("fake LLM script lock")
             .push_back(behaviour);
+    }
+
+    /// Makes the default (unscripted) reply take `delay`, as a real model's would.
+    pub fn set_default_delay(&self, delay: Duration) {
+        *self
+            .shared
+            .default_delay
+            .lock()
+            .expect("fake LLM delay lock") = delay;
     }
 
     /// Every request received so far, oldest first.
@@ -185,8 +196,13 @@ async fn handle(
         .lock()
         .expect("fake LLM script lock")
         .pop_front();
-    let mut behaviour = scripted
-        .unwrap_or_else(|| Behaviour::Reply(format!("reply to: {}", last_user_message(&body))));
+    let default_delay = *shared.default_delay.lock().expect("fake LLM delay lock");
+    let mut behaviour = scripted.unwrap_or_else(|| {
+        Behaviour::delay(
+            default_delay,
+            Behaviour::Reply(format!("reply to: {}", last_user_message(&body))),
+        )
+    });
     while let Behaviour::Delay(duration, then) = behaviour {
         tokio::time::sleep(duration).await;
         behaviour = *then;

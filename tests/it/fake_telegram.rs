@@ -331,6 +331,12 @@ impl FakeTelegram {
         }
     }
 
+    /// Takes the queued updates out, as Telegram does when it pushes them to a webhook instead
+    /// of handing them to `getUpdates`.
+    pub fn take_pending_updates(&self) -> Vec<Value> {
+        self.shared.lock().pending_updates.drain(..).collect()
+    }
+
     fn enqueue(&self, build: impl FnOnce(&mut State, i64) -> Value) -> i64 {
         let update_id = {
             let mut state = self.shared.lock();

@@ -13,6 +13,7 @@ mod http;
 mod jobs;
 mod llm;
 mod memory;
+mod operations;
 mod render;
 mod storage;
 mod telegram_html;
