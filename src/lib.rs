@@ -9,13 +9,15 @@
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
-//! - [`jobs`]: background loops (the purge), each with a step function tests can call.
+//! - [`jobs`]: background loops (purge, summarizer), each with a step function tests can call.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
-//! - [`memory`]: sessions, context assembly and its token budget.
+//! - [`memory`]: sessions, summaries and notes, recall, redaction, context assembly and its
+//!   token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
-//! - [`telegram`]: the teloxide handler tree, commands, rendering and reply delivery.
+//! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, commands,
+//!   rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
 
 pub mod app;
