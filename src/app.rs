@@ -36,7 +36,11 @@ pub struct Core {
 
 impl Core {
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
-        let store = Store::connect(&config.storage.database_url).await?;
+        let store = Store::connect_with_limit(
+            &config.storage.database_url,
+            config.storage.database_max_bytes(),
+        )
+        .await?;
         store.migrate().await?;
         let llm = LlmClient::new(&config.llm).context("invalid LLM configuration")?;
         let redactor = Redactor::new(&config.redaction)?;

@@ -27,6 +27,13 @@ pub struct StorageConfig {
     )]
     pub database_url: String,
 
+    /// Largest size of the database file in MiB; past it the bot answers that its storage is full
+    /// (as on a full disk) until the purge or /clear frees space. Unset: no limit.
+    #[arg(long = "database-max-size-mb", env = "DATABASE_MAX_SIZE_MB",
+          value_name = "DATABASE_MAX_SIZE_MB", global = true,
+          value_parser = clap::value_parser!(u64).range(1..=16_000_000))]
+    pub database_max_size_mb: Option<u64>,
+
     /// Rows older than this are deleted by the purge job (default 30 days).
     #[arg(long = "purge-after-secs", env = "PURGE_AFTER_SECS", value_name = "PURGE_AFTER_SECS",
           default_value_t = 30 * 24 * 60 * 60, global = true,
@@ -53,6 +60,11 @@ pub struct StorageConfig {
 }
 
 impl StorageConfig {
+    pub fn database_max_bytes(&self) -> Option<u64> {
+        self.database_max_size_mb
+            .map(|mib| mib.saturating_mul(1024 * 1024))
+    }
+
     pub fn purge_after(&self) -> Duration {
         Duration::from_secs(self.purge_after_secs)
     }

@@ -48,6 +48,12 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// Readers are cheap in WAL mode; a few cover the bot's parallel chats on a small machine.
 const READ_CONNECTIONS: u32 = 4;
 
+/// Whether `error` is SQLite's "database or disk is full" (the disk, or `DATABASE_MAX_SIZE_MB`).
+pub fn is_storage_full(error: &sqlx::Error) -> bool {
+    const SQLITE_FULL: &str = "13";
+    matches!(error, sqlx::Error::Database(database) if database.code().as_deref() == Some(SQLITE_FULL))
+}
+
 /// One (chat, user) pair. History, sessions and summaries are keyed by both, so two members of a
 /// group chat never share history, and one user's private chat is separate from their groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +79,16 @@ impl Store {
     /// Opens (creating if missing, with its parent directory) the database at `database_url`.
     /// Does not migrate: call [`Store::migrate`].
     pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
+        Self::connect_with_limit(database_url, None).await
+    }
+
+    /// Like [`Store::connect`], with the database file capped at `max_bytes`: past it, writes fail
+    /// with SQLite's "database or disk is full", exactly as on a full disk, and succeed again once
+    /// the purge or `/clear` has freed pages.
+    pub async fn connect_with_limit(
+        database_url: &str,
+        max_bytes: Option<u64>,
+    ) -> anyhow::Result<Self> {
         let options = SqliteConnectOptions::from_str(database_url)
             .with_context(|| format!("DATABASE_URL `{database_url}` is not a valid SQLite URL"))?
             .create_if_missing(true)
@@ -86,12 +102,10 @@ impl Store {
             .pragma("temp_store", "memory");
         create_parent_directory(options.get_filename())?;
 
-        // The one writer touches the index pages of every conversation; a larger page cache
-        // (16 MiB instead of SQLite's 2 MiB) keeps the hot ones in memory.
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
-            .connect_with(options.clone().pragma("cache_size", "-16384"))
+            .connect_with(writer_options(options.clone(), max_bytes))
             .await
             .with_context(|| {
                 format!("cannot open database {}", options.get_filename().display())
@@ -116,6 +130,18 @@ impl Store {
     pub async fn close(&self) {
         self.writer.close().await;
         self.reader.close().await;
+    }
+}
+
+/// The writer's extra settings: a larger page cache and the optional size cap.
+fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> SqliteConnectOptions {
+    // The one writer touches the index pages of every conversation; a larger page cache (16 MiB
+    // instead of SQLite's 2 MiB) keeps the hot ones in memory.
+    let options = options.pragma("cache_size", "-16384");
+    match max_bytes {
+        // SQLite's default page size is 4,096 bytes.
+        Some(max_bytes) => options.pragma("max_page_count", (max_bytes / 4_096).max(1).to_string()),
+        None => options,
     }
 }
 

@@ -29,6 +29,9 @@ const TYPING_INTERVAL: Duration = Duration::from_secs(4);
 /// How often one request is retried after flood control before giving up.
 const MAX_ATTEMPTS: u32 = 4;
 
+/// Pause before the one retry after a dropped connection.
+const NETWORK_RETRY_DELAY: Duration = Duration::from_millis(300);
+
 /// The longest flood-control wait honoured; anything longer is treated as a failure.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
@@ -264,7 +267,8 @@ async fn edit_part<B: TelegramApi>(
     }
 }
 
-/// Runs a request again after Telegram's flood-control wait, a bounded number of times.
+/// Runs a request again after Telegram's flood-control wait (a bounded number of times) or once
+/// after a dropped connection.
 pub async fn with_flood_retry<T, F, Fut>(mut request: F) -> Result<T, RequestError>
 where
     F: FnMut() -> Fut,
@@ -282,6 +286,13 @@ where
                     "Telegram flood control; waiting"
                 );
                 tokio::time::sleep(wait.duration()).await;
+                attempt += 1;
+            }
+            // A dropped connection: the request most likely never arrived. One more try is
+            // better than a lost reply (at worst the user sees it twice).
+            Err(RequestError::Network(error)) if attempt == 1 => {
+                tracing::warn!(error = %error, "connection to Telegram failed; trying once more");
+                tokio::time::sleep(NETWORK_RETRY_DELAY).await;
                 attempt += 1;
             }
             other => return other,

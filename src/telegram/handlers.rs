@@ -248,12 +248,11 @@ fn unknown_command_reply() -> String {
 }
 
 fn is_disk_full(error: &anyhow::Error) -> bool {
-    error
-        .chain()
-        .any(|cause| match cause.downcast_ref::<sqlx::Error>() {
-            Some(sqlx::Error::Database(database)) => database.code().as_deref() == Some("13"),
-            _ => false,
-        })
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<sqlx::Error>()
+            .is_some_and(crate::storage::is_storage_full)
+    })
 }
 
 /// Photos, stickers, voice, files: a short clear reply.

@@ -147,13 +147,25 @@ impl Intake {
             .is_some_and(|user| self.access.is_allowed(user.id.0 as i64));
         if sender_allowed {
             let payload = serde_json::to_string(&update)?;
-            let is_new = self
+            let recorded = self
                 .store
                 .record_update(i64::from(update.id.0), &payload, self.clock.now_ms())
-                .await?;
-            if !is_new {
-                tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
-                return Ok(());
+                .await;
+            match recorded {
+                Ok(true) => {}
+                Ok(false) => {
+                    tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
+                    return Ok(());
+                }
+                // Storage is full: keeping the update back would only fetch it again forever.
+                // Handing it on lets the user hear that storage is full.
+                Err(error) if crate::storage::is_storage_full(&error) => {
+                    tracing::warn!(
+                        update_id = update.id.0,
+                        "storage is full; handling an update without storing it"
+                    );
+                }
+                Err(error) => return Err(error.into()),
             }
         }
         self.forward(update).await;
@@ -215,15 +227,24 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             }
         };
         metrics::telegram_contact_at(intake.clock.now_ms());
+        let mut stored_all = true;
         for update in updates {
             let next = update.id.0 as i32 + 1;
             if let Err(error) = intake.accept(update).await {
                 // Not confirmed: Telegram delivers it again with the next poll.
                 metrics::error("database");
                 tracing::error!(error = ?error, "could not store an update; it will be fetched again");
+                stored_all = false;
                 break;
             }
             offset = offset.max(next);
+        }
+        if !stored_all {
+            // Give the database a moment instead of fetching the same update in a busy loop.
+            tokio::select! {
+                () = shutdown.cancelled() => break,
+                () = tokio::time::sleep(POLL_RETRY_DELAY) => {}
+            }
         }
     }
     tracing::debug!("polling stopped");

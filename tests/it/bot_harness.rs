@@ -23,6 +23,9 @@ pub const ALICE: i64 = 111;
 pub const BOB: i64 = 222;
 pub const CAROL: i64 = 333;
 
+/// A group chat with the users above.
+pub const GROUP_FOR_TESTS: i64 = -100_900;
+
 #[derive(Parser)]
 #[command(args_override_self = true)]
 struct TestCli {
@@ -42,6 +45,7 @@ pub struct TestBot {
     pub telegram: FakeTelegram,
     pub llm: FakeLlm,
     pub store: Store,
+    pub database_url: String,
     shutdown: CancellationToken,
     running: Option<JoinHandle<anyhow::Result<()>>>,
     _dir: tempfile::TempDir,
@@ -123,6 +127,7 @@ impl TestBot {
             telegram,
             llm,
             store,
+            database_url,
             shutdown,
             running: Some(running),
             _dir: dir,

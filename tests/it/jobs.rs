@@ -17,6 +17,7 @@ fn storage_config(url: &str) -> StorageConfig {
         purge_interval_secs: 3_600,
         purge_first_run_secs: 0,
         purge_batch_size: 2,
+        database_max_size_mb: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod cli;
 mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;
+mod faults;
 mod helpers;
 mod http;
 mod jobs;
