@@ -1,0 +1,80 @@
+//! Configuration parsing: every value either parses within its documented range or is refused
+//! with a message naming the variable, for arbitrary input, never with a panic.
+
+use clap::Parser;
+use proptest::prelude::*;
+use telemem::config::Config;
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    config: Config,
+}
+
+fn parse(flag: &str, value: &str) -> Result<Config, String> {
+    Cli::try_parse_from(["telemem", &format!("--{flag}={value}")]).map(|cli| cli.config).map_err(|error| error.to_string())
+}
+
+/// (flag, variable, smallest, largest) of the numeric settings.
+const RANGED: &[(&str, &str, u64, u64)] = &[
+    ("session-idle-secs", "SESSION_IDLE_SECS", 1, 315_360_000),
+    ("history-window-secs", "HISTORY_WINDOW_SECS", 1, 315_360_000),
+    ("history-max-messages", "HISTORY_MAX_MESSAGES", 1, 1_000),
+    ("purge-after-secs", "PURGE_AFTER_SECS", 60, 315_360_000),
+    ("purge-batch-size", "PURGE_BATCH_SIZE", 1, 100_000),
+    ("context-token-budget", "CONTEXT_TOKEN_BUDGET", 100, 1_000_000),
+    ("recall-limit", "RECALL_LIMIT", 0, 50),
+    ("llm-max-tokens", "LLM_MAX_TOKENS", 1, 200_000),
+];
+
+proptest! {
+    #[test]
+    fn numbers_parse_inside_their_range_and_are_refused_outside_it_naming_the_variable(
+        index in 0..RANGED.len(),
+        value in 0_u64..400_000_000,
+    ) {
+        let (flag, variable, min, max) = RANGED[index];
+        let outcome = parse(flag, &value.to_string());
+        if (min..=max).contains(&value) {
+            prop_assert!(outcome.is_ok(), "{flag}={value}: {outcome:?}", outcome = outcome.err());
+        } else {
+            let message = outcome.err().unwrap_or_default();
+            prop_assert!(message.contains(variable), "{message}");
+        }
+    }
+
+    #[test]
+    fn arbitrary_text_never_panics_and_errors_name_the_variable(index in 0..RANGED.len(), value in "\\PC{0,40}") {
+        let (flag, variable, _, _) = RANGED[index];
+        if let Err(message) = parse(flag, &value) {
+            prop_assert!(message.contains(variable), "{message}");
+        }
+    }
+
+    #[test]
+    fn user_lists_accept_positive_ids_and_name_the_variable_otherwise(ids in proptest::collection::vec(-5_i64..1_000_000_000, 1..5)) {
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        match parse("allowed-users", &list) {
+            Ok(config) => {
+                prop_assert!(ids.iter().all(|id| *id > 0));
+                prop_assert_eq!(config.telegram.allowed_users, ids);
+            }
+            Err(message) => {
+                prop_assert!(ids.iter().any(|id| *id <= 0));
+                prop_assert!(message.contains("ALLOWED_USERS"), "{message}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_database_url_that_is_not_sqlite_is_refused_at_parse_time() {
+    let message = parse("database-url", "postgres://localhost/telemem").err().unwrap_or_default();
+    assert!(message.contains("DATABASE_URL") && message.contains("SQLite"), "{message}");
+}
+
+#[test]
+fn a_malformed_webhook_secret_is_refused() {
+    let message = parse("telegram-webhook-secret", "has spaces!").err().unwrap_or_default();
+    assert!(message.contains("TELEGRAM_WEBHOOK_SECRET"), "{message}");
+}
