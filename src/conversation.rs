@@ -208,15 +208,7 @@ impl Conversations {
             })
             .await
             .context("cannot store the user's message")?;
-        let history = self
-            .store
-            .history(
-                key,
-                now_ms - self.settings.history_window_ms,
-                self.settings.history_max_messages,
-            )
-            .await
-            .context("cannot read the history")?;
+        let history = self.raw_history(key, now_ms).await?;
         let assembled = self
             .assemble_context(key, now_ms, settings.persona.as_deref(), text, history)
             .await?;
@@ -227,6 +219,19 @@ impl Conversations {
             prompt_tokens_estimate: assembled.total_tokens,
             request: assembled.request,
         })
+    }
+
+    /// The raw history a prompt carries: the last `HISTORY_MAX_MESSAGES` of the window.
+    async fn raw_history(
+        &self,
+        key: ConversationKey,
+        now_ms: i64,
+    ) -> anyhow::Result<Vec<StoredMessage>> {
+        let since_ms = now_ms - self.settings.history_window_ms;
+        self.store
+            .history(key, since_ms, self.settings.history_max_messages)
+            .await
+            .context("cannot read the history")
     }
 
     /// Reads notes, summaries and recalled messages (concurrently, on the read pool), masks
@@ -307,15 +312,7 @@ impl Conversations {
     ) -> anyhow::Result<AssembledContext> {
         let now_ms = self.clock.now_ms();
         let persona = self.persona(key.user_id).await?;
-        let mut history = self
-            .store
-            .history(
-                key,
-                now_ms - self.settings.history_window_ms,
-                self.settings.history_max_messages,
-            )
-            .await
-            .context("cannot read the history")?;
+        let mut history = self.raw_history(key, now_ms).await?;
         // The new message would push the oldest one out of the window's message limit.
         if !history.is_empty() && history.len() as i64 >= self.settings.history_max_messages {
             history.remove(0);

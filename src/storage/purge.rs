@@ -5,6 +5,8 @@
 //! that chat turns waiting for the single writer connection get it: one big `DELETE` would hold
 //! the write lock for about a second per 250,000 rows and stall every reply meanwhile.
 
+use std::future::Future;
+
 use super::{ConversationKey, Store};
 
 /// How many rows a purge removed (or, in a dry run, would remove).
@@ -20,6 +22,40 @@ pub struct PurgeCounts {
 impl PurgeCounts {
     pub fn total(&self) -> u64 {
         self.messages + self.sessions + self.summaries + self.notes + self.processed_updates
+    }
+}
+
+/// Runs `delete_batch` until a batch deletes fewer than `batch_size` rows, yielding between
+/// batches so that waiting writers get the connection. Returns the rows deleted.
+async fn in_batches<F, Fut>(batch_size: i64, delete_batch: F) -> Result<u64, sqlx::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(u64, u64), sqlx::Error>>,
+{
+    in_batches_counting(batch_size, delete_batch)
+        .await
+        .map(|(rows, _)| rows)
+}
+
+/// [`in_batches`] for a batch that also counts dependent rows (summaries of sessions): the first
+/// count decides when to stop, both are summed.
+async fn in_batches_counting<F, Fut>(
+    batch_size: i64,
+    mut delete_batch: F,
+) -> Result<(u64, u64), sqlx::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(u64, u64), sqlx::Error>>,
+{
+    let (mut rows, mut dependents) = (0, 0);
+    loop {
+        let (deleted, dependent) = delete_batch().await?;
+        rows += deleted;
+        dependents += dependent;
+        if deleted < batch_size as u64 {
+            return Ok((rows, dependents));
+        }
+        tokio::task::yield_now().await;
     }
 }
 
@@ -88,64 +124,54 @@ impl Store {
         cutoff_ms: i64,
         batch_size: i64,
     ) -> Result<PurgeCounts, sqlx::Error> {
-        let mut counts = PurgeCounts::default();
-        loop {
+        let writer = &self.writer;
+        let messages = in_batches(batch_size, || async move {
             let deleted = sqlx::query!(
                 "DELETE FROM messages WHERE id IN
                      (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
                 cutoff_ms,
                 batch_size,
             )
-            .execute(&self.writer)
-            .await?
-            .rows_affected();
-            counts.messages += deleted;
-            if deleted < batch_size as u64 {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
-        loop {
-            let (sessions, summaries) = self.purge_session_batch(cutoff_ms, batch_size).await?;
-            counts.sessions += sessions;
-            counts.summaries += summaries;
-            if sessions < batch_size as u64 {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
-        loop {
+            .execute(writer)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await?;
+        let (sessions, summaries) = in_batches_counting(batch_size, || {
+            self.purge_session_batch(cutoff_ms, batch_size)
+        })
+        .await?;
+        let notes = in_batches(batch_size, || async move {
             let deleted = sqlx::query!(
                 "DELETE FROM user_notes WHERE id IN
                      (SELECT id FROM user_notes WHERE confirmed_at < ?1 LIMIT ?2)",
                 cutoff_ms,
                 batch_size,
             )
-            .execute(&self.writer)
-            .await?
-            .rows_affected();
-            counts.notes += deleted;
-            if deleted < batch_size as u64 {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
-        loop {
+            .execute(writer)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await?;
+        let processed_updates = in_batches(batch_size, || async move {
             let deleted = sqlx::query!(
                 "DELETE FROM processed_updates WHERE update_id IN
                      (SELECT update_id FROM processed_updates WHERE received_at < ?1 LIMIT ?2)",
                 cutoff_ms,
                 batch_size,
             )
-            .execute(&self.writer)
-            .await?
-            .rows_affected();
-            counts.processed_updates += deleted;
-            if deleted < batch_size as u64 {
-                break;
-            }
-            tokio::task::yield_now().await;
-        }
+            .execute(writer)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await?;
+        let counts = PurgeCounts {
+            messages,
+            sessions,
+            summaries,
+            notes,
+            processed_updates,
+        };
         Ok(counts)
     }
 

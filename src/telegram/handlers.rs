@@ -2,6 +2,7 @@
 //! dependencies injected by dptree. They translate between Telegram and [`Conversations`] and
 //! choose the user-facing sentence from [`replies`]; they hold no chat logic themselves.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use teloxide::prelude::*;
@@ -262,10 +263,7 @@ pub async fn non_text_message<B: TelegramApi>(
     message: Message,
     intake: Intake,
 ) -> HandlerResult {
-    let update_id = i64::from(update.id.0);
-    notice(&bot, &message, &intake, update_id, replies::TEXT_ONLY).await?;
-    intake.done(update_id).await;
-    Ok(())
+    answer_once(&intake, &update, say(&bot, &message, replies::TEXT_ONLY)).await
 }
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
@@ -279,9 +277,24 @@ pub async fn command<B: TelegramApi>(
     settings: Arc<BotSettings>,
     intake: Intake,
 ) -> HandlerResult {
+    answer_once(
+        &intake,
+        &update,
+        run_command(bot, message, command, conversations, settings),
+    )
+    .await
+}
+
+/// Runs a handler whose reply goes out right away: the update counts as being answered from the
+/// start (after a crash it is not handled twice) and is done when the handler is.
+async fn answer_once(
+    intake: &Intake,
+    update: &Update,
+    handler: impl Future<Output = HandlerResult>,
+) -> HandlerResult {
     let update_id = i64::from(update.id.0);
     intake.replying(update_id).await;
-    let outcome = run_command(bot, message, command, conversations, settings).await;
+    let outcome = handler.await;
     intake.done(update_id).await;
     outcome
 }
@@ -420,11 +433,12 @@ pub async fn clear_button<B: TelegramApi>(
     conversations: Conversations,
     intake: Intake,
 ) -> HandlerResult {
-    let update_id = i64::from(update.id.0);
-    intake.replying(update_id).await;
-    let outcome = press_clear_button(bot, query, conversations).await;
-    intake.done(update_id).await;
-    outcome
+    answer_once(
+        &intake,
+        &update,
+        press_clear_button(bot, query, conversations),
+    )
+    .await
 }
 
 async fn press_clear_button<B: TelegramApi>(

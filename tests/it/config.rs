@@ -12,7 +12,9 @@ struct Cli {
 }
 
 fn parse(flag: &str, value: &str) -> Result<Config, String> {
-    Cli::try_parse_from(["telemem", &format!("--{flag}={value}")]).map(|cli| cli.config).map_err(|error| error.to_string())
+    Cli::try_parse_from(["telemem", &format!("--{flag}={value}")])
+        .map(|cli| cli.config)
+        .map_err(|error| error.to_string())
 }
 
 /// (flag, variable, smallest, largest) of the numeric settings.
@@ -22,7 +24,12 @@ const RANGED: &[(&str, &str, u64, u64)] = &[
     ("history-max-messages", "HISTORY_MAX_MESSAGES", 1, 1_000),
     ("purge-after-secs", "PURGE_AFTER_SECS", 60, 315_360_000),
     ("purge-batch-size", "PURGE_BATCH_SIZE", 1, 100_000),
-    ("context-token-budget", "CONTEXT_TOKEN_BUDGET", 100, 1_000_000),
+    (
+        "context-token-budget",
+        "CONTEXT_TOKEN_BUDGET",
+        100,
+        1_000_000,
+    ),
     ("recall-limit", "RECALL_LIMIT", 0, 50),
     ("llm-max-tokens", "LLM_MAX_TOKENS", 1, 200_000),
 ];
@@ -69,12 +76,19 @@ proptest! {
 
 #[test]
 fn a_database_url_that_is_not_sqlite_is_refused_at_parse_time() {
-    let message = parse("database-url", "postgres://localhost/telemem").err().unwrap_or_default();
-    assert!(message.contains("DATABASE_URL") && message.contains("SQLite"), "{message}");
+    let message = parse("database-url", "postgres://localhost/telemem")
+        .err()
+        .unwrap_or_default();
+    assert!(
+        message.contains("DATABASE_URL") && message.contains("SQLite"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_malformed_webhook_secret_is_refused() {
-    let message = parse("telegram-webhook-secret", "has spaces!").err().unwrap_or_default();
+    let message = parse("telegram-webhook-secret", "has spaces!")
+        .err()
+        .unwrap_or_default();
     assert!(message.contains("TELEGRAM_WEBHOOK_SECRET"), "{message}");
 }
