@@ -1,0 +1,88 @@
+//! Smoke test of the Docker image: the container starts, answers a message through the fake
+//! Telegram Bot API and a fake LLM (both on 127.0.0.1, reached with `--network host`), reports
+//! healthy, and stops cleanly on `docker stop` (SIGTERM).
+//!
+//! ```bash
+//! ../shared/docker/setup.sh && docker build -t telemem .
+//! cargo run --example docker_smoke            # or: -- --image NAME
+//! ```
+//!
+//! It needs a Docker daemon, so it is a documented command rather than part of `cargo test`.
+
+#[path = "../tests/it/fake_llm.rs"]
+#[allow(dead_code)]
+mod fake_llm;
+#[path = "../tests/it/fake_telegram.rs"]
+#[allow(dead_code)]
+mod fake_telegram;
+#[path = "../tests/it/telegram_html.rs"]
+#[allow(dead_code)]
+mod telegram_html;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use fake_llm::FakeLlm;
+use fake_telegram::FakeTelegram;
+
+const CONTAINER: &str = "telemem-smoke";
+const HTTP_PORT: u16 = 18_080;
+
+fn docker(args: &[&str]) -> std::process::Output {
+    Command::new("docker").args(args).output().expect("run docker")
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let image = std::env::args().skip_while(|arg| arg != "--image").nth(1).unwrap_or_else(|| "telemem".to_owned());
+    let telegram = FakeTelegram::start().await;
+    let llm = FakeLlm::start().await;
+    let _ = docker(&["rm", "-f", CONTAINER]);
+
+    let started = Instant::now();
+    let env = [
+        format!("TELOXIDE_TOKEN={}", telegram.token()),
+        format!("TELOXIDE_API_URL={}", telegram.api_url()),
+        "ALLOW_ALL_USERS=true".to_owned(),
+        format!("LLM_BASE_URL={}", llm.base_url()),
+        format!("HTTP_ADDR=127.0.0.1:{HTTP_PORT}"),
+        "TELEGRAM_THROTTLE=false".to_owned(),
+    ];
+    let mut args = vec!["run", "-d", "--name", CONTAINER, "--network", "host"];
+    for pair in &env {
+        args.extend(["-e", pair.as_str()]);
+    }
+    args.push(&image);
+    let run = docker(&args);
+    anyhow::ensure!(run.status.success(), "docker run failed: {}", String::from_utf8_lossy(&run.stderr));
+
+    telegram.send_text(42, 42, "Hello from the smoke test");
+    telegram
+        .wait_for(
+            |_| telegram.sent_messages(42).iter().any(|text| text.contains("Hello from the smoke test")),
+            Duration::from_secs(60),
+        )
+        .await;
+    // The reply streams in: the message is edited until it holds the whole answer.
+    let reply = telegram.sent_messages(42).remove(0);
+    println!("reply after {:.1?}: {reply}", started.elapsed());
+    anyhow::ensure!(reply.contains("Hello from the smoke test"), "unexpected reply: {reply}");
+
+    let health = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/healthz")).await?;
+    println!("/healthz: {} {}", health.status(), health.text().await?);
+    let check = docker(&["exec", CONTAINER, "telemem", "healthcheck"]);
+    println!("telemem healthcheck in the container: {}", String::from_utf8_lossy(&check.stdout).trim());
+    anyhow::ensure!(check.status.success(), "the container's health check failed");
+
+    let stopping = Instant::now();
+    let stop = docker(&["stop", "-t", "30", CONTAINER]);
+    anyhow::ensure!(stop.status.success(), "docker stop failed");
+    let exit = docker(&["inspect", "-f", "{{.State.ExitCode}}", CONTAINER]);
+    let exit_code = String::from_utf8_lossy(&exit.stdout).trim().to_owned();
+    println!("docker stop took {:.1?}, exit code {exit_code}", stopping.elapsed());
+    let logs = docker(&["logs", CONTAINER]);
+    let _ = docker(&["rm", "-f", CONTAINER]);
+    anyhow::ensure!(exit_code == "0", "exit code {exit_code}; logs:\n{}", String::from_utf8_lossy(&logs.stderr));
+    println!("docker smoke test passed");
+    Ok(())
+}
