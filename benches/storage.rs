@@ -26,7 +26,7 @@ const DAY_MS: i64 = 24 * 3_600 * 1_000;
 const START_MS: i64 = 1_792_540_800_000;
 const NOW_MS: i64 = START_MS + DAYS * DAY_MS;
 const HISTORY_LIMIT: i64 = 30;
-const PURGE_BATCH: i64 = 500;
+const PURGE_BATCH: i64 = 200;
 
 fn bench_data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

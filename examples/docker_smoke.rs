@@ -29,12 +29,18 @@ const CONTAINER: &str = "telemem-smoke";
 const HTTP_PORT: u16 = 18_080;
 
 fn docker(args: &[&str]) -> std::process::Output {
-    Command::new("docker").args(args).output().expect("run docker")
+    Command::new("docker")
+        .args(args)
+        .output()
+        .expect("run docker")
 }
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let image = std::env::args().skip_while(|arg| arg != "--image").nth(1).unwrap_or_else(|| "telemem".to_owned());
+    let image = std::env::args()
+        .skip_while(|arg| arg != "--image")
+        .nth(1)
+        .unwrap_or_else(|| "telemem".to_owned());
     let telegram = FakeTelegram::start().await;
     let llm = FakeLlm::start().await;
     let _ = docker(&["rm", "-f", CONTAINER]);
@@ -54,35 +60,60 @@ async fn main() -> anyhow::Result<()> {
     }
     args.push(&image);
     let run = docker(&args);
-    anyhow::ensure!(run.status.success(), "docker run failed: {}", String::from_utf8_lossy(&run.stderr));
+    anyhow::ensure!(
+        run.status.success(),
+        "docker run failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 
     telegram.send_text(42, 42, "Hello from the smoke test");
     telegram
         .wait_for(
-            |_| telegram.sent_messages(42).iter().any(|text| text.contains("Hello from the smoke test")),
+            |_| {
+                telegram
+                    .sent_messages(42)
+                    .iter()
+                    .any(|text| text.contains("Hello from the smoke test"))
+            },
             Duration::from_secs(60),
         )
         .await;
     // The reply streams in: the message is edited until it holds the whole answer.
     let reply = telegram.sent_messages(42).remove(0);
     println!("reply after {:.1?}: {reply}", started.elapsed());
-    anyhow::ensure!(reply.contains("Hello from the smoke test"), "unexpected reply: {reply}");
+    anyhow::ensure!(
+        reply.contains("Hello from the smoke test"),
+        "unexpected reply: {reply}"
+    );
 
     let health = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/healthz")).await?;
     println!("/healthz: {} {}", health.status(), health.text().await?);
     let check = docker(&["exec", CONTAINER, "telemem", "healthcheck"]);
-    println!("telemem healthcheck in the container: {}", String::from_utf8_lossy(&check.stdout).trim());
-    anyhow::ensure!(check.status.success(), "the container's health check failed");
+    println!(
+        "telemem healthcheck in the container: {}",
+        String::from_utf8_lossy(&check.stdout).trim()
+    );
+    anyhow::ensure!(
+        check.status.success(),
+        "the container's health check failed"
+    );
 
     let stopping = Instant::now();
     let stop = docker(&["stop", "-t", "30", CONTAINER]);
     anyhow::ensure!(stop.status.success(), "docker stop failed");
     let exit = docker(&["inspect", "-f", "{{.State.ExitCode}}", CONTAINER]);
     let exit_code = String::from_utf8_lossy(&exit.stdout).trim().to_owned();
-    println!("docker stop took {:.1?}, exit code {exit_code}", stopping.elapsed());
+    println!(
+        "docker stop took {:.1?}, exit code {exit_code}",
+        stopping.elapsed()
+    );
     let logs = docker(&["logs", CONTAINER]);
     let _ = docker(&["rm", "-f", CONTAINER]);
-    anyhow::ensure!(exit_code == "0", "exit code {exit_code}; logs:\n{}", String::from_utf8_lossy(&logs.stderr));
+    anyhow::ensure!(
+        exit_code == "0",
+        "exit code {exit_code}; logs:\n{}",
+        String::from_utf8_lossy(&logs.stderr)
+    );
     println!("docker smoke test passed");
     Ok(())
 }

@@ -54,7 +54,7 @@ pub struct StorageConfig {
 
     /// Rows deleted per purge transaction; small batches keep writers' waits short.
     #[arg(long = "purge-batch-size", env = "PURGE_BATCH_SIZE", value_name = "PURGE_BATCH_SIZE",
-          default_value_t = 500, global = true,
+          default_value_t = 200, global = true,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub purge_batch_size: u32,
 }

@@ -22,6 +22,7 @@ mod updates;
 
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -73,6 +74,9 @@ impl ConversationKey {
 pub struct Store {
     writer: SqlitePool,
     reader: SqlitePool,
+    checkpointer: SqlitePool,
+    /// Stops the background checkpoints when the last clone of the store is dropped.
+    _stop_checkpoints: Arc<tokio_util::sync::DropGuard>,
 }
 
 impl Store {
@@ -112,10 +116,25 @@ impl Store {
             })?;
         let reader = SqlitePoolOptions::new()
             .max_connections(READ_CONNECTIONS)
-            .connect_with(options.read_only(true))
+            .connect_with(options.clone().read_only(true))
             .await
             .context("cannot open read connections to the database")?;
-        Ok(Self { writer, reader })
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.pragma("wal_autocheckpoint", "0"))
+            .await
+            .context("cannot open the checkpoint connection to the database")?;
+        let stop_checkpoints = tokio_util::sync::CancellationToken::new();
+        tokio::spawn(checkpoint_wal(
+            checkpointer.clone(),
+            stop_checkpoints.clone(),
+        ));
+        Ok(Self {
+            writer,
+            reader,
+            checkpointer,
+            _stop_checkpoints: Arc::new(stop_checkpoints.drop_guard()),
+        })
     }
 
     /// Applies every migration not yet applied; a no-op on an up-to-date database.
@@ -130,14 +149,44 @@ impl Store {
     pub async fn close(&self) {
         self.writer.close().await;
         self.reader.close().await;
+        self.checkpointer.close().await;
     }
 }
 
-/// The writer's extra settings: a larger page cache and the optional size cap.
+/// How often the write-ahead log is copied back into the database file.
+const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Copies the write-ahead log back into the database file in the background, with a PASSIVE
+/// checkpoint that never blocks the writer or readers. By default SQLite does this inside the
+/// commit that crosses 1,000 WAL pages, so one chat turn in a few hundred paid tens of
+/// milliseconds for everyone's writes; the writer has automatic checkpoints turned off instead.
+/// Ends when the store is closed or its last clone is dropped.
+async fn checkpoint_wal(checkpointer: SqlitePool, stop: tokio_util::sync::CancellationToken) {
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            () = tokio::time::sleep(CHECKPOINT_INTERVAL) => {}
+        }
+        if checkpointer.is_closed() {
+            break;
+        }
+        if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+            .execute(&checkpointer)
+            .await
+        {
+            tracing::debug!(error = %error, "background WAL checkpoint failed");
+        }
+    }
+}
+
+/// The writer's extra settings: a larger page cache, no checkpoints inside commits (see
+/// [`checkpoint_wal`]) and the optional size cap.
 fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> SqliteConnectOptions {
     // The one writer touches the index pages of every conversation; a larger page cache (16 MiB
     // instead of SQLite's 2 MiB) keeps the hot ones in memory.
-    let options = options.pragma("cache_size", "-16384");
+    let options = options
+        .pragma("cache_size", "-16384")
+        .pragma("wal_autocheckpoint", "0");
     match max_bytes {
         // SQLite's default page size is 4,096 bytes.
         Some(max_bytes) => options.pragma("max_page_count", (max_bytes / 4_096).max(1).to_string()),

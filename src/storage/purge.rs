@@ -25,7 +25,10 @@ impl PurgeCounts {
     }
 }
 
-/// Runs `delete_batch` until a batch deletes fewer than `batch_size` rows, yielding between
+/// Pause between two purge batches, so waiting chat turns always get the writer in between.
+const BATCH_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// Runs `delete_batch` until a batch deletes fewer than `batch_size` rows, pausing between
 /// batches so that waiting writers get the connection. Returns the rows deleted.
 async fn in_batches<F, Fut>(batch_size: i64, delete_batch: F) -> Result<u64, sqlx::Error>
 where
@@ -55,7 +58,9 @@ where
         if deleted < batch_size as u64 {
             return Ok((rows, dependents));
         }
-        tokio::task::yield_now().await;
+        // A short pause, not just a yield: the pool does not promise that a waiting writer gets
+        // the connection before this loop takes it back.
+        tokio::time::sleep(BATCH_PAUSE).await;
     }
 }
 
