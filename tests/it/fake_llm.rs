@@ -4,9 +4,10 @@
 //! points `LLM_BASE_URL` at [`FakeLlm::base_url`].
 //!
 //! Each request takes the next scripted [`Behaviour`] from a queue ([`FakeLlm::push`]); when the
-//! queue is empty the server answers `reply to: <last user message>`, so end-to-end tests with
-//! many users need no script at all. Every request is recorded ([`FakeLlm::requests`]) so tests
-//! can assert on the prompt, the model and the headers that were sent.
+//! queue is empty the server answers with the [`Responder`] set by [`FakeLlm::set_responder`], or
+//! without one `reply to: <last user message>`, so end-to-end tests with many users need no
+//! script at all. Every request is recorded ([`FakeLlm::requests`], [`FakeLlm::last_request`]) so
+//! tests can assert on the prompt, the model and the headers that were sent.
 //!
 //! Replies report usage as word counts: input = words of the system prompt and all messages,
 //! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
@@ -80,6 +81,10 @@ impl RecordedRequest {
     }
 }
 
+/// Computes the reply to a request body when no scripted behaviour is queued (e.g. a stand-in
+/// for a real model in the memory evaluation).
+pub type Responder = Arc<dyn Fn(&Value) -> String + Send + Sync>;
+
 /// A running fake server; it stops when dropped.
 pub struct FakeLlm {
     base_url: String,
@@ -91,6 +96,7 @@ pub struct FakeLlm {
 struct Shared {
     script: Mutex<VecDeque<Behaviour>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    responder: Mutex<Option<Responder>>,
 }
 
 impl FakeLlm {
@@ -129,6 +135,25 @@ impl FakeLlm {
             .lock()
             .expect("fake LLM script lock")
             .push_back(behaviour);
+    }
+
+    /// Answers with `responder` whenever the script queue is empty (instead of the echo).
+    pub fn set_responder(&self, responder: Responder) {
+        *self
+            .shared
+            .responder
+            .lock()
+            .expect("fake LLM responder lock") = Some(responder);
+    }
+
+    /// The latest request received, without copying all the others.
+    pub fn last_request(&self) -> Option<RecordedRequest> {
+        self.shared
+            .requests
+            .lock()
+            .expect("fake LLM requests lock")
+            .last()
+            .cloned()
     }
 
     /// Every request received so far, oldest first.
@@ -185,8 +210,15 @@ async fn handle(
         .lock()
         .expect("fake LLM script lock")
         .pop_front();
-    let mut behaviour = scripted
-        .unwrap_or_else(|| Behaviour::Reply(format!("reply to: {}", last_user_message(&body))));
+    let responder = shared
+        .responder
+        .lock()
+        .expect("fake LLM responder lock")
+        .clone();
+    let mut behaviour = scripted.unwrap_or_else(|| match responder {
+        Some(responder) => Behaviour::Reply(responder(&body)),
+        None => Behaviour::Reply(format!("reply to: {}", last_user_message(&body))),
+    });
     while let Behaviour::Delay(duration, then) = behaviour {
         tokio::time::sleep(duration).await;
         behaviour = *then;
