@@ -5,6 +5,7 @@
 mod bot;
 mod bot_harness;
 mod cli;
+mod eval;
 mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;
