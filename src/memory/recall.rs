@@ -6,8 +6,12 @@
 //! words are dropped (they match everything and say nothing), longer words match by prefix so
 //! that "parcels" finds "parcel" and "Pakets" finds "Paket", and the owner column restricts the
 //! search to this (chat, user) inside the index itself.
+//!
+//! Messages with the same text as a more relevant one are left out: people repeat small talk
+//! ("ok, thanks", the same question twice), and copies would fill the few slots without adding
+//! anything.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use crate::storage::{ConversationKey, Store, StoredMessage, fts_owner_token};
 
@@ -20,7 +24,13 @@ const MIN_TERM_CHARS: usize = 3;
 /// Words at least this long match by prefix: their last two characters are left open.
 const PREFIX_FROM_CHARS: usize = 6;
 
+/// Candidates read per message returned, so that after dropping repeated texts `limit`
+/// distinct messages usually remain.
+const CANDIDATES_PER_RESULT: i64 = 3;
+
 /// Function words of the languages our users write most, which would match almost every message.
+/// Adverbs such as "again", "wieder" or "опять" belong here too: in "the sink is leaking again"
+/// they would otherwise recall every earlier message that said "again".
 const STOP_WORDS: &[&str] = &[
     // English
     "the",
@@ -81,6 +91,48 @@ const STOP_WORDS: &[&str] = &[
     "please",
     "thanks",
     "hello",
+    "again",
+    "still",
+    "already",
+    "now",
+    "here",
+    "very",
+    "really",
+    "only",
+    "even",
+    "maybe",
+    "much",
+    "many",
+    "more",
+    "most",
+    "other",
+    "such",
+    "each",
+    "both",
+    "after",
+    "before",
+    "because",
+    "while",
+    "why",
+    "whom",
+    "whose",
+    "these",
+    "those",
+    "same",
+    "ever",
+    "may",
+    "might",
+    "must",
+    "being",
+    "doing",
+    "don",
+    "doesn",
+    "didn",
+    "isn",
+    "wasn",
+    "she",
+    "too",
+    "myself",
     // German
     "der",
     "die",
@@ -124,6 +176,68 @@ const STOP_WORDS: &[&str] = &[
     "wird",
     "kann",
     "soll",
+    "wieder",
+    "nochmal",
+    "schon",
+    "jetzt",
+    "hier",
+    "sehr",
+    "nur",
+    "mal",
+    "dann",
+    "denn",
+    "doch",
+    "bei",
+    "beim",
+    "wem",
+    "wen",
+    "wann",
+    "warum",
+    "weil",
+    "wenn",
+    "muss",
+    "musst",
+    "müssen",
+    "willst",
+    "habe",
+    "hast",
+    "hatte",
+    "bin",
+    "bist",
+    "sein",
+    "seine",
+    "seinen",
+    "ihre",
+    "ihren",
+    "einem",
+    "einer",
+    "eines",
+    "zum",
+    "zur",
+    "vom",
+    "nach",
+    "über",
+    "aus",
+    "uns",
+    "dass",
+    "als",
+    "man",
+    "mir",
+    "mich",
+    "dir",
+    "dich",
+    "ihm",
+    "ihn",
+    "meinem",
+    "meinen",
+    "meiner",
+    "diese",
+    "dieser",
+    "dieses",
+    "welche",
+    "welcher",
+    "welchen",
+    "etwas",
     // Spanish
     "que",
     "los",
@@ -155,6 +269,45 @@ const STOP_WORDS: &[&str] = &[
     "era",
     "está",
     "son",
+    "otra",
+    "otro",
+    "vez",
+    "aún",
+    "todavía",
+    "ahora",
+    "aquí",
+    "muy",
+    "solo",
+    "sólo",
+    "también",
+    "cuál",
+    "cual",
+    "cuánto",
+    "quién",
+    "quien",
+    "donde",
+    "cuando",
+    "porque",
+    "hay",
+    "había",
+    "tengo",
+    "tiene",
+    "tienes",
+    "nos",
+    "ese",
+    "esa",
+    "esto",
+    "estos",
+    "estas",
+    "sobre",
+    "entre",
+    "hasta",
+    "desde",
+    "puedes",
+    "algo",
+    "todo",
+    "mis",
+    "tus",
     // French
     "les",
     "des",
@@ -176,6 +329,45 @@ const STOP_WORDS: &[&str] = &[
     "quoi",
     "merci",
     "bonjour",
+    "encore",
+    "déjà",
+    "toujours",
+    "maintenant",
+    "ici",
+    "très",
+    "aussi",
+    "comment",
+    "quand",
+    "pourquoi",
+    "quel",
+    "quelle",
+    "était",
+    "sont",
+    "ont",
+    "avait",
+    "suis",
+    "mais",
+    "donc",
+    "leur",
+    "ces",
+    "cette",
+    "ses",
+    "tes",
+    "moi",
+    "toi",
+    "lui",
+    "chez",
+    "par",
+    "aux",
+    "ils",
+    "même",
+    "tout",
+    "peux",
+    "peut",
+    "faut",
+    "plus",
+    "votre",
+    "notre",
     // Russian
     "что",
     "это",
@@ -200,6 +392,61 @@ const STOP_WORDS: &[&str] = &[
     "еще",
     "привет",
     "спасибо",
+    "опять",
+    "снова",
+    "тоже",
+    "также",
+    "только",
+    "очень",
+    "сейчас",
+    "теперь",
+    "здесь",
+    "там",
+    "тут",
+    "было",
+    "были",
+    "будет",
+    "какой",
+    "какая",
+    "какое",
+    "какие",
+    "какую",
+    "который",
+    "которая",
+    "чтобы",
+    "если",
+    "почему",
+    "зачем",
+    "кто",
+    "кого",
+    "кому",
+    "чем",
+    "него",
+    "ему",
+    "ней",
+    "них",
+    "вас",
+    "нас",
+    "тебе",
+    "тебя",
+    "мои",
+    "моего",
+    "моей",
+    "твой",
+    "свой",
+    "этот",
+    "эта",
+    "эти",
+    "того",
+    "все",
+    "всё",
+    "надо",
+    "нужно",
+    "можно",
+    "при",
+    "про",
+    "без",
+    "после",
 ];
 
 /// The FTS5 expression for recalling `key`'s messages relevant to `text`, or `None` when the
@@ -261,9 +508,25 @@ pub async fn recall(
     let Some(expression) = match_expression(key, text) else {
         return Ok(Vec::new());
     };
-    store
-        .search_messages(key, &expression, before_id, limit)
-        .await
+    let candidates = store
+        .search_messages(
+            key,
+            &expression,
+            before_id,
+            limit.saturating_mul(CANDIDATES_PER_RESULT),
+        )
+        .await?;
+    Ok(distinct_texts(candidates, limit))
+}
+
+/// The first `limit` messages whose text (trimmed, ignoring case) no earlier one had.
+fn distinct_texts(messages: Vec<StoredMessage>, limit: i64) -> Vec<StoredMessage> {
+    let mut seen = HashSet::new();
+    messages
+        .into_iter()
+        .filter(|message| seen.insert(message.content.trim().to_lowercase()))
+        .take(usize::try_from(limit).unwrap_or(0))
+        .collect()
 }
 
 #[cfg(test)]
@@ -274,6 +537,52 @@ mod tests {
     fn terms_skip_common_and_short_words_and_keep_numbers() {
         let terms = search_terms("What was with the Chemitek parcel? Order 4711, box A4.");
         assert_eq!(terms, ["chemitek", "parcel", "order", "4711", "box", "a4"]);
+    }
+
+    #[test]
+    fn adverbs_that_appear_anywhere_are_not_terms() {
+        assert_eq!(
+            search_terms("The sink is leaking again, how do I reach the plumber?"),
+            ["leaking", "plumber", "reach", "sink"]
+        );
+        assert_eq!(
+            search_terms("Das Waschbecken tropft wieder, wie erreiche ich den Klempner?"),
+            ["waschbecken", "erreiche", "klempner", "tropft"]
+        );
+        assert_eq!(
+            search_terms("Раковина опять течёт, как связаться с сантехником?"),
+            ["сантехником", "связаться", "раковина", "течёт"]
+        );
+    }
+
+    #[test]
+    fn repeated_texts_keep_only_their_most_relevant_copy() {
+        let message = |id: i64, content: &str| StoredMessage {
+            id,
+            chat_id: 1,
+            user_id: 1,
+            session_id: 1,
+            role: crate::storage::MessageRole::User,
+            content: content.to_owned(),
+            created_at_ms: id,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: None,
+        };
+        let candidates = vec![
+            message(7, "Name for a kitten?"),
+            message(3, "name for a kitten? "),
+            message(5, "My dermatologist is Dr. Katihan."),
+            message(9, "Name for a kitten?"),
+            message(2, "Who was my dermatologist?"),
+        ];
+
+        let kept: Vec<i64> = distinct_texts(candidates, 2)
+            .iter()
+            .map(|message| message.id)
+            .collect();
+
+        assert_eq!(kept, [7, 5]);
     }
 
     #[test]

@@ -4,9 +4,10 @@
 //! points `LLM_BASE_URL` at [`FakeLlm::base_url`].
 //!
 //! Each request takes the next scripted [`Behaviour`] from a queue ([`FakeLlm::push`]); when the
-//! queue is empty the server answers `reply to: <last user message>`, so end-to-end tests with
-//! many users need no script at all. Every request is recorded ([`FakeLlm::requests`]) so tests
-//! can assert on the prompt, the model and the headers that were sent.
+//! queue is empty the server answers with the [`Responder`] set by [`FakeLlm::set_responder`], or
+//! without one `reply to: <last user message>`, so end-to-end tests with many users need no
+//! script at all. Every request is recorded ([`FakeLlm::requests`], [`FakeLlm::last_request`]) so
+//! tests can assert on the prompt, the model and the headers that were sent.
 //!
 //! Replies report usage as word counts: input = words of the system prompt and all messages,
 //! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
@@ -80,6 +81,10 @@ impl RecordedRequest {
     }
 }
 
+/// Computes the reply to a request body when no scripted behaviour is queued (e.g. a stand-in
+/// for a real model in the memory evaluation).
+pub type Responder = Arc<dyn Fn(&Value) -> String + Send + Sync>;
+
 /// A running fake server; it stops when dropped.
 pub struct FakeLlm {
     base_url: String,
@@ -93,6 +98,7 @@ struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     /// How long the default (unscripted) reply takes.
     default_delay: Mutex<Duration>,
+    responder: Mutex<Option<Responder>>,
 }
 
 impl FakeLlm {
@@ -140,6 +146,25 @@ impl FakeLlm {
             .default_delay
             .lock()
             .expect("fake LLM delay lock") = delay;
+    }
+
+    /// Answers with `responder` whenever the script queue is empty (instead of the echo).
+    pub fn set_responder(&self, responder: Responder) {
+        *self
+            .shared
+            .responder
+            .lock()
+            .expect("fake LLM responder lock") = Some(responder);
+    }
+
+    /// The latest request received, without copying all the others.
+    pub fn last_request(&self) -> Option<RecordedRequest> {
+        self.shared
+            .requests
+            .lock()
+            .expect("fake LLM requests lock")
+            .last()
+            .cloned()
     }
 
     /// Every request received so far, oldest first.
@@ -197,11 +222,17 @@ async fn handle(
         .expect("fake LLM script lock")
         .pop_front();
     let default_delay = *shared.default_delay.lock().expect("fake LLM delay lock");
+    let responder = shared
+        .responder
+        .lock()
+        .expect("fake LLM responder lock")
+        .clone();
     let mut behaviour = scripted.unwrap_or_else(|| {
-        Behaviour::delay(
-            default_delay,
-            Behaviour::Reply(format!("reply to: {}", last_user_message(&body))),
-        )
+        let reply = match responder {
+            Some(responder) => responder(&body),
+            None => format!("reply to: {}", last_user_message(&body)),
+        };
+        Behaviour::delay(default_delay, Behaviour::Reply(reply))
     });
     while let Behaviour::Delay(duration, then) = behaviour {
         tokio::time::sleep(duration).await;

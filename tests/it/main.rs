@@ -6,6 +6,7 @@ mod bot;
 mod bot_harness;
 mod cli;
 mod config;
+mod eval;
 mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;

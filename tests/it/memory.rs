@@ -225,6 +225,31 @@ async fn an_older_message_relevant_to_the_new_one_is_recalled_with_its_date() {
 }
 
 #[tokio::test]
+async fn a_repeated_question_takes_one_recall_slot_so_the_answer_still_fits() {
+    let pipeline = Pipeline::start(&["--recall-limit", "2"]).await;
+    let say = |text: &'static str| {
+        pipeline.llm.push(Behaviour::reply("Noted."));
+        pipeline.say(ALICE, text)
+    };
+    say("The Chemitek parcel has tracking number 1Z999AA10123456784, it comes on Wednesday.").await;
+    for _ in 0..3 {
+        pipeline.clock.advance_ms(2 * DAY_MS);
+        say("Where is the Chemitek parcel?").await;
+    }
+    pipeline.clock.advance_ms(3 * DAY_MS);
+
+    let request = pipeline.say(ALICE, "Chemitek parcel?").await;
+
+    let system = system_of(&request);
+    assert!(system.contains("1Z999AA10123456784"), "{system}");
+    assert_eq!(
+        system.matches("Where is the Chemitek parcel?").count(),
+        1,
+        "{system}"
+    );
+}
+
+#[tokio::test]
 async fn recall_never_returns_another_users_messages_even_in_the_same_group() {
     let pipeline = Pipeline::start(&[]).await;
     let alice_in_group = ConversationKey::new(-100_777, 11);
