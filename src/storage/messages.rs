@@ -230,7 +230,9 @@ impl Store {
     /// `before_id`, most relevant (BM25) first. The expression is built by `memory::recall`; it
     /// must restrict the owner column to this conversation (see the `messages_fts_owner`
     /// migration), and the query re-checks chat and user so that a wrong expression can never
-    /// return another user's messages.
+    /// return another user's messages. `CROSS JOIN` fixes the join order (full-text match first,
+    /// then the row by id): without planner statistics SQLite would otherwise run the match once
+    /// per message of the conversation, 60–190 ms instead of about 1 ms.
     pub async fn search_messages(
         &self,
         key: ConversationKey,
@@ -245,7 +247,7 @@ impl Store {
                       message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
                       message.telegram_message_id
                FROM messages_fts
-               JOIN messages AS message ON message.id = messages_fts.rowid
+               CROSS JOIN messages AS message ON message.id = messages_fts.rowid
                WHERE messages_fts MATCH ?1
                  AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
                ORDER BY bm25(messages_fts, 1.0, 0.0)

@@ -30,7 +30,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use sqlx::Connection;
 use telemem::app::Core;
 use telemem::clock::ManualClock;
 use telemem::config::Config;
@@ -39,7 +38,7 @@ use telemem::jobs::{Summarizer, SummarizerReport};
 use telemem::llm::LlmClient;
 use telemem::memory::redact::Redactor;
 use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
-use telemem::storage::{ConversationKey, Store};
+use telemem::storage::ConversationKey;
 
 use crate::bot_harness::parse_config;
 use crate::fake_llm::FakeLlm;
@@ -101,7 +100,6 @@ impl Arm {
         let dir = tempfile::tempdir().expect("temporary directory");
         let clock = ManualClock::starting_at(first_turn_ms);
         let config = config(&dir, &llm);
-        seed_planner_statistics(&config.storage.database_url).await;
         let core = Core::build(&config, Arc::new(clock.clone()))
             .await
             .expect("build the core");
@@ -239,35 +237,6 @@ impl Arm {
                 total: sum.total + tally.total,
             })
     }
-}
-
-/// Gives the database the query planner's statistics of a deployment that has run for a
-/// while (as `ANALYZE` or `PRAGMA optimize` would record them): about 200 messages per
-/// conversation. Without statistics, SQLite 3.51 plans the recall query inside out: it walks
-/// all of the conversation's messages by index and runs the full-text match once per message,
-/// which at 6,000 messages costs about 60 ms per recall in a debug build instead of 1 ms, and
-/// this run would take five minutes instead of one. The results do not depend on the plan.
-/// Remove this once `Store::search_messages` fixes its join order (see docs/PERFORMANCE.md).
-async fn seed_planner_statistics(database_url: &str) {
-    let store = Store::connect(database_url)
-        .await
-        .expect("open the evaluation database");
-    store.migrate().await.expect("migrate");
-    store.close().await;
-    let mut connection = sqlx::SqliteConnection::connect(database_url)
-        .await
-        .expect("open the evaluation database");
-    for statement in [
-        "ANALYZE",
-        "INSERT INTO sqlite_stat1 (tbl, idx, stat) \
-         VALUES ('messages', 'messages_by_conversation_time', '6000 200 200 1')",
-    ] {
-        sqlx::query(statement)
-            .execute(&mut connection)
-            .await
-            .expect("seed the planner statistics");
-    }
-    connection.close().await.expect("close the connection");
 }
 
 /// All the text the model received: the system message and every chat message.
