@@ -6,7 +6,9 @@
 //! Each request takes the next scripted [`Behaviour`] from a queue ([`FakeLlm::push`]); when the
 //! queue is empty the server answers `reply to: <last user message>`, so end-to-end tests with
 //! many users need no script at all. Every request is recorded ([`FakeLlm::requests`]) so tests
-//! can assert on the prompt, the model and the headers that were sent.
+//! can assert on the prompt, the model and the headers that were sent; a load run turns that off
+//! ([`FakeLlm::keep_requests`]) and reads only how long each answer took
+//! ([`FakeLlm::take_timings`]).
 //!
 //! Replies report usage as word counts: input = words of the system prompt and all messages,
 //! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
@@ -18,6 +20,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,6 +33,7 @@ use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// Pause between two pieces of a stream, so each piece is its own TCP write, like tokens that
 /// arrive one after another.
@@ -80,6 +84,22 @@ impl RecordedRequest {
     }
 }
 
+/// How long the server took over one request: from its arrival to the moment the answer (or the
+/// first piece of a stream) was ready.
+#[derive(Clone, Debug)]
+pub struct Timing {
+    /// The request's last user message, which names the turn it belongs to.
+    pub last_user_message: String,
+    pub received_at: Instant,
+    pub answered_at: Instant,
+}
+
+impl Timing {
+    pub fn duration(&self) -> Duration {
+        self.answered_at - self.received_at
+    }
+}
+
 /// A running fake server; it stops when dropped.
 pub struct FakeLlm {
     base_url: String,
@@ -87,10 +107,22 @@ pub struct FakeLlm {
     server: JoinHandle<()>,
 }
 
-#[derive(Default)]
 struct Shared {
     script: Mutex<VecDeque<Behaviour>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    keep_requests: AtomicBool,
+    timings: Mutex<Vec<Timing>>,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self {
+            script: Mutex::default(),
+            requests: Mutex::default(),
+            keep_requests: AtomicBool::new(true),
+            timings: Mutex::default(),
+        }
+    }
 }
 
 impl FakeLlm {
@@ -139,6 +171,17 @@ impl FakeLlm {
             .expect("fake LLM requests lock")
             .clone()
     }
+
+    /// Whether to keep every request for [`Self::requests`] (the default). A load run turns it
+    /// off: thousands of whole prompts would only grow the fake.
+    pub fn keep_requests(&self, keep: bool) {
+        self.shared.keep_requests.store(keep, Ordering::Relaxed);
+    }
+
+    /// Removes and returns the timings of the requests answered so far.
+    pub fn take_timings(&self) -> Vec<Timing> {
+        std::mem::take(&mut *self.shared.timings.lock().expect("fake LLM timings lock"))
+    }
 }
 
 impl Drop for FakeLlm {
@@ -159,6 +202,7 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let received_at = Instant::now();
     let dialect = if uri.path().ends_with("/messages") {
         Dialect::Anthropic
     } else {
@@ -171,22 +215,25 @@ async fn handle(
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    shared
-        .requests
-        .lock()
-        .expect("fake LLM requests lock")
-        .push(RecordedRequest {
-            path: uri.path().to_owned(),
-            headers,
-            body: body.clone(),
-        });
+    if shared.keep_requests.load(Ordering::Relaxed) {
+        shared
+            .requests
+            .lock()
+            .expect("fake LLM requests lock")
+            .push(RecordedRequest {
+                path: uri.path().to_owned(),
+                headers,
+                body: body.clone(),
+            });
+    }
+    let last_user_message = last_user_message(&body);
     let scripted = shared
         .script
         .lock()
         .expect("fake LLM script lock")
         .pop_front();
-    let mut behaviour = scripted
-        .unwrap_or_else(|| Behaviour::Reply(format!("reply to: {}", last_user_message(&body))));
+    let mut behaviour =
+        scripted.unwrap_or_else(|| Behaviour::Reply(format!("reply to: {last_user_message}")));
     while let Behaviour::Delay(duration, then) = behaviour {
         tokio::time::sleep(duration).await;
         behaviour = *then;
@@ -196,7 +243,7 @@ async fn handle(
         stream: body["stream"] == Value::Bool(true),
         tokens_in: prompt_words(&body),
     };
-    match behaviour {
+    let response = match behaviour {
         Behaviour::Reply(text) if call.stream => stream(call.reply_pieces(&text, true)),
         Behaviour::Reply(text) => json_response(call.reply_json(&text)),
         Behaviour::Status(status, retry_after) => {
@@ -211,7 +258,17 @@ async fn handle(
         }
         Behaviour::Hang => std::future::pending().await,
         Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
-    }
+    };
+    shared
+        .timings
+        .lock()
+        .expect("fake LLM timings lock")
+        .push(Timing {
+            last_user_message,
+            received_at,
+            answered_at: Instant::now(),
+        });
+    response
 }
 
 /// What the reply depends on, taken from the request.
