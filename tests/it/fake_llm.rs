@@ -7,7 +7,9 @@
 //! queue is empty the server answers with the [`Responder`] set by [`FakeLlm::set_responder`], or
 //! without one `reply to: <last user message>`, so end-to-end tests with many users need no
 //! script at all. Every request is recorded ([`FakeLlm::requests`], [`FakeLlm::last_request`]) so
-//! tests can assert on the prompt, the model and the headers that were sent.
+//! tests can assert on the prompt, the model and the headers that were sent; a load run turns that
+//! off ([`FakeLlm::keep_requests`]) and reads only how long each answer took
+//! ([`FakeLlm::take_timings`]).
 //!
 //! Replies report usage as word counts: input = words of the system prompt and all messages,
 //! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
@@ -19,6 +21,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -31,6 +34,7 @@ use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
 
 /// Pause between two pieces of a stream, so each piece is its own TCP write, like tokens that
 /// arrive one after another.
@@ -85,6 +89,22 @@ impl RecordedRequest {
 /// for a real model in the memory evaluation).
 pub type Responder = Arc<dyn Fn(&Value) -> String + Send + Sync>;
 
+/// How long the server took over one request: from its arrival to the moment the answer (or the
+/// first piece of a stream) was ready.
+#[derive(Clone, Debug)]
+pub struct Timing {
+    /// The request's last user message, which names the turn it belongs to.
+    pub last_user_message: String,
+    pub received_at: Instant,
+    pub answered_at: Instant,
+}
+
+impl Timing {
+    pub fn duration(&self) -> Duration {
+        self.answered_at - self.received_at
+    }
+}
+
 /// A running fake server; it stops when dropped.
 pub struct FakeLlm {
     base_url: String,
@@ -92,13 +112,27 @@ pub struct FakeLlm {
     server: JoinHandle<()>,
 }
 
-#[derive(Default)]
 struct Shared {
     script: Mutex<VecDeque<Behaviour>>,
     requests: Mutex<Vec<RecordedRequest>>,
     /// How long the default (unscripted) reply takes.
     default_delay: Mutex<Duration>,
     responder: Mutex<Option<Responder>>,
+    keep_requests: AtomicBool,
+    timings: Mutex<Vec<Timing>>,
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Self {
+            script: Mutex::default(),
+            requests: Mutex::default(),
+            default_delay: Mutex::default(),
+            responder: Mutex::default(),
+            keep_requests: AtomicBool::new(true),
+            timings: Mutex::default(),
+        }
+    }
 }
 
 impl FakeLlm {
@@ -175,6 +209,17 @@ impl FakeLlm {
             .expect("fake LLM requests lock")
             .clone()
     }
+
+    /// Whether to keep every request for [`Self::requests`] (the default). A load run turns it
+    /// off: thousands of whole prompts would only grow the fake.
+    pub fn keep_requests(&self, keep: bool) {
+        self.shared.keep_requests.store(keep, Ordering::Relaxed);
+    }
+
+    /// Removes and returns the timings of the requests answered so far.
+    pub fn take_timings(&self) -> Vec<Timing> {
+        std::mem::take(&mut *self.shared.timings.lock().expect("fake LLM timings lock"))
+    }
 }
 
 impl Drop for FakeLlm {
@@ -195,6 +240,7 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let received_at = Instant::now();
     let dialect = if uri.path().ends_with("/messages") {
         Dialect::Anthropic
     } else {
@@ -207,15 +253,18 @@ async fn handle(
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default()
         .to_owned();
-    shared
-        .requests
-        .lock()
-        .expect("fake LLM requests lock")
-        .push(RecordedRequest {
-            path: uri.path().to_owned(),
-            headers,
-            body: body.clone(),
-        });
+    if shared.keep_requests.load(Ordering::Relaxed) {
+        shared
+            .requests
+            .lock()
+            .expect("fake LLM requests lock")
+            .push(RecordedRequest {
+                path: uri.path().to_owned(),
+                headers,
+                body: body.clone(),
+            });
+    }
+    let last_user_message = last_user_message(&body);
     let scripted = shared
         .script
         .lock()
@@ -230,7 +279,7 @@ async fn handle(
     let mut behaviour = scripted.unwrap_or_else(|| {
         let reply = match responder {
             Some(responder) => responder(&body),
-            None => format!("reply to: {}", last_user_message(&body)),
+            None => format!("reply to: {last_user_message}"),
         };
         Behaviour::delay(default_delay, Behaviour::Reply(reply))
     });
@@ -243,7 +292,7 @@ async fn handle(
         stream: body["stream"] == Value::Bool(true),
         tokens_in: prompt_words(&body),
     };
-    match behaviour {
+    let response = match behaviour {
         Behaviour::Reply(text) if call.stream => stream(call.reply_pieces(&text, true)),
         Behaviour::Reply(text) => json_response(call.reply_json(&text)),
         Behaviour::Status(status, retry_after) => {
@@ -258,7 +307,17 @@ async fn handle(
         }
         Behaviour::Hang => std::future::pending().await,
         Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
-    }
+    };
+    shared
+        .timings
+        .lock()
+        .expect("fake LLM timings lock")
+        .push(Timing {
+            last_user_message,
+            received_at,
+            answered_at: Instant::now(),
+        });
+    response
 }
 
 /// What the reply depends on, taken from the request.

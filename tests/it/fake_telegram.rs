@@ -7,6 +7,11 @@
 //! updates with the `send_*`/`press_button` builders, inject failures with
 //! [`FakeTelegram::fail_next`], and await what the bot did with [`FakeTelegram::wait_for`].
 //!
+//! For load runs (`loadgen.rs`) every call carries the moment it arrived, the moment each update
+//! was first handed out by `getUpdates` is kept ([`FakeTelegram::take_handouts`]), and a driver
+//! follows the bot with [`FakeTelegram::changes`] and drains the record as it goes
+//! ([`FakeTelegram::take_calls`]), so the fake's memory stays bounded however long the run.
+//!
 //! Simplifications, on purpose: every chat exists (a negative id is a group, a positive one a
 //! private chat unless an update said otherwise); one message-id counter serves all chats;
 //! `editMessageText` counts as "not modified" only when the raw text, parse mode and keyboard are
@@ -53,6 +58,15 @@ pub struct Call {
     pub params: Value,
     /// Whether the fake answered `"ok": true`.
     pub ok: bool,
+    /// When the request reached the fake.
+    pub at: Instant,
+}
+
+/// The first time `getUpdates` handed one update to the bot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Handout {
+    pub update_id: i64,
+    pub at: Instant,
 }
 
 /// A canned failure for the next call of one method.
@@ -106,6 +120,8 @@ struct State {
     calls: Vec<Call>,
     pending_updates: VecDeque<Value>,
     last_update_id: i64,
+    handouts: Vec<Handout>,
+    last_handed_out_id: i64,
     last_message_id: i64,
     bot_messages: Vec<BotMessage>,
     documents: Vec<SentDocument>,
@@ -280,6 +296,23 @@ impl FakeTelegram {
         self.shared.lock().calls.clone()
     }
 
+    /// Removes and returns the calls recorded so far; a load run takes them as it goes, so the
+    /// record stays small.
+    pub fn take_calls(&self) -> Vec<Call> {
+        std::mem::take(&mut self.shared.lock().calls)
+    }
+
+    /// Removes and returns when each update was first handed to the bot, in hand-out order.
+    pub fn take_handouts(&self) -> Vec<Handout> {
+        std::mem::take(&mut self.shared.lock().handouts)
+    }
+
+    /// Changes after every call and every enqueued update: a driver awaits `changed()` on it
+    /// instead of polling.
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.shared.changes.subscribe()
+    }
+
     /// The visible text of each bot message in `chat_id` that still exists, after edits, in
     /// the order they were sent.
     pub fn sent_messages(&self, chat_id: i64) -> Vec<String> {
@@ -423,6 +456,7 @@ async fn handle_request(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
+    let at = Instant::now();
     let segments: Vec<&str> = uri
         .path()
         .split('/')
@@ -447,7 +481,12 @@ async fn handle_request(
             None => state.apply(&method, &params, uploads),
         };
         let ok = matches!(reply, Reply::Ok(_) | Reply::Poll { .. });
-        state.calls.push(Call { method, params, ok });
+        state.calls.push(Call {
+            method,
+            params,
+            ok,
+            at,
+        });
         reply
     };
     shared.notify();
@@ -470,7 +509,7 @@ async fn long_poll(shared: &Shared, timeout: Duration, limit: usize) -> Value {
     let mut changes = shared.changes.subscribe();
     loop {
         changes.borrow_and_update();
-        let updates = shared.lock().deliverable_updates(limit);
+        let updates = shared.lock().hand_out(limit);
         if !updates.is_empty() {
             return Value::Array(updates);
         }
@@ -700,6 +739,21 @@ impl State {
             timeout: Duration::from_secs(seconds),
             limit,
         }
+    }
+
+    /// The updates for one `getUpdates` answer, noting when each was handed out the first time.
+    fn hand_out(&mut self, limit: usize) -> Vec<Value> {
+        let updates = self.deliverable_updates(limit);
+        let at = Instant::now();
+        for update in &updates {
+            let update_id = update["update_id"].as_i64().unwrap_or(0);
+            // Update ids grow, so an id not above the last one handed out is a redelivery.
+            if update_id > self.last_handed_out_id {
+                self.last_handed_out_id = update_id;
+                self.handouts.push(Handout { update_id, at });
+            }
+        }
+        updates
     }
 
     /// Pending updates the bot asked for, oldest first; they stay pending until confirmed.

@@ -1,6 +1,7 @@
 //! The one integration-test binary: each module below is a family of specifications, plus the
 //! test doubles they share (a Telegram HTML validator, a fake Bot API server, a fake LLM server)
-//! and the harness that runs the real bot against them.
+//! and the harness that runs the real bot against them (in this process, or as a child process
+//! under load: `loadgen.rs`, shared with `examples/loadgen.rs`).
 
 mod bot;
 mod bot_harness;
@@ -15,6 +16,8 @@ mod helpers;
 mod http;
 mod jobs;
 mod llm;
+mod load;
+mod loadgen;
 mod memory;
 mod operations;
 mod render;

@@ -1,0 +1,31 @@
+//! A short load run in the test suite: the real binary (debug build) against the fakes, many
+//! users at once. It proves every message gets exactly one reply, the right one, and that the bot
+//! neither crashes nor logs a warning under load. It asserts no timings: a debug build on a busy
+//! CI machine proves nothing about speed. The timing targets are checked by the full run in
+//! release mode (`cargo run --release --example loadgen`, see docs/PERFORMANCE.md).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::loadgen::{self, LoadOptions};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
+    let options = LoadOptions {
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_telemem")),
+        users: 50,
+        turns: 3,
+        rate: None,
+        idle_wait: Duration::ZERO,
+        stall_timeout: Duration::from_secs(15),
+        env: Vec::new(),
+    };
+
+    let report = loadgen::run(&options).await.expect("the load run");
+
+    println!("{report}");
+    assert!(report.is_correct(), "{report}");
+    assert_eq!(report.turns_answered, 150);
+    assert_eq!(report.calls.get("sendMessage"), Some(&150));
+    assert_eq!(report.overhead.count, 150);
+}
