@@ -63,6 +63,32 @@ impl Store {
         Ok(result.rows_affected() == 1)
     }
 
+    /// [`Store::record_update`] for a whole batch in one transaction (one poll's updates); returns
+    /// for each whether it was new.
+    pub async fn record_updates(
+        &self,
+        updates: &[(i64, String)],
+        now_ms: i64,
+    ) -> Result<Vec<bool>, sqlx::Error> {
+        let mut transaction = self.writer.begin().await?;
+        let mut new = Vec::with_capacity(updates.len());
+        for (update_id, payload) in updates {
+            let result = sqlx::query!(
+                "INSERT INTO processed_updates (update_id, received_at, payload, state)
+                 VALUES (?1, ?2, ?3, 'received')
+                 ON CONFLICT (update_id) DO NOTHING",
+                update_id,
+                now_ms,
+                payload,
+            )
+            .execute(&mut *transaction)
+            .await?;
+            new.push(result.rows_affected() == 1);
+        }
+        transaction.commit().await?;
+        Ok(new)
+    }
+
     /// Moves an update to `state`; `done` also drops the stored payload (the message text is kept
     /// in `messages` if it belongs there, and nowhere else).
     pub async fn set_update_state(

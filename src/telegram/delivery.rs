@@ -26,6 +26,9 @@ const EDIT_INTERVAL: Duration = Duration::from_secs(1);
 /// Telegram shows `typing` for about five seconds; repeat a little sooner.
 const TYPING_INTERVAL: Duration = Duration::from_secs(4);
 
+/// How long the model may take before `typing` is shown.
+const TYPING_DELAY: Duration = Duration::from_millis(300);
+
 /// How often one request is retried after flood control before giving up.
 const MAX_ATTEMPTS: u32 = 4;
 
@@ -63,7 +66,9 @@ pub async fn show_progress<B: TelegramApi>(
         message_id: None,
         next_edit_at: Instant::now(),
     };
-    let mut typing = tokio::time::interval(TYPING_INTERVAL);
+    // A fast model answers before anyone would notice: only a reply that takes a moment gets
+    // the `typing` indicator, which saves a Telegram call on most turns.
+    let mut typing = tokio::time::interval_at(Instant::now() + TYPING_DELAY, TYPING_INTERVAL);
     loop {
         tokio::select! {
             _ = typing.tick(), if preview.message_id.is_none() => {

@@ -141,34 +141,49 @@ impl Intake {
     /// update is dropped. Fails only if the database cannot store it; then the caller must not
     /// confirm it to Telegram.
     pub async fn accept(&self, update: Update) -> anyhow::Result<()> {
-        metrics::update_received();
-        let sender_allowed = update
-            .from()
-            .is_some_and(|user| self.access.is_allowed(user.id.0 as i64));
-        if sender_allowed {
-            let payload = serde_json::to_string(&update)?;
-            let recorded = self
+        self.accept_batch(vec![update]).await
+    }
+
+    /// [`Intake::accept`] for one poll's updates, stored in one transaction, handed on in order.
+    pub async fn accept_batch(&self, updates: Vec<Update>) -> anyhow::Result<()> {
+        let mut to_store = Vec::new();
+        for update in &updates {
+            metrics::update_received();
+            if update
+                .from()
+                .is_some_and(|user| self.access.is_allowed(user.id.0 as i64))
+            {
+                to_store.push((i64::from(update.id.0), serde_json::to_string(update)?));
+            }
+        }
+        let is_new: std::collections::HashMap<i64, bool> = if to_store.is_empty() {
+            Default::default()
+        } else {
+            match self
                 .store
-                .record_update(i64::from(update.id.0), &payload, self.clock.now_ms())
-                .await;
-            match recorded {
-                Ok(true) => {}
-                Ok(false) => {
-                    tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
-                    return Ok(());
-                }
-                // Storage is full: keeping the update back would only fetch it again forever.
-                // Handing it on lets the user hear that storage is full.
+                .record_updates(&to_store, self.clock.now_ms())
+                .await
+            {
+                Ok(new) => to_store.iter().map(|(id, _)| *id).zip(new).collect(),
+                // Storage is full: keeping the updates back would only fetch them again forever.
+                // Handing them on lets the users hear that storage is full.
                 Err(error) if crate::storage::is_storage_full(&error) => {
                     tracing::warn!(
-                        update_id = update.id.0,
-                        "storage is full; handling an update without storing it"
+                        count = to_store.len(),
+                        "storage is full; handling updates without storing them"
                     );
+                    Default::default()
                 }
                 Err(error) => return Err(error.into()),
             }
+        };
+        for update in updates {
+            if is_new.get(&i64::from(update.id.0)) == Some(&false) {
+                tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
+                continue;
+            }
+            self.forward(update).await;
         }
-        self.forward(update).await;
         Ok(())
     }
 
@@ -227,19 +242,16 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             }
         };
         metrics::telegram_contact_at(intake.clock.now_ms());
-        let mut stored_all = true;
-        for update in updates {
-            let next = update.id.0 as i32 + 1;
-            if let Err(error) = intake.accept(update).await {
-                // Not confirmed: Telegram delivers it again with the next poll.
-                metrics::error("database");
-                tracing::error!(error = ?error, "could not store an update; it will be fetched again");
-                stored_all = false;
-                break;
-            }
+        let next = updates.iter().map(|update| update.id.0 as i32 + 1).max();
+        let stored = intake.accept_batch(updates).await;
+        if let Err(error) = &stored {
+            // Not confirmed: Telegram delivers them again with the next poll.
+            metrics::error("database");
+            tracing::error!(error = ?error, "could not store updates; they will be fetched again");
+        } else if let Some(next) = next {
             offset = offset.max(next);
         }
-        if !stored_all {
+        if stored.is_err() {
             // Give the database a moment instead of fetching the same update in a busy loop.
             tokio::select! {
                 () = shutdown.cancelled() => break,

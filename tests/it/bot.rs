@@ -346,7 +346,11 @@ async fn telegram_flood_control_is_waited_out_and_the_reply_still_arrives() {
 async fn a_streamed_reply_is_edited_in_place_no_more_than_once_a_second() {
     let mut bot = TestBot::start_with_args(&["--stream-replies", "true"]).await;
     let long_answer = "word ".repeat(400);
-    bot.llm.push(Behaviour::reply(long_answer.trim()));
+    // The model thinks for a moment before it streams: long enough for `typing` to show.
+    bot.llm.push(Behaviour::delay(
+        Duration::from_millis(700),
+        Behaviour::reply(long_answer.trim()),
+    ));
     bot.telegram.send_text(ALICE, ALICE, "Stream please");
     bot.wait_for_text(ALICE, "word ".repeat(399).trim()).await;
     bot.stop().await;
