@@ -45,24 +45,7 @@ impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"INSERT INTO messages
-                   (chat_id, user_id, session_id, role, content, created_at,
-                    tokens_in, tokens_out, telegram_message_id)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-               RETURNING id AS "id!""#,
-            message.key.chat_id,
-            message.key.user_id,
-            message.session_id,
-            message.role,
-            message.content,
-            message.created_at_ms,
-            message.tokens_in,
-            message.tokens_out,
-            message.telegram_message_id,
-        )
-        .fetch_one(&self.writer)
-        .await
+        insert_message(&self.writer, message).await
     }
 
     /// Stores the bot's reply and, in the same transaction, marks the Telegram update it answers
@@ -74,24 +57,7 @@ impl Store {
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
         let mut transaction = self.writer.begin().await?;
-        let id = sqlx::query_scalar!(
-            r#"INSERT INTO messages
-                   (chat_id, user_id, session_id, role, content, created_at,
-                    tokens_in, tokens_out, telegram_message_id)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-               RETURNING id AS "id!""#,
-            reply.key.chat_id,
-            reply.key.user_id,
-            reply.session_id,
-            reply.role,
-            reply.content,
-            reply.created_at_ms,
-            reply.tokens_in,
-            reply.tokens_out,
-            reply.telegram_message_id,
-        )
-        .fetch_one(&mut *transaction)
-        .await?;
+        let id = insert_message(&mut *transaction, reply).await?;
         if let Some(update_id) = update_id {
             sqlx::query!(
                 "UPDATE processed_updates SET state = 'replying' WHERE update_id = ?1 AND state = 'received'",
@@ -261,6 +227,31 @@ impl Store {
         .fetch_all(&self.reader)
         .await
     }
+}
+
+/// The one INSERT of a message, on the writer pool or inside a transaction.
+async fn insert_message<'c, E>(executor: E, message: &NewMessage<'_>) -> Result<i64, sqlx::Error>
+where
+    E: sqlx::SqliteExecutor<'c>,
+{
+    sqlx::query_scalar!(
+        r#"INSERT INTO messages
+               (chat_id, user_id, session_id, role, content, created_at,
+                tokens_in, tokens_out, telegram_message_id)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+           RETURNING id AS "id!""#,
+        message.key.chat_id,
+        message.key.user_id,
+        message.session_id,
+        message.role,
+        message.content,
+        message.created_at_ms,
+        message.tokens_in,
+        message.tokens_out,
+        message.telegram_message_id,
+    )
+    .fetch_one(executor)
+    .await
 }
 
 /// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
