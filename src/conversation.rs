@@ -165,10 +165,6 @@ impl Conversations {
         }
     }
 
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
-
     pub fn settings(&self) -> &ConversationSettings {
         &self.settings
     }

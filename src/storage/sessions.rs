@@ -71,18 +71,6 @@ impl Store {
         Ok((session, closed))
     }
 
-    /// Moves a session's last activity forward to `now_ms` (never backwards).
-    pub async fn touch_session(&self, session_id: i64, now_ms: i64) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "UPDATE sessions SET last_activity_at = max(last_activity_at, ?1) WHERE id = ?2",
-            now_ms,
-            session_id,
-        )
-        .execute(&self.writer)
-        .await?;
-        Ok(())
-    }
-
     /// Closes the conversation's open session at `now_ms`. Returns the closed session's id, or
     /// `None` when no session was open.
     pub async fn close_session(

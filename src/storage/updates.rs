@@ -25,7 +25,7 @@ pub struct UnfinishedUpdate {
 impl Store {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
     /// update was already recorded (a redelivery that must not be answered again). The update is
-    /// marked done at once: use [`Store::record_update`] to keep it for crash recovery.
+    /// marked done at once: use [`Store::record_updates`] to keep it for crash recovery.
     pub async fn mark_update_processed(
         &self,
         update_id: i64,
@@ -42,29 +42,8 @@ impl Store {
         Ok(result.rows_affected() == 1)
     }
 
-    /// Stores a received update with its payload (state `received`) for crash recovery. Returns
-    /// `false` when the update id was seen before.
-    pub async fn record_update(
-        &self,
-        update_id: i64,
-        payload: &str,
-        now_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
-        let result = sqlx::query!(
-            "INSERT INTO processed_updates (update_id, received_at, payload, state)
-             VALUES (?1, ?2, ?3, 'received')
-             ON CONFLICT (update_id) DO NOTHING",
-            update_id,
-            now_ms,
-            payload,
-        )
-        .execute(&self.writer)
-        .await?;
-        Ok(result.rows_affected() == 1)
-    }
-
-    /// [`Store::record_update`] for a whole batch in one transaction (one poll's updates); returns
-    /// for each whether it was new.
+    /// Stores received updates with their payloads (state `received`) for crash recovery, one
+    /// poll's batch in one transaction. Returns for each whether it was new (`false`: seen before).
     pub async fn record_updates(
         &self,
         updates: &[(i64, String)],

@@ -43,10 +43,6 @@ impl AccessPolicy {
         }
     }
 
-    pub fn is_admin(&self, user_id: i64) -> bool {
-        self.admins.contains(&user_id)
-    }
-
     /// Whether the user may use the bot, without counting a refusal.
     pub fn is_allowed(&self, user_id: i64) -> bool {
         self.allow_all || self.allowed.contains(&user_id) || self.admins.contains(&user_id)

@@ -675,17 +675,6 @@ async fn export_sends_only_the_users_own_history_as_markdown_or_json() {
 }
 
 #[tokio::test]
-async fn an_update_delivered_twice_is_answered_once() {
-    let mut bot = TestBot::start().await;
-    bot.telegram.send_text(ALICE, ALICE, "only once");
-    bot.wait_for_messages(ALICE, 1).await;
-    let first_update = bot.telegram.calls().len();
-    assert!(first_update > 0);
-    bot.stop().await;
-    assert!(bot.store.mark_update_processed(1, 0).await.is_ok());
-}
-
-#[tokio::test]
 async fn memory_lists_notes_and_summaries_and_forget_explains_its_usage() {
     let mut bot = TestBot::start().await;
     bot.telegram.send_text(ALICE, ALICE, "/memory");
