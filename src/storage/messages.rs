@@ -1,6 +1,8 @@
 //! Stored messages: adding one (which also marks its session active) and reading a
 //! conversation's recent history.
 
+use sqlx::Connection;
+
 use super::{ConversationKey, Store};
 
 /// Who wrote a message. Stored as lowercase text, checked by the schema.
@@ -45,7 +47,7 @@ impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
-        insert_message(&self.writer, message).await
+        insert_message(&mut *self.writer().await?, message).await
     }
 
     /// Stores the bot's reply and, in the same transaction, marks the Telegram update it answers
@@ -56,7 +58,8 @@ impl Store {
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = writer.begin().await?;
         let id = insert_message(&mut *transaction, reply).await?;
         if let Some(update_id) = update_id {
             sqlx::query!(
@@ -81,7 +84,7 @@ impl Store {
             message_id,
             telegram_message_id,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -107,7 +110,7 @@ impl Store {
             message.created_at_ms,
             message.telegram_message_id,
         )
-        .fetch_optional(&self.writer)
+        .fetch_optional(&mut *self.writer().await?)
         .await?;
         if let Some(id) = inserted {
             return Ok((id, true));
@@ -118,7 +121,7 @@ impl Store {
             message.key.chat_id,
             message.telegram_message_id,
         )
-        .fetch_one(&self.writer)
+        .fetch_one(&mut *self.writer().await?)
         .await?;
         Ok((existing, false))
     }
@@ -131,7 +134,9 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
         // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
-        // row and stops after `limit`; the outer one only reverses those few rows.
+        // row and stops after `limit`; the outer one only reverses those few rows. `+?4`, not
+        // `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then re-prepares the
+        // statement whenever a new value is bound; the unary plus hides it from the planner.
         sqlx::query_as!(
             StoredMessage,
             r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
@@ -142,14 +147,14 @@ impl Store {
                FROM (SELECT * FROM messages
                      WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
                      ORDER BY created_at DESC, id DESC
-                     LIMIT ?4)
+                     LIMIT +?4)
                ORDER BY created_at ASC, id ASC"#,
             key.chat_id,
             key.user_id,
             since_ms,
             limit,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 
@@ -169,7 +174,7 @@ impl Store {
             key.chat_id,
             key.user_id,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 
@@ -188,7 +193,7 @@ impl Store {
                ORDER BY created_at ASC, id ASC"#,
             session_id,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 
@@ -217,14 +222,14 @@ impl Store {
                WHERE messages_fts MATCH ?1
                  AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
                ORDER BY bm25(messages_fts, 1.0, 0.0)
-               LIMIT ?5"#,
+               LIMIT +?5"#,
             match_expression,
             key.chat_id,
             key.user_id,
             before_id,
             limit,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 }

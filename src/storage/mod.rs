@@ -5,11 +5,18 @@
 //!
 //! All times are integer UTC milliseconds since the Unix epoch (`*_ms`), compared as numbers.
 //!
-//! Writes go through a pool of exactly one connection. SQLite allows one writer at a time anyway;
-//! queueing writers on our own fair pool instead of on SQLite's busy handler (which sleeps in
-//! growing steps of up to 100 ms) keeps a writer's wait short and predictable, and removes
-//! "database is locked" between our own writers entirely. Reads use a separate pool: in WAL mode
-//! readers never block the writer and never wait for it.
+//! Writes go through exactly one connection behind a fair (first come, first served) lock.
+//! SQLite allows one writer at a time anyway; queueing writers on our own lock instead of on
+//! SQLite's busy handler (which sleeps in growing steps of up to 100 ms) keeps a writer's wait
+//! short and predictable, and removes "database is locked" between our own writers entirely.
+//! Reads use a few separate connections: in WAL mode readers never block the writer and never
+//! wait for it.
+//!
+//! The connections are kept open and locked directly rather than drawn from an `sqlx::Pool`: a
+//! pool pings each connection when it is taken and again when it is returned, and every ping is a
+//! round trip to the connection's worker thread. On a small virtual machine a hop between threads
+//! on different CPUs costs about a tenth of a millisecond, which made the pings cost more than the
+//! statements (docs/PERFORMANCE.md).
 
 mod messages;
 mod notes;
@@ -23,12 +30,14 @@ mod updates;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
-use sqlx::SqlitePool;
 use sqlx::migrate::Migrator;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+use sqlx::{ConnectOptions, Connection, SqliteConnection};
+use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 pub use messages::{MessageRole, NewMessage, StoredMessage, fts_owner_token};
 pub use notes::NoteRecord;
@@ -47,7 +56,7 @@ pub static MIGRATOR: Migrator = sqlx::migrate!();
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Readers are cheap in WAL mode; a few cover the bot's parallel chats on a small machine.
-const READ_CONNECTIONS: u32 = 4;
+const READ_CONNECTIONS: usize = 4;
 
 /// Whether `error` is SQLite's "database or disk is full" (the disk, or `DATABASE_MAX_SIZE_MB`).
 pub fn is_storage_full(error: &sqlx::Error) -> bool {
@@ -72,11 +81,27 @@ impl ConversationKey {
 /// A cheaply clonable handle on the database.
 #[derive(Clone, Debug)]
 pub struct Store {
-    writer: SqlitePool,
-    reader: SqlitePool,
-    checkpointer: SqlitePool,
+    connections: Arc<Connections>,
     /// Stops the background checkpoints when the last clone of the store is dropped.
     _stop_checkpoints: Arc<tokio_util::sync::DropGuard>,
+}
+
+/// The open connections. `None` once [`Store::close`] has closed them: using a closed store is an
+/// error ([`sqlx::Error::PoolClosed`]), as with a closed pool.
+#[derive(Debug)]
+struct Connections {
+    writer: Mutex<Option<SqliteConnection>>,
+    readers: Vec<Mutex<Option<SqliteConnection>>>,
+    /// Which reader to queue on when all are busy (round robin).
+    next_reader: AtomicUsize,
+    checkpointer: Mutex<Option<SqliteConnection>>,
+}
+
+/// A locked connection, used like `&mut SqliteConnection` (`.execute(&mut *conn)`).
+type Locked<'a> = MappedMutexGuard<'a, SqliteConnection>;
+
+fn open(guard: MutexGuard<'_, Option<SqliteConnection>>) -> Result<Locked<'_>, sqlx::Error> {
+    MutexGuard::try_map(guard, Option::as_mut).map_err(|_| sqlx::Error::PoolClosed)
 }
 
 impl Store {
@@ -106,50 +131,85 @@ impl Store {
             .pragma("temp_store", "memory");
         create_parent_directory(options.get_filename())?;
 
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .connect_with(writer_options(options.clone(), max_bytes))
+        // The writer first: it creates the file and switches it to WAL before the readers open it.
+        let writer = writer_options(options.clone(), max_bytes)
+            .connect()
             .await
             .with_context(|| {
                 format!("cannot open database {}", options.get_filename().display())
             })?;
-        let reader = SqlitePoolOptions::new()
-            .max_connections(READ_CONNECTIONS)
-            .connect_with(options.clone().read_only(true))
-            .await
-            .context("cannot open read connections to the database")?;
-        let checkpointer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.pragma("wal_autocheckpoint", "0"))
+        let mut readers = Vec::with_capacity(READ_CONNECTIONS);
+        for _ in 0..READ_CONNECTIONS {
+            let reader = options
+                .clone()
+                .read_only(true)
+                .connect()
+                .await
+                .context("cannot open read connections to the database")?;
+            readers.push(Mutex::new(Some(reader)));
+        }
+        let checkpointer = options
+            .pragma("wal_autocheckpoint", "0")
+            .connect()
             .await
             .context("cannot open the checkpoint connection to the database")?;
+        let connections = Arc::new(Connections {
+            writer: Mutex::new(Some(writer)),
+            readers,
+            next_reader: AtomicUsize::new(0),
+            checkpointer: Mutex::new(Some(checkpointer)),
+        });
         let stop_checkpoints = tokio_util::sync::CancellationToken::new();
         tokio::spawn(checkpoint_wal(
-            checkpointer.clone(),
+            Arc::downgrade(&connections),
             stop_checkpoints.clone(),
         ));
         Ok(Self {
-            writer,
-            reader,
-            checkpointer,
+            connections,
             _stop_checkpoints: Arc::new(stop_checkpoints.drop_guard()),
         })
     }
 
     /// Applies every migration not yet applied; a no-op on an up-to-date database.
     pub async fn migrate(&self) -> anyhow::Result<()> {
+        let mut writer = self.writer().await?;
         MIGRATOR
-            .run(&self.writer)
+            .run(&mut *writer)
             .await
             .context("cannot apply database migrations")
     }
 
-    /// Closes both pools, waiting for connections in use to be returned.
+    /// Closes every connection, waiting for the ones in use to be released. Operations on the
+    /// store (and its clones) fail from then on.
     pub async fn close(&self) {
-        self.writer.close().await;
-        self.reader.close().await;
-        self.checkpointer.close().await;
+        let connections = &self.connections;
+        let all = std::iter::once(&connections.writer)
+            .chain(&connections.readers)
+            .chain(std::iter::once(&connections.checkpointer));
+        for connection in all {
+            if let Some(connection) = connection.lock().await.take()
+                && let Err(error) = connection.close().await
+            {
+                tracing::debug!(error = %error, "closing a database connection failed");
+            }
+        }
+    }
+
+    /// The writer connection, once every earlier caller has released it.
+    async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
+        open(self.connections.writer.lock().await)
+    }
+
+    /// A reader connection: a free one if there is one, else a place in one reader's queue.
+    async fn reader(&self) -> Result<Locked<'_>, sqlx::Error> {
+        let readers = &self.connections.readers;
+        for reader in readers {
+            if let Ok(guard) = reader.try_lock() {
+                return open(guard);
+            }
+        }
+        let next = self.connections.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
+        open(readers[next].lock().await)
     }
 }
 
@@ -161,17 +221,23 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
 /// commit that crosses 1,000 WAL pages, so one chat turn in a few hundred paid tens of
 /// milliseconds for everyone's writes; the writer has automatic checkpoints turned off instead.
 /// Ends when the store is closed or its last clone is dropped.
-async fn checkpoint_wal(checkpointer: SqlitePool, stop: tokio_util::sync::CancellationToken) {
+async fn checkpoint_wal(
+    connections: std::sync::Weak<Connections>,
+    stop: tokio_util::sync::CancellationToken,
+) {
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
             () = tokio::time::sleep(CHECKPOINT_INTERVAL) => {}
         }
-        if checkpointer.is_closed() {
+        let Some(connections) = connections.upgrade() else {
             break;
-        }
+        };
+        let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
+            break;
+        };
         if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-            .execute(&checkpointer)
+            .execute(&mut *checkpointer)
             .await
         {
             tracing::debug!(error = %error, "background WAL checkpoint failed");

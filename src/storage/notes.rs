@@ -1,5 +1,7 @@
 //! Durable user notes: facts and preferences the summarizer extracted, per (chat, user).
 
+use sqlx::Connection;
+
 use super::{ConversationKey, Store};
 
 /// A note as stored.
@@ -23,7 +25,7 @@ impl Store {
             key.chat_id,
             key.user_id,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 
@@ -36,7 +38,8 @@ impl Store {
         source_session_id: i64,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = writer.begin().await?;
         // Mark every current note as unconfirmed, confirm or insert each new one, then delete
         // whatever stayed unconfirmed.
         sqlx::query!(
@@ -83,7 +86,7 @@ impl Store {
             key.chat_id,
             key.user_id,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(result.rows_affected() == 1)
     }

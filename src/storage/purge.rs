@@ -7,6 +7,8 @@
 
 use std::future::Future;
 
+use sqlx::Connection;
+
 use super::{ConversationKey, Store};
 
 /// How many rows a purge removed (or, in a dry run, would remove).
@@ -58,8 +60,8 @@ where
         if deleted < batch_size as u64 {
             return Ok((rows, dependents));
         }
-        // A short pause, not just a yield: the pool does not promise that a waiting writer gets
-        // the connection before this loop takes it back.
+        // The writer lock is fair, so turns already waiting for it go before the next batch; the
+        // short pause also lets turns that are about to ask for it (and the CPU) in.
         tokio::time::sleep(BATCH_PAUSE).await;
     }
 }
@@ -71,7 +73,8 @@ impl Store {
         &self,
         key: ConversationKey,
     ) -> Result<PurgeCounts, sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = writer.begin().await?;
         // Secure-delete for this transaction only: the user's words are removed from the index
         // pages themselves, not just marked deleted (see the `messages_fts_owner` migration).
         sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 1)")
@@ -129,7 +132,7 @@ impl Store {
         cutoff_ms: i64,
         batch_size: i64,
     ) -> Result<PurgeCounts, sqlx::Error> {
-        let writer = &self.writer;
+        let store = self;
         let messages = in_batches(batch_size, || async move {
             let deleted = sqlx::query!(
                 "DELETE FROM messages WHERE id IN
@@ -137,7 +140,7 @@ impl Store {
                 cutoff_ms,
                 batch_size,
             )
-            .execute(writer)
+            .execute(&mut *store.writer().await?)
             .await?;
             Ok((deleted.rows_affected(), 0))
         })
@@ -153,7 +156,7 @@ impl Store {
                 cutoff_ms,
                 batch_size,
             )
-            .execute(writer)
+            .execute(&mut *store.writer().await?)
             .await?;
             Ok((deleted.rows_affected(), 0))
         })
@@ -165,7 +168,7 @@ impl Store {
                 cutoff_ms,
                 batch_size,
             )
-            .execute(writer)
+            .execute(&mut *store.writer().await?)
             .await?;
             Ok((deleted.rows_affected(), 0))
         })
@@ -186,7 +189,8 @@ impl Store {
         cutoff_ms: i64,
         batch_size: i64,
     ) -> Result<(u64, u64), sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = writer.begin().await?;
         // Both statements select the same batch: same ordering, same snapshot, one transaction.
         let summaries = sqlx::query!(
             "DELETE FROM session_summaries WHERE session_id IN
@@ -225,7 +229,7 @@ impl Store {
                       AS "processed_updates!: i64""#,
             cutoff_ms,
         )
-        .fetch_one(&self.reader)
+        .fetch_one(&mut *self.reader().await?)
         .await?;
         Ok(PurgeCounts {
             messages: row.messages as u64,

@@ -1,6 +1,8 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
+use sqlx::Connection;
+
 use super::{ConversationKey, Store};
 
 /// A session as stored.
@@ -32,7 +34,7 @@ impl Store {
             key.chat_id,
             key.user_id,
         )
-        .fetch_optional(&self.reader)
+        .fetch_optional(&mut *self.reader().await?)
         .await
     }
 
@@ -43,7 +45,8 @@ impl Store {
         key: ConversationKey,
         now_ms: i64,
     ) -> Result<(SessionRecord, Option<i64>), sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = writer.begin().await?;
         // A session ends when it was last active, not when we noticed it was idle.
         let closed = sqlx::query_scalar!(
             r#"UPDATE sessions SET closed_at = last_activity_at
@@ -86,7 +89,7 @@ impl Store {
             key.user_id,
             now_ms,
         )
-        .fetch_optional(&self.writer)
+        .fetch_optional(&mut *self.writer().await?)
         .await
     }
 
@@ -98,7 +101,7 @@ impl Store {
              WHERE closed_at IS NULL AND last_activity_at < ?1",
             idle_before_ms,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(result.rows_affected())
     }
@@ -118,11 +121,11 @@ impl Store {
                WHERE closed_at IS NOT NULL AND summarized = 0
                  AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
                ORDER BY closed_at
-               LIMIT ?2"#,
+               LIMIT +?2"#,
             now_ms,
             limit,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 
@@ -132,7 +135,7 @@ impl Store {
             "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
             session_id,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -151,7 +154,7 @@ impl Store {
             session_id,
             retry_at_ms,
         )
-        .fetch_one(&self.writer)
+        .fetch_one(&mut *self.writer().await?)
         .await
     }
 }

@@ -22,7 +22,7 @@ impl Store {
                FROM user_settings WHERE user_id = ?1"#,
             user_id,
         )
-        .fetch_optional(&self.reader)
+        .fetch_optional(&mut *self.reader().await?)
         .await
     }
 
@@ -43,7 +43,7 @@ impl Store {
             persona,
             now_ms,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -65,7 +65,7 @@ impl Store {
             model,
             now_ms,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -84,14 +84,14 @@ impl Store {
             user_id,
             now_ms,
         )
-        .fetch_one(&self.writer)
+        .fetch_one(&mut *self.writer().await?)
         .await
     }
 
     /// Deletes the user's settings entirely (persona and model).
     pub async fn clear_user_settings(&self, user_id: i64) -> Result<bool, sqlx::Error> {
         let result = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id)
-            .execute(&self.writer)
+            .execute(&mut *self.writer().await?)
             .await?;
         Ok(result.rows_affected() > 0)
     }

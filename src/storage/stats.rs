@@ -54,7 +54,7 @@ impl Store {
             window_since_ms,
             today_since_ms,
         )
-        .fetch_one(&self.reader)
+        .fetch_one(&mut *self.reader().await?)
         .await
     }
 
@@ -80,7 +80,7 @@ impl Store {
             window_since_ms,
             today_since_ms,
         )
-        .fetch_one(&self.reader)
+        .fetch_one(&mut *self.reader().await?)
         .await
     }
 
@@ -99,7 +99,7 @@ impl Store {
                       (SELECT page_count * page_size
                        FROM pragma_page_count(), pragma_page_size()) AS "database_bytes!: i64""#,
         )
-        .fetch_one(&self.reader)
+        .fetch_one(&mut *self.reader().await?)
         .await
     }
 }

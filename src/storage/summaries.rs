@@ -35,7 +35,7 @@ impl Store {
             summary,
             now_ms,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -57,13 +57,13 @@ impl Store {
                JOIN sessions AS session ON session.id = summary.session_id
                WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
                ORDER BY summary.created_at DESC, summary.session_id DESC
-               LIMIT ?4"#,
+               LIMIT +?4"#,
             key.chat_id,
             key.user_id,
             since_ms,
             limit,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await?;
         summaries.reverse();
         Ok(summaries)

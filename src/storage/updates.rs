@@ -1,6 +1,8 @@
 //! Telegram updates taken in: stored durably before Telegram is told they arrived, then marked
 //! as they are answered, so that a crash loses no message and answers none twice.
 
+use sqlx::Connection;
+
 use super::Store;
 
 /// Where an update stands.
@@ -37,7 +39,7 @@ impl Store {
             update_id,
             now_ms,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(result.rows_affected() == 1)
     }
@@ -49,7 +51,8 @@ impl Store {
         updates: &[(i64, String)],
         now_ms: i64,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        let mut transaction = self.writer.begin().await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = writer.begin().await?;
         let mut new = Vec::with_capacity(updates.len());
         for (update_id, payload) in updates {
             let result = sqlx::query!(
@@ -82,7 +85,7 @@ impl Store {
             update_id,
             state,
         )
-        .execute(&self.writer)
+        .execute(&mut *self.writer().await?)
         .await?;
         Ok(())
     }
@@ -103,7 +106,7 @@ impl Store {
             since_ms,
             before_ms,
         )
-        .fetch_all(&self.reader)
+        .fetch_all(&mut *self.reader().await?)
         .await
     }
 }
