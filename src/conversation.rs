@@ -181,15 +181,22 @@ impl Conversations {
         telegram_message_id: Option<i64>,
     ) -> anyhow::Result<Turn> {
         let now_ms = self.clock.now_ms();
-        let settings = self
+        let start = self
             .store
-            .touch_user(key.user_id, now_ms)
+            .turn_start(key)
             .await
-            .context("cannot record user activity")?;
-        let session = session_for_message(&self.store, key, now_ms, self.settings.session_idle_ms)
-            .await
-            .context("cannot find or start the session")?;
-        // Stored once even when a crash makes the same Telegram message come back.
+            .context("cannot read the conversation's state")?;
+        let session = session_for_message(
+            &self.store,
+            key,
+            start.open_session,
+            now_ms,
+            self.settings.session_idle_ms,
+        )
+        .await
+        .context("cannot find or start the session")?;
+        // Stored once even when a crash makes the same Telegram message come back. Storing it
+        // also records the user's activity (a trigger).
         let (user_message_id, _is_new) = self
             .store
             .add_user_message_once(&NewMessage {
@@ -206,7 +213,7 @@ impl Conversations {
             .context("cannot store the user's message")?;
         let history = self.raw_history(key, now_ms).await?;
         let assembled = self
-            .assemble_context(key, now_ms, settings.persona.as_deref(), text, history)
+            .assemble_context(key, now_ms, start.persona.as_deref(), text, history)
             .await?;
         Ok(Turn {
             key,

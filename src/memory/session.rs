@@ -1,7 +1,7 @@
 //! Sessions: a message after more than the idle timeout of silence in a (chat, user)
 //! conversation starts a new session and closes the previous one.
 
-use crate::storage::{ConversationKey, Store};
+use crate::storage::{ConversationKey, OpenSession, Store};
 
 /// The session a new message belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,15 +11,16 @@ pub struct SessionChoice {
     pub closed_session_id: Option<i64>,
 }
 
-/// Finds the open session of `key`, or starts a new one when there is none or when the open one
-/// has been idle for more than `idle_ms` at `now_ms`.
+/// Keeps the conversation's `open` session (see [`Store::turn_start`]), or starts a new one when
+/// there is none or when the open one has been idle for more than `idle_ms` at `now_ms`.
 pub async fn session_for_message(
     store: &Store,
     key: ConversationKey,
+    open: Option<OpenSession>,
     now_ms: i64,
     idle_ms: i64,
 ) -> Result<SessionChoice, sqlx::Error> {
-    if let Some(open) = store.open_session(key).await?
+    if let Some(open) = open
         && now_ms - open.last_activity_at_ms <= idle_ms
     {
         return Ok(SessionChoice {

@@ -1,7 +1,5 @@
-//! Stored messages: adding one (which also marks its session active) and reading a
-//! conversation's recent history.
-
-use sqlx::Connection;
+//! Stored messages: adding one (which also marks its session active, and for a user's message
+//! the user's activity) and reading a conversation's recent history.
 
 use super::{ConversationKey, Store};
 
@@ -47,33 +45,23 @@ impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
-        insert_message(&mut *self.writer().await?, message).await
+        insert_message(&mut *self.writer().await?, message, None).await
     }
 
-    /// Stores the bot's reply and, in the same transaction, marks the Telegram update it answers
-    /// as `replying`: after a crash the reply is in the history and the update is not answered a
-    /// second time. Returns the reply's id.
+    /// Stores the bot's reply to the Telegram update `update_id` (if any) and, in the same
+    /// statement (a trigger, see the `turn_writes` migration), marks that update as `replying`:
+    /// after a crash the reply is in the history and the update is not answered a second time.
+    /// Returns the reply's id.
     pub async fn add_reply(
         &self,
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = writer.begin().await?;
-        let id = insert_message(&mut *transaction, reply).await?;
-        if let Some(update_id) = update_id {
-            sqlx::query!(
-                "UPDATE processed_updates SET state = 'replying' WHERE update_id = ?1 AND state = 'received'",
-                update_id,
-            )
-            .execute(&mut *transaction)
-            .await?;
-        }
-        transaction.commit().await?;
-        Ok(id)
+        insert_message(&mut *self.writer().await?, reply, update_id).await
     }
 
-    /// Records the Telegram id of the message that carried a stored reply.
+    /// Records the Telegram id of the message that carried a stored reply; when the reply
+    /// answers a Telegram update, the same statement marks that update `done`.
     pub async fn set_telegram_message_id(
         &self,
         message_id: i64,
@@ -234,16 +222,17 @@ impl Store {
     }
 }
 
-/// The one INSERT of a message, on the writer pool or inside a transaction.
-async fn insert_message<'c, E>(executor: E, message: &NewMessage<'_>) -> Result<i64, sqlx::Error>
-where
-    E: sqlx::SqliteExecutor<'c>,
-{
+/// The one INSERT of a message (other than a user's message from Telegram).
+async fn insert_message(
+    connection: &mut sqlx::SqliteConnection,
+    message: &NewMessage<'_>,
+    update_id: Option<i64>,
+) -> Result<i64, sqlx::Error> {
     sqlx::query_scalar!(
         r#"INSERT INTO messages
                (chat_id, user_id, session_id, role, content, created_at,
-                tokens_in, tokens_out, telegram_message_id)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                tokens_in, tokens_out, telegram_message_id, update_id)
+           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
            RETURNING id AS "id!""#,
         message.key.chat_id,
         message.key.user_id,
@@ -254,8 +243,9 @@ where
         message.tokens_in,
         message.tokens_out,
         message.telegram_message_id,
+        update_id,
     )
-    .fetch_one(executor)
+    .fetch_one(connection)
     .await
 }
 

@@ -18,6 +18,20 @@ pub struct SessionRecord {
     pub summary_attempts: i64,
 }
 
+/// The open session of a conversation, as much as a new message needs to know about it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenSession {
+    pub id: i64,
+    pub last_activity_at_ms: i64,
+}
+
+/// See [`Store::turn_start`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnStart {
+    pub persona: Option<String>,
+    pub open_session: Option<OpenSession>,
+}
+
 impl Store {
     /// The conversation's open session, if any.
     pub async fn open_session(
@@ -36,6 +50,34 @@ impl Store {
         )
         .fetch_optional(&mut *self.reader().await?)
         .await
+    }
+
+    /// What a chat turn reads before it stores the user's message: the user's persona and the
+    /// conversation's open session, in one statement.
+    pub async fn turn_start(&self, key: ConversationKey) -> Result<TurnStart, sqlx::Error> {
+        let row = sqlx::query!(
+            r#"SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: String",
+                      session.id AS "session_id?: i64",
+                      session.last_activity_at AS "last_activity_at_ms?: i64"
+               FROM (SELECT 1)
+               LEFT JOIN sessions AS session
+                   ON session.chat_id = ?1 AND session.user_id = ?2 AND session.closed_at IS NULL"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await?;
+        let open_session =
+            row.session_id
+                .zip(row.last_activity_at_ms)
+                .map(|(id, last_activity_at_ms)| OpenSession {
+                    id,
+                    last_activity_at_ms,
+                });
+        Ok(TurnStart {
+            persona: row.persona,
+            open_session,
+        })
     }
 
     /// Starts a new session at `now_ms`, closing the conversation's open one (if any) first.

@@ -70,24 +70,6 @@ impl Store {
         Ok(())
     }
 
-    /// Records that the user was active at `now_ms`, creating their settings row if needed, and
-    /// returns their settings (one statement where a turn would otherwise need two).
-    pub async fn touch_user(&self, user_id: i64, now_ms: i64) -> Result<UserSettings, sqlx::Error> {
-        sqlx::query_as!(
-            UserSettings,
-            r#"INSERT INTO user_settings (user_id, created_at, last_active_at)
-               VALUES (?1, ?2, ?2)
-               ON CONFLICT (user_id) DO UPDATE
-                   SET last_active_at = max(last_active_at, excluded.last_active_at)
-               RETURNING user_id AS "user_id!", persona, model, created_at AS "created_at_ms!",
-                         last_active_at AS "last_active_at_ms!""#,
-            user_id,
-            now_ms,
-        )
-        .fetch_one(&mut *self.writer().await?)
-        .await
-    }
-
     /// Deletes the user's settings entirely (persona and model).
     pub async fn clear_user_settings(&self, user_id: i64) -> Result<bool, sqlx::Error> {
         let result = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id)

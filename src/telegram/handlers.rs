@@ -108,7 +108,7 @@ pub async fn chat_message<B: TelegramApi>(
         intake.done(update_id).await;
         return Ok(());
     };
-    chat_turn(
+    let marked_done = chat_turn(
         &bot,
         &message,
         key,
@@ -119,7 +119,9 @@ pub async fn chat_message<B: TelegramApi>(
         update_id,
     )
     .await?;
-    intake.done(update_id).await;
+    if !marked_done {
+        intake.done(update_id).await;
+    }
     Ok(())
 }
 
@@ -135,6 +137,8 @@ async fn notice<B: TelegramApi>(
     say(bot, message, text).await
 }
 
+/// One chat turn for a text message. Returns `true` when the update is already marked done
+/// (recording the delivered reply does that), `false` when the caller still has to.
 #[allow(clippy::too_many_arguments)]
 async fn chat_turn<B: TelegramApi>(
     bot: &B,
@@ -145,7 +149,7 @@ async fn chat_turn<B: TelegramApi>(
     settings: &BotSettings,
     intake: &Intake,
     update_id: i64,
-) -> HandlerResult {
+) -> anyhow::Result<bool> {
     let raw_text = message.text().unwrap_or_default();
     let text = if message.chat.is_private() {
         raw_text.trim().to_owned()
@@ -153,15 +157,21 @@ async fn chat_turn<B: TelegramApi>(
         without_bot_mention(raw_text, me)
     };
     if text.starts_with('/') {
-        return notice(bot, message, intake, update_id, &unknown_command_reply()).await;
+        return notice(bot, message, intake, update_id, &unknown_command_reply())
+            .await
+            .map(|()| false);
     }
     if text.is_empty() {
-        return notice(bot, message, intake, update_id, replies::EMPTY_MESSAGE).await;
+        return notice(bot, message, intake, update_id, replies::EMPTY_MESSAGE)
+            .await
+            .map(|()| false);
     }
     let length = text.chars().count();
     if length > settings.max_message_chars {
         let reply = replies::message_too_long(length, settings.max_message_chars);
-        return notice(bot, message, intake, update_id, &reply).await;
+        return notice(bot, message, intake, update_id, &reply)
+            .await
+            .map(|()| false);
     }
 
     let turn = match conversations
@@ -207,7 +217,7 @@ async fn chat_turn<B: TelegramApi>(
         Ok(completion) if completion.text.trim().is_empty() => {
             intake.replying(update_id).await;
             deliver_notice(bot, target, preview, replies::EMPTY_REPLY).await?;
-            return Ok(());
+            return Ok(false);
         }
         Ok(completion) => completion,
         Err(error) => {
@@ -219,7 +229,7 @@ async fn chat_turn<B: TelegramApi>(
             };
             intake.replying(update_id).await;
             deliver_notice(bot, target, preview, reply).await?;
-            return Ok(());
+            return Ok(false);
         }
     };
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
@@ -233,12 +243,14 @@ async fn chat_turn<B: TelegramApi>(
         u64::from(completion.tokens_in.unwrap_or(0)),
         u64::from(completion.tokens_out.unwrap_or(0)),
     );
-    if let Some(first) = message_ids.first() {
-        conversations
-            .reply_delivered(reply_id, i64::from(first.0))
-            .await?;
-    }
-    Ok(())
+    // Recording which message carried the reply also marks the update done.
+    let Some(first) = message_ids.first() else {
+        return Ok(false);
+    };
+    conversations
+        .reply_delivered(reply_id, i64::from(first.0))
+        .await?;
+    Ok(true)
 }
 
 fn unknown_command_reply() -> String {

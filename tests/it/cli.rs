@@ -87,7 +87,6 @@ async fn stats_show_totals_and_one_users_usage() {
     let key = ConversationKey::new(7, 77);
     let session = db.session(key, now).await;
     db.message(key, session, MessageRole::User, "hi", now).await;
-    db.store.touch_user(77, now).await.unwrap();
 
     let totals = telemem(&db.url, &["stats"], &[]);
     assert!(totals.status.success(), "stderr: {}", stderr(&totals));

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store, UpdateState};
 
 use crate::helpers::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb};
 
@@ -471,6 +471,101 @@ async fn an_update_is_new_only_the_first_time() {
             .await
             .unwrap()
     );
+}
+
+#[tokio::test]
+async fn a_turns_bookkeeping_rides_on_its_message_writes() {
+    let db = TestDb::new().await;
+    // No settings row and no session before the first message.
+    let start = db.store.turn_start(ALICE).await.unwrap();
+    assert_eq!((start.persona, start.open_session), (None, None));
+    assert_eq!(db.store.user_settings(ALICE.user_id).await.unwrap(), None);
+
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "hi",
+        MIDNIGHT_MS + SECOND_MS,
+    )
+    .await;
+    // The user's message recorded the user's activity.
+    let settings = db
+        .store
+        .user_settings(ALICE.user_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(settings.last_active_at_ms, MIDNIGHT_MS + SECOND_MS);
+    db.store
+        .set_persona(ALICE.user_id, Some("terse"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let start = db.store.turn_start(ALICE).await.unwrap();
+    assert_eq!(start.persona.as_deref(), Some("terse"));
+    let open = start.open_session.unwrap();
+    assert_eq!(open.id, session);
+    assert_eq!(open.last_activity_at_ms, MIDNIGHT_MS + SECOND_MS);
+    // Bob's row and session are his own.
+    assert_eq!(db.store.turn_start(BOB).await.unwrap().open_session, None);
+
+    // Storing the reply marks its update `replying`; recording its Telegram id marks it `done`.
+    let update_id = 7_001;
+    let other_update = 7_002;
+    let recorded = db
+        .store
+        .record_updates(
+            &[
+                (update_id, "{}".to_owned()),
+                (other_update, "{}".to_owned()),
+            ],
+            MIDNIGHT_MS,
+        )
+        .await
+        .unwrap();
+    assert_eq!(recorded, vec![true, true]);
+    let reply = NewMessage {
+        key: ALICE,
+        session_id: session,
+        role: MessageRole::Assistant,
+        content: "hello",
+        created_at_ms: MIDNIGHT_MS + 2 * SECOND_MS,
+        tokens_in: 10,
+        tokens_out: 2,
+        telegram_message_id: None,
+    };
+    let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
+    let states = |db: &TestDb| {
+        let store = db.store.clone();
+        async move {
+            store
+                .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|update| (update.update_id, update.state, update.payload.is_some()))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        states(&db).await,
+        vec![
+            (update_id, UpdateState::Replying, true),
+            (other_update, UpdateState::Received, true)
+        ]
+    );
+    db.store
+        .set_telegram_message_id(reply_id, 555)
+        .await
+        .unwrap();
+    // Done (and its payload dropped): no longer unfinished. The other update is untouched.
+    assert_eq!(
+        states(&db).await,
+        vec![(other_update, UpdateState::Received, true)]
+    );
+    let stored = db.store.all_messages(ALICE).await.unwrap();
+    assert_eq!(stored.last().unwrap().telegram_message_id, Some(555));
 }
 
 #[tokio::test]
