@@ -25,7 +25,7 @@ use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
     ConversationKey, MessageRole, NewMessage, NoteRecord, PurgeCounts, Store, StoredMessage,
-    SummaryRecord,
+    SummaryRecord, TurnStart, TurnStartLimits,
 };
 
 /// The longest persona accepted, in characters.
@@ -181,11 +181,7 @@ impl Conversations {
         telegram_message_id: Option<i64>,
     ) -> anyhow::Result<Turn> {
         let now_ms = self.clock.now_ms();
-        let start = self
-            .store
-            .turn_start(key)
-            .await
-            .context("cannot read the conversation's state")?;
+        let start = self.turn_start(key, now_ms).await?;
         let session = session_for_message(
             &self.store,
             key,
@@ -213,7 +209,7 @@ impl Conversations {
             .context("cannot store the user's message")?;
         let history = self.raw_history(key, now_ms).await?;
         let assembled = self
-            .assemble_context(key, now_ms, start.persona.as_deref(), text, history)
+            .assemble_context(key, now_ms, start, text, history)
             .await?;
         Ok(Turn {
             key,
@@ -222,6 +218,21 @@ impl Conversations {
             prompt_tokens_estimate: assembled.total_tokens,
             request: assembled.request,
         })
+    }
+
+    /// Persona, open session, notes and summaries of the conversation at `now_ms`.
+    async fn turn_start(&self, key: ConversationKey, now_ms: i64) -> anyhow::Result<TurnStart> {
+        let settings = &self.settings;
+        let limits = TurnStartLimits {
+            summaries_since_ms: now_ms - settings.summary_window_ms,
+            summary_count: settings.summary_count,
+            history_since_ms: now_ms - settings.history_window_ms,
+            history_max_messages: settings.history_max_messages,
+        };
+        self.store
+            .turn_start(key, limits)
+            .await
+            .context("cannot read the conversation's state")
     }
 
     /// The raw history a prompt carries: the last `HISTORY_MAX_MESSAGES` of the window.
@@ -237,39 +248,32 @@ impl Conversations {
             .context("cannot read the history")
     }
 
-    /// Reads notes, summaries and recalled messages (concurrently, on the read pool), masks
-    /// secrets in everything taken from storage, and assembles the prompt. `history` ends with
-    /// the new message, which is not masked: the person just wrote it.
+    /// Recalls older messages (only when the conversation has messages the raw history does not
+    /// carry), masks secrets in everything taken from storage, and assembles the prompt.
+    /// `history` ends with the new message, which is not masked: the person just wrote it.
     async fn assemble_context(
         &self,
         key: ConversationKey,
         now_ms: i64,
-        persona: Option<&str>,
+        start: TurnStart,
         new_text: &str,
         mut history: Vec<StoredMessage>,
     ) -> anyhow::Result<AssembledContext> {
         let settings = &self.settings;
         let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
-        let notes = async {
-            if settings.notes_enabled {
-                self.store.notes(key).await
-            } else {
-                Ok(Vec::new())
-            }
+        let mut recalled = if start.has_older_messages {
+            recall(&self.store, key, new_text, before_id, settings.recall_limit)
+                .await
+                .context("cannot read the memory")?
+        } else {
+            Vec::new()
         };
-        let summaries = async {
-            if settings.summary_count > 0 {
-                let since_ms = now_ms - settings.summary_window_ms;
-                self.store
-                    .recent_summaries(key, since_ms, settings.summary_count)
-                    .await
-            } else {
-                Ok(Vec::new())
-            }
+        let notes = if settings.notes_enabled {
+            start.notes
+        } else {
+            Vec::new()
         };
-        let recalled = recall(&self.store, key, new_text, before_id, settings.recall_limit);
-        let (notes, mut summaries, mut recalled) =
-            tokio::try_join!(notes, summaries, recalled).context("cannot read the memory")?;
+        let mut summaries = start.summaries;
 
         let last = history.len().saturating_sub(1);
         history[..last]
@@ -291,7 +295,7 @@ impl Conversations {
         Ok(assemble(&ContextInputs {
             now_ms,
             default_prompt: &settings.default_prompt,
-            persona,
+            persona: start.persona.as_deref(),
             notes: &notes,
             summaries: &summaries,
             recalled: &recalled,
@@ -314,7 +318,7 @@ impl Conversations {
         text: &str,
     ) -> anyhow::Result<AssembledContext> {
         let now_ms = self.clock.now_ms();
-        let persona = self.persona(key.user_id).await?;
+        let start = self.turn_start(key, now_ms).await?;
         let mut history = self.raw_history(key, now_ms).await?;
         // The new message would push the oldest one out of the window's message limit.
         if !history.is_empty() && history.len() as i64 >= self.settings.history_max_messages {
@@ -332,7 +336,7 @@ impl Conversations {
             tokens_out: 0,
             telegram_message_id: None,
         });
-        self.assemble_context(key, now_ms, persona.as_deref(), text, history)
+        self.assemble_context(key, now_ms, start, text, history)
             .await
     }
 

@@ -42,7 +42,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 pub use messages::{MessageRole, NewMessage, StoredMessage, fts_owner_token};
 pub use notes::NoteRecord;
 pub use purge::PurgeCounts;
-pub use sessions::{OpenSession, SessionRecord, TurnStart};
+pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
 pub use settings::UserSettings;
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;

@@ -3,7 +3,7 @@
 
 use sqlx::Connection;
 
-use super::{ConversationKey, Store};
+use super::{ConversationKey, NoteRecord, Store, SummaryRecord};
 
 /// A session as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,6 +30,23 @@ pub struct OpenSession {
 pub struct TurnStart {
     pub persona: Option<String>,
     pub open_session: Option<OpenSession>,
+    /// Every note of the conversation, oldest first.
+    pub notes: Vec<NoteRecord>,
+    /// The conversation's last summaries written since the given time, oldest first.
+    pub summaries: Vec<SummaryRecord>,
+    /// Whether the conversation has a message that the next prompt's raw history will not
+    /// carry (older than the history window, or pushed out by the message limit): only then can
+    /// recall find anything.
+    pub has_older_messages: bool,
+}
+
+/// How much of a conversation [`Store::turn_start`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TurnStartLimits {
+    pub summaries_since_ms: i64,
+    pub summary_count: i64,
+    pub history_since_ms: i64,
+    pub history_max_messages: i64,
 }
 
 impl Store {
@@ -52,21 +69,82 @@ impl Store {
         .await
     }
 
-    /// What a chat turn reads before it stores the user's message: the user's persona and the
-    /// conversation's open session, in one statement.
-    pub async fn turn_start(&self, key: ConversationKey) -> Result<TurnStart, sqlx::Error> {
+    /// What a chat turn reads before it stores the user's message, in one statement (each
+    /// statement is a round trip to a database thread): the user's persona, the conversation's
+    /// open session, its notes, its recent summaries, and whether it has messages beyond the
+    /// raw history. Notes and summaries come as JSON arrays so that they fit in one row.
+    pub async fn turn_start(
+        &self,
+        key: ConversationKey,
+        limits: TurnStartLimits,
+    ) -> Result<TurnStart, sqlx::Error> {
         let row = sqlx::query!(
             r#"SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: String",
                       session.id AS "session_id?: i64",
-                      session.last_activity_at AS "last_activity_at_ms?: i64"
+                      session.last_activity_at AS "last_activity_at_ms?: i64",
+                      (SELECT json_group_array(json_array(id, note, created_at, confirmed_at))
+                       FROM (SELECT id, note, created_at, confirmed_at FROM user_notes
+                             WHERE chat_id = ?1 AND user_id = ?2
+                             ORDER BY created_at, id)) AS "notes!: String",
+                      (SELECT json_group_array(json_array(session_id, summary, created_at,
+                                                          started_at, last_activity_at))
+                       FROM (SELECT summary.session_id, summary.summary, summary.created_at,
+                                    summarized.started_at, summarized.last_activity_at
+                             FROM session_summaries AS summary
+                             JOIN sessions AS summarized ON summarized.id = summary.session_id
+                             WHERE summary.chat_id = ?1 AND summary.user_id = ?2
+                               AND summary.created_at >= ?3
+                             ORDER BY summary.created_at DESC, summary.session_id DESC
+                             LIMIT +?4)) AS "summaries!: String",
+                      (EXISTS (SELECT 1 FROM messages
+                               WHERE chat_id = ?1 AND user_id = ?2 AND created_at < ?5)
+                       OR (SELECT count(*) FROM (SELECT 1 FROM messages
+                                                 WHERE chat_id = ?1 AND user_id = ?2
+                                                   AND created_at >= ?5
+                                                 LIMIT +?6)) >= ?6) AS "has_older_messages!: bool"
                FROM (SELECT 1)
                LEFT JOIN sessions AS session
                    ON session.chat_id = ?1 AND session.user_id = ?2 AND session.closed_at IS NULL"#,
             key.chat_id,
             key.user_id,
+            limits.summaries_since_ms,
+            limits.summary_count,
+            limits.history_since_ms,
+            limits.history_max_messages,
         )
         .fetch_one(&mut *self.reader().await?)
         .await?;
+        let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
+        let notes: Vec<(i64, String, i64, i64)> =
+            serde_json::from_str(&row.notes).map_err(decode)?;
+        let notes = notes
+            .into_iter()
+            .map(|(id, note, created_at_ms, confirmed_at_ms)| NoteRecord {
+                id,
+                note,
+                created_at_ms,
+                confirmed_at_ms,
+            })
+            .collect();
+        let summaries: Vec<(i64, String, i64, i64, i64)> =
+            serde_json::from_str(&row.summaries).map_err(decode)?;
+        let summaries = summaries
+            .into_iter()
+            .rev()
+            .map(
+                |(session_id, summary, created_at_ms, started_at_ms, last_activity_at_ms)| {
+                    SummaryRecord {
+                        session_id,
+                        chat_id: key.chat_id,
+                        user_id: key.user_id,
+                        summary,
+                        created_at_ms,
+                        session_started_at_ms: started_at_ms,
+                        session_last_activity_at_ms: last_activity_at_ms,
+                    }
+                },
+            )
+            .collect();
         let open_session =
             row.session_id
                 .zip(row.last_activity_at_ms)
@@ -77,6 +155,9 @@ impl Store {
         Ok(TurnStart {
             persona: row.persona,
             open_session,
+            notes,
+            summaries,
+            has_older_messages: row.has_older_messages,
         })
     }
 

@@ -1,8 +1,6 @@
 //! Telegram updates taken in: stored durably before Telegram is told they arrived, then marked
 //! as they are answered, so that a crash loses no message and answers none twice.
 
-use sqlx::Connection;
-
 use super::Store;
 
 /// Where an update stands.
@@ -45,30 +43,33 @@ impl Store {
     }
 
     /// Stores received updates with their payloads (state `received`) for crash recovery, one
-    /// poll's batch in one transaction. Returns for each whether it was new (`false`: seen before).
+    /// poll's batch in one statement (passed as a JSON array of `[update_id, payload]` pairs).
+    /// Returns for each whether it was new (`false`: seen before).
     pub async fn record_updates(
         &self,
         updates: &[(i64, String)],
         now_ms: i64,
     ) -> Result<Vec<bool>, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = writer.begin().await?;
-        let mut new = Vec::with_capacity(updates.len());
-        for (update_id, payload) in updates {
-            let result = sqlx::query!(
-                "INSERT INTO processed_updates (update_id, received_at, payload, state)
-                 VALUES (?1, ?2, ?3, 'received')
-                 ON CONFLICT (update_id) DO NOTHING",
-                update_id,
-                now_ms,
-                payload,
-            )
-            .execute(&mut *transaction)
-            .await?;
-            new.push(result.rows_affected() == 1);
-        }
-        transaction.commit().await?;
-        Ok(new)
+        let batch =
+            serde_json::to_string(updates).map_err(|error| sqlx::Error::Encode(error.into()))?;
+        // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
+        let inserted = sqlx::query_scalar!(
+            r#"INSERT INTO processed_updates (update_id, received_at, payload, state)
+               SELECT update_.value ->> 0, ?2, update_.value ->> 1, 'received'
+               FROM json_each(?1) AS update_
+               WHERE true
+               ON CONFLICT (update_id) DO NOTHING
+               RETURNING update_id AS "update_id!: i64""#,
+            batch,
+            now_ms,
+        )
+        .fetch_all(&mut *self.writer().await?)
+        .await?;
+        let inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
+        Ok(updates
+            .iter()
+            .map(|(update_id, _)| inserted.contains(update_id))
+            .collect())
     }
 
     /// Moves an update to `state`; `done` also drops the stored payload (the message text is kept

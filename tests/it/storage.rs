@@ -2,7 +2,9 @@
 
 use std::collections::HashSet;
 
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store, UpdateState};
+use telemem::storage::{
+    ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits, UpdateState,
+};
 
 use crate::helpers::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb};
 
@@ -477,8 +479,17 @@ async fn an_update_is_new_only_the_first_time() {
 async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     let db = TestDb::new().await;
     // No settings row and no session before the first message.
-    let start = db.store.turn_start(ALICE).await.unwrap();
+    // History: the last 2 messages within the day before `now`.
+    let limits = TurnStartLimits {
+        summaries_since_ms: 0,
+        summary_count: 3,
+        history_since_ms: MIDNIGHT_MS,
+        history_max_messages: 2,
+    };
+    let start = db.store.turn_start(ALICE, limits).await.unwrap();
     assert_eq!((start.persona, start.open_session), (None, None));
+    assert!(start.notes.is_empty() && start.summaries.is_empty());
+    assert!(!start.has_older_messages);
     assert_eq!(db.store.user_settings(ALICE.user_id).await.unwrap(), None);
 
     let session = db.session(ALICE, MIDNIGHT_MS).await;
@@ -502,13 +513,45 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         .set_persona(ALICE.user_id, Some("terse"), MIDNIGHT_MS)
         .await
         .unwrap();
-    let start = db.store.turn_start(ALICE).await.unwrap();
+    let start = db.store.turn_start(ALICE, limits).await.unwrap();
     assert_eq!(start.persona.as_deref(), Some("terse"));
     let open = start.open_session.unwrap();
     assert_eq!(open.id, session);
     assert_eq!(open.last_activity_at_ms, MIDNIGHT_MS + SECOND_MS);
-    // Bob's row and session are his own.
-    assert_eq!(db.store.turn_start(BOB).await.unwrap().open_session, None);
+    // One message in the window, room for two: the next history carries everything.
+    assert!(!start.has_older_messages);
+    // Bob's row, session and notes are his own.
+    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    db.store
+        .replace_notes(BOB, &["Bob's note".to_owned()], bob_session, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .add_summary(bob_session, BOB, "Bob's summary", MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let bob = db.store.turn_start(BOB, limits).await.unwrap();
+    assert_eq!(bob.open_session.map(|open| open.id), Some(bob_session));
+    assert_eq!(bob.notes[0].note, "Bob's note");
+    assert_eq!(bob.summaries[0].summary, "Bob's summary");
+    let alice = db.store.turn_start(ALICE, limits).await.unwrap();
+    assert!(alice.notes.is_empty() && alice.summaries.is_empty());
+    // A message before the window is older than any history.
+    db.message(
+        ALICE,
+        session,
+        MessageRole::User,
+        "old",
+        MIDNIGHT_MS - SECOND_MS,
+    )
+    .await;
+    assert!(
+        db.store
+            .turn_start(ALICE, limits)
+            .await
+            .unwrap()
+            .has_older_messages
+    );
 
     // Storing the reply marks its update `replying`; recording its Telegram id marks it `done`.
     let update_id = 7_001;
