@@ -118,6 +118,25 @@ pub struct Turn {
     pub prompt_tokens_estimate: usize,
 }
 
+/// The history a prompt carries once `new` is stored: the stored `history` plus `new` (unless
+/// it is there already, as when a crash made the same message come back), the last `limit` by
+/// time, oldest first: what [`Store::history`] would read after storing it.
+fn history_with(
+    mut history: Vec<StoredMessage>,
+    new: StoredMessage,
+    limit: i64,
+) -> Vec<StoredMessage> {
+    if !history.iter().any(|message| message.id == new.id) {
+        history.push(new);
+    }
+    history.sort_by_key(|message| (message.created_at_ms, message.id));
+    let excess = history
+        .len()
+        .saturating_sub(usize::try_from(limit).unwrap_or(0));
+    history.drain(..excess);
+    history
+}
+
 /// Figures for `/stats`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConversationStats {
@@ -193,24 +212,34 @@ impl Conversations {
         .context("cannot find or start the session")?;
         // Stored once even when a crash makes the same Telegram message come back. Storing it
         // also records the user's activity (a trigger).
+        let message = NewMessage {
+            key,
+            session_id: session.session_id,
+            role: MessageRole::User,
+            content: text,
+            created_at_ms: now_ms,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id,
+        };
         let (user_message_id, _is_new) = self
             .store
-            .add_user_message_once(&NewMessage {
-                key,
-                session_id: session.session_id,
-                role: MessageRole::User,
-                content: text,
-                created_at_ms: now_ms,
-                tokens_in: 0,
-                tokens_out: 0,
-                telegram_message_id,
-            })
+            .add_user_message_once(&message)
             .await
             .context("cannot store the user's message")?;
-        let history = self.raw_history(key, now_ms).await?;
-        let assembled = self
-            .assemble_context(key, now_ms, start, text, history)
-            .await?;
+        let stored = StoredMessage {
+            id: user_message_id,
+            chat_id: key.chat_id,
+            user_id: key.user_id,
+            session_id: session.session_id,
+            role: MessageRole::User,
+            content: text.to_owned(),
+            created_at_ms: now_ms,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id,
+        };
+        let assembled = self.assemble_context(key, now_ms, start, stored).await?;
         Ok(Turn {
             key,
             session_id: session.session_id,
@@ -220,7 +249,7 @@ impl Conversations {
         })
     }
 
-    /// Persona, open session, notes and summaries of the conversation at `now_ms`.
+    /// Persona, open session, notes, summaries and history of the conversation at `now_ms`.
     async fn turn_start(&self, key: ConversationKey, now_ms: i64) -> anyhow::Result<TurnStart> {
         let settings = &self.settings;
         let limits = TurnStartLimits {
@@ -235,36 +264,34 @@ impl Conversations {
             .context("cannot read the conversation's state")
     }
 
-    /// The raw history a prompt carries: the last `HISTORY_MAX_MESSAGES` of the window.
-    async fn raw_history(
-        &self,
-        key: ConversationKey,
-        now_ms: i64,
-    ) -> anyhow::Result<Vec<StoredMessage>> {
-        let since_ms = now_ms - self.settings.history_window_ms;
-        self.store
-            .history(key, since_ms, self.settings.history_max_messages)
-            .await
-            .context("cannot read the history")
-    }
-
-    /// Recalls older messages (only when the conversation has messages the raw history does not
-    /// carry), masks secrets in everything taken from storage, and assembles the prompt.
-    /// `history` ends with the new message, which is not masked: the person just wrote it.
+    /// Adds the new message to the stored history read at turn start, recalls older messages
+    /// (only when the conversation has messages the raw history does not carry), masks secrets in
+    /// everything taken from storage, and assembles the prompt. The new message is not masked:
+    /// the person just wrote it.
     async fn assemble_context(
         &self,
         key: ConversationKey,
         now_ms: i64,
         start: TurnStart,
-        new_text: &str,
-        mut history: Vec<StoredMessage>,
+        new_message: StoredMessage,
     ) -> anyhow::Result<AssembledContext> {
         let settings = &self.settings;
+        // Everything in the window fits unless the stored history already has the maximum.
+        let has_older_messages = start.has_messages_before_window
+            || start.history.len() as i64 >= settings.history_max_messages;
+        let new_text = new_message.content.clone();
+        let mut history = history_with(start.history, new_message, settings.history_max_messages);
         let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
-        let mut recalled = if start.has_older_messages {
-            recall(&self.store, key, new_text, before_id, settings.recall_limit)
-                .await
-                .context("cannot read the memory")?
+        let mut recalled = if has_older_messages {
+            recall(
+                &self.store,
+                key,
+                &new_text,
+                before_id,
+                settings.recall_limit,
+            )
+            .await
+            .context("cannot read the memory")?
         } else {
             Vec::new()
         };
@@ -319,12 +346,7 @@ impl Conversations {
     ) -> anyhow::Result<AssembledContext> {
         let now_ms = self.clock.now_ms();
         let start = self.turn_start(key, now_ms).await?;
-        let mut history = self.raw_history(key, now_ms).await?;
-        // The new message would push the oldest one out of the window's message limit.
-        if !history.is_empty() && history.len() as i64 >= self.settings.history_max_messages {
-            history.remove(0);
-        }
-        history.push(StoredMessage {
+        let new_message = StoredMessage {
             id: i64::MAX,
             chat_id: key.chat_id,
             user_id: key.user_id,
@@ -335,9 +357,8 @@ impl Conversations {
             tokens_in: 0,
             tokens_out: 0,
             telegram_message_id: None,
-        });
-        self.assemble_context(key, now_ms, start, text, history)
-            .await
+        };
+        self.assemble_context(key, now_ms, start, new_message).await
     }
 
     /// The notes and the summaries the bot holds for this conversation.
@@ -520,5 +541,51 @@ impl Conversations {
             last_activity_ms: stats.last_activity_ms,
             now_ms,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn message(id: i64, created_at_ms: i64) -> StoredMessage {
+        StoredMessage {
+            id,
+            chat_id: 1,
+            user_id: 1,
+            session_id: 1,
+            role: MessageRole::User,
+            content: format!("message {id}"),
+            created_at_ms,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: None,
+        }
+    }
+
+    fn ids(history: &[StoredMessage]) -> Vec<i64> {
+        history.iter().map(|message| message.id).collect()
+    }
+
+    #[test]
+    fn the_new_message_joins_the_history_and_pushes_out_the_oldest_at_the_limit() {
+        let stored = vec![message(1, 10), message(2, 20), message(3, 30)];
+        assert_eq!(
+            ids(&history_with(stored.clone(), message(4, 40), 5)),
+            [1, 2, 3, 4]
+        );
+        assert_eq!(ids(&history_with(stored, message(4, 40), 3)), [2, 3, 4]);
+    }
+
+    #[test]
+    fn a_message_stored_before_a_crash_is_not_added_twice() {
+        let stored = vec![message(1, 10), message(2, 20)];
+        assert_eq!(ids(&history_with(stored, message(2, 20), 3)), [1, 2]);
+    }
+
+    #[test]
+    fn messages_keep_time_order_even_when_the_clock_went_back() {
+        let stored = vec![message(1, 10), message(2, 50)];
+        assert_eq!(ids(&history_with(stored, message(3, 40), 3)), [1, 3, 2]);
     }
 }

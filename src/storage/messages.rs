@@ -4,7 +4,7 @@
 use super::{ConversationKey, Store};
 
 /// Who wrote a message. Stored as lowercase text, checked by the schema.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type, serde::Serialize, serde::Deserialize)]
 #[sqlx(type_name = "TEXT", rename_all = "lowercase")]
 #[serde(rename_all = "lowercase")]
 pub enum MessageRole {

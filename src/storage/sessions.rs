@@ -3,7 +3,7 @@
 
 use sqlx::Connection;
 
-use super::{ConversationKey, NoteRecord, Store, SummaryRecord};
+use super::{ConversationKey, MessageRole, NoteRecord, Store, StoredMessage, SummaryRecord};
 
 /// A session as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,10 +34,10 @@ pub struct TurnStart {
     pub notes: Vec<NoteRecord>,
     /// The conversation's last summaries written since the given time, oldest first.
     pub summaries: Vec<SummaryRecord>,
-    /// Whether the conversation has a message that the next prompt's raw history will not
-    /// carry (older than the history window, or pushed out by the message limit): only then can
-    /// recall find anything.
-    pub has_older_messages: bool,
+    /// The conversation's history as [`Store::history`] reads it, oldest first.
+    pub history: Vec<StoredMessage>,
+    /// Whether the conversation has a message older than the history window.
+    pub has_messages_before_window: bool,
 }
 
 /// How much of a conversation [`Store::turn_start`] reads.
@@ -71,8 +71,8 @@ impl Store {
 
     /// What a chat turn reads before it stores the user's message, in one statement (each
     /// statement is a round trip to a database thread): the user's persona, the conversation's
-    /// open session, its notes, its recent summaries, and whether it has messages beyond the
-    /// raw history. Notes and summaries come as JSON arrays so that they fit in one row.
+    /// open session, its notes, its recent summaries, its history, and whether it has messages
+    /// before the history window. The lists come as JSON arrays so that they fit in one row.
     pub async fn turn_start(
         &self,
         key: ConversationKey,
@@ -96,12 +96,16 @@ impl Store {
                                AND summary.created_at >= ?3
                              ORDER BY summary.created_at DESC, summary.session_id DESC
                              LIMIT +?4)) AS "summaries!: String",
-                      (EXISTS (SELECT 1 FROM messages
-                               WHERE chat_id = ?1 AND user_id = ?2 AND created_at < ?5)
-                       OR (SELECT count(*) FROM (SELECT 1 FROM messages
-                                                 WHERE chat_id = ?1 AND user_id = ?2
-                                                   AND created_at >= ?5
-                                                 LIMIT +?6)) >= ?6) AS "has_older_messages!: bool"
+                      (SELECT json_group_array(json_array(id, session_id, role, content, created_at,
+                                                          tokens_in, tokens_out,
+                                                          telegram_message_id))
+                       FROM (SELECT * FROM messages
+                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?5
+                             ORDER BY created_at DESC, id DESC
+                             LIMIT +?6)) AS "history!: String",
+                      EXISTS (SELECT 1 FROM messages
+                              WHERE chat_id = ?1 AND user_id = ?2 AND created_at < ?5)
+                          AS "has_messages_before_window!: bool"
                FROM (SELECT 1)
                LEFT JOIN sessions AS session
                    ON session.chat_id = ?1 AND session.user_id = ?2 AND session.closed_at IS NULL"#,
@@ -145,6 +149,37 @@ impl Store {
                 },
             )
             .collect();
+        type HistoryRow = (i64, i64, MessageRole, String, i64, i64, i64, Option<i64>);
+        let history: Vec<HistoryRow> = serde_json::from_str(&row.history).map_err(decode)?;
+        let history = history
+            .into_iter()
+            .rev()
+            .map(
+                |(
+                    id,
+                    session_id,
+                    role,
+                    content,
+                    created_at_ms,
+                    tokens_in,
+                    tokens_out,
+                    telegram,
+                )| {
+                    StoredMessage {
+                        id,
+                        chat_id: key.chat_id,
+                        user_id: key.user_id,
+                        session_id,
+                        role,
+                        content,
+                        created_at_ms,
+                        tokens_in,
+                        tokens_out,
+                        telegram_message_id: telegram,
+                    }
+                },
+            )
+            .collect();
         let open_session =
             row.session_id
                 .zip(row.last_activity_at_ms)
@@ -157,7 +192,8 @@ impl Store {
             open_session,
             notes,
             summaries,
-            has_older_messages: row.has_older_messages,
+            history,
+            has_messages_before_window: row.has_messages_before_window,
         })
     }
 

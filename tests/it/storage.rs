@@ -489,7 +489,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     let start = db.store.turn_start(ALICE, limits).await.unwrap();
     assert_eq!((start.persona, start.open_session), (None, None));
     assert!(start.notes.is_empty() && start.summaries.is_empty());
-    assert!(!start.has_older_messages);
+    assert!(!start.has_messages_before_window);
     assert_eq!(db.store.user_settings(ALICE.user_id).await.unwrap(), None);
 
     let session = db.session(ALICE, MIDNIGHT_MS).await;
@@ -518,8 +518,12 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     let open = start.open_session.unwrap();
     assert_eq!(open.id, session);
     assert_eq!(open.last_activity_at_ms, MIDNIGHT_MS + SECOND_MS);
-    // One message in the window, room for two: the next history carries everything.
-    assert!(!start.has_older_messages);
+    assert!(!start.has_messages_before_window);
+    assert_eq!(
+        start.history,
+        db.store.history(ALICE, MIDNIGHT_MS, 2).await.unwrap()
+    );
+    assert_eq!(start.history.len(), 1);
     // Bob's row, session and notes are his own.
     let bob_session = db.session(BOB, MIDNIGHT_MS).await;
     db.store
@@ -536,7 +540,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     assert_eq!(bob.summaries[0].summary, "Bob's summary");
     let alice = db.store.turn_start(ALICE, limits).await.unwrap();
     assert!(alice.notes.is_empty() && alice.summaries.is_empty());
-    // A message before the window is older than any history.
+    // A message before the window is not history; the last two of the window are.
     db.message(
         ALICE,
         session,
@@ -545,13 +549,25 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         MIDNIGHT_MS - SECOND_MS,
     )
     .await;
-    assert!(
-        db.store
-            .turn_start(ALICE, limits)
-            .await
-            .unwrap()
-            .has_older_messages
-    );
+    for text in ["two", "three"] {
+        db.message(
+            ALICE,
+            session,
+            MessageRole::User,
+            text,
+            MIDNIGHT_MS + HOUR_MS,
+        )
+        .await;
+    }
+    let start = db.store.turn_start(ALICE, limits).await.unwrap();
+    assert!(start.has_messages_before_window);
+    // The last two of the window, oldest first.
+    let texts: Vec<&str> = start
+        .history
+        .iter()
+        .map(|message| message.content.as_str())
+        .collect();
+    assert_eq!(texts, ["two", "three"]);
 
     // Storing the reply marks its update `replying`; recording its Telegram id marks it `done`.
     let update_id = 7_001;
@@ -608,7 +624,11 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         vec![(other_update, UpdateState::Received, true)]
     );
     let stored = db.store.all_messages(ALICE).await.unwrap();
-    assert_eq!(stored.last().unwrap().telegram_message_id, Some(555));
+    let reply = stored
+        .iter()
+        .find(|message| message.id == reply_id)
+        .unwrap();
+    assert_eq!(reply.telegram_message_id, Some(555));
 }
 
 #[tokio::test]
