@@ -158,6 +158,35 @@ pub struct Conversations {
     clock: Arc<dyn Clock>,
     redactor: Redactor,
     settings: Arc<ConversationSettings>,
+    deliveries: Arc<DeliveryRecords>,
+}
+
+/// Delivery records waiting to be written by [`Conversations::reply_delivered`]. The list is
+/// empty when no write is in progress; while one is, the caller writing owns its front.
+#[derive(Default)]
+struct DeliveryRecords {
+    waiting: std::sync::Mutex<Vec<(i64, i64)>>,
+}
+
+/// Empties the waiting records when dropped, unless disarmed.
+struct ClearOnDrop<'a> {
+    records: Option<&'a DeliveryRecords>,
+}
+
+impl ClearOnDrop<'_> {
+    fn disarm(mut self) {
+        self.records = None;
+    }
+}
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(records) = self.records
+            && let Ok(mut waiting) = records.waiting.lock()
+        {
+            waiting.clear();
+        }
+    }
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on.
@@ -181,6 +210,7 @@ impl Conversations {
             clock,
             redactor,
             settings: Arc::new(settings),
+            deliveries: Arc::default(),
         }
     }
 
@@ -443,16 +473,50 @@ impl Conversations {
             .context("cannot store the reply")
     }
 
-    /// Records which Telegram message carried a stored reply (for exports and debugging).
+    /// Records which Telegram message carried a stored reply (for exports and debugging), which
+    /// also marks the Telegram update it answered as done. Under load, the records of several
+    /// turns are written together: the caller that finds no write in progress writes every
+    /// record waiting (its own and those that arrive meanwhile) in one statement per round; the
+    /// others leave theirs to it and return at once. One write of many rows costs about what one
+    /// write of one row does.
     pub async fn reply_delivered(
         &self,
         reply_id: i64,
         telegram_message_id: i64,
     ) -> anyhow::Result<()> {
-        self.store
-            .set_telegram_message_id(reply_id, telegram_message_id)
-            .await
-            .context("cannot record the reply's Telegram message")
+        let deliveries = &self.deliveries;
+        {
+            let mut waiting = deliveries.waiting.lock().expect("delivery records lock");
+            waiting.push((reply_id, telegram_message_id));
+            if waiting.len() > 1 {
+                // An earlier caller is writing and will take this record in its next round.
+                return Ok(());
+            }
+        }
+        // If this future is dropped mid-write, the records it owned are given up (their updates
+        // stay `replying`, which a restart treats as answered) so that the next caller writes.
+        let abandon = ClearOnDrop {
+            records: Some(deliveries),
+        };
+        let mut result = Ok(());
+        loop {
+            let batch = deliveries
+                .waiting
+                .lock()
+                .expect("delivery records lock")
+                .clone();
+            let written = self.store.set_telegram_message_ids(&batch).await;
+            if let Err(error) = written {
+                result = Err(error).context("cannot record the replies' Telegram messages");
+            }
+            let mut waiting = deliveries.waiting.lock().expect("delivery records lock");
+            // Others only append while a write is in progress, so the batch is the front.
+            waiting.drain(..batch.len());
+            if waiting.is_empty() {
+                abandon.disarm();
+                return result;
+            }
+        }
     }
 
     /// One whole turn without streaming (for `telemem chat` and tests).

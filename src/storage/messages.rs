@@ -60,17 +60,20 @@ impl Store {
         insert_message(&mut *self.writer().await?, reply, update_id).await
     }
 
-    /// Records the Telegram id of the message that carried a stored reply; when the reply
-    /// answers a Telegram update, the same statement marks that update `done`.
-    pub async fn set_telegram_message_id(
+    /// Records the Telegram ids of the messages that carried stored replies, given as
+    /// `(message id, Telegram message id)` pairs, in one statement; for a reply that answers a
+    /// Telegram update, the same statement marks that update `done` (a trigger).
+    pub async fn set_telegram_message_ids(
         &self,
-        message_id: i64,
-        telegram_message_id: i64,
+        delivered: &[(i64, i64)],
     ) -> Result<(), sqlx::Error> {
+        let delivered =
+            serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
         sqlx::query!(
-            "UPDATE messages SET telegram_message_id = ?2 WHERE id = ?1",
-            message_id,
-            telegram_message_id,
+            "UPDATE messages SET telegram_message_id = delivered.value ->> 1
+             FROM json_each(?1) AS delivered
+             WHERE messages.id = delivered.value ->> 0",
+            delivered,
         )
         .execute(&mut *self.writer().await?)
         .await?;

@@ -493,3 +493,53 @@ async fn the_context_command_prints_the_prompt_without_storing_the_message() {
         "nothing was stored"
     );
 }
+
+#[tokio::test]
+async fn delivery_records_of_concurrent_turns_are_all_written_and_mark_their_updates_done() {
+    let pipeline = Pipeline::start(&[]).await;
+    let conversations = &pipeline.core.conversations;
+    let store = &pipeline.core.store;
+    let now = pipeline.clock.now_ms();
+    let mut replies = Vec::new();
+    for user in 0..40_i64 {
+        let key = ConversationKey::new(1_000 + user, 1_000 + user);
+        let turn = conversations
+            .begin_turn(key, "hello", Some(user))
+            .await
+            .unwrap();
+        let completion = conversations.ask(&turn, None).await.unwrap();
+        let update = (500 + user, "{}".to_owned());
+        store.record_updates(&[update], now).await.unwrap();
+        let reply_id = conversations
+            .finish_turn(&turn, &completion, Some(500 + user))
+            .await
+            .unwrap();
+        replies.push((key, reply_id, 9_000 + user));
+    }
+    assert_eq!(
+        store.unfinished_updates(now, now + 1).await.unwrap().len(),
+        40
+    );
+    // All at once: most calls find a write in progress and leave their record to it.
+    let results =
+        futures_util::future::join_all(replies.iter().map(|&(_, reply_id, telegram_id)| {
+            conversations.reply_delivered(reply_id, telegram_id)
+        }))
+        .await;
+    assert!(results.iter().all(Result::is_ok), "{results:?}");
+    for &(key, reply_id, telegram_id) in &replies {
+        let messages = store.all_messages(key).await.unwrap();
+        let reply = messages
+            .iter()
+            .find(|message| message.id == reply_id)
+            .unwrap();
+        assert_eq!(reply.telegram_message_id, Some(telegram_id));
+    }
+    assert!(
+        store
+            .unfinished_updates(now, now + 1)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
