@@ -91,6 +91,8 @@ pub struct Store {
 #[derive(Debug)]
 struct Connections {
     writer: Mutex<Option<SqliteConnection>>,
+    /// Where ordinary writers line up before they wait for the writer connection itself.
+    writer_queue: Mutex<()>,
     readers: Vec<Mutex<Option<SqliteConnection>>>,
     /// Which reader to queue on when all are busy (round robin).
     next_reader: AtomicUsize,
@@ -155,6 +157,7 @@ impl Store {
             .context("cannot open the checkpoint connection to the database")?;
         let connections = Arc::new(Connections {
             writer: Mutex::new(Some(writer)),
+            writer_queue: Mutex::new(()),
             readers,
             next_reader: AtomicUsize::new(0),
             checkpointer: Mutex::new(Some(checkpointer)),
@@ -172,11 +175,13 @@ impl Store {
 
     /// Applies every migration not yet applied; a no-op on an up-to-date database.
     pub async fn migrate(&self) -> anyhow::Result<()> {
-        let mut writer = self.writer().await?;
         MIGRATOR
-            .run(&mut *writer)
+            .run(&mut *self.writer().await?)
             .await
-            .context("cannot apply database migrations")
+            .context("cannot apply database migrations")?;
+        self.restore_fts_automerge()
+            .await
+            .context("cannot set up the full-text index")
     }
 
     /// Closes every connection, waiting for the ones in use to be released. Operations on the
@@ -195,8 +200,18 @@ impl Store {
         }
     }
 
-    /// The writer connection, once every earlier caller has released it.
+    /// The writer connection, once every earlier caller has released it. Ordinary writers line
+    /// up in a queue first, so that at most one of them at a time waits for the connection.
     async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
+        let _place_in_line = self.connections.writer_queue.lock().await;
+        open(self.connections.writer.lock().await)
+    }
+
+    /// The writer connection ahead of the ordinary writers' queue: after at most the statement
+    /// running and the one next in line. For the intake of new updates: while it waits, the bot
+    /// does not ask Telegram for more, so under load each wait would make the next batch of
+    /// updates, and the burst of turns it starts at once, larger.
+    async fn urgent_writer(&self) -> Result<Locked<'_>, sqlx::Error> {
         open(self.connections.writer.lock().await)
     }
 

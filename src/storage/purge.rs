@@ -27,6 +27,9 @@ impl PurgeCounts {
     }
 }
 
+/// FTS5's default for automatic merging (merge once a level holds this many segments).
+const FTS_AUTOMERGE: i64 = 4;
+
 /// Pause between two purge batches, so waiting chat turns always get the writer in between.
 const BATCH_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
 
@@ -133,6 +136,12 @@ impl Store {
         batch_size: i64,
     ) -> Result<PurgeCounts, sqlx::Error> {
         let store = self;
+        // Each batch adds delete markers to the full-text index. With FTS5's automatic merging
+        // on, the batch that crosses a merge threshold also merges index segments full of them:
+        // tens of milliseconds during which every chat turn waits. During the purge automatic
+        // merging is off and each batch is followed by a bounded merge step of its own, so that
+        // a waiting turn gets the writer between the two.
+        self.set_fts_automerge(0).await?;
         let messages = in_batches(batch_size, || async move {
             let deleted = sqlx::query!(
                 "DELETE FROM messages WHERE id IN
@@ -142,9 +151,15 @@ impl Store {
             )
             .execute(&mut *store.writer().await?)
             .await?;
+            sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', 16)")
+                .execute(&mut *store.writer().await?)
+                .await?;
             Ok((deleted.rows_affected(), 0))
         })
-        .await?;
+        .await;
+        let restored = self.set_fts_automerge(FTS_AUTOMERGE).await;
+        let messages = messages?;
+        restored?;
         let (sessions, summaries) = in_batches_counting(batch_size, || {
             self.purge_session_batch(cutoff_ms, batch_size)
         })
@@ -214,6 +229,23 @@ impl Store {
         .rows_affected();
         transaction.commit().await?;
         Ok((sessions, summaries))
+    }
+
+    /// Sets the full-text index's automatic merging (0: off; see [`Store::purge_older_than`]).
+    async fn set_fts_automerge(&self, segments: i64) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', ?1)",
+            segments,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+
+    /// Turns the full-text index's automatic merging back on, in case a purge was interrupted
+    /// (a crash, or `telemem purge` stopped) while it was off.
+    pub(super) async fn restore_fts_automerge(&self) -> Result<(), sqlx::Error> {
+        self.set_fts_automerge(FTS_AUTOMERGE).await
     }
 
     /// What [`Store::purge_older_than`] would delete, without deleting anything.

@@ -332,6 +332,16 @@ async fn purge_in_small_batches_removes_exactly_the_old_rows() {
     // The purged messages are gone from the search index too.
     assert_eq!(fts_traces(&db, "day0").await, (0, 0), "day 0 was purged");
     assert_eq!(fts_traces(&db, "day39").await, (5, 1), "day 39 is kept");
+    // Automatic index merging, off during the purge, is on again.
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    let automerge: i64 =
+        sqlx::query_scalar("SELECT v FROM messages_fts_config WHERE k = 'automerge'")
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+    assert_eq!(automerge, 4);
 }
 
 #[tokio::test]
