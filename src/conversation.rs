@@ -168,6 +168,30 @@ struct DeliveryRecords {
     waiting: std::sync::Mutex<Vec<(i64, i64)>>,
 }
 
+/// Writes the waiting delivery records in one statement and removes them from the list.
+/// Returns the outcome and whether records arrived meanwhile (the caller then owns those). If
+/// this future is dropped mid-write, the records are given up (their updates stay `replying`,
+/// which a restart treats as answered) so that the next caller writes.
+async fn write_delivery_round(
+    store: &Store,
+    deliveries: &DeliveryRecords,
+) -> (Result<(), sqlx::Error>, bool) {
+    let abandon = ClearOnDrop {
+        records: Some(deliveries),
+    };
+    let batch = deliveries
+        .waiting
+        .lock()
+        .expect("delivery records lock")
+        .clone();
+    let result = store.set_telegram_message_ids(&batch).await;
+    abandon.disarm();
+    let mut waiting = deliveries.waiting.lock().expect("delivery records lock");
+    // Others only append while a write is in progress, so the batch is the front.
+    waiting.drain(..batch.len());
+    (result, !waiting.is_empty())
+}
+
 /// Empties the waiting records when dropped, unless disarmed.
 struct ClearOnDrop<'a> {
     records: Option<&'a DeliveryRecords>,
@@ -475,48 +499,44 @@ impl Conversations {
 
     /// Records which Telegram message carried a stored reply (for exports and debugging), which
     /// also marks the Telegram update it answered as done. Under load, the records of several
-    /// turns are written together: the caller that finds no write in progress writes every
-    /// record waiting (its own and those that arrive meanwhile) in one statement per round; the
-    /// others leave theirs to it and return at once. One write of many rows costs about what one
-    /// write of one row does.
+    /// turns are written together, one statement for all of them: the caller that finds no write
+    /// in progress writes every record waiting; the others leave theirs to it and return at once.
+    /// Records that arrive during that write are left to a background task, so that no caller
+    /// keeps writing for others (and keeps its chat's next message waiting) under steady load.
     pub async fn reply_delivered(
         &self,
         reply_id: i64,
         telegram_message_id: i64,
     ) -> anyhow::Result<()> {
-        let deliveries = &self.deliveries;
         {
-            let mut waiting = deliveries.waiting.lock().expect("delivery records lock");
+            let mut waiting = self
+                .deliveries
+                .waiting
+                .lock()
+                .expect("delivery records lock");
             waiting.push((reply_id, telegram_message_id));
             if waiting.len() > 1 {
-                // An earlier caller is writing and will take this record in its next round.
+                // An earlier caller is writing; this record goes in its next round.
                 return Ok(());
             }
         }
-        // If this future is dropped mid-write, the records it owned are given up (their updates
-        // stay `replying`, which a restart treats as answered) so that the next caller writes.
-        let abandon = ClearOnDrop {
-            records: Some(deliveries),
-        };
-        let mut result = Ok(());
-        loop {
-            let batch = deliveries
-                .waiting
-                .lock()
-                .expect("delivery records lock")
-                .clone();
-            let written = self.store.set_telegram_message_ids(&batch).await;
-            if let Err(error) = written {
-                result = Err(error).context("cannot record the replies' Telegram messages");
-            }
-            let mut waiting = deliveries.waiting.lock().expect("delivery records lock");
-            // Others only append while a write is in progress, so the batch is the front.
-            waiting.drain(..batch.len());
-            if waiting.is_empty() {
-                abandon.disarm();
-                return result;
-            }
+        let (result, more_waiting) = write_delivery_round(&self.store, &self.deliveries).await;
+        if more_waiting {
+            let store = self.store.clone();
+            let deliveries = self.deliveries.clone();
+            tokio::spawn(async move {
+                loop {
+                    let (result, more_waiting) = write_delivery_round(&store, &deliveries).await;
+                    if let Err(error) = result {
+                        tracing::warn!(error = ?error, "could not record delivered replies");
+                    }
+                    if !more_waiting {
+                        break;
+                    }
+                }
+            });
         }
+        result.context("cannot record the replies' Telegram messages")
     }
 
     /// One whole turn without streaming (for `telemem chat` and tests).

@@ -91,8 +91,6 @@ pub struct Store {
 #[derive(Debug)]
 struct Connections {
     writer: Mutex<Option<SqliteConnection>>,
-    /// Where ordinary writers line up before they wait for the writer connection itself.
-    writer_queue: Mutex<()>,
     readers: Vec<Mutex<Option<SqliteConnection>>>,
     /// Which reader to queue on when all are busy (round robin).
     next_reader: AtomicUsize,
@@ -157,7 +155,6 @@ impl Store {
             .context("cannot open the checkpoint connection to the database")?;
         let connections = Arc::new(Connections {
             writer: Mutex::new(Some(writer)),
-            writer_queue: Mutex::new(()),
             readers,
             next_reader: AtomicUsize::new(0),
             checkpointer: Mutex::new(Some(checkpointer)),
@@ -200,18 +197,8 @@ impl Store {
         }
     }
 
-    /// The writer connection, once every earlier caller has released it. Ordinary writers line
-    /// up in a queue first, so that at most one of them at a time waits for the connection.
+    /// The writer connection, once every earlier caller has released it.
     async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
-        let _place_in_line = self.connections.writer_queue.lock().await;
-        open(self.connections.writer.lock().await)
-    }
-
-    /// The writer connection ahead of the ordinary writers' queue: after at most the statement
-    /// running and the one next in line. For the intake of new updates: while it waits, the bot
-    /// does not ask Telegram for more, so under load each wait would make the next batch of
-    /// updates, and the burst of turns it starts at once, larger.
-    async fn urgent_writer(&self) -> Result<Locked<'_>, sqlx::Error> {
         open(self.connections.writer.lock().await)
     }
 

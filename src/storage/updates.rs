@@ -63,7 +63,7 @@ impl Store {
             batch,
             now_ms,
         )
-        .fetch_all(&mut *self.urgent_writer().await?)
+        .fetch_all(&mut *self.writer().await?)
         .await?;
         let inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
         Ok(updates
