@@ -5,6 +5,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use anyhow::Context;
+
 use teloxide::prelude::*;
 use teloxide::types::{
     CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
@@ -174,6 +176,11 @@ async fn chat_turn<B: TelegramApi>(
             .map(|()| false);
     }
 
+    let _in_flight = settings
+        .turns_in_flight
+        .acquire()
+        .await
+        .context("the bot is shutting down")?;
     let turn = match conversations
         .begin_turn(key, &text, Some(i64::from(message.id.0)))
         .await

@@ -69,7 +69,15 @@ pub struct BotSettings {
     pub max_message_chars: usize,
     pub stream_replies: bool,
     pub start_text: String,
+    /// Chat turns past their checks and not finished yet; the rest wait for a permit. Under
+    /// overload the waiting turns hold only their update, not a prompt and a model request, so
+    /// memory stays bounded however far the bot falls behind.
+    pub turns_in_flight: Arc<tokio::sync::Semaphore>,
 }
+
+/// At most this many chat turns build prompts, wait for the model and send replies at once. The
+/// model's latency is what keeps turns in flight; 256 keeps a slow model busy for many users.
+const MAX_TURNS_IN_FLIGHT: usize = 256;
 
 impl BotSettings {
     pub fn from_config(config: &Config) -> Self {
@@ -81,6 +89,7 @@ impl BotSettings {
                 config.storage.purge_after_secs,
                 config.history.session_idle_secs,
             ),
+            turns_in_flight: Arc::new(tokio::sync::Semaphore::new(MAX_TURNS_IN_FLIGHT)),
         }
     }
 }
