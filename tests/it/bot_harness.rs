@@ -117,7 +117,7 @@ impl TestBot {
         let app = App::build_with(config, telegram.bot(), clock)
             .await
             .expect("build the app");
-        // A store of the test's own, so assertions still work after the bot closed its pool.
+        // A store of the test's own, so assertions still work after the bot closed its connections.
         let store = Store::connect(&database_url)
             .await
             .expect("open the bot's database");

@@ -148,7 +148,7 @@ pub struct Report {
     pub calls: BTreeMap<String, u64>,
     /// From SIGTERM to the process's exit, if it exited in time.
     pub shutdown: Option<Duration>,
-    /// What the bot logged; warnings are no problem (say, sqlx noting a slow pool acquire when
+    /// What the bot logged; warnings are no problem (say, sqlx noting a slow statement when
     /// the bot is overloaded), errors are.
     pub log: BotLog,
     /// Everything that went wrong: a missing, extra or wrong reply, a failed call, a crash.
