@@ -539,6 +539,23 @@ impl Conversations {
         result.context("cannot record the replies' Telegram messages")
     }
 
+    /// Waits until every delivery record handed to [`Conversations::reply_delivered`] is written,
+    /// or `limit` has passed. Called at shutdown before the database closes; a record not written
+    /// leaves its update `replying`, which the next start treats as answered.
+    pub async fn finish_pending_writes(&self, limit: std::time::Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !self
+            .deliveries
+            .waiting
+            .lock()
+            .expect("delivery records lock")
+            .is_empty()
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    }
+
     /// One whole turn without streaming (for `telemem chat` and tests).
     pub async fn chat(&self, key: ConversationKey, text: &str) -> anyhow::Result<Completion> {
         let turn = self.begin_turn(key, text, None).await?;

@@ -527,20 +527,11 @@ async fn delivery_records_of_concurrent_turns_are_all_written_and_mark_their_upd
         }))
         .await;
     assert!(results.iter().all(Result::is_ok), "{results:?}");
-    // Records that arrived during the first write are written by a background task.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !store
-        .unfinished_updates(now, now + 1)
-        .await
-        .unwrap()
-        .is_empty()
-    {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "records never written"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    // Records that arrived during the first write are written by a background task; shutdown
+    // waits for it.
+    conversations
+        .finish_pending_writes(std::time::Duration::from_secs(10))
+        .await;
     for &(key, reply_id, telegram_id) in &replies {
         let messages = store.all_messages(key).await.unwrap();
         let reply = messages
