@@ -65,10 +65,11 @@ impl Store {
         )
         .fetch_all(&mut *self.writer().await?)
         .await?;
-        let inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
+        // `remove`: an id given twice in one batch is new only the first time.
+        let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
         Ok(updates
             .iter()
-            .map(|(update_id, _)| inserted.contains(update_id))
+            .map(|(update_id, _)| inserted.remove(update_id))
             .collect())
     }
 

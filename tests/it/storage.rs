@@ -594,6 +594,20 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         .await
         .unwrap();
     assert_eq!(recorded, vec![true, true]);
+    // Seen before, or twice in one batch: new only the first time.
+    let again = db
+        .store
+        .record_updates(
+            &[
+                (update_id, "{}".to_owned()),
+                (7_003, "{}".to_owned()),
+                (7_003, "{}".to_owned()),
+            ],
+            MIDNIGHT_MS,
+        )
+        .await
+        .unwrap();
+    assert_eq!(again, vec![false, true, false]);
     let reply = NewMessage {
         key: ALICE,
         session_id: session,
@@ -621,17 +635,21 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         states(&db).await,
         vec![
             (update_id, UpdateState::Replying, true),
-            (other_update, UpdateState::Received, true)
+            (other_update, UpdateState::Received, true),
+            (7_003, UpdateState::Received, true)
         ]
     );
     db.store
         .set_telegram_message_ids(&[(reply_id, 555)])
         .await
         .unwrap();
-    // Done (and its payload dropped): no longer unfinished. The other update is untouched.
+    // Done (and its payload dropped): no longer unfinished. The others are untouched.
     assert_eq!(
         states(&db).await,
-        vec![(other_update, UpdateState::Received, true)]
+        vec![
+            (other_update, UpdateState::Received, true),
+            (7_003, UpdateState::Received, true)
+        ]
     );
     let stored = db.store.all_messages(ALICE).await.unwrap();
     let reply = stored
