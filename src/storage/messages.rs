@@ -27,7 +27,7 @@ pub struct NewMessage<'a> {
 }
 
 /// A message as stored.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredMessage {
     pub id: i64,
     pub chat_id: i64,

@@ -5,7 +5,7 @@ use sqlx::Connection;
 use super::{ConversationKey, Store};
 
 /// A note as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct NoteRecord {
     pub id: i64,
     pub note: String,

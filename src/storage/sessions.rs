@@ -3,7 +3,7 @@
 
 use sqlx::Connection;
 
-use super::{ConversationKey, MessageRole, NoteRecord, Store, StoredMessage, SummaryRecord};
+use super::{ConversationKey, NoteRecord, Store, StoredMessage, SummaryRecord};
 
 /// A session as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,27 +82,42 @@ impl Store {
             r#"SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: String",
                       session.id AS "session_id?: i64",
                       session.last_activity_at AS "last_activity_at_ms?: i64",
-                      (SELECT json_group_array(json_array(id, note, created_at, confirmed_at))
+                      (SELECT json_group_array(json_object(
+                                  'id', id, 'note', note, 'created_at_ms', created_at,
+                                  'confirmed_at_ms', confirmed_at))
                        FROM (SELECT id, note, created_at, confirmed_at FROM user_notes
                              WHERE chat_id = ?1 AND user_id = ?2
                              ORDER BY created_at, id)) AS "notes!: String",
-                      (SELECT json_group_array(json_array(session_id, summary, created_at,
-                                                          started_at, last_activity_at))
-                       FROM (SELECT summary.session_id, summary.summary, summary.created_at,
-                                    summarized.started_at, summarized.last_activity_at
-                             FROM session_summaries AS summary
-                             JOIN sessions AS summarized ON summarized.id = summary.session_id
-                             WHERE summary.chat_id = ?1 AND summary.user_id = ?2
-                               AND summary.created_at >= ?3
-                             ORDER BY summary.created_at DESC, summary.session_id DESC
-                             LIMIT +?4)) AS "summaries!: String",
-                      (SELECT json_group_array(json_array(id, session_id, role, content, created_at,
-                                                          tokens_in, tokens_out,
-                                                          telegram_message_id))
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?5
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT +?6)) AS "history!: String",
+                      (SELECT json_group_array(json_object(
+                                  'session_id', session_id, 'chat_id', chat_id,
+                                  'user_id', user_id, 'summary', summary,
+                                  'created_at_ms', created_at,
+                                  'session_started_at_ms', started_at,
+                                  'session_last_activity_at_ms', last_activity_at))
+                       FROM (SELECT * FROM
+                                 (SELECT summary.session_id, summary.chat_id, summary.user_id,
+                                         summary.summary, summary.created_at,
+                                         summarized.started_at, summarized.last_activity_at
+                                  FROM session_summaries AS summary
+                                  JOIN sessions AS summarized
+                                      ON summarized.id = summary.session_id
+                                  WHERE summary.chat_id = ?1 AND summary.user_id = ?2
+                                    AND summary.created_at >= ?3
+                                  ORDER BY summary.created_at DESC, summary.session_id DESC
+                                  LIMIT +?4)
+                             ORDER BY created_at, session_id)) AS "summaries!: String",
+                      (SELECT json_group_array(json_object(
+                                  'id', id, 'chat_id', chat_id, 'user_id', user_id,
+                                  'session_id', session_id, 'role', role, 'content', content,
+                                  'created_at_ms', created_at, 'tokens_in', tokens_in,
+                                  'tokens_out', tokens_out,
+                                  'telegram_message_id', telegram_message_id))
+                       FROM (SELECT * FROM
+                                 (SELECT * FROM messages
+                                  WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?5
+                                  ORDER BY created_at DESC, id DESC
+                                  LIMIT +?6)
+                             ORDER BY created_at, id)) AS "history!: String",
                       EXISTS (SELECT 1 FROM messages
                               WHERE chat_id = ?1 AND user_id = ?2 AND created_at < ?5)
                           AS "has_messages_before_window!: bool"
@@ -118,68 +133,12 @@ impl Store {
         )
         .fetch_one(&mut *self.reader().await?)
         .await?;
+        // Each list is in the order the caller wants (oldest first), as `Store::notes`,
+        // `Store::recent_summaries` and `Store::history` return it.
         let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
-        let notes: Vec<(i64, String, i64, i64)> =
-            serde_json::from_str(&row.notes).map_err(decode)?;
-        let notes = notes
-            .into_iter()
-            .map(|(id, note, created_at_ms, confirmed_at_ms)| NoteRecord {
-                id,
-                note,
-                created_at_ms,
-                confirmed_at_ms,
-            })
-            .collect();
-        let summaries: Vec<(i64, String, i64, i64, i64)> =
-            serde_json::from_str(&row.summaries).map_err(decode)?;
-        let summaries = summaries
-            .into_iter()
-            .rev()
-            .map(
-                |(session_id, summary, created_at_ms, started_at_ms, last_activity_at_ms)| {
-                    SummaryRecord {
-                        session_id,
-                        chat_id: key.chat_id,
-                        user_id: key.user_id,
-                        summary,
-                        created_at_ms,
-                        session_started_at_ms: started_at_ms,
-                        session_last_activity_at_ms: last_activity_at_ms,
-                    }
-                },
-            )
-            .collect();
-        type HistoryRow = (i64, i64, MessageRole, String, i64, i64, i64, Option<i64>);
-        let history: Vec<HistoryRow> = serde_json::from_str(&row.history).map_err(decode)?;
-        let history = history
-            .into_iter()
-            .rev()
-            .map(
-                |(
-                    id,
-                    session_id,
-                    role,
-                    content,
-                    created_at_ms,
-                    tokens_in,
-                    tokens_out,
-                    telegram,
-                )| {
-                    StoredMessage {
-                        id,
-                        chat_id: key.chat_id,
-                        user_id: key.user_id,
-                        session_id,
-                        role,
-                        content,
-                        created_at_ms,
-                        tokens_in,
-                        tokens_out,
-                        telegram_message_id: telegram,
-                    }
-                },
-            )
-            .collect();
+        let notes = serde_json::from_str(&row.notes).map_err(decode)?;
+        let summaries = serde_json::from_str(&row.summaries).map_err(decode)?;
+        let history = serde_json::from_str(&row.history).map_err(decode)?;
         let open_session =
             row.session_id
                 .zip(row.last_activity_at_ms)

@@ -4,7 +4,7 @@ use super::{ConversationKey, Store};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
 /// that conversation happened.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct SummaryRecord {
     pub session_id: i64,
     pub chat_id: i64,

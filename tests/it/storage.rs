@@ -548,6 +548,11 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     assert_eq!(bob.open_session.map(|open| open.id), Some(bob_session));
     assert_eq!(bob.notes[0].note, "Bob's note");
     assert_eq!(bob.summaries[0].summary, "Bob's summary");
+    assert_eq!(bob.notes, db.store.notes(BOB).await.unwrap());
+    assert_eq!(
+        bob.summaries,
+        db.store.recent_summaries(BOB, 0, 3).await.unwrap()
+    );
     let alice = db.store.turn_start(ALICE, limits).await.unwrap();
     assert!(alice.notes.is_empty() && alice.summaries.is_empty());
     // A message before the window is not history; the last two of the window are.
