@@ -137,8 +137,9 @@ pub fn extractive_summary(messages: &[StoredMessage]) -> String {
     format!("(automatic extract) {}", lines.join(" | "))
 }
 
-/// More for digits, capitalised words inside a sentence and long words.
-fn information_score(text: &str) -> usize {
+/// How informative a line is, for the extractive summary: more for digits, capitalised words
+/// inside a sentence and long words. (The memory evaluation's fake model ranks lines with it too.)
+pub fn information_score(text: &str) -> usize {
     text.split_whitespace()
         .enumerate()
         .map(|(index, word)| {

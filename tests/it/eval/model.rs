@@ -4,6 +4,7 @@
 //! person states something lasting about themselves, recognised by a few phrases per language.
 
 use serde_json::Value;
+use telemem::memory::summary::information_score;
 
 /// How the summarizer's system prompt starts (`src/prompts/summarize.md`).
 const SUMMARIZER_PROMPT_START: &str = "You write the memory of a chat assistant";
@@ -81,7 +82,7 @@ fn summarize(request: &str) -> String {
     let mut scored: Vec<(usize, usize)> = person_lines
         .iter()
         .enumerate()
-        .map(|(position, (_, text))| (information(text), position))
+        .map(|(position, (_, text))| (information_score(text), position))
         .filter(|(score, _)| *score > 0)
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -130,21 +131,6 @@ fn summarize(request: &str) -> String {
         "SUMMARY:\n{}\n\nNOTES:\n{notes}",
         cut(&summary, SUMMARY_MAX_CHARS)
     )
-}
-
-/// Like the extractive fallback's score: digits, capitalised words inside a sentence and long
-/// words make a line informative.
-fn information(text: &str) -> usize {
-    text.split_whitespace()
-        .enumerate()
-        .map(|(index, word)| {
-            let digits = usize::from(word.chars().any(|c| c.is_ascii_digit())) * 3;
-            let capital =
-                usize::from(index > 0 && word.chars().next().is_some_and(char::is_uppercase)) * 2;
-            let long = usize::from(word.chars().count() >= 7);
-            digits + capital + long
-        })
-        .sum()
 }
 
 /// The sentences of a message, split after `.`, `!` or `?` followed by a space.
