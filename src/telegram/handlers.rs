@@ -180,7 +180,7 @@ async fn chat_turn<B: TelegramApi>(
         .turns_in_flight
         .acquire()
         .await
-        .context("the bot is shutting down")?;
+        .context("the limit on turns in flight was closed")?;
     let turn = match conversations
         .begin_turn(key, &text, Some(i64::from(message.id.0)))
         .await

@@ -9,6 +9,16 @@ pub const SECOND_MS: i64 = 1_000;
 pub const HOUR_MS: i64 = 3_600 * SECOND_MS;
 pub const DAY_MS: i64 = 24 * HOUR_MS;
 
+/// Two people in their private chats, for tests that call the store or the pipeline directly.
+pub const ALICE: ConversationKey = ConversationKey {
+    chat_id: 11,
+    user_id: 11,
+};
+pub const BOB: ConversationKey = ConversationKey {
+    chat_id: 22,
+    user_id: 22,
+};
+
 /// A migrated store on a file in a temporary directory that lives as long as this value.
 pub struct TestDb {
     pub store: Store,

@@ -11,16 +11,8 @@ use telemem::storage::ConversationKey;
 
 use crate::bot_harness::parse_config;
 use crate::fake_llm::{Behaviour, FakeLlm, RecordedRequest};
-use crate::helpers::{DAY_MS, HOUR_MS, MIDNIGHT_MS};
+use crate::helpers::{ALICE, BOB, DAY_MS, HOUR_MS, MIDNIGHT_MS};
 
-const ALICE: ConversationKey = ConversationKey {
-    chat_id: 11,
-    user_id: 11,
-};
-const BOB: ConversationKey = ConversationKey {
-    chat_id: 22,
-    user_id: 22,
-};
 const MINUTE_MS: i64 = 60_000;
 
 struct Pipeline {

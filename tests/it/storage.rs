@@ -6,16 +6,7 @@ use telemem::storage::{
     ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits, UpdateState,
 };
 
-use crate::helpers::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb};
-
-const ALICE: ConversationKey = ConversationKey {
-    chat_id: 11,
-    user_id: 11,
-};
-const BOB: ConversationKey = ConversationKey {
-    chat_id: 22,
-    user_id: 22,
-};
+use crate::helpers::{ALICE, BOB, DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb};
 
 #[tokio::test]
 async fn history_window_includes_a_message_just_inside_and_excludes_one_just_outside() {
