@@ -24,10 +24,6 @@ use crate::telegram::{self, TelegramApi};
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::AllowedUpdate;
 
-/// How long shutdown waits for delivery records still being written (see
-/// `Conversations::finish_pending_writes`): a few writes at most, well inside Docker's 10 s.
-const PENDING_WRITES_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
-
 /// The Telegram-free core shared by the bot and `telemem chat`: the migrated store, the
 /// conversations and the summarizer, all on one clock.
 #[derive(Clone)]
@@ -253,10 +249,6 @@ impl App {
                 Ok(Ok(())) => {}
             }
         }
-        self.core
-            .conversations
-            .finish_pending_writes(PENDING_WRITES_LIMIT)
-            .await;
         self.core.store.close().await;
         tracing::info!("telemem stopped");
         Ok(())

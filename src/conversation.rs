@@ -158,59 +158,6 @@ pub struct Conversations {
     clock: Arc<dyn Clock>,
     redactor: Redactor,
     settings: Arc<ConversationSettings>,
-    deliveries: Arc<DeliveryRecords>,
-}
-
-/// Delivery records waiting to be written by [`Conversations::reply_delivered`]. The list is
-/// empty when no write is in progress; while one is, the caller writing owns its front.
-#[derive(Default)]
-struct DeliveryRecords {
-    waiting: std::sync::Mutex<Vec<(i64, i64)>>,
-}
-
-/// Writes the waiting delivery records in one statement and removes them from the list.
-/// Returns the outcome and whether records arrived meanwhile (the caller then owns those). If
-/// this future is dropped mid-write, the records are given up (their updates stay `replying`,
-/// which a restart treats as answered) so that the next caller writes.
-async fn write_delivery_round(
-    store: &Store,
-    deliveries: &DeliveryRecords,
-) -> (Result<(), sqlx::Error>, bool) {
-    let abandon = ClearOnDrop {
-        records: Some(deliveries),
-    };
-    let batch = deliveries
-        .waiting
-        .lock()
-        .expect("delivery records lock")
-        .clone();
-    let result = store.set_telegram_message_ids(&batch).await;
-    abandon.disarm();
-    let mut waiting = deliveries.waiting.lock().expect("delivery records lock");
-    // Others only append while a write is in progress, so the batch is the front.
-    waiting.drain(..batch.len());
-    (result, !waiting.is_empty())
-}
-
-/// Empties the waiting records when dropped, unless disarmed.
-struct ClearOnDrop<'a> {
-    records: Option<&'a DeliveryRecords>,
-}
-
-impl ClearOnDrop<'_> {
-    fn disarm(mut self) {
-        self.records = None;
-    }
-}
-
-impl Drop for ClearOnDrop<'_> {
-    fn drop(&mut self) {
-        if let Some(records) = self.records
-            && let Ok(mut waiting) = records.waiting.lock()
-        {
-            waiting.clear();
-        }
-    }
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on.
@@ -234,7 +181,6 @@ impl Conversations {
             clock,
             redactor,
             settings: Arc::new(settings),
-            deliveries: Arc::default(),
         }
     }
 
@@ -498,62 +444,17 @@ impl Conversations {
     }
 
     /// Records which Telegram message carried a stored reply (for exports and debugging), which
-    /// also marks the Telegram update it answered as done. Under load, the records of several
-    /// turns are written together, one statement for all of them: the caller that finds no write
-    /// in progress writes every record waiting; the others leave theirs to it and return at once.
-    /// Records that arrive during that write are left to a background task, so that no caller
-    /// keeps writing for others (and keeps its chat's next message waiting) under steady load.
+    /// also marks the Telegram update it answered as done. Under load the records of several
+    /// turns are written in one statement (the store combines them).
     pub async fn reply_delivered(
         &self,
         reply_id: i64,
         telegram_message_id: i64,
     ) -> anyhow::Result<()> {
-        {
-            let mut waiting = self
-                .deliveries
-                .waiting
-                .lock()
-                .expect("delivery records lock");
-            waiting.push((reply_id, telegram_message_id));
-            if waiting.len() > 1 {
-                // An earlier caller is writing; this record goes in its next round.
-                return Ok(());
-            }
-        }
-        let (result, more_waiting) = write_delivery_round(&self.store, &self.deliveries).await;
-        if more_waiting {
-            let store = self.store.clone();
-            let deliveries = self.deliveries.clone();
-            tokio::spawn(async move {
-                loop {
-                    let (result, more_waiting) = write_delivery_round(&store, &deliveries).await;
-                    if let Err(error) = result {
-                        tracing::warn!(error = ?error, "could not record delivered replies");
-                    }
-                    if !more_waiting {
-                        break;
-                    }
-                }
-            });
-        }
-        result.context("cannot record the replies' Telegram messages")
-    }
-
-    /// Waits until every delivery record handed to [`Conversations::reply_delivered`] is written,
-    /// or `limit` has passed. Called at shutdown before the database closes; a record not written
-    /// leaves its update `replying`, which the next start treats as answered.
-    pub async fn finish_pending_writes(&self, limit: std::time::Duration) {
-        let deadline = tokio::time::Instant::now() + limit;
-        while !self
-            .deliveries
-            .waiting
-            .lock()
-            .expect("delivery records lock")
-            .is_empty()
-            && tokio::time::Instant::now() < deadline
-        {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
+        self.store
+            .set_telegram_message_id(reply_id, telegram_message_id)
+            .await
+            .context("cannot record the reply's Telegram message")
     }
 
     /// One whole turn without streaming (for `telemem chat` and tests).

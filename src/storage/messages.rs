@@ -1,6 +1,7 @@
 //! Stored messages: adding one (which also marks its session active, and for a user's message
 //! the user's activity) and reading a conversation's recent history.
 
+use super::combined::{MessageRow, Write};
 use super::{ConversationKey, Store};
 
 /// Who wrote a message. Stored as lowercase text, checked by the schema.
@@ -45,76 +46,71 @@ impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
-        insert_message(&mut *self.writer().await?, message, None).await
+        sqlx::query_scalar!(
+            r#"INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at,
+                    tokens_in, tokens_out, telegram_message_id)
+               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+               RETURNING id AS "id!""#,
+            message.key.chat_id,
+            message.key.user_id,
+            message.session_id,
+            message.role,
+            message.content,
+            message.created_at_ms,
+            message.tokens_in,
+            message.tokens_out,
+            message.telegram_message_id,
+        )
+        .fetch_one(&mut *self.writer().await?)
+        .await
     }
 
     /// Stores the bot's reply to the Telegram update `update_id` (if any) and, in the same
     /// statement (a trigger, see the `turn_writes` migration), marks that update as `replying`:
     /// after a crash the reply is in the history and the update is not answered a second time.
-    /// Returns the reply's id.
+    /// Returns the reply's id. Written together with the other turns' messages (`combined`).
     pub async fn add_reply(
         &self,
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
-        insert_message(&mut *self.writer().await?, reply, update_id).await
-    }
-
-    /// Records the Telegram ids of the messages that carried stored replies, given as
-    /// `(message id, Telegram message id)` pairs, in one statement; for a reply that answers a
-    /// Telegram update, the same statement marks that update `done` (a trigger).
-    pub async fn set_telegram_message_ids(
-        &self,
-        delivered: &[(i64, i64)],
-    ) -> Result<(), sqlx::Error> {
-        let delivered =
-            serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
-        sqlx::query!(
-            "UPDATE messages SET telegram_message_id = delivered.value ->> 1
-             FROM json_each(?1) AS delivered
-             WHERE messages.id = delivered.value ->> 0",
-            delivered,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(())
+        let row = MessageRow::new(reply, reply.role, update_id)?;
+        let (id, _) = self.combined(|done| Write::Message { row, done }).await?;
+        Ok(id)
     }
 
     /// Stores a user's message unless the same Telegram message (chat and message id) is already
     /// stored, as when an update is handled again after a crash. Returns the message's id and
-    /// whether it was new.
+    /// whether it was new. Written together with the other turns' messages (`combined`).
     pub async fn add_user_message_once(
         &self,
         message: &NewMessage<'_>,
     ) -> Result<(i64, bool), sqlx::Error> {
-        let inserted = sqlx::query_scalar!(
-            r#"INSERT INTO messages
-                   (chat_id, user_id, session_id, role, content, created_at,
-                    tokens_in, tokens_out, telegram_message_id)
-               VALUES (?1, ?2, ?3, 'user', ?4, ?5, 0, 0, ?6)
-               ON CONFLICT DO NOTHING
-               RETURNING id AS "id!""#,
-            message.key.chat_id,
-            message.key.user_id,
-            message.session_id,
-            message.content,
-            message.created_at_ms,
-            message.telegram_message_id,
-        )
-        .fetch_optional(&mut *self.writer().await?)
-        .await?;
-        if let Some(id) = inserted {
-            return Ok((id, true));
-        }
-        let existing = sqlx::query_scalar!(
-            r#"SELECT id AS "id!" FROM messages
-               WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'"#,
-            message.key.chat_id,
-            message.telegram_message_id,
-        )
-        .fetch_one(&mut *self.writer().await?)
-        .await?;
-        Ok((existing, false))
+        let row = MessageRow::new(message, MessageRole::User, None)?;
+        self.combined(|done| Write::Message { row, done }).await
+    }
+
+    /// Records which Telegram message carried a stored reply; for a reply that answers a
+    /// Telegram update, the same statement marks that update `done` (a trigger). Written together
+    /// with the other turns' records (`combined`).
+    pub async fn set_telegram_message_id(
+        &self,
+        message_id: i64,
+        telegram_message_id: i64,
+    ) -> Result<(), sqlx::Error> {
+        let record = (message_id, telegram_message_id);
+        self.combined(|done| Write::Delivered { record, done })
+            .await
+    }
+
+    /// Like [`Store::set_telegram_message_id`] for several `(message id, Telegram message id)`
+    /// pairs at once, in one statement.
+    pub async fn set_telegram_message_ids(
+        &self,
+        delivered: &[(i64, i64)],
+    ) -> Result<(), sqlx::Error> {
+        set_telegram_message_ids(&mut *self.writer().await?, delivered).await
     }
 
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
@@ -227,30 +223,22 @@ impl Store {
 }
 
 /// The one INSERT of a message (other than a user's message from Telegram).
-async fn insert_message(
+/// The `UPDATE` behind [`Store::set_telegram_message_ids`], also used by the combining task.
+pub(super) async fn set_telegram_message_ids(
     connection: &mut sqlx::SqliteConnection,
-    message: &NewMessage<'_>,
-    update_id: Option<i64>,
-) -> Result<i64, sqlx::Error> {
-    sqlx::query_scalar!(
-        r#"INSERT INTO messages
-               (chat_id, user_id, session_id, role, content, created_at,
-                tokens_in, tokens_out, telegram_message_id, update_id)
-           VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-           RETURNING id AS "id!""#,
-        message.key.chat_id,
-        message.key.user_id,
-        message.session_id,
-        message.role,
-        message.content,
-        message.created_at_ms,
-        message.tokens_in,
-        message.tokens_out,
-        message.telegram_message_id,
-        update_id,
+    delivered: &[(i64, i64)],
+) -> Result<(), sqlx::Error> {
+    let delivered =
+        serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
+    sqlx::query!(
+        "UPDATE messages SET telegram_message_id = delivered.value ->> 1
+         FROM json_each(?1) AS delivered
+         WHERE messages.id = delivered.value ->> 0",
+        delivered,
     )
-    .fetch_one(connection)
-    .await
+    .execute(connection)
+    .await?;
+    Ok(())
 }
 
 /// The owner token of a conversation in the full-text index (see the `messages_fts_owner`

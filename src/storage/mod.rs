@@ -18,6 +18,7 @@
 //! on different CPUs costs about a tenth of a millisecond, which made the pings cost more than the
 //! statements (docs/PERFORMANCE.md).
 
+mod combined;
 mod messages;
 mod notes;
 mod purge;
@@ -82,6 +83,8 @@ impl ConversationKey {
 #[derive(Clone, Debug)]
 pub struct Store {
     connections: Arc<Connections>,
+    /// The combining task's queue: each chat turn's message writes (see [`combined`]).
+    writes: tokio::sync::mpsc::Sender<combined::Write>,
     /// Stops the background checkpoints when the last clone of the store is dropped.
     _stop_checkpoints: Arc<tokio_util::sync::DropGuard>,
 }
@@ -164,8 +167,11 @@ impl Store {
             Arc::downgrade(&connections),
             stop_checkpoints.clone(),
         ));
+        let (writes, queue) = tokio::sync::mpsc::channel(combined::QUEUE_CAPACITY);
+        tokio::spawn(combined::combine_writes(Arc::clone(&connections), queue));
         Ok(Self {
             connections,
+            writes,
             _stop_checkpoints: Arc::new(stop_checkpoints.drop_guard()),
         })
     }
@@ -181,9 +187,19 @@ impl Store {
             .context("cannot set up the full-text index")
     }
 
-    /// Closes every connection, waiting for the ones in use to be released. Operations on the
-    /// store (and its clones) fail from then on.
+    /// Closes every connection, after the writes already handed to the combining task and
+    /// waiting for the connections in use to be released. Operations on the store (and its
+    /// clones) fail from then on.
     pub async fn close(&self) {
+        let (done, flushed) = tokio::sync::oneshot::channel();
+        if self
+            .writes
+            .send(combined::Write::Flush { done })
+            .await
+            .is_ok()
+        {
+            let _ = flushed.await;
+        }
         let connections = &self.connections;
         let all = std::iter::once(&connections.writer)
             .chain(&connections.readers)
@@ -200,6 +216,19 @@ impl Store {
     /// The writer connection, once every earlier caller has released it.
     async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
         open(self.connections.writer.lock().await)
+    }
+
+    /// Hands a write to the combining task and waits for its outcome.
+    async fn combined<T>(
+        &self,
+        write: impl FnOnce(tokio::sync::oneshot::Sender<Result<T, sqlx::Error>>) -> combined::Write,
+    ) -> Result<T, sqlx::Error> {
+        let (done, outcome) = tokio::sync::oneshot::channel();
+        self.writes
+            .send(write(done))
+            .await
+            .map_err(|_| sqlx::Error::PoolClosed)?;
+        outcome.await.map_err(|_| sqlx::Error::PoolClosed)?
     }
 
     /// A reader connection: a free one if there is one, else a place in one reader's queue.

@@ -512,18 +512,13 @@ async fn delivery_records_of_concurrent_turns_are_all_written_and_mark_their_upd
         store.unfinished_updates(now, now + 1).await.unwrap().len(),
         40
     );
-    // All at once: most calls find a write in progress and leave their record to it.
+    // All at once: the store writes the waiting records together.
     let results =
         futures_util::future::join_all(replies.iter().map(|&(_, reply_id, telegram_id)| {
             conversations.reply_delivered(reply_id, telegram_id)
         }))
         .await;
     assert!(results.iter().all(Result::is_ok), "{results:?}");
-    // Records that arrived during the first write are written by a background task; shutdown
-    // waits for it.
-    conversations
-        .finish_pending_writes(std::time::Duration::from_secs(10))
-        .await;
     for &(key, reply_id, telegram_id) in &replies {
         let messages = store.all_messages(key).await.unwrap();
         let reply = messages

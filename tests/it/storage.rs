@@ -655,6 +655,179 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     assert_eq!(reply.telegram_message_id, Some(555));
 }
 
+/// One of the message writes handed over at once in the test below.
+struct Write {
+    key: ConversationKey,
+    session_id: i64,
+    role: MessageRole,
+    content: String,
+    telegram_message_id: Option<i64>,
+    update_id: Option<i64>,
+}
+
+#[tokio::test]
+async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome() {
+    let db = TestDb::new().await;
+    let alice_session = db.session(ALICE, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let updates: Vec<(i64, String)> = (0..20).map(|id| (8_000 + id, "{}".to_owned())).collect();
+    db.store
+        .record_updates(&updates, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    // 60 writes: users' messages of two conversations, replies answering updates, and a repeat
+    // of a Telegram message (40 repeats 10).
+    let expected: Vec<Write> = (0..60_i64)
+        .map(|index| {
+            let (key, session_id) = if index % 2 == 0 {
+                (ALICE, alice_session)
+            } else {
+                (BOB, bob_session)
+            };
+            let is_reply = index % 3 == 0;
+            Write {
+                key,
+                session_id,
+                role: if is_reply {
+                    MessageRole::Assistant
+                } else {
+                    MessageRole::User
+                },
+                content: format!("message {index} ✉️ «{}»", "x".repeat(index as usize)),
+                telegram_message_id: (!is_reply).then_some(if index == 40 { 10 } else { index }),
+                update_id: is_reply.then_some(8_000 + index / 3),
+            }
+        })
+        .collect();
+    let writes = expected.iter().enumerate().map(|(index, write)| {
+        let message = NewMessage {
+            key: write.key,
+            session_id: write.session_id,
+            role: write.role,
+            content: &write.content,
+            created_at_ms: MIDNIGHT_MS + index as i64,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: write.telegram_message_id,
+        };
+        let store = &db.store;
+        async move {
+            match write.update_id {
+                Some(update) => store
+                    .add_reply(&message, Some(update))
+                    .await
+                    .map(|id| (id, true)),
+                None => store.add_user_message_once(&message).await,
+            }
+        }
+    });
+    // All handed over before the store's task runs: one round.
+    let outcomes = futures_util::future::join_all(writes).await;
+
+    let (first_id, first_new) = outcomes[10].as_ref().unwrap();
+    assert!(*first_new);
+    // The repeat got the stored message's id and stored nothing.
+    assert_eq!(outcomes[40].as_ref().unwrap(), &(*first_id, false));
+    let mut stored = db.store.all_messages(ALICE).await.unwrap();
+    stored.extend(db.store.all_messages(BOB).await.unwrap());
+    assert_eq!(stored.len(), 59);
+    for (index, outcome) in outcomes.iter().enumerate() {
+        if index == 40 {
+            continue;
+        }
+        let (id, is_new) = outcome.as_ref().unwrap();
+        assert!(is_new);
+        let message = stored.iter().find(|message| message.id == *id).unwrap();
+        let expected = &expected[index];
+        assert_eq!(
+            (message.chat_id, message.user_id),
+            (expected.key.chat_id, expected.key.user_id)
+        );
+        assert_eq!(
+            (&message.content, message.role),
+            (&expected.content, expected.role)
+        );
+    }
+    // Each reply marked its own update `replying`.
+    let unfinished = db
+        .store
+        .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+        .await
+        .unwrap();
+    assert!(
+        unfinished
+            .iter()
+            .all(|update| update.state == UpdateState::Replying)
+    );
+    assert_eq!(unfinished.len(), 20);
+
+    // A write that fails (its session does not exist) fails alone; the one beside it is stored.
+    let orphan = NewMessage {
+        key: ALICE,
+        session_id: 999_999,
+        role: MessageRole::User,
+        content: "orphan",
+        created_at_ms: MIDNIGHT_MS + HOUR_MS,
+        tokens_in: 0,
+        tokens_out: 0,
+        telegram_message_id: Some(1_000),
+    };
+    let beside = NewMessage {
+        session_id: alice_session,
+        content: "beside the orphan",
+        telegram_message_id: Some(1_001),
+        ..orphan.clone()
+    };
+    let (orphan, beside) = tokio::join!(
+        db.store.add_user_message_once(&orphan),
+        db.store.add_user_message_once(&beside)
+    );
+    assert!(orphan.is_err(), "{orphan:?}");
+    let (beside_id, _) = beside.unwrap();
+    let alice = db.store.all_messages(ALICE).await.unwrap();
+    assert_eq!(
+        alice
+            .last()
+            .map(|message| (message.id, message.content.as_str())),
+        Some((beside_id, "beside the orphan"))
+    );
+
+    // Delivery records handed over at once: each reply gets its own Telegram id and each update
+    // is done; a record for a message that does not exist changes nothing.
+    let replies: Vec<i64> = (0..60)
+        .filter(|index| index % 3 == 0)
+        .map(|index| outcomes[index].as_ref().unwrap().0)
+        .collect();
+    let records = replies
+        .iter()
+        .enumerate()
+        .map(|(offset, &reply_id)| {
+            db.store
+                .set_telegram_message_id(reply_id, 500 + offset as i64)
+        })
+        .chain(std::iter::once(
+            db.store.set_telegram_message_id(123_456_789, 1),
+        ));
+    let recorded = futures_util::future::join_all(records).await;
+    assert!(recorded.iter().all(Result::is_ok), "{recorded:?}");
+    let mut stored = db.store.all_messages(ALICE).await.unwrap();
+    stored.extend(db.store.all_messages(BOB).await.unwrap());
+    for (offset, reply_id) in replies.iter().enumerate() {
+        let reply = stored
+            .iter()
+            .find(|message| message.id == *reply_id)
+            .unwrap();
+        assert_eq!(reply.telegram_message_id, Some(500 + offset as i64));
+    }
+    assert!(
+        db.store
+            .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
 #[tokio::test]
 async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
     let db = TestDb::new().await;

@@ -1,0 +1,250 @@
+//! Write combining for the writes every chat turn makes: its user's message, its reply, and the
+//! record of which Telegram message carried the reply. Under load many turns want the one writer
+//! connection at the same moment. Taking it in turn for one small statement each costs every
+//! turn a round trip to the database thread and a commit of its own, and the turns queue behind
+//! each other. Instead these writes go to one task, which takes the writer and does everything
+//! waiting in one statement per kind: the messages of all waiting turns in one
+//! `INSERT … SELECT … FROM json_each`, the delivery records in one `UPDATE`. The commit then
+//! writes each touched page (the table's last page, index pages, one new full-text segment) once
+//! for all of them. The triggers (session activity, user activity, update states, full-text index)
+//! run for each row as before.
+//!
+//! A combined statement that fails is retried write by write, so one bad write (say, for a session
+//! that `/clear` has just deleted) fails alone. The task ends when the last [`Store`] clone is
+//! dropped; [`Store::close`] first waits for the writes already handed to it.
+//!
+//! [`Store`]: super::Store
+//! [`Store::close`]: super::Store::close
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::{Connections, MessageRole, NewMessage, open};
+
+/// At most this many writes go into one round: bounds a statement's size and how long other
+/// writers wait for the connection.
+const MAX_ROUND: usize = 256;
+
+/// Writes waiting for the task. Turns in flight are capped well below this (`telegram`), so a
+/// full queue only slows a burst down.
+pub(super) const QUEUE_CAPACITY: usize = 1_024;
+
+/// One write handed to the combining task, with where its outcome goes.
+pub(super) enum Write {
+    /// A message; the outcome is its id and whether it was new (a user's message seen before,
+    /// same chat and Telegram message id, is not stored again).
+    Message {
+        row: MessageRow,
+        done: oneshot::Sender<Result<(i64, bool), sqlx::Error>>,
+    },
+    /// `(message id, Telegram message id)`: which Telegram message carried a stored reply.
+    Delivered {
+        record: (i64, i64),
+        done: oneshot::Sender<Result<(), sqlx::Error>>,
+    },
+    /// Answered once every write handed over before it is done.
+    Flush { done: oneshot::Sender<()> },
+}
+
+/// A message to insert, as a row of the combined statement's JSON array, plus what identifies a
+/// user's message among the inserted rows.
+pub(super) struct MessageRow {
+    json: String,
+    chat_id: i64,
+    telegram_message_id: Option<i64>,
+}
+
+impl MessageRow {
+    /// `message` with `role`, answering the Telegram update `update_id` (for a reply).
+    pub(super) fn new(
+        message: &NewMessage<'_>,
+        role: MessageRole,
+        update_id: Option<i64>,
+    ) -> Result<Self, sqlx::Error> {
+        let json = serde_json::to_string(&(
+            message.key.chat_id,
+            message.key.user_id,
+            message.session_id,
+            role,
+            message.content,
+            message.created_at_ms,
+            message.tokens_in,
+            message.tokens_out,
+            message.telegram_message_id,
+            update_id,
+        ))
+        .map_err(|error| sqlx::Error::Encode(error.into()))?;
+        Ok(Self {
+            json,
+            chat_id: message.key.chat_id,
+            telegram_message_id: message.telegram_message_id,
+        })
+    }
+}
+
+/// The combining task: waits for writes, takes the writer, adds whatever else arrived meanwhile,
+/// and writes the round.
+pub(super) async fn combine_writes(
+    connections: Arc<Connections>,
+    mut queue: mpsc::Receiver<Write>,
+) {
+    let mut round = Vec::with_capacity(MAX_ROUND);
+    while queue.recv_many(&mut round, MAX_ROUND).await > 0 {
+        let writer = connections.writer.lock().await;
+        while round.len() < MAX_ROUND {
+            match queue.try_recv() {
+                Ok(write) => round.push(write),
+                Err(_) => break,
+            }
+        }
+        let mut messages = Vec::new();
+        let mut delivered = Vec::new();
+        let mut flushed = Vec::new();
+        for write in round.drain(..) {
+            match write {
+                Write::Message { row, done } => messages.push((row, done)),
+                Write::Delivered { record, done } => delivered.push((record, done)),
+                Write::Flush { done } => flushed.push(done),
+            }
+        }
+        match open(writer) {
+            Ok(mut connection) => {
+                write_messages(&mut connection, messages).await;
+                write_delivered(&mut connection, delivered).await;
+            }
+            Err(_) => {
+                for (_, done) in messages {
+                    let _ = done.send(Err(sqlx::Error::PoolClosed));
+                }
+                for (_, done) in delivered {
+                    let _ = done.send(Err(sqlx::Error::PoolClosed));
+                }
+            }
+        }
+        for done in flushed {
+            let _ = done.send(());
+        }
+    }
+}
+
+type MessageWrite = (
+    MessageRow,
+    oneshot::Sender<Result<(i64, bool), sqlx::Error>>,
+);
+
+async fn write_messages(connection: &mut sqlx::SqliteConnection, writes: Vec<MessageWrite>) {
+    if writes.is_empty() {
+        return;
+    }
+    let rows: Vec<&MessageRow> = writes.iter().map(|(row, _)| row).collect();
+    match insert_messages(connection, &rows).await {
+        Ok(outcomes) => {
+            for ((_, done), outcome) in writes.into_iter().zip(outcomes) {
+                let _ = done.send(Ok(outcome));
+            }
+        }
+        Err(error) if writes.len() == 1 => {
+            let (_, done) = writes.into_iter().next().expect("one write");
+            let _ = done.send(Err(error));
+        }
+        Err(error) => {
+            tracing::debug!(error = %error, count = writes.len(), "a combined message insert failed; inserting one by one");
+            for (row, done) in writes {
+                let outcome = insert_messages(connection, &[&row]).await;
+                let _ = done.send(outcome.map(|outcomes| outcomes[0]));
+            }
+        }
+    }
+}
+
+/// Inserts `rows` in one statement; returns each row's id and whether it was new, in the order
+/// of `rows`. A user's message already stored (same chat and Telegram message id, as when an
+/// update is handled again after a crash) is not inserted; its existing id is returned.
+async fn insert_messages(
+    connection: &mut sqlx::SqliteConnection,
+    rows: &[&MessageRow],
+) -> Result<Vec<(i64, bool)>, sqlx::Error> {
+    let mut json =
+        String::with_capacity(rows.iter().map(|row| row.json.len() + 1).sum::<usize>() + 2);
+    json.push('[');
+    for (index, row) in rows.iter().enumerate() {
+        if index > 0 {
+            json.push(',');
+        }
+        json.push_str(&row.json);
+    }
+    json.push(']');
+    // The rows go in in array order, and AUTOINCREMENT gives each a larger id than the one
+    // before, so sorting the returned rows by id restores the order of `rows` (minus the ones
+    // not inserted).
+    let mut inserted = sqlx::query!(
+        r#"INSERT INTO messages
+               (chat_id, user_id, session_id, role, content, created_at,
+                tokens_in, tokens_out, telegram_message_id, update_id)
+           SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
+                  value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9
+           FROM json_each(?1) WHERE true ORDER BY key
+           ON CONFLICT DO NOTHING
+           RETURNING id AS "id!", chat_id AS "chat_id!", telegram_message_id"#,
+        json,
+    )
+    .fetch_all(&mut *connection)
+    .await?;
+    inserted.sort_unstable_by_key(|row| row.id);
+    let mut inserted = inserted.into_iter().peekable();
+    let mut outcomes = Vec::with_capacity(rows.len());
+    for row in rows {
+        let next = inserted.next_if(|next| {
+            next.chat_id == row.chat_id && next.telegram_message_id == row.telegram_message_id
+        });
+        match next {
+            Some(next) => outcomes.push((next.id, true)),
+            None => outcomes.push((existing_user_message(connection, row).await?, false)),
+        }
+    }
+    Ok(outcomes)
+}
+
+/// The id of the stored user's message `row` repeats.
+async fn existing_user_message(
+    connection: &mut sqlx::SqliteConnection,
+    row: &MessageRow,
+) -> Result<i64, sqlx::Error> {
+    sqlx::query_scalar!(
+        r#"SELECT id AS "id!" FROM messages
+           WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'"#,
+        row.chat_id,
+        row.telegram_message_id,
+    )
+    .fetch_optional(connection)
+    .await?
+    .ok_or_else(|| sqlx::Error::Protocol("a combined message insert lost a row".into()))
+}
+
+type DeliveredWrite = ((i64, i64), oneshot::Sender<Result<(), sqlx::Error>>);
+
+async fn write_delivered(connection: &mut sqlx::SqliteConnection, writes: Vec<DeliveredWrite>) {
+    if writes.is_empty() {
+        return;
+    }
+    let records: Vec<(i64, i64)> = writes.iter().map(|(record, _)| *record).collect();
+    match super::messages::set_telegram_message_ids(connection, &records).await {
+        Ok(()) => {
+            for (_, done) in writes {
+                let _ = done.send(Ok(()));
+            }
+        }
+        Err(error) if writes.len() == 1 => {
+            let (_, done) = writes.into_iter().next().expect("one write");
+            let _ = done.send(Err(error));
+        }
+        Err(_) => {
+            for (record, done) in writes {
+                let outcome =
+                    super::messages::set_telegram_message_ids(connection, &[record]).await;
+                let _ = done.send(outcome);
+            }
+        }
+    }
+}
