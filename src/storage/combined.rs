@@ -2,12 +2,12 @@
 //! record of which Telegram message carried the reply. Under load many turns want the one writer
 //! connection at the same moment. Taking it in turn for one small statement each costs every
 //! turn a round trip to the database thread and a commit of its own, and the turns queue behind
-//! each other. Instead these writes go to one task, which takes the writer and does everything
-//! waiting in one statement per kind: the messages of all waiting turns in one
-//! `INSERT … SELECT … FROM json_each`, the delivery records in one `UPDATE`. The commit then
-//! writes each touched page (the table's last page, index pages, one new full-text segment) once
-//! for all of them. The triggers (session activity, user activity, update states, full-text index)
-//! run for each row as before.
+//! each other. Instead these writes go to one task, which takes the writer and writes everything
+//! waiting as one round: one transaction, sent to the database thread as one command, with the
+//! messages of all waiting turns in one `INSERT … SELECT … FROM json_each` and the delivery
+//! records in one `UPDATE`. The commit then writes each touched page (the table's last page,
+//! index pages, one new full-text segment) once for all of them. The triggers (session activity,
+//! user activity, update states, full-text index) run for each row as before.
 //!
 //! A combined statement that fails is retried write by write, so one bad write (say, for a session
 //! that `/clear` has just deleted) fails alone. The task ends when the last [`Store`] clone is
@@ -109,10 +109,7 @@ pub(super) async fn combine_writes(
             }
         }
         match open(writer) {
-            Ok(mut connection) => {
-                write_messages(&mut connection, messages).await;
-                write_delivered(&mut connection, delivered).await;
-            }
+            Ok(mut connection) => write_round(&mut connection, messages, delivered).await,
             Err(_) => {
                 for (_, done) in messages {
                     let _ = done.send(Err(sqlx::Error::PoolClosed));
@@ -132,28 +129,95 @@ type MessageWrite = (
     MessageRow,
     oneshot::Sender<Result<(i64, bool), sqlx::Error>>,
 );
+type DeliveredWrite = ((i64, i64), oneshot::Sender<Result<(), sqlx::Error>>);
 
-async fn write_messages(connection: &mut sqlx::SqliteConnection, writes: Vec<MessageWrite>) {
-    if writes.is_empty() {
+/// Writes one round in one transaction (one statement, see [`round_statement`]). If that fails,
+/// writes each write on its own, so that only a bad one fails.
+async fn write_round(
+    connection: &mut sqlx::SqliteConnection,
+    messages: Vec<MessageWrite>,
+    delivered: Vec<DeliveredWrite>,
+) {
+    if messages.is_empty() && delivered.is_empty() {
         return;
     }
-    let rows: Vec<&MessageRow> = writes.iter().map(|(row, _)| row).collect();
-    match insert_messages(connection, &rows).await {
+    let rows: Vec<&MessageRow> = messages.iter().map(|(row, _)| row).collect();
+    let records: Vec<(i64, i64)> = delivered.iter().map(|(record, _)| *record).collect();
+    let error = match round_statement(connection, &rows, &records).await {
         Ok(outcomes) => {
-            for ((_, done), outcome) in writes.into_iter().zip(outcomes) {
+            for ((_, done), outcome) in messages.into_iter().zip(outcomes) {
                 let _ = done.send(Ok(outcome));
             }
+            for (_, done) in delivered {
+                let _ = done.send(Ok(()));
+            }
+            return;
         }
-        Err(error) if writes.len() == 1 => {
-            let (_, done) = writes.into_iter().next().expect("one write");
+        Err(error) => error,
+    };
+    if messages.len() + delivered.len() == 1 {
+        if let Some((_, done)) = messages.into_iter().next() {
+            let _ = done.send(Err(error));
+        } else if let Some((_, done)) = delivered.into_iter().next() {
             let _ = done.send(Err(error));
         }
+        return;
+    }
+    tracing::debug!(error = %error, "a combined write failed; writing one by one");
+    for (row, done) in messages {
+        let outcome = insert_messages(connection, &[&row]).await;
+        let _ = done.send(outcome.map(|outcomes| outcomes[0]));
+    }
+    for (record, done) in delivered {
+        let _ = done.send(super::messages::set_telegram_message_ids(connection, &[record]).await);
+    }
+}
+
+/// A message row as the inserts return it.
+struct Inserted {
+    id: i64,
+    chat_id: i64,
+    telegram_message_id: Option<i64>,
+}
+
+/// The messages `rows` and the delivery records `delivered` in one transaction, sent to the
+/// database thread as one command (one round trip, one commit). Returns each row's id and
+/// whether it was new, as [`insert_messages`] does.
+async fn round_statement(
+    connection: &mut sqlx::SqliteConnection,
+    rows: &[&MessageRow],
+    delivered: &[(i64, i64)],
+) -> Result<Vec<(i64, bool)>, sqlx::Error> {
+    let delivered =
+        serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
+    // Statements after a failing one do not run: roll back what the transaction did.
+    let inserted = sqlx::query_as!(
+        Inserted,
+        r#"BEGIN IMMEDIATE;
+           INSERT INTO messages
+               (chat_id, user_id, session_id, role, content, created_at,
+                tokens_in, tokens_out, telegram_message_id, update_id)
+           SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
+                  value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9
+           FROM json_each(?) WHERE true ORDER BY key
+           ON CONFLICT DO NOTHING
+           RETURNING id AS "id!", chat_id AS "chat_id!", telegram_message_id;
+           UPDATE messages SET telegram_message_id = delivered.value ->> 1
+           FROM json_each(?) AS delivered
+           WHERE messages.id = delivered.value ->> 0;
+           COMMIT"#,
+        json_array(rows),
+        delivered,
+    )
+    .fetch_all(&mut *connection)
+    .await;
+    match inserted {
+        Ok(inserted) => match_inserted(connection, rows, inserted).await,
         Err(error) => {
-            tracing::debug!(error = %error, count = writes.len(), "a combined message insert failed; inserting one by one");
-            for (row, done) in writes {
-                let outcome = insert_messages(connection, &[&row]).await;
-                let _ = done.send(outcome.map(|outcomes| outcomes[0]));
+            if let Err(rollback) = sqlx::query!("ROLLBACK").execute(&mut *connection).await {
+                tracing::trace!(error = %rollback, "nothing to roll back");
             }
+            Err(error)
         }
     }
 }
@@ -165,6 +229,25 @@ async fn insert_messages(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
 ) -> Result<Vec<(i64, bool)>, sqlx::Error> {
+    let inserted = sqlx::query_as!(
+        Inserted,
+        r#"INSERT INTO messages
+               (chat_id, user_id, session_id, role, content, created_at,
+                tokens_in, tokens_out, telegram_message_id, update_id)
+           SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
+                  value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9
+           FROM json_each(?1) WHERE true ORDER BY key
+           ON CONFLICT DO NOTHING
+           RETURNING id AS "id!", chat_id AS "chat_id!", telegram_message_id"#,
+        json_array(rows),
+    )
+    .fetch_all(&mut *connection)
+    .await?;
+    match_inserted(connection, rows, inserted).await
+}
+
+/// The rows as one JSON array.
+fn json_array(rows: &[&MessageRow]) -> String {
     let mut json =
         String::with_capacity(rows.iter().map(|row| row.json.len() + 1).sum::<usize>() + 2);
     json.push('[');
@@ -175,22 +258,17 @@ async fn insert_messages(
         json.push_str(&row.json);
     }
     json.push(']');
-    // The rows go in in array order, and AUTOINCREMENT gives each a larger id than the one
-    // before, so sorting the returned rows by id restores the order of `rows` (minus the ones
-    // not inserted).
-    let mut inserted = sqlx::query!(
-        r#"INSERT INTO messages
-               (chat_id, user_id, session_id, role, content, created_at,
-                tokens_in, tokens_out, telegram_message_id, update_id)
-           SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
-                  value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9
-           FROM json_each(?1) WHERE true ORDER BY key
-           ON CONFLICT DO NOTHING
-           RETURNING id AS "id!", chat_id AS "chat_id!", telegram_message_id"#,
-        json,
-    )
-    .fetch_all(&mut *connection)
-    .await?;
+    json
+}
+
+/// Pairs the rows an insert returned with `rows`: each row's id and whether it was new. The rows
+/// go in in array order and AUTOINCREMENT gives each a larger id than the one before, so sorting
+/// the returned rows by id restores the order of `rows`, minus the ones not inserted.
+async fn match_inserted(
+    connection: &mut sqlx::SqliteConnection,
+    rows: &[&MessageRow],
+    mut inserted: Vec<Inserted>,
+) -> Result<Vec<(i64, bool)>, sqlx::Error> {
     inserted.sort_unstable_by_key(|row| row.id);
     let mut inserted = inserted.into_iter().peekable();
     let mut outcomes = Vec::with_capacity(rows.len());
@@ -220,31 +298,4 @@ async fn existing_user_message(
     .fetch_optional(connection)
     .await?
     .ok_or_else(|| sqlx::Error::Protocol("a combined message insert lost a row".into()))
-}
-
-type DeliveredWrite = ((i64, i64), oneshot::Sender<Result<(), sqlx::Error>>);
-
-async fn write_delivered(connection: &mut sqlx::SqliteConnection, writes: Vec<DeliveredWrite>) {
-    if writes.is_empty() {
-        return;
-    }
-    let records: Vec<(i64, i64)> = writes.iter().map(|(record, _)| *record).collect();
-    match super::messages::set_telegram_message_ids(connection, &records).await {
-        Ok(()) => {
-            for (_, done) in writes {
-                let _ = done.send(Ok(()));
-            }
-        }
-        Err(error) if writes.len() == 1 => {
-            let (_, done) = writes.into_iter().next().expect("one write");
-            let _ = done.send(Err(error));
-        }
-        Err(_) => {
-            for (record, done) in writes {
-                let outcome =
-                    super::messages::set_telegram_message_ids(connection, &[record]).await;
-                let _ = done.send(outcome);
-            }
-        }
-    }
 }
