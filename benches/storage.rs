@@ -4,7 +4,10 @@
 //!    a database preloaded with 1,000 users and 1,000,000 messages spread over 40 days, with the
 //!    full-text triggers on. Criterion measures the mean; a second pass of 20,000 turns one after
 //!    the other prints turns/s, p50 and p99, and a third pass runs 10,000 turns of four
-//!    conversations at once, as the bot does with several users.
+//!    conversations at once, as the bot does with several users. Two more passes make the
+//!    storage calls of the bot's own turn (`bot_turn`: one read at turn start, the user's message
+//!    and the reply through the store's write combining, the delivery record), one after the
+//!    other and with 16 conversations at once.
 //! 2. `purge`: deleting the 250,000 rows older than 30 days of that database while a writer keeps
 //!    running chat turns; prints the purge's duration and the writer's longest wait.
 //!
@@ -16,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits};
 use tokio::runtime::Runtime;
 
 const USERS: i64 = 1_000;
@@ -154,6 +157,105 @@ async fn chat_turn(store: &Store, turn: i64) -> Result<(), sqlx::Error> {
     Ok(())
 }
 
+/// One chat turn with the storage calls the bot makes (`Conversations::begin_turn`,
+/// `finish_turn`, `reply_delivered`).
+async fn bot_turn(store: &Store, turn: i64) -> Result<(), sqlx::Error> {
+    let user = turn * 7_919 % USERS;
+    let key = ConversationKey::new(user, user);
+    let now = NOW_MS + turn;
+    let start = store
+        .turn_start(
+            key,
+            TurnStartLimits {
+                summaries_since_ms: now - 7 * DAY_MS,
+                summary_count: 3,
+                history_since_ms: now - DAY_MS,
+                history_max_messages: HISTORY_LIMIT,
+            },
+        )
+        .await?;
+    let session_id = start
+        .open_session
+        .map_or((DAYS - 1) * USERS + user + 1, |open| open.id);
+    let question = format!("Turn {turn}: should arrive Wednesday, can you check the parcel?");
+    store
+        .add_user_message_once(&NewMessage {
+            key,
+            session_id,
+            role: MessageRole::User,
+            content: &question,
+            created_at_ms: now,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: Some(turn),
+        })
+        .await?;
+    let answer = "It left the depot this morning; UPS expects delivery on Wednesday by noon.";
+    let reply_id = store
+        .add_reply(
+            &NewMessage {
+                key,
+                session_id,
+                role: MessageRole::Assistant,
+                content: answer,
+                created_at_ms: now,
+                tokens_in: 900,
+                tokens_out: 40,
+                telegram_message_id: None,
+            },
+            None,
+        )
+        .await?;
+    store.set_telegram_message_id(reply_id, turn).await
+}
+
+/// Runs `turns` turns of `conversations` conversations at once, each conversation's turns one
+/// after the other, and reports turns/s and latencies.
+async fn run_turns<F, Fut>(
+    store: &Store,
+    label: &str,
+    conversations: i64,
+    turns: i64,
+    first_turn: i64,
+    turn: F,
+) -> String
+where
+    F: Fn(Store, i64) -> Fut + Copy + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), sqlx::Error>> + Send,
+{
+    let per_conversation = turns / conversations;
+    let started = Instant::now();
+    let tasks: Vec<_> = (0..conversations)
+        .map(|conversation| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let mut latencies = Vec::with_capacity(per_conversation as usize);
+                for index in 0..per_conversation {
+                    let number = first_turn + index * conversations + conversation;
+                    let begun = Instant::now();
+                    turn(store.clone(), number).await.expect("chat turn");
+                    latencies.push(begun.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for task in tasks {
+        latencies.extend(task.await.expect("turn task"));
+    }
+    let elapsed = started.elapsed();
+    latencies.sort();
+    format!(
+        "{label}, {conversations} at once: {} turns in {elapsed:.2?} = {:.0} turns/s, p50 {:?}, p99 {:?}, max {:?}",
+        latencies.len(),
+        latencies.len() as f64 / elapsed.as_secs_f64(),
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        latencies[latencies.len() - 1],
+    )
+}
+
 fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
     let index = ((sorted.len() as f64 - 1.0) * fraction).round() as usize;
     sorted[index]
@@ -171,63 +273,33 @@ fn chat_turn_benchmark(criterion: &mut Criterion) {
         })
     });
 
-    let turns = 20_000;
-    let report = runtime.block_on(async {
-        let mut latencies = Vec::with_capacity(turns);
-        let started = Instant::now();
-        for index in 0..turns as i64 {
-            let begun = Instant::now();
-            chat_turn(&store, 1_000_000 + index).await.expect("chat turn");
-            latencies.push(begun.elapsed());
-        }
-        let elapsed = started.elapsed();
-        latencies.sort();
-        format!(
-            "chat_turn sequential: {turns} turns in {elapsed:.2?} = {:.0} turns/s, p50 {:?}, p99 {:?}, max {:?}",
-            turns as f64 / elapsed.as_secs_f64(),
-            percentile(&latencies, 0.50),
-            percentile(&latencies, 0.99),
-            latencies[latencies.len() - 1],
-        )
-    });
-    println!("{report}");
-
-    // The bot runs the turns of different conversations at the same time: then the database
-    // threads always have the next statement waiting instead of sleeping between statements.
-    let concurrent_turns_per_task = 2_500_i64;
-    let report = runtime.block_on(async {
-        let started = Instant::now();
-        let tasks: Vec<_> = (0..CONCURRENT_CONVERSATIONS)
-            .map(|task| {
-                let store = store.clone();
-                tokio::spawn(async move {
-                    let mut latencies = Vec::with_capacity(concurrent_turns_per_task as usize);
-                    for index in 0..concurrent_turns_per_task {
-                        let turn = 3_000_000 + index * CONCURRENT_CONVERSATIONS + task;
-                        let begun = Instant::now();
-                        chat_turn(&store, turn).await.expect("chat turn");
-                        latencies.push(begun.elapsed());
-                    }
-                    latencies
-                })
-            })
-            .collect();
-        let mut latencies = Vec::new();
-        for task in tasks {
-            latencies.extend(task.await.expect("turn task"));
-        }
-        let elapsed = started.elapsed();
-        latencies.sort();
-        format!(
-            "chat_turn with {CONCURRENT_CONVERSATIONS} conversations at once: {} turns in {elapsed:.2?} = {:.0} turns/s, p50 {:?}, p99 {:?}, max {:?}",
-            latencies.len(),
-            latencies.len() as f64 / elapsed.as_secs_f64(),
-            percentile(&latencies, 0.50),
-            percentile(&latencies, 0.99),
-            latencies[latencies.len() - 1],
-        )
-    });
-    println!("{report}");
+    // One after the other, then several conversations at once as the bot runs them: the
+    // database threads then have the next statement waiting instead of sleeping in between.
+    for (conversations, turns, first_turn) in [
+        (1, 20_000, 1_000_000),
+        (CONCURRENT_CONVERSATIONS, 10_000, 3_000_000),
+    ] {
+        let report = runtime.block_on(run_turns(
+            &store,
+            "chat_turn",
+            conversations,
+            turns,
+            first_turn,
+            |store, turn| async move { chat_turn(&store, turn).await },
+        ));
+        println!("{report}");
+    }
+    for conversations in [1, 16] {
+        let report = runtime.block_on(run_turns(
+            &store,
+            "bot_turn",
+            conversations,
+            10_000,
+            4_000_000 + conversations * 100_000,
+            |store, turn| async move { bot_turn(&store, turn).await },
+        ));
+        println!("{report}");
+    }
     runtime.block_on(store.close());
 }
 
