@@ -120,93 +120,91 @@ async fn fresh_copy(name: &str) -> Store {
     store
 }
 
-/// One chat turn as the bot does it.
-async fn chat_turn(store: &Store, turn: i64) -> Result<(), sqlx::Error> {
-    let user = turn * 7_919 % USERS;
-    let key = ConversationKey::new(user, user);
-    let now = NOW_MS + turn;
-    let session_id = (DAYS - 1) * USERS + user + 1;
-    let question = format!("Turn {turn}: should arrive Wednesday, can you check the parcel?");
-    store
-        .add_message(&NewMessage {
-            key,
+/// What turn number `turn` writes: a user of the preloaded database, a question and an answer.
+struct TurnMessages {
+    key: ConversationKey,
+    now: i64,
+    /// The user's open session in the preloaded database.
+    session_id: i64,
+    question: String,
+    telegram_message_id: i64,
+}
+
+impl TurnMessages {
+    fn new(turn: i64) -> Self {
+        let user = turn * 7_919 % USERS;
+        Self {
+            key: ConversationKey::new(user, user),
+            now: NOW_MS + turn,
+            session_id: (DAYS - 1) * USERS + user + 1,
+            question: format!("Turn {turn}: should arrive Wednesday, can you check the parcel?"),
+            telegram_message_id: turn,
+        }
+    }
+
+    fn question(&self, session_id: i64) -> NewMessage<'_> {
+        NewMessage {
+            key: self.key,
             session_id,
             role: MessageRole::User,
-            content: &question,
-            created_at_ms: now,
+            content: &self.question,
+            created_at_ms: self.now,
             tokens_in: 0,
             tokens_out: 0,
-            telegram_message_id: Some(turn),
-        })
-        .await?;
-    let history = store.history(key, now - DAY_MS, HISTORY_LIMIT).await?;
-    assert!(!history.is_empty());
-    let answer = "It left the depot this morning; UPS expects delivery on Wednesday by noon.";
-    store
-        .add_message(&NewMessage {
-            key,
+            telegram_message_id: Some(self.telegram_message_id),
+        }
+    }
+
+    fn answer(&self, session_id: i64) -> NewMessage<'static> {
+        NewMessage {
+            key: self.key,
             session_id,
             role: MessageRole::Assistant,
-            content: answer,
-            created_at_ms: now,
+            content: "It left the depot this morning; UPS expects delivery on Wednesday by noon.",
+            created_at_ms: self.now,
             tokens_in: 900,
             tokens_out: 40,
             telegram_message_id: None,
-        })
+        }
+    }
+}
+
+/// One chat turn as the issue defines it: store the user's message, read the history, store the
+/// reply.
+async fn chat_turn(store: &Store, turn: i64) -> Result<(), sqlx::Error> {
+    let turn = TurnMessages::new(turn);
+    store.add_message(&turn.question(turn.session_id)).await?;
+    let history = store
+        .history(turn.key, turn.now - DAY_MS, HISTORY_LIMIT)
         .await?;
+    assert!(!history.is_empty());
+    store.add_message(&turn.answer(turn.session_id)).await?;
     Ok(())
 }
 
 /// One chat turn with the storage calls the bot makes (`Conversations::begin_turn`,
 /// `finish_turn`, `reply_delivered`).
 async fn bot_turn(store: &Store, turn: i64) -> Result<(), sqlx::Error> {
-    let user = turn * 7_919 % USERS;
-    let key = ConversationKey::new(user, user);
-    let now = NOW_MS + turn;
+    let turn = TurnMessages::new(turn);
     let start = store
         .turn_start(
-            key,
+            turn.key,
             TurnStartLimits {
-                summaries_since_ms: now - 7 * DAY_MS,
+                summaries_since_ms: turn.now - 7 * DAY_MS,
                 summary_count: 3,
-                history_since_ms: now - DAY_MS,
+                history_since_ms: turn.now - DAY_MS,
                 history_max_messages: HISTORY_LIMIT,
             },
         )
         .await?;
-    let session_id = start
-        .open_session
-        .map_or((DAYS - 1) * USERS + user + 1, |open| open.id);
-    let question = format!("Turn {turn}: should arrive Wednesday, can you check the parcel?");
+    let session_id = start.open_session.map_or(turn.session_id, |open| open.id);
     store
-        .add_user_message_once(&NewMessage {
-            key,
-            session_id,
-            role: MessageRole::User,
-            content: &question,
-            created_at_ms: now,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: Some(turn),
-        })
+        .add_user_message_once(&turn.question(session_id))
         .await?;
-    let answer = "It left the depot this morning; UPS expects delivery on Wednesday by noon.";
-    let reply_id = store
-        .add_reply(
-            &NewMessage {
-                key,
-                session_id,
-                role: MessageRole::Assistant,
-                content: answer,
-                created_at_ms: now,
-                tokens_in: 900,
-                tokens_out: 40,
-                telegram_message_id: None,
-            },
-            None,
-        )
-        .await?;
-    store.set_telegram_message_id(reply_id, turn).await
+    let reply_id = store.add_reply(&turn.answer(session_id), None).await?;
+    store
+        .set_telegram_message_id(reply_id, turn.telegram_message_id)
+        .await
 }
 
 /// Runs `turns` turns of `conversations` conversations at once, each conversation's turns one

@@ -829,6 +829,44 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
 }
 
 #[tokio::test]
+async fn closing_the_store_first_finishes_the_writes_already_handed_over() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let write = |index: i64| {
+        let store = db.store.clone();
+        tokio::spawn(async move {
+            let text = format!("last words {index}");
+            store
+                .add_user_message_once(&NewMessage {
+                    key: ALICE,
+                    session_id: session,
+                    role: MessageRole::User,
+                    content: &text,
+                    created_at_ms: MIDNIGHT_MS + index,
+                    tokens_in: 0,
+                    tokens_out: 0,
+                    telegram_message_id: Some(index),
+                })
+                .await
+        })
+    };
+    // A first wave of writes is being written while a second one waits in the queue; then the
+    // store closes at once, as at shutdown.
+    let mut writers: Vec<_> = (0..50).map(write).collect();
+    tokio::task::yield_now().await;
+    writers.extend((50..100).map(write));
+    tokio::task::yield_now().await;
+    db.store.close().await;
+    for writer in writers {
+        let (_, is_new) = writer.await.unwrap().unwrap();
+        assert!(is_new);
+    }
+    assert!(db.store.all_messages(ALICE).await.is_err());
+    let reopened = Store::connect(&db.url).await.unwrap();
+    assert_eq!(reopened.all_messages(ALICE).await.unwrap().len(), 100);
+}
+
+#[tokio::test]
 async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
     let db = TestDb::new().await;
     let (first, closed) = db.store.start_session(ALICE, MIDNIGHT_MS).await.unwrap();
