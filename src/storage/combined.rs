@@ -165,11 +165,12 @@ async fn write_round(
     }
     tracing::debug!(error = %error, "a combined write failed; writing one by one");
     for (row, done) in messages {
-        let outcome = insert_messages(connection, &[&row]).await;
+        let outcome = round_statement(connection, &[&row], &[]).await;
         let _ = done.send(outcome.map(|outcomes| outcomes[0]));
     }
     for (record, done) in delivered {
-        let _ = done.send(super::messages::set_telegram_message_ids(connection, &[record]).await);
+        let outcome = round_statement(connection, &[], &[record]).await;
+        let _ = done.send(outcome.map(|_| ()));
     }
 }
 
@@ -182,7 +183,9 @@ struct Inserted {
 
 /// The messages `rows` and the delivery records `delivered` in one transaction, sent to the
 /// database thread as one command (one round trip, one commit). Returns each row's id and
-/// whether it was new, as [`insert_messages`] does.
+/// whether it was new, in the order of `rows`: a user's message already stored (same chat and
+/// Telegram message id, as when an update is handled again after a crash) is not inserted, and
+/// its existing id is returned.
 async fn round_statement(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
@@ -220,30 +223,6 @@ async fn round_statement(
             Err(error)
         }
     }
-}
-
-/// Inserts `rows` in one statement; returns each row's id and whether it was new, in the order
-/// of `rows`. A user's message already stored (same chat and Telegram message id, as when an
-/// update is handled again after a crash) is not inserted; its existing id is returned.
-async fn insert_messages(
-    connection: &mut sqlx::SqliteConnection,
-    rows: &[&MessageRow],
-) -> Result<Vec<(i64, bool)>, sqlx::Error> {
-    let inserted = sqlx::query_as!(
-        Inserted,
-        r#"INSERT INTO messages
-               (chat_id, user_id, session_id, role, content, created_at,
-                tokens_in, tokens_out, telegram_message_id, update_id)
-           SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
-                  value ->> 5, value ->> 6, value ->> 7, value ->> 8, value ->> 9
-           FROM json_each(?1) WHERE true ORDER BY key
-           ON CONFLICT DO NOTHING
-           RETURNING id AS "id!", chat_id AS "chat_id!", telegram_message_id"#,
-        json_array(rows),
-    )
-    .fetch_all(&mut *connection)
-    .await?;
-    match_inserted(connection, rows, inserted).await
 }
 
 /// The rows as one JSON array.

@@ -104,15 +104,6 @@ impl Store {
             .await
     }
 
-    /// Like [`Store::set_telegram_message_id`] for several `(message id, Telegram message id)`
-    /// pairs at once, in one statement.
-    pub async fn set_telegram_message_ids(
-        &self,
-        delivered: &[(i64, i64)],
-    ) -> Result<(), sqlx::Error> {
-        set_telegram_message_ids(&mut *self.writer().await?, delivered).await
-    }
-
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
     pub async fn history(
         &self,
@@ -223,24 +214,6 @@ impl Store {
 }
 
 /// The one INSERT of a message (other than a user's message from Telegram).
-/// The `UPDATE` behind [`Store::set_telegram_message_ids`], also used by the combining task.
-pub(super) async fn set_telegram_message_ids(
-    connection: &mut sqlx::SqliteConnection,
-    delivered: &[(i64, i64)],
-) -> Result<(), sqlx::Error> {
-    let delivered =
-        serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
-    sqlx::query!(
-        "UPDATE messages SET telegram_message_id = delivered.value ->> 1
-         FROM json_each(?1) AS delivered
-         WHERE messages.id = delivered.value ->> 0",
-        delivered,
-    )
-    .execute(connection)
-    .await?;
-    Ok(())
-}
-
 /// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
 /// migration): `o<user>c<chat>`, with `n` marking a negative (group) chat id.
 pub fn fts_owner_token(key: ConversationKey) -> String {

@@ -636,7 +636,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         ]
     );
     db.store
-        .set_telegram_message_ids(&[(reply_id, 555)])
+        .set_telegram_message_id(reply_id, 555)
         .await
         .unwrap();
     // Done (and its payload dropped): no longer unfinished. The others are untouched.
