@@ -429,6 +429,39 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
     let expected: Vec<&str> = samples.iter().map(String::as_str).collect();
     assert_eq!(stored, expected);
     assert!(history.last().unwrap().content.chars().count() >= 64 * 1024);
+
+    // The same through the bot's write path (combined writes, whose rows travel as JSON), plus a
+    // NUL character, which Telegram's JSON can carry.
+    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let mut samples = samples.to_vec();
+    samples.push("nul \u{0} inside".to_owned());
+    for (index, text) in samples.iter().enumerate() {
+        let message = NewMessage {
+            key: BOB,
+            session_id: bob_session,
+            role: MessageRole::User,
+            content: text,
+            created_at_ms: MIDNIGHT_MS + 2 * index as i64,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: Some(index as i64),
+        };
+        db.store.add_user_message_once(&message).await.unwrap();
+        let reply = NewMessage {
+            role: MessageRole::Assistant,
+            created_at_ms: MIDNIGHT_MS + 2 * index as i64 + 1,
+            telegram_message_id: None,
+            ..message
+        };
+        db.store.add_reply(&reply, None).await.unwrap();
+    }
+    let history = db.store.history(BOB, 0, 30).await.unwrap();
+    let stored: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    let expected: Vec<&str> = samples
+        .iter()
+        .flat_map(|text| [text.as_str(), text.as_str()])
+        .collect();
+    assert_eq!(stored, expected);
 }
 
 #[tokio::test]
