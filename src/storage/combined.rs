@@ -146,7 +146,7 @@ async fn write_round(
     let error = match round_statement(connection, &rows, &records).await {
         Ok(outcomes) => {
             for ((_, done), outcome) in messages.into_iter().zip(outcomes) {
-                let _ = done.send(Ok(outcome));
+                let _ = done.send(outcome);
             }
             for (_, done) in delivered {
                 let _ = done.send(Ok(()));
@@ -166,7 +166,7 @@ async fn write_round(
     tracing::debug!(error = %error, "a combined write failed; writing one by one");
     for (row, done) in messages {
         let outcome = round_statement(connection, &[&row], &[]).await;
-        let _ = done.send(outcome.map(|outcomes| outcomes[0]));
+        let _ = done.send(outcome.and_then(|mut outcomes| outcomes.remove(0)));
     }
     for (record, done) in delivered {
         let outcome = round_statement(connection, &[], &[record]).await;
@@ -182,15 +182,15 @@ struct Inserted {
 }
 
 /// The messages `rows` and the delivery records `delivered` in one transaction, sent to the
-/// database thread as one command (one round trip, one commit). Returns each row's id and
-/// whether it was new, in the order of `rows`: a user's message already stored (same chat and
-/// Telegram message id, as when an update is handled again after a crash) is not inserted, and
-/// its existing id is returned.
+/// database thread as one command (one round trip, one commit). An error means nothing was
+/// written. Otherwise, for each row in the order of `rows`, its id and whether it was new: a
+/// user's message already stored (same chat and Telegram message id, as when an update is handled
+/// again after a crash) is not inserted, and its existing id is looked up after the commit.
 async fn round_statement(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
     delivered: &[(i64, i64)],
-) -> Result<Vec<(i64, bool)>, sqlx::Error> {
+) -> Result<Vec<Result<(i64, bool), sqlx::Error>>, sqlx::Error> {
     let delivered =
         serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
     // Statements after a failing one do not run: roll back what the transaction did.
@@ -215,7 +215,7 @@ async fn round_statement(
     .fetch_all(&mut *connection)
     .await;
     match inserted {
-        Ok(inserted) => match_inserted(connection, rows, inserted).await,
+        Ok(inserted) => Ok(match_inserted(connection, rows, inserted).await),
         Err(error) => {
             if let Err(rollback) = sqlx::query!("ROLLBACK").execute(&mut *connection).await {
                 tracing::trace!(error = %rollback, "nothing to roll back");
@@ -242,12 +242,14 @@ fn json_array(rows: &[&MessageRow]) -> String {
 
 /// Pairs the rows an insert returned with `rows`: each row's id and whether it was new. The rows
 /// go in in array order and AUTOINCREMENT gives each a larger id than the one before, so sorting
-/// the returned rows by id restores the order of `rows`, minus the ones not inserted.
+/// the returned rows by id restores the order of `rows`, minus the ones not inserted. A failed
+/// look-up of one not inserted fails that row alone: the others are stored, and must not be
+/// written again.
 async fn match_inserted(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
     mut inserted: Vec<Inserted>,
-) -> Result<Vec<(i64, bool)>, sqlx::Error> {
+) -> Vec<Result<(i64, bool), sqlx::Error>> {
     inserted.sort_unstable_by_key(|row| row.id);
     let mut inserted = inserted.into_iter().peekable();
     let mut outcomes = Vec::with_capacity(rows.len());
@@ -256,11 +258,15 @@ async fn match_inserted(
             next.chat_id == row.chat_id && next.telegram_message_id == row.telegram_message_id
         });
         match next {
-            Some(next) => outcomes.push((next.id, true)),
-            None => outcomes.push((existing_user_message(connection, row).await?, false)),
+            Some(next) => outcomes.push(Ok((next.id, true))),
+            None => outcomes.push(
+                existing_user_message(connection, row)
+                    .await
+                    .map(|id| (id, false)),
+            ),
         }
     }
-    Ok(outcomes)
+    outcomes
 }
 
 /// The id of the stored user's message `row` repeats.
