@@ -9,6 +9,9 @@
 //! SQLite allows one writer at a time anyway; queueing writers on our own lock instead of on
 //! SQLite's busy handler (which sleeps in growing steps of up to 100 ms) keeps a writer's wait
 //! short and predictable, and removes "database is locked" between our own writers entirely.
+//! The writes every chat turn makes (its messages and delivery record) reach that connection
+//! through one task that writes all waiting ones together ([`combined`]), so that under load
+//! they share round trips and commits instead of queueing one by one.
 //! Reads use a few separate connections: in WAL mode readers never block the writer and never
 //! wait for it.
 //!
