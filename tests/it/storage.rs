@@ -362,6 +362,59 @@ async fn eight_concurrent_writers_complete_a_thousand_turns_each_without_lock_er
     assert_eq!(totals.messages, 8 * 2 * 1_000);
 }
 
+/// SQLite starts the write-ahead log over (instead of appending to it) only when a write begins
+/// after a checkpoint has copied all of it. Checkpoints running beside a writer that never pauses
+/// never catch up, and the log then grows as long as the load lasts: the store's checkpoints
+/// must finish one while holding the writer. The log's header counts its restarts.
+#[tokio::test]
+async fn the_write_ahead_log_starts_over_while_writes_never_pause() {
+    let db = TestDb::new().await;
+    let log = format!("{}-wal", db.url.trim_start_matches("sqlite://"));
+    let restarts_so_far = || {
+        let header = std::fs::read(&log).expect("the write-ahead log exists");
+        u32::from_be_bytes(header[12..16].try_into().expect("a 32-byte header"))
+    };
+    let writing = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let mut writers = Vec::new();
+    for writer in 0..4_i64 {
+        let (store, writing) = (db.store.clone(), writing.clone());
+        writers.push(tokio::spawn(async move {
+            let key = ConversationKey::new(writer, writer);
+            let (session, _) = store.start_session(key, MIDNIGHT_MS).await?;
+            let mut turn = 0;
+            while writing.load(std::sync::atomic::Ordering::Relaxed) {
+                chat_turn(&store, key, session.id, MIDNIGHT_MS + turn, turn).await?;
+                turn += 1;
+            }
+            Ok::<_, sqlx::Error>(turn)
+        }));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let at_start = restarts_so_far();
+    // Twenty checkpoint intervals of 250 ms at most; the first restart usually comes in one.
+    let mut restarted = false;
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        if restarts_so_far() != at_start {
+            restarted = true;
+            break;
+        }
+    }
+    writing.store(false, std::sync::atomic::Ordering::Relaxed);
+    let mut turns = 0;
+    for writer in writers {
+        turns += writer
+            .await
+            .expect("writer task")
+            .expect("no database error");
+    }
+    assert!(turns > 0);
+    assert!(
+        restarted,
+        "the log never started over during {turns} turns written without a pause"
+    );
+}
+
 async fn chat_turn(
     store: &Store,
     key: ConversationKey,
