@@ -260,10 +260,11 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
 /// (during a purge, the first copies about 13,000 pages in 55 ms, and the purge writes 2,500
 /// more meanwhile). The last holds the writer, so that no commit lands while it copies the
 /// little that is left: only a log copied completely lets the next write start it again from its
-/// beginning. With checkpoints beside a writer that
-/// never pauses, the log was never complete, so it grew without end (400 MB in 7 s at 1,000
-/// turns/s, for a 5 MB database), every commit extended the file, and every read searched an
-/// ever longer log index (docs/PERFORMANCE.md).
+/// beginning. With checkpoints only beside a writer that never pauses, the log was never
+/// complete, so it grew without end (412 MB in 7 s at 1,000 turns/s, for a 5 MB database), every
+/// commit extended the file, and every read searched an ever longer log index
+/// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow (a purge), the round
+/// skips the last one rather than stall every chat turn for as long.
 async fn checkpoint_wal(
     connections: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
@@ -282,7 +283,7 @@ async fn checkpoint_wal(
         match catch_up(&mut checkpointer).await {
             Ok(last) if last <= QUICK_CHECKPOINT => {}
             // A slow disk or a heavy writer (the purge): holding the writer would stall every
-            // chat turn for as long. The log keeps growing until such times have passed.
+            // chat turn for as long. The log grows until such a time has passed.
             Ok(_) => continue,
             Err(error) => {
                 tracing::debug!(error = %error, "background WAL checkpoint failed");
@@ -303,8 +304,8 @@ async fn checkpoint_wal(
 /// How many checkpoints of a round run beside the writer at most, before the one that holds it.
 const CHECKPOINTS_BESIDE_THE_WRITER: usize = 4;
 
-/// A checkpoint that found at most this many new pages in the log took about a millisecond; the
-/// writer wrote little meanwhile, so the checkpoint that holds it will be as short.
+/// A checkpoint that found at most this many new pages had little to copy, so the writer wrote
+/// little meanwhile, and the checkpoint that holds it has as little to do.
 const FEW_NEW_PAGES: i64 = 256;
 
 /// The checkpoint that holds the writer runs only after one beside it took at most this long.
@@ -334,8 +335,8 @@ async fn catch_up(connection: &mut SqliteConnection) -> Result<Duration, sqlx::E
     Ok(last)
 }
 
-/// A PASSIVE checkpoint; returns how many pages the log held when it started, and how many of
-/// them it has copied.
+/// A PASSIVE checkpoint; returns how many pages the log held as the checkpoint saw it, and how
+/// many of them it copied into the database file.
 async fn checkpoint(connection: &mut SqliteConnection) -> Result<(i64, i64), sqlx::Error> {
     let (_busy, in_log, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
         .fetch_one(connection)
