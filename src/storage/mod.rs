@@ -101,6 +101,17 @@ struct Connections {
     /// Which reader to queue on when all are busy (round robin).
     next_reader: AtomicUsize,
     checkpointer: Mutex<Option<SqliteConnection>>,
+    /// How many purges are running (see [`checkpoint_wal`]).
+    purges_running: AtomicUsize,
+}
+
+/// Counts a running purge while it lives.
+struct PurgeRunning<'a>(&'a AtomicUsize);
+
+impl Drop for PurgeRunning<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// A locked connection, used like `&mut SqliteConnection` (`.execute(&mut *conn)`).
@@ -163,6 +174,7 @@ impl Store {
             writer: Mutex::new(Some(writer)),
             readers,
             next_reader: AtomicUsize::new(0),
+            purges_running: AtomicUsize::new(0),
             checkpointer: Mutex::new(Some(checkpointer)),
         });
         let stop_checkpoints = tokio_util::sync::CancellationToken::new();
@@ -234,6 +246,13 @@ impl Store {
         outcome.await.map_err(|_| sqlx::Error::PoolClosed)?
     }
 
+    /// Marks a purge as running until the returned guard is dropped.
+    fn purge_running(&self) -> PurgeRunning<'_> {
+        let running = &self.connections.purges_running;
+        running.fetch_add(1, Ordering::Relaxed);
+        PurgeRunning(running)
+    }
+
     /// A reader connection: a free one if there is one, else a place in one reader's queue.
     async fn reader(&self) -> Result<Locked<'_>, sqlx::Error> {
         let readers = &self.connections.readers;
@@ -263,8 +282,9 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
 /// beginning. With checkpoints only beside a writer that never pauses, the log was never
 /// complete, so it grew without end (412 MB in 7 s at 1,000 turns/s, for a 5 MB database), every
 /// commit extended the file, and every read searched an ever longer log index
-/// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow (a purge), the round
-/// skips the last one rather than stall every chat turn for as long.
+/// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow, the round skips the
+/// last one rather than stall every chat turn for as long; while a purge runs, a round is one
+/// checkpoint beside the writer, and the log starts over after the purge.
 async fn checkpoint_wal(
     connections: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
@@ -280,6 +300,14 @@ async fn checkpoint_wal(
         let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
             break;
         };
+        if connections.purges_running.load(Ordering::Relaxed) > 0 {
+            // A purge fills the log faster than anything else; holding the writer for its pages
+            // stalled chat turns by up to 235 ms. The log starts over once the purge is done.
+            if let Err(error) = checkpoint(&mut checkpointer).await {
+                tracing::debug!(error = %error, "background WAL checkpoint failed");
+            }
+            continue;
+        }
         match catch_up(&mut checkpointer).await {
             Ok(last) if last <= QUICK_CHECKPOINT => {}
             // A slow disk or a heavy writer (the purge): holding the writer would stall every
@@ -349,9 +377,12 @@ async fn checkpoint(connection: &mut SqliteConnection) -> Result<(i64, i64), sql
 fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> SqliteConnectOptions {
     // The one writer touches the index pages of every conversation; a larger page cache (16 MiB
     // instead of SQLite's 2 MiB) keeps the hot ones in memory.
+    // When the log starts over, a file grown past 64 MiB (during a purge, say) is cut back to
+    // that size rather than keeping its largest size on disk for good.
     let options = options
         .pragma("cache_size", "-16384")
-        .pragma("wal_autocheckpoint", "0");
+        .pragma("wal_autocheckpoint", "0")
+        .pragma("journal_size_limit", (64 * 1024 * 1024).to_string());
     match max_bytes {
         // SQLite's default page size is 4,096 bytes.
         Some(max_bytes) => options.pragma("max_page_count", (max_bytes / 4_096).max(1).to_string()),

@@ -136,6 +136,7 @@ impl Store {
         batch_size: i64,
     ) -> Result<PurgeCounts, sqlx::Error> {
         let store = self;
+        let _running = self.purge_running();
         // Each batch adds delete markers to the full-text index. With FTS5's automatic merging
         // on, the batch that crosses a merge threshold also merges index segments full of them:
         // tens of milliseconds during which every chat turn waits. During the purge automatic
