@@ -283,8 +283,9 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
 /// complete, so it grew without end (412 MB in 7 s at 1,000 turns/s, for a 5 MB database), every
 /// commit extended the file, and every read searched an ever longer log index
 /// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow, the round skips the
-/// last one rather than stall every chat turn for as long; while a purge runs, a round is one
-/// checkpoint beside the writer, and the log starts over after the purge.
+/// last one rather than stall every chat turn for as long, unless the log has grown past 256 MiB;
+/// while a purge runs, a round is one checkpoint beside the writer, and the log starts over after
+/// the purge.
 async fn checkpoint_wal(
     connections: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
@@ -309,9 +310,11 @@ async fn checkpoint_wal(
             continue;
         }
         match catch_up(&mut checkpointer).await {
-            Ok(last) if last <= QUICK_CHECKPOINT => {}
-            // A slow disk or a heavy writer (the purge): holding the writer would stall every
-            // chat turn for as long. The log grows until such a time has passed.
+            Ok(caught_up) if caught_up.last <= QUICK_CHECKPOINT => {}
+            // Past this size the log must start over, even at the price of a stall.
+            Ok(caught_up) if caught_up.pages_in_log >= LARGE_LOG_PAGES => {}
+            // A slow disk or a heavy writer: holding the writer would stall every chat turn for
+            // as long. The log grows until such a time has passed.
             Ok(_) => continue,
             Err(error) => {
                 tracing::debug!(error = %error, "background WAL checkpoint failed");
@@ -340,15 +343,31 @@ const FEW_NEW_PAGES: i64 = 256;
 /// During a purge they take 20–55 ms (copying, and syncing a log the purge keeps filling).
 const QUICK_CHECKPOINT: Duration = Duration::from_millis(5);
 
-/// Checkpoints beside the writer until one finds little new to copy; returns how long the last
-/// one took.
-async fn catch_up(connection: &mut SqliteConnection) -> Result<Duration, sqlx::Error> {
+/// A log this long (256 MiB of 4 KiB pages) starts over even while checkpoints are slow.
+const LARGE_LOG_PAGES: i64 = 65_536;
+
+/// The last of the checkpoints that ran beside the writer.
+struct CaughtUp {
+    /// How long it took.
+    last: Duration,
+    /// How many pages the log held.
+    pages_in_log: i64,
+}
+
+/// Checkpoints beside the writer until one finds little new to copy.
+async fn catch_up(connection: &mut SqliteConnection) -> Result<CaughtUp, sqlx::Error> {
     let mut copied_before = 0;
-    let mut last = Duration::ZERO;
+    let mut caught_up = CaughtUp {
+        last: Duration::ZERO,
+        pages_in_log: 0,
+    };
     for _ in 0..CHECKPOINTS_BESIDE_THE_WRITER {
         let started = std::time::Instant::now();
         let (in_log, copied) = checkpoint(connection).await?;
-        last = started.elapsed();
+        caught_up = CaughtUp {
+            last: started.elapsed(),
+            pages_in_log: in_log,
+        };
         // A log that has started over since the last checkpoint is new from its first page.
         let new_pages = if in_log >= copied_before {
             in_log - copied_before
@@ -360,7 +379,7 @@ async fn catch_up(connection: &mut SqliteConnection) -> Result<Duration, sqlx::E
             break;
         }
     }
-    Ok(last)
+    Ok(caught_up)
 }
 
 /// A PASSIVE checkpoint; returns how many pages the log held as the checkpoint saw it, and how

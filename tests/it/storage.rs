@@ -369,6 +369,33 @@ async fn eight_concurrent_writers_complete_a_thousand_turns_each_without_lock_er
 #[tokio::test]
 async fn the_write_ahead_log_starts_over_while_writes_never_pause() {
     let db = TestDb::new().await;
+    assert_the_log_starts_over_under_nonstop_writes(&db).await;
+}
+
+/// During a purge the checkpoints leave the writer alone (holding it stalled chat turns); once
+/// the purge is over, finished or failed, the log must start over again.
+#[tokio::test]
+async fn after_a_purge_the_write_ahead_log_starts_over_again() {
+    let db = TestDb::new().await;
+    let key = ALICE;
+    let session = db.session(key, MIDNIGHT_MS - 40 * DAY_MS).await;
+    for turn in 0..50 {
+        let at = MIDNIGHT_MS - 40 * DAY_MS + turn;
+        db.message(key, session, MessageRole::User, "old news", at)
+            .await;
+    }
+    let counts = db
+        .store
+        .purge_older_than(MIDNIGHT_MS - 30 * DAY_MS, 10)
+        .await
+        .unwrap();
+    assert_eq!(counts.messages, 50);
+    assert_the_log_starts_over_under_nonstop_writes(&db).await;
+}
+
+/// Writes without a pause from four tasks and fails unless the log's restart counter (in its
+/// header) moves within twenty checkpoint intervals.
+async fn assert_the_log_starts_over_under_nonstop_writes(db: &TestDb) {
     let log = format!("{}-wal", db.url.trim_start_matches("sqlite://"));
     let restarts_so_far = || {
         let header = std::fs::read(&log).expect("the write-ahead log exists");
