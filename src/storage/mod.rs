@@ -340,7 +340,8 @@ const CHECKPOINTS_BESIDE_THE_WRITER: usize = 4;
 const FEW_NEW_PAGES: i64 = 256;
 
 /// The checkpoint that holds the writer runs only after one beside it took at most this long.
-/// During a purge they take 20–55 ms (copying, and syncing a log the purge keeps filling).
+/// Beside a heavy writer (seen with a purge) they take 20–55 ms: copying, and syncing a log the
+/// writer keeps filling; the one holding the writer then took as long.
 const QUICK_CHECKPOINT: Duration = Duration::from_millis(5);
 
 /// A log this long (256 MiB of 4 KiB pages) starts over even while checkpoints are slow.
