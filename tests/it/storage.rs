@@ -373,7 +373,7 @@ async fn the_write_ahead_log_starts_over_while_writes_never_pause() {
 }
 
 /// During a purge the checkpoints leave the writer alone (holding it stalled chat turns); once
-/// the purge is over, finished or failed, the log must start over again.
+/// the purge is over, the log must start over again.
 #[tokio::test]
 async fn after_a_purge_the_write_ahead_log_starts_over_again() {
     let db = TestDb::new().await;
