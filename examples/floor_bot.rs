@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use telemem::clock::{Clock, SystemClock};
 use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits};
 use teloxide::prelude::*;
 use teloxide::types::{AllowedUpdate, Message, UpdateKind};
@@ -97,7 +98,11 @@ async fn main() -> anyhow::Result<()> {
                 .iter()
                 .map(|update| Ok((i64::from(update.id.0), serde_json::to_string(update)?)))
                 .collect::<anyhow::Result<_>>()?;
-            if let Err(error) = storage.store.record_updates(&batch, now_ms()).await {
+            if let Err(error) = storage
+                .store
+                .record_updates(&batch, SystemClock.now_ms())
+                .await
+            {
                 eprintln!("recording a poll failed: {error}");
                 continue;
             }
@@ -170,7 +175,7 @@ async fn store_question(
 ) -> anyhow::Result<(ConversationKey, i64)> {
     let user_id = message.from.as_ref().map_or(0, |user| user.id.0 as i64);
     let key = ConversationKey::new(message.chat.id.0, user_id);
-    let now = now_ms();
+    let now = SystemClock.now_ms();
     let open_session_id = if storage.makes("start") {
         let limits = TurnStartLimits {
             summaries_since_ms: now - 7 * DAY_MS,
@@ -213,7 +218,7 @@ fn new_message(
         session_id,
         role,
         content,
-        created_at_ms: now_ms(),
+        created_at_ms: SystemClock.now_ms(),
         tokens_in: 0,
         tokens_out: 0,
         telegram_message_id,
@@ -235,8 +240,4 @@ async fn ask(http: &reqwest::Client, endpoint: &str, text: &str) -> anyhow::Resu
         .as_str()
         .ok_or_else(|| anyhow::anyhow!("the model's answer has no text"))?;
     Ok(reply.to_owned())
-}
-
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
 }

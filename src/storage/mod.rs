@@ -301,21 +301,21 @@ async fn checkpoint_wal(
         let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
             break;
         };
-        if connections.purges_running.load(Ordering::Relaxed) > 0 {
+        let hold_the_writer = if connections.purges_running.load(Ordering::Relaxed) > 0 {
             // A purge fills the log faster than anything else; holding the writer for its pages
             // stalled chat turns by up to 235 ms. The log starts over once the purge is done.
-            if let Err(error) = checkpoint(&mut checkpointer).await {
-                tracing::debug!(error = %error, "background WAL checkpoint failed");
-            }
-            continue;
-        }
-        match catch_up(&mut checkpointer).await {
-            Ok(caught_up) if caught_up.last <= QUICK_CHECKPOINT => {}
-            // Past this size the log must start over, even at the price of a stall.
-            Ok(caught_up) if caught_up.pages_in_log >= LARGE_LOG_PAGES => {}
-            // A slow disk or a heavy writer: holding the writer would stall every chat turn for
-            // as long. The log grows until such a time has passed.
-            Ok(_) => continue,
+            checkpoint(&mut checkpointer).await.map(|_| false)
+        } else {
+            // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
+            // stall every chat turn for as long, so the log grows until such a time has passed;
+            // past LARGE_LOG_PAGES it must start over, even at the price of a stall.
+            catch_up(&mut checkpointer).await.map(|caught_up| {
+                caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES
+            })
+        };
+        match hold_the_writer {
+            Ok(true) => {}
+            Ok(false) => continue,
             Err(error) => {
                 tracing::debug!(error = %error, "background WAL checkpoint failed");
                 continue;
