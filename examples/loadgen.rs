@@ -78,6 +78,11 @@ struct Args {
     #[arg(long)]
     json: bool,
 
+    /// Write every answered turn's timings to this CSV file (update id, hand-out since the
+    /// start of the load, overhead, LLM time; milliseconds), to see where the slow turns are.
+    #[arg(long = "turns-csv", value_name = "FILE")]
+    turns_csv: Option<PathBuf>,
+
     /// Exit with status 1 when a target is missed (status 2 is always a wrong or missing reply).
     #[arg(long)]
     check: bool,
@@ -190,6 +195,22 @@ fn report_json(report: &Report, checks: &[Check]) -> serde_json::Value {
     })
 }
 
+fn write_turns_csv(path: &std::path::Path, report: &Report) -> anyhow::Result<()> {
+    use std::fmt::Write as _;
+    let mut csv = String::from("update_id,handed_out_ms,overhead_ms,llm_ms\n");
+    for turn in &report.turns {
+        let _ = writeln!(
+            csv,
+            "{},{:.3},{:.3},{:.3}",
+            turn.update_id,
+            ms(turn.handed_out),
+            ms(turn.overhead),
+            ms(turn.llm)
+        );
+    }
+    std::fs::write(path, csv).map_err(|error| anyhow::anyhow!("cannot write {path:?}: {error}"))
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<ExitCode> {
     let args = Args::parse();
@@ -203,6 +224,9 @@ async fn main() -> anyhow::Result<ExitCode> {
         env: args.env,
     };
     let report = loadgen::run(&options).await?;
+    if let Some(path) = &args.turns_csv {
+        write_turns_csv(path, &report)?;
+    }
     let checks = checks(&report);
     if args.json {
         println!("{:#}", report_json(&report, &checks));

@@ -153,6 +153,21 @@ pub struct Report {
     pub log: BotLog,
     /// Everything that went wrong: a missing, extra or wrong reply, a failed call, a crash.
     pub problems: Vec<String>,
+    /// Every answered turn's timings, in the order the replies came (for a time series of the
+    /// overhead: where in the run the slow turns are).
+    pub turns: Vec<TurnTimings>,
+}
+
+/// One answered turn's timings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TurnTimings {
+    pub update_id: i64,
+    /// From the start of the load to the message's hand-out by `getUpdates`.
+    pub handed_out: Duration,
+    /// Hand-out → reply's `sendMessage`, minus the fake LLM's time.
+    pub overhead: Duration,
+    /// The fake LLM's own time.
+    pub llm: Duration,
 }
 
 impl Report {
@@ -339,6 +354,7 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
         shutdown: shutdown.map(|(took, _)| took),
         log,
         problems,
+        turns: turns.timings,
     })
 }
 
@@ -385,6 +401,7 @@ struct TurnFigures {
     llm: Distribution,
     calls: BTreeMap<String, u64>,
     problems: Vec<String>,
+    timings: Vec<TurnTimings>,
 }
 
 /// A message waiting for its reply.
@@ -592,6 +609,7 @@ impl<'a> Driver<'a> {
         let mut end_to_end = Vec::with_capacity(self.answered.len());
         let mut poll_wait = Vec::with_capacity(self.answered.len());
         let mut llm = Vec::with_capacity(self.answered.len());
+        let mut timings = Vec::with_capacity(self.answered.len());
         let mut unmatched = 0;
         for turn in &self.answered {
             end_to_end.push(turn.replied_at - turn.enqueued_at);
@@ -603,7 +621,14 @@ impl<'a> Driver<'a> {
             };
             poll_wait.push(handed_out_at - turn.enqueued_at);
             llm.push(llm_time);
-            overhead.push((turn.replied_at - handed_out_at).saturating_sub(llm_time));
+            let turn_overhead = (turn.replied_at - handed_out_at).saturating_sub(llm_time);
+            overhead.push(turn_overhead);
+            timings.push(TurnTimings {
+                update_id: turn.update_id,
+                handed_out: handed_out_at.saturating_duration_since(self.started_at),
+                overhead: turn_overhead,
+                llm: llm_time,
+            });
         }
         let mut problems = self.problems;
         if unmatched > 0 {
@@ -640,6 +665,7 @@ impl<'a> Driver<'a> {
             llm: Distribution::of(llm),
             calls: self.calls,
             problems,
+            timings,
         }
     }
 }
