@@ -108,6 +108,9 @@ pub(super) async fn combine_writes(
                 Write::Flush { done } => flushed.push(done),
             }
         }
+        if !messages.is_empty() {
+            connections.messages_to_index();
+        }
         match open(writer) {
             Ok(mut connection) => write_round(&mut connection, messages, delivered).await,
             Err(_) => {

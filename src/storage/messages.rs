@@ -46,6 +46,8 @@ impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
+        let mut writer = self.writer().await?;
+        self.connections.messages_to_index();
         sqlx::query_scalar!(
             r#"INSERT INTO messages
                    (chat_id, user_id, session_id, role, content, created_at,
@@ -62,7 +64,7 @@ impl Store {
             message.tokens_out,
             message.telegram_message_id,
         )
-        .fetch_one(&mut *self.writer().await?)
+        .fetch_one(&mut *writer)
         .await
     }
 
@@ -174,46 +176,8 @@ impl Store {
         .fetch_all(&mut *self.reader().await?)
         .await
     }
-
-    /// Messages of the conversation matching the FTS5 `match_expression`, older than message
-    /// `before_id`, most relevant (BM25) first. The expression is built by `memory::recall`; it
-    /// must restrict the owner column to this conversation (see the `messages_fts_owner`
-    /// migration), and the query re-checks chat and user so that a wrong expression can never
-    /// return another user's messages. `CROSS JOIN` fixes the join order (full-text match first,
-    /// then the row by id): without planner statistics SQLite would otherwise run the match once
-    /// per message of the conversation, 60–190 ms instead of about 1 ms. The rowid bound inside
-    /// the full-text query lets FTS5 skip the newer rows (the raw window) itself.
-    pub async fn search_messages(
-        &self,
-        key: ConversationKey,
-        match_expression: &str,
-        before_id: i64,
-        limit: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT message.id AS "id!", message.chat_id, message.user_id, message.session_id,
-                      message.role AS "role: MessageRole", message.content,
-                      message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
-                      message.telegram_message_id
-               FROM messages_fts
-               CROSS JOIN messages AS message ON message.id = messages_fts.rowid
-               WHERE messages_fts MATCH ?1 AND messages_fts.rowid < ?4
-                 AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
-               ORDER BY bm25(messages_fts, 1.0, 0.0)
-               LIMIT +?5"#,
-            match_expression,
-            key.chat_id,
-            key.user_id,
-            before_id,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
-    }
 }
 
-/// The one INSERT of a message (other than a user's message from Telegram).
 /// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
 /// migration): `o<user>c<chat>`, with `n` marking a negative (group) chat id.
 pub fn fts_owner_token(key: ConversationKey) -> String {

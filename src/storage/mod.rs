@@ -13,7 +13,8 @@
 //! through one task that writes all waiting ones together ([`combined`]), so that under load
 //! they share round trips and commits instead of queueing one by one.
 //! Reads use a few separate connections: in WAL mode readers never block the writer and never
-//! wait for it.
+//! wait for it. The full-text index is brought up to date in batches in the background
+//! ([`search_index`]), not inside each message's insert.
 //!
 //! The connections are kept open and locked directly rather than drawn from an `sqlx::Pool`: a
 //! pool pings each connection when it is taken and again when it is returned, and every ping is a
@@ -25,6 +26,7 @@ mod combined;
 mod messages;
 mod notes;
 mod purge;
+mod search_index;
 mod sessions;
 mod settings;
 mod stats;
@@ -34,7 +36,7 @@ mod updates;
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -88,8 +90,8 @@ pub struct Store {
     connections: Arc<Connections>,
     /// The combining task's queue: each chat turn's message writes (see [`combined`]).
     writes: tokio::sync::mpsc::Sender<combined::Write>,
-    /// Stops the background checkpoints when the last clone of the store is dropped.
-    _stop_checkpoints: Arc<tokio_util::sync::DropGuard>,
+    /// Stops the background checkpoints and indexing when the last clone of the store is dropped.
+    _stop_background_tasks: Arc<tokio_util::sync::DropGuard>,
 }
 
 /// The open connections. `None` once [`Store::close`] has closed them: using a closed store is an
@@ -103,6 +105,18 @@ struct Connections {
     checkpointer: Mutex<Option<SqliteConnection>>,
     /// How many purges are running (see [`checkpoint_wal`]).
     purges_running: AtomicUsize,
+    /// Whether messages may have been stored since the last indexing batch ([`search_index`]).
+    index_pending: AtomicBool,
+    /// Every message up to this id is in the full-text index, as of this process's last batch.
+    indexed_through: AtomicI64,
+}
+
+impl Connections {
+    /// Call while holding the writer, before a write that stores messages: the next indexing
+    /// batch, which needs the writer too, then runs after that write.
+    fn messages_to_index(&self) {
+        self.index_pending.store(true, Ordering::Release);
+    }
 }
 
 /// Counts a running purge while it lives.
@@ -176,18 +190,25 @@ impl Store {
             next_reader: AtomicUsize::new(0),
             purges_running: AtomicUsize::new(0),
             checkpointer: Mutex::new(Some(checkpointer)),
+            // A run that stopped may have left messages unindexed.
+            index_pending: AtomicBool::new(true),
+            indexed_through: AtomicI64::new(0),
         });
-        let stop_checkpoints = tokio_util::sync::CancellationToken::new();
+        let stop_background_tasks = tokio_util::sync::CancellationToken::new();
         tokio::spawn(checkpoint_wal(
             Arc::downgrade(&connections),
-            stop_checkpoints.clone(),
+            stop_background_tasks.clone(),
+        ));
+        tokio::spawn(search_index::index_in_background(
+            Arc::downgrade(&connections),
+            stop_background_tasks.clone(),
         ));
         let (writes, queue) = tokio::sync::mpsc::channel(combined::QUEUE_CAPACITY);
         tokio::spawn(combined::combine_writes(Arc::clone(&connections), queue));
         Ok(Self {
             connections,
             writes,
-            _stop_checkpoints: Arc::new(stop_checkpoints.drop_guard()),
+            _stop_background_tasks: Arc::new(stop_background_tasks.drop_guard()),
         })
     }
 

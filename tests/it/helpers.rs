@@ -39,6 +39,15 @@ impl TestDb {
         }
     }
 
+    /// A test database around a store opened elsewhere (say, on a database prepared by hand).
+    pub fn from_store(store: Store, url: String, dir: tempfile::TempDir) -> Self {
+        Self {
+            store,
+            url,
+            _dir: dir,
+        }
+    }
+
     /// Starts a session for `key` at `at_ms` and returns its id.
     pub async fn session(&self, key: ConversationKey, at_ms: i64) -> i64 {
         let (session, _) = self

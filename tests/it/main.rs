@@ -21,5 +21,6 @@ mod loadgen;
 mod memory;
 mod operations;
 mod render;
+mod search_index;
 mod storage;
 mod telegram_html;

@@ -171,8 +171,10 @@ async fn persona_round_trips_and_can_be_cleared() {
     assert_eq!(db.store.user_settings(11).await.unwrap(), None);
 }
 
-/// Counts full-text index entries matching `term` and the index's vocabulary rows for it.
+/// Counts full-text index entries matching `term` and the index's vocabulary rows for it, once
+/// every message stored so far is indexed.
 async fn fts_traces(db: &TestDb, term: &str) -> (i64, i64) {
+    db.store.index_pending_messages().await.unwrap();
     // One connection: the vocabulary table below is a temporary table, private to it.
     let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
         .await

@@ -1,0 +1,182 @@
+//! The full-text index over messages (`messages_fts`, FTS5) and recall's search in it.
+//!
+//! Messages are indexed in batches by a background task, not by a trigger inside each message's
+//! insert: one message per transaction made FTS5 write a new segment and rewrite its structure
+//! record at every commit, and merge those tiny segments over and over, which cost about a
+//! quarter of the bot's CPU at 1,000 turns/s and made the writer's slowest rounds
+//! (docs/PERFORMANCE.md). Every [`INDEX_INTERVAL`], the task indexes the messages stored since
+//! the last batch, in one transaction per [`INDEX_BATCH`] messages, and moves the mark
+//! `search_index_progress.indexed_through` in the same transaction (see the
+//! `search_index_in_batches` migration), so a crash leaves nothing half-indexed.
+//!
+//! Searches are exact all the same. Recall only looks for messages older than the conversation's
+//! raw window, which in practice were indexed long ago; a search that could miss a message not
+//! yet indexed (one older than its bound, stored since the last batch) first indexes everything
+//! pending. Message ids only grow and every write is serialized, so "indexed through id N" means
+//! every message up to N can be found, whichever process stored it.
+
+use std::sync::Weak;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Connections, ConversationKey, Store, StoredMessage, open};
+use crate::storage::MessageRole;
+
+/// How often the background task indexes the messages stored since its last batch. Recall never
+/// looks at messages this young, so the index may lag behind by this much.
+pub(super) const INDEX_INTERVAL: Duration = Duration::from_millis(200);
+
+/// At most this many messages are indexed in one transaction: bounds how long the batch holds
+/// the writer (at 1,000 turns/s, 200 ms bring about 400 messages).
+const INDEX_BATCH: i64 = 1_000;
+
+/// Indexes pending messages every [`INDEX_INTERVAL`] until the store is closed or dropped.
+pub(super) async fn index_in_background(connections: Weak<Connections>, stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => break,
+            () = tokio::time::sleep(INDEX_INTERVAL) => {}
+        }
+        let Some(connections) = connections.upgrade() else {
+            break;
+        };
+        if !connections.index_pending.load(Ordering::Acquire) {
+            continue;
+        }
+        match index_pending(&connections).await {
+            Ok(_) => {}
+            Err(sqlx::Error::PoolClosed) => break,
+            // Tried again next time; a search indexes what it needs itself.
+            Err(error) => tracing::warn!(error = %error, "indexing new messages for search failed"),
+        }
+    }
+}
+
+/// Indexes every message not yet indexed, a batch per transaction, taking the writer in turn
+/// for each; returns the id through which messages are indexed.
+async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
+    // Messages stored from here on set the flag again; those stored before are in the batches.
+    connections.index_pending.store(false, Ordering::Release);
+    loop {
+        let progress = {
+            let mut writer = open(connections.writer.lock().await)?;
+            index_batch(&mut writer).await
+        };
+        let progress = match progress {
+            Ok(progress) => progress,
+            Err(error) => {
+                connections.index_pending.store(true, Ordering::Release);
+                return Err(error);
+            }
+        };
+        connections
+            .indexed_through
+            .fetch_max(progress.indexed_through, Ordering::AcqRel);
+        if progress
+            .newest
+            .is_none_or(|newest| newest <= progress.indexed_through)
+        {
+            return Ok(progress.indexed_through);
+        }
+    }
+}
+
+/// Where the index stands after a batch.
+struct Progress {
+    /// Every message up to this id is indexed.
+    indexed_through: i64,
+    /// The newest message's id, if there is any message.
+    newest: Option<i64>,
+}
+
+/// Indexes the next [`INDEX_BATCH`] messages after the mark and moves the mark past them, in one
+/// transaction sent as one command.
+async fn index_batch(connection: &mut sqlx::SqliteConnection) -> Result<Progress, sqlx::Error> {
+    let progress = sqlx::query_as!(
+        Progress,
+        r#"BEGIN IMMEDIATE;
+           INSERT INTO messages_fts (rowid, content, owner)
+               SELECT id, content, owner FROM messages
+               WHERE id > (SELECT indexed_through FROM search_index_progress)
+               ORDER BY id LIMIT +?;
+           UPDATE search_index_progress
+           SET indexed_through = coalesce(
+               (SELECT max(id) FROM (SELECT id FROM messages
+                                     WHERE id > search_index_progress.indexed_through
+                                     ORDER BY id LIMIT +?)),
+               indexed_through)
+           RETURNING indexed_through AS "indexed_through!",
+                     (SELECT max(id) FROM messages) AS "newest?: i64";
+           COMMIT"#,
+        INDEX_BATCH,
+        INDEX_BATCH,
+    )
+    // All rows, not just the first: the statements after the one returning rows (the commit)
+    // run only as the rows are read to the end.
+    .fetch_all(&mut *connection)
+    .await
+    .and_then(|rows| rows.into_iter().next().ok_or(sqlx::Error::RowNotFound));
+    if progress.is_err() {
+        // Statements after a failing one do not run: roll back what the transaction did.
+        if let Err(rollback) = sqlx::query!("ROLLBACK").execute(&mut *connection).await {
+            tracing::trace!(error = %rollback, "nothing to roll back");
+        }
+    }
+    progress
+}
+
+impl Store {
+    /// Indexes every message not yet in the full-text index now, instead of at the background
+    /// task's next batch. Returns the id through which messages are indexed.
+    pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error> {
+        index_pending(&self.connections).await
+    }
+
+    /// Messages of the conversation matching the FTS5 `match_expression`, older than message
+    /// `before_id`, most relevant (BM25) first. The expression is built by `memory::recall`; it
+    /// must restrict the owner column to this conversation (see the `messages_fts_owner`
+    /// migration), and the query re-checks chat and user so that a wrong expression can never
+    /// return another user's messages. `CROSS JOIN` fixes the join order (full-text match first,
+    /// then the row by id): without planner statistics SQLite would otherwise run the match once
+    /// per message of the conversation, 60–190 ms instead of about 1 ms. The rowid bound inside
+    /// the full-text query lets FTS5 skip the newer rows (the raw window) itself.
+    ///
+    /// If a message older than `before_id` may not be indexed yet, everything pending is indexed
+    /// first. Should that fail, the search still runs and may miss only those few messages.
+    pub async fn search_messages(
+        &self,
+        key: ConversationKey,
+        match_expression: &str,
+        before_id: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        let indexed_through = self.connections.indexed_through.load(Ordering::Acquire);
+        if indexed_through < before_id.saturating_sub(1)
+            && let Err(error) = self.index_pending_messages().await
+        {
+            tracing::warn!(error = %error, "could not index new messages before a search");
+        }
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT message.id AS "id!", message.chat_id, message.user_id, message.session_id,
+                      message.role AS "role: MessageRole", message.content,
+                      message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
+                      message.telegram_message_id
+               FROM messages_fts
+               CROSS JOIN messages AS message ON message.id = messages_fts.rowid
+               WHERE messages_fts MATCH ?1 AND messages_fts.rowid < ?4
+                 AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
+               ORDER BY bm25(messages_fts, 1.0, 0.0)
+               LIMIT +?5"#,
+            match_expression,
+            key.chat_id,
+            key.user_id,
+            before_id,
+            limit,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+}

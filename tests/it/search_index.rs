@@ -1,0 +1,289 @@
+//! The full-text index is brought up to date in batches, in the background (`storage::
+//! search_index`). These specify that searches stay exact all the same, that the background task
+//! catches up on its own, that deleting messages the index does not hold yet leaves it intact,
+//! and that a database indexed by the old per-insert trigger keeps its index when migrated.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use telemem::storage::{ConversationKey, MIGRATOR, MessageRole, Store, fts_owner_token};
+
+use crate::helpers::{ALICE, BOB, DAY_MS, MIDNIGHT_MS, TestDb};
+
+/// A recall-style expression: `term` among this conversation's messages.
+fn expression(key: ConversationKey, term: &str) -> String {
+    format!(
+        "owner : \"{}\" AND content : \"{term}\"",
+        fts_owner_token(key)
+    )
+}
+
+/// Contents of the conversation's messages older than `before_id` that match `term`.
+async fn found(store: &Store, key: ConversationKey, term: &str, before_id: i64) -> Vec<String> {
+    store
+        .search_messages(key, &expression(key, term), before_id, 10)
+        .await
+        .expect("search")
+        .into_iter()
+        .map(|message| message.content)
+        .collect()
+}
+
+/// Runs FTS5's own consistency check of the index against the messages table.
+async fn index_is_consistent(db: &TestDb) -> bool {
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
+        .execute(&mut connection)
+        .await
+        .is_ok()
+}
+
+/// The mark through which messages are indexed, as stored.
+async fn indexed_through(db: &TestDb) -> i64 {
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    sqlx::query_scalar("SELECT indexed_through FROM search_index_progress")
+        .fetch_one(&mut connection)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let parcel = db
+        .message(
+            ALICE,
+            session,
+            MessageRole::User,
+            "where is the chemitek parcel",
+            MIDNIGHT_MS,
+        )
+        .await;
+    let newer = db
+        .message(
+            ALICE,
+            session,
+            MessageRole::User,
+            "and the chemitek invoice",
+            MIDNIGHT_MS + 1,
+        )
+        .await;
+
+    // No waiting for the background batch: the search indexes what it could otherwise miss.
+    let before_newer = found(&db.store, ALICE, "chemitek", newer).await;
+    let all = found(&db.store, ALICE, "chemitek", newer + 1).await;
+
+    assert_eq!(before_newer, ["where is the chemitek parcel"]);
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert!(parcel < newer);
+    assert!(index_is_consistent(&db).await);
+}
+
+#[tokio::test]
+async fn the_background_task_indexes_new_messages_without_any_search() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let mut newest = 0;
+    for number in 0..30 {
+        newest = db
+            .message(
+                ALICE,
+                session,
+                MessageRole::User,
+                &format!("message number {number} about lisbon"),
+                MIDNIGHT_MS + number,
+            )
+            .await;
+    }
+
+    // The task runs every 200 ms; give it far longer on a busy machine.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while indexed_through(&db).await < newest {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the background task did not index message {newest}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    assert_eq!(indexed_through(&db).await, newest);
+    assert!(index_is_consistent(&db).await);
+    assert_eq!(
+        found(&db.store, ALICE, "lisbon", newest + 1).await.len(),
+        10
+    );
+}
+
+#[tokio::test]
+async fn more_messages_than_one_batch_are_all_indexed() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    // 2,500 messages in one statement: more than two batches of the indexer.
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2499)
+         INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                               tokens_in, tokens_out)
+         SELECT ?1, ?2, ?3, 'user', 'note ' || i || ' tag' || (i % 7), ?4 + i, 0, 0 FROM n",
+    )
+    .bind(ALICE.chat_id)
+    .bind(ALICE.user_id)
+    .bind(session)
+    .bind(MIDNIGHT_MS)
+    .execute(&mut connection)
+    .await
+    .unwrap();
+    let newest: i64 = sqlx::query_scalar("SELECT max(id) FROM messages")
+        .fetch_one(&mut connection)
+        .await
+        .unwrap();
+
+    let through = db.store.index_pending_messages().await.unwrap();
+
+    assert_eq!(through, newest);
+    assert_eq!(indexed_through(&db).await, newest);
+    assert!(index_is_consistent(&db).await);
+    let tagged: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'tag3'")
+            .fetch_one(&mut connection)
+            .await
+            .unwrap();
+    assert_eq!(tagged, (0..2500).filter(|i| i % 7 == 3).count() as i64);
+}
+
+#[tokio::test]
+async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
+    let db = TestDb::new().await;
+    let alice_session = db.session(ALICE, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    db.message(
+        ALICE,
+        alice_session,
+        MessageRole::User,
+        "indexed chemitek parcel",
+        MIDNIGHT_MS,
+    )
+    .await;
+    let through = db.store.index_pending_messages().await.unwrap();
+    // Stored behind the store's back, so its background task does not index them: they are
+    // not in the index when /clear and the purge delete them.
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    for (key, session, text, at_ms) in [
+        (
+            ALICE,
+            alice_session,
+            "unindexed chemitek invoice",
+            MIDNIGHT_MS + 1,
+        ),
+        (
+            BOB,
+            bob_session,
+            "an old chemitek order",
+            MIDNIGHT_MS - 40 * DAY_MS,
+        ),
+    ] {
+        sqlx::query(
+            "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                                   tokens_in, tokens_out)
+             VALUES (?1, ?2, ?3, 'user', ?4, ?5, 0, 0)",
+        )
+        .bind(key.chat_id)
+        .bind(key.user_id)
+        .bind(session)
+        .bind(text)
+        .bind(at_ms)
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    }
+    assert_eq!(
+        indexed_through(&db).await,
+        through,
+        "the two are not indexed"
+    );
+
+    db.store.clear_conversation(ALICE).await.unwrap();
+    let purged = db
+        .store
+        .purge_older_than(MIDNIGHT_MS - 30 * DAY_MS, 100)
+        .await
+        .unwrap();
+    let through = db.store.index_pending_messages().await.unwrap();
+
+    assert_eq!(purged.messages, 1);
+    assert!(index_is_consistent(&db).await);
+    assert!(
+        found(&db.store, ALICE, "chemitek", through + 1)
+            .await
+            .is_empty()
+    );
+    assert!(
+        found(&db.store, BOB, "chemitek", through + 1)
+            .await
+            .is_empty()
+    );
+}
+
+#[tokio::test]
+async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migration() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
+    let mut connection =
+        <sqlx::SqliteConnection as sqlx::Connection>::connect(&format!("{url}?mode=rwc"))
+            .await
+            .unwrap();
+    // The schema as it was before indexing moved to batches: every migration but the last.
+    let before = sqlx::migrate::Migrator {
+        migrations: Cow::Owned(MIGRATOR.migrations[..MIGRATOR.migrations.len() - 1].to_vec()),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    before.run(&mut connection).await.unwrap();
+    sqlx::query(
+        "INSERT INTO sessions (id, chat_id, user_id, started_at, last_activity_at)
+         VALUES (1, ?1, ?2, ?3, ?3)",
+    )
+    .bind(ALICE.chat_id)
+    .bind(ALICE.user_id)
+    .bind(MIDNIGHT_MS)
+    .execute(&mut connection)
+    .await
+    .unwrap();
+    for (number, text) in ["the chemitek parcel", "the chemitek invoice"]
+        .iter()
+        .enumerate()
+    {
+        sqlx::query(
+            "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                                   tokens_in, tokens_out)
+             VALUES (?1, ?2, 1, 'user', ?3, ?4, 0, 0)",
+        )
+        .bind(ALICE.chat_id)
+        .bind(ALICE.user_id)
+        .bind(text)
+        .bind(MIDNIGHT_MS + number as i64)
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    }
+    drop(connection);
+
+    let store = Store::connect(&url).await.unwrap();
+    store.migrate().await.unwrap();
+    let db = TestDb::from_store(store, url, dir);
+
+    assert_eq!(indexed_through(&db).await, 2);
+    assert!(index_is_consistent(&db).await);
+    assert_eq!(found(&db.store, ALICE, "chemitek", 3).await.len(), 2);
+    // Deleting them removes their index entries (the trigger applies to indexed messages).
+    db.store.clear_conversation(ALICE).await.unwrap();
+    assert!(index_is_consistent(&db).await);
+}
