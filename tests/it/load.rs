@@ -28,6 +28,15 @@ async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
     assert_eq!(report.turns_answered, 150);
     assert_eq!(report.calls.get("sendMessage"), Some(&150));
     assert_eq!(report.overhead.count, 150);
-    assert_eq!(report.turns.len(), 150, "every answered turn has its timings");
-    assert!(report.turns.iter().all(|turn| turn.overhead <= report.overhead.max));
+    assert_eq!(
+        report.turns.len(),
+        150,
+        "every answered turn has its timings"
+    );
+    assert!(
+        report
+            .turns
+            .iter()
+            .all(|turn| turn.overhead <= report.overhead.max)
+    );
 }
