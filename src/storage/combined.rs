@@ -91,7 +91,7 @@ pub(super) async fn combine_writes(
 ) {
     let mut round = Vec::with_capacity(MAX_ROUND);
     while queue.recv_many(&mut round, MAX_ROUND).await > 0 {
-        let writer = connections.writer.lock().await;
+        let writer = connections.lock_writer().await;
         while round.len() < MAX_ROUND {
             match queue.try_recv() {
                 Ok(write) => round.push(write),

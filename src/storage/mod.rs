@@ -109,9 +109,19 @@ struct Connections {
     index_pending: AtomicBool,
     /// Every message up to this id is in the full-text index, as of this process's last batch.
     indexed_through: AtomicI64,
+    /// Whether the writer has been taken since the last checkpoint round ([`checkpoint_wal`]).
+    written_since_checkpoint: AtomicBool,
 }
 
 impl Connections {
+    /// The writer connection, once every earlier caller has released it. Every writer but the
+    /// checkpoints takes it here, so that the checkpoints know when there may be something to do.
+    async fn lock_writer(&self) -> MutexGuard<'_, Option<SqliteConnection>> {
+        let writer = self.writer.lock().await;
+        self.written_since_checkpoint.store(true, Ordering::Release);
+        writer
+    }
+
     /// Call while holding the writer, before a write that stores messages: the next indexing
     /// batch, which needs the writer too, then runs after that write.
     fn messages_to_index(&self) {
@@ -193,6 +203,7 @@ impl Store {
             // A run that stopped may have left messages unindexed.
             index_pending: AtomicBool::new(true),
             indexed_through: AtomicI64::new(0),
+            written_since_checkpoint: AtomicBool::new(true),
         });
         let stop_background_tasks = tokio_util::sync::CancellationToken::new();
         tokio::spawn(checkpoint_wal(
@@ -251,7 +262,7 @@ impl Store {
 
     /// The writer connection, once every earlier caller has released it.
     async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
-        open(self.connections.writer.lock().await)
+        open(self.connections.lock_writer().await)
     }
 
     /// Hands a write to the combining task and waits for its outcome.
@@ -287,8 +298,12 @@ impl Store {
     }
 }
 
-/// How often the write-ahead log is copied back into the database file.
-const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
+/// How often the write-ahead log is copied back into the database file. The checkpoint beside
+/// the writer competes with the chat turns for the CPU while it copies: at 1,000 turns/s, every
+/// 250 ms it copied about 6,500 pages in 17–19 ms, and the slowest turns of a run were the ones
+/// in flight meanwhile. Every 100 ms a round copies less at a time: p99 overhead 3.8–5.3 ms
+/// against 4.8–8.0 ms in alternating load runs, at the same CPU (docs/PERFORMANCE.md).
+const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Copies the write-ahead log back into the database file in the background. By default SQLite
 /// does this inside the commit that crosses 1,000 WAL pages, so one chat turn in a few hundred
@@ -306,7 +321,8 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(250);
 /// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow, the round skips the
 /// last one rather than stall every chat turn for as long, unless the log has grown past 256 MiB;
 /// while a purge runs, a round is one checkpoint beside the writer, and the log starts over after
-/// the purge.
+/// the purge. A round runs only when the writer was taken since the last one, or the last did
+/// not copy the log completely: an idle bot does not wake ten times a second for nothing.
 async fn checkpoint_wal(
     connections: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
@@ -319,6 +335,13 @@ async fn checkpoint_wal(
         let Some(connections) = connections.upgrade() else {
             break;
         };
+        // Nothing written, nothing to copy: an idle bot wakes for no checkpoint.
+        if !connections
+            .written_since_checkpoint
+            .swap(false, Ordering::AcqRel)
+        {
+            continue;
+        }
         let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
             break;
         };
@@ -336,8 +359,17 @@ async fn checkpoint_wal(
         };
         match hold_the_writer {
             Ok(true) => {}
-            Ok(false) => continue,
+            Ok(false) => {
+                // The log is not copied completely: the next round tries again.
+                connections
+                    .written_since_checkpoint
+                    .store(true, Ordering::Release);
+                continue;
+            }
             Err(error) => {
+                connections
+                    .written_since_checkpoint
+                    .store(true, Ordering::Release);
                 tracing::debug!(error = %error, "background WAL checkpoint failed");
                 continue;
             }
@@ -347,6 +379,9 @@ async fn checkpoint_wal(
             break;
         }
         if let Err(error) = checkpoint(&mut checkpointer).await {
+            connections
+                .written_since_checkpoint
+                .store(true, Ordering::Release);
             tracing::debug!(error = %error, "background WAL checkpoint failed");
         }
         drop(writer);

@@ -61,7 +61,7 @@ async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
     connections.index_pending.store(false, Ordering::Release);
     loop {
         let progress = {
-            let mut writer = open(connections.writer.lock().await)?;
+            let mut writer = open(connections.lock_writer().await)?;
             index_batch(&mut writer).await
         };
         let progress = match progress {

@@ -284,7 +284,11 @@ async fn handle(
         Behaviour::delay(default_delay, Behaviour::Reply(reply))
     });
     while let Behaviour::Delay(duration, then) = behaviour {
-        tokio::time::sleep(duration).await;
+        // A zero sleep still waits for the timer's next tick (about 1 ms): the unscripted
+        // default would make the zero-latency fake take a millisecond per call.
+        if !duration.is_zero() {
+            tokio::time::sleep(duration).await;
+        }
         behaviour = *then;
     }
     let call = Call {

@@ -230,6 +230,13 @@ async fn the_bot_token_never_appears_in_logs_even_at_trace_level() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Read the logs as they come: at trace level they fill a pipe's buffer within a second,
+    // and a bot whose log writes block cannot stop.
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut logs = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut logs).map(|_| logs)
+    });
     telegram.send_text(ALICE, ALICE, "hello");
     telegram
         .wait_for(
@@ -239,8 +246,7 @@ async fn the_bot_token_never_appears_in_logs_even_at_trace_level() {
         .await;
     signal(&child, "TERM");
     wait_for_exit(&mut child).await;
-    let mut logs = String::new();
-    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut logs).unwrap();
+    let logs = reader.join().unwrap().unwrap();
 
     assert!(
         logs.len() > 1_000,

@@ -420,7 +420,7 @@ async fn assert_the_log_starts_over_under_nonstop_writes(db: &TestDb) {
     }
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let at_start = restarts_so_far();
-    // Twenty checkpoint intervals of 250 ms at most; the first restart usually comes in one.
+    // Fifty checkpoint intervals of 100 ms at most; the first restart usually comes in one.
     let mut restarted = false;
     for _ in 0..100 {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
