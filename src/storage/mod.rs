@@ -122,8 +122,9 @@ impl Connections {
         writer
     }
 
-    /// Call while holding the writer, before a write that stores messages: the next indexing
-    /// batch, which needs the writer too, then runs after that write.
+    /// Messages may be waiting for the full-text index. Called while holding the writer before
+    /// a write that stores messages, the next indexing batch (which needs the writer too) runs
+    /// after that write.
     fn messages_to_index(&self) {
         self.index_pending.store(true, Ordering::Release);
     }
@@ -200,8 +201,8 @@ impl Store {
             next_reader: AtomicUsize::new(0),
             purges_running: AtomicUsize::new(0),
             checkpointer: Mutex::new(Some(checkpointer)),
-            // A run that stopped may have left messages unindexed.
-            index_pending: AtomicBool::new(true),
+            // Set by `migrate`: the index's progress table may not exist before.
+            index_pending: AtomicBool::new(false),
             indexed_through: AtomicI64::new(0),
             written_since_checkpoint: AtomicBool::new(true),
         });
@@ -229,6 +230,8 @@ impl Store {
             .run(&mut *self.writer().await?)
             .await
             .context("cannot apply database migrations")?;
+        // A run that stopped may have left messages unindexed.
+        self.connections.messages_to_index();
         self.restore_fts_automerge()
             .await
             .context("cannot set up the full-text index")

@@ -34,6 +34,9 @@ const INDEX_BATCH: i64 = 1_000;
 
 /// Indexes pending messages every [`INDEX_INTERVAL`] until the store is closed or dropped.
 pub(super) async fn index_in_background(connections: Weak<Connections>, stop: CancellationToken) {
+    // Whether the last attempt failed: a lasting failure (a full disk, say) is logged once, not
+    // five times a second.
+    let mut failing = false;
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
@@ -46,10 +49,20 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
             continue;
         }
         match index_pending(&connections).await {
+            Ok(_) if failing => {
+                failing = false;
+                tracing::info!("indexing new messages for search works again");
+            }
             Ok(_) => {}
             Err(sqlx::Error::PoolClosed) => break,
             // Tried again next time; a search indexes what it needs itself.
-            Err(error) => tracing::warn!(error = %error, "indexing new messages for search failed"),
+            Err(error) if failing => {
+                tracing::debug!(error = %error, "indexing new messages for search failed again")
+            }
+            Err(error) => {
+                failing = true;
+                tracing::warn!(error = %error, "indexing new messages for search failed");
+            }
         }
     }
 }

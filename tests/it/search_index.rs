@@ -120,6 +120,43 @@ async fn the_background_task_indexes_new_messages_without_any_search() {
 }
 
 #[tokio::test]
+async fn messages_a_stopped_run_left_unindexed_are_indexed_after_the_next_start() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    db.store.index_pending_messages().await.unwrap();
+    // As if a run had stored them and stopped before its next batch.
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
+        .await
+        .unwrap();
+    let newest: i64 = sqlx::query_scalar(
+        "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                               tokens_in, tokens_out)
+         VALUES (?1, ?2, ?3, 'user', 'left behind by a crash', ?4, 0, 0) RETURNING id",
+    )
+    .bind(ALICE.chat_id)
+    .bind(ALICE.user_id)
+    .bind(session)
+    .bind(MIDNIGHT_MS)
+    .fetch_one(&mut connection)
+    .await
+    .unwrap();
+    db.store.close().await;
+
+    let restarted = Store::connect(&db.url).await.unwrap();
+    restarted.migrate().await.unwrap();
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while indexed_through(&db).await < newest {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the restarted store did not index message {newest}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(index_is_consistent(&db).await);
+}
+
+#[tokio::test]
 async fn more_messages_than_one_batch_are_all_indexed() {
     let db = TestDb::new().await;
     let session = db.session(ALICE, MIDNIGHT_MS).await;
