@@ -29,11 +29,40 @@ async fn found(store: &Store, key: ConversationKey, term: &str, before_id: i64) 
         .collect()
 }
 
+/// A connection of its own to the database at `url`, beside (and unseen by) the store.
+async fn connection_beside_the_store(url: &str) -> sqlx::SqliteConnection {
+    <sqlx::SqliteConnection as sqlx::Connection>::connect(&format!("{url}?mode=rwc"))
+        .await
+        .unwrap()
+}
+
+/// Stores a user's message through `connection`, behind the store's back (so its background
+/// task does not know there is something to index); returns its id.
+async fn insert_beside_the_store(
+    connection: &mut sqlx::SqliteConnection,
+    key: ConversationKey,
+    session_id: i64,
+    text: &str,
+    at_ms: i64,
+) -> i64 {
+    sqlx::query_scalar(
+        "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                               tokens_in, tokens_out)
+         VALUES (?1, ?2, ?3, 'user', ?4, ?5, 0, 0) RETURNING id",
+    )
+    .bind(key.chat_id)
+    .bind(key.user_id)
+    .bind(session_id)
+    .bind(text)
+    .bind(at_ms)
+    .fetch_one(connection)
+    .await
+    .unwrap()
+}
+
 /// Runs FTS5's own consistency check of the index against the messages table.
 async fn index_is_consistent(db: &TestDb) -> bool {
-    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
-        .await
-        .unwrap();
+    let mut connection = connection_beside_the_store(&db.url).await;
     sqlx::query("INSERT INTO messages_fts (messages_fts, rank) VALUES ('integrity-check', 1)")
         .execute(&mut connection)
         .await
@@ -42,9 +71,7 @@ async fn index_is_consistent(db: &TestDb) -> bool {
 
 /// The mark through which messages are indexed, as stored.
 async fn indexed_through(db: &TestDb) -> i64 {
-    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
-        .await
-        .unwrap();
+    let mut connection = connection_beside_the_store(&db.url).await;
     sqlx::query_scalar("SELECT indexed_through FROM search_index_progress")
         .fetch_one(&mut connection)
         .await
@@ -125,21 +152,15 @@ async fn messages_a_stopped_run_left_unindexed_are_indexed_after_the_next_start(
     let session = db.session(ALICE, MIDNIGHT_MS).await;
     db.store.index_pending_messages().await.unwrap();
     // As if a run had stored them and stopped before its next batch.
-    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
-        .await
-        .unwrap();
-    let newest: i64 = sqlx::query_scalar(
-        "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
-                               tokens_in, tokens_out)
-         VALUES (?1, ?2, ?3, 'user', 'left behind by a crash', ?4, 0, 0) RETURNING id",
+    let mut connection = connection_beside_the_store(&db.url).await;
+    let newest = insert_beside_the_store(
+        &mut connection,
+        ALICE,
+        session,
+        "left behind by a crash",
+        MIDNIGHT_MS,
     )
-    .bind(ALICE.chat_id)
-    .bind(ALICE.user_id)
-    .bind(session)
-    .bind(MIDNIGHT_MS)
-    .fetch_one(&mut connection)
-    .await
-    .unwrap();
+    .await;
     db.store.close().await;
 
     let restarted = Store::connect(&db.url).await.unwrap();
@@ -160,9 +181,7 @@ async fn messages_a_stopped_run_left_unindexed_are_indexed_after_the_next_start(
 async fn more_messages_than_one_batch_are_all_indexed() {
     let db = TestDb::new().await;
     let session = db.session(ALICE, MIDNIGHT_MS).await;
-    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
-        .await
-        .unwrap();
+    let mut connection = connection_beside_the_store(&db.url).await;
     // 2,500 messages in one statement: more than two batches of the indexer.
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2499)
@@ -211,9 +230,7 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     let through = db.store.index_pending_messages().await.unwrap();
     // Stored behind the store's back, so its background task does not index them: they are
     // not in the index when /clear and the purge delete them.
-    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
-        .await
-        .unwrap();
+    let mut connection = connection_beside_the_store(&db.url).await;
     for (key, session, text, at_ms) in [
         (
             ALICE,
@@ -228,19 +245,7 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
             MIDNIGHT_MS - 40 * DAY_MS,
         ),
     ] {
-        sqlx::query(
-            "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
-                                   tokens_in, tokens_out)
-             VALUES (?1, ?2, ?3, 'user', ?4, ?5, 0, 0)",
-        )
-        .bind(key.chat_id)
-        .bind(key.user_id)
-        .bind(session)
-        .bind(text)
-        .bind(at_ms)
-        .execute(&mut connection)
-        .await
-        .unwrap();
+        insert_beside_the_store(&mut connection, key, session, text, at_ms).await;
     }
     assert_eq!(
         indexed_through(&db).await,
@@ -274,10 +279,7 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
 async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migration() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
-    let mut connection =
-        <sqlx::SqliteConnection as sqlx::Connection>::connect(&format!("{url}?mode=rwc"))
-            .await
-            .unwrap();
+    let mut connection = connection_beside_the_store(&url).await;
     // The schema as it was before indexing moved to batches: every migration but the last.
     let before = sqlx::migrate::Migrator {
         migrations: Cow::Owned(MIGRATOR.migrations[..MIGRATOR.migrations.len() - 1].to_vec()),
@@ -298,18 +300,8 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
         .iter()
         .enumerate()
     {
-        sqlx::query(
-            "INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
-                                   tokens_in, tokens_out)
-             VALUES (?1, ?2, 1, 'user', ?3, ?4, 0, 0)",
-        )
-        .bind(ALICE.chat_id)
-        .bind(ALICE.user_id)
-        .bind(text)
-        .bind(MIDNIGHT_MS + number as i64)
-        .execute(&mut connection)
-        .await
-        .unwrap();
+        let at_ms = MIDNIGHT_MS + number as i64;
+        insert_beside_the_store(&mut connection, ALICE, 1, text, at_ms).await;
     }
     drop(connection);
 
