@@ -381,13 +381,20 @@ async fn checkpoint_wal(
         if writer.is_none() {
             break;
         }
-        if let Err(error) = checkpoint(&mut checkpointer).await {
+        let copied_completely = match checkpoint(&mut checkpointer).await {
+            // A reader's snapshot can keep the end of the log from being copied.
+            Ok((in_log, copied)) => copied >= in_log,
+            Err(error) => {
+                tracing::debug!(error = %error, "background WAL checkpoint failed");
+                false
+            }
+        };
+        drop(writer);
+        if !copied_completely {
             connections
                 .written_since_checkpoint
                 .store(true, Ordering::Release);
-            tracing::debug!(error = %error, "background WAL checkpoint failed");
         }
-        drop(writer);
     }
 }
 

@@ -15,13 +15,13 @@
 //! pending. Message ids only grow and every write is serialized, so "indexed through id N" means
 //! every message up to N can be found, whichever process stored it.
 
-use std::sync::Weak;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Connections, ConversationKey, Store, StoredMessage, open};
+use super::{Connections, ConversationKey, Store, StoredMessage, is_storage_full, open};
 use crate::storage::MessageRole;
 
 /// How often the background task indexes the messages stored since its last batch. Recall never
@@ -32,11 +32,15 @@ pub(super) const INDEX_INTERVAL: Duration = Duration::from_millis(200);
 /// the writer (at 1,000 turns/s, 200 ms bring about 400 messages).
 const INDEX_BATCH: i64 = 1_000;
 
+/// After a failed attempt, the background task waits this many intervals before the next one.
+const INTERVALS_AFTER_A_FAILURE: u32 = 25;
+
 /// Indexes pending messages every [`INDEX_INTERVAL`] until the store is closed or dropped.
 pub(super) async fn index_in_background(connections: Weak<Connections>, stop: CancellationToken) {
     // Whether the last attempt failed: a lasting failure (a full disk, say) is logged once, not
-    // five times a second.
+    // five times a second, and retried every few seconds.
     let mut failing = false;
+    let mut intervals_to_skip = 0;
     loop {
         tokio::select! {
             () = stop.cancelled() => break,
@@ -48,6 +52,10 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
         if !connections.index_pending.load(Ordering::Acquire) {
             continue;
         }
+        if intervals_to_skip > 0 {
+            intervals_to_skip -= 1;
+            continue;
+        }
         match index_pending(&connections).await {
             Ok(_) if failing => {
                 failing = false;
@@ -57,10 +65,12 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
             Err(sqlx::Error::PoolClosed) => break,
             // Tried again next time; a search indexes what it needs itself.
             Err(error) if failing => {
+                intervals_to_skip = INTERVALS_AFTER_A_FAILURE;
                 tracing::debug!(error = %error, "indexing new messages for search failed again")
             }
             Err(error) => {
                 failing = true;
+                intervals_to_skip = INTERVALS_AFTER_A_FAILURE;
                 tracing::warn!(error = %error, "indexing new messages for search failed");
             }
         }
@@ -72,13 +82,19 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
 async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
     // Messages stored from here on set the flag again; those stored before are in the batches.
     connections.index_pending.store(false, Ordering::Release);
+    let mut batch = INDEX_BATCH;
     loop {
         let progress = {
             let mut writer = open(connections.lock_writer().await)?;
-            index_batch(&mut writer).await
+            index_batch(&mut writer, batch).await
         };
         let progress = match progress {
             Ok(progress) => progress,
+            // A database at its size cap may still have room for the index of fewer messages.
+            Err(error) if is_storage_full(&error) && batch > 1 => {
+                batch /= 2;
+                continue;
+            }
             Err(error) => {
                 connections.index_pending.store(true, Ordering::Release);
                 return Err(error);
@@ -104,9 +120,14 @@ struct Progress {
     newest: Option<i64>,
 }
 
-/// Indexes the next [`INDEX_BATCH`] messages after the mark and moves the mark past them, in one
-/// transaction sent as one command.
-async fn index_batch(connection: &mut sqlx::SqliteConnection) -> Result<Progress, sqlx::Error> {
+/// Indexes the next `batch` messages after the mark and moves the mark past them, in one
+/// transaction sent as one command. With nothing to index, the mark moves to the last id ever
+/// given to a message (`sqlite_sequence`): any message up to it is indexed or deleted, and
+/// messages deleted before they were indexed no longer hold the mark back.
+async fn index_batch(
+    connection: &mut sqlx::SqliteConnection,
+    batch: i64,
+) -> Result<Progress, sqlx::Error> {
     let progress = sqlx::query_as!(
         Progress,
         r#"BEGIN IMMEDIATE;
@@ -115,16 +136,17 @@ async fn index_batch(connection: &mut sqlx::SqliteConnection) -> Result<Progress
                WHERE id > (SELECT indexed_through FROM search_index_progress)
                ORDER BY id LIMIT +?;
            UPDATE search_index_progress
-           SET indexed_through = coalesce(
+           SET indexed_through = max(indexed_through, coalesce(
                (SELECT max(id) FROM (SELECT id FROM messages
                                      WHERE id > search_index_progress.indexed_through
                                      ORDER BY id LIMIT +?)),
-               indexed_through)
+               (SELECT seq FROM sqlite_sequence WHERE name = 'messages'),
+               indexed_through))
            RETURNING indexed_through AS "indexed_through!",
                      (SELECT max(id) FROM messages) AS "newest?: i64";
            COMMIT"#,
-        INDEX_BATCH,
-        INDEX_BATCH,
+        batch,
+        batch,
     )
     // All rows, not just the first: the statements after the one returning rows (the commit)
     // run only as the rows are read to the end.
@@ -144,7 +166,12 @@ impl Store {
     /// Indexes every message not yet in the full-text index now, instead of at the background
     /// task's next batch. Returns the id through which messages are indexed.
     pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error> {
-        index_pending(&self.connections).await
+        // In a task of its own: a caller that gives up half-way (its future dropped) must not
+        // leave the writer inside a batch's transaction.
+        let connections = Arc::clone(&self.connections);
+        tokio::spawn(async move { index_pending(&connections).await })
+            .await
+            .unwrap_or(Err(sqlx::Error::WorkerCrashed))
     }
 
     /// Messages of the conversation matching the FTS5 `match_expression`, older than message
@@ -169,7 +196,12 @@ impl Store {
         if indexed_through < before_id.saturating_sub(1)
             && let Err(error) = self.index_pending_messages().await
         {
-            tracing::warn!(error = %error, "could not index new messages before a search");
+            // A full database is already reported where it stops storing messages.
+            if is_storage_full(&error) {
+                tracing::debug!(error = %error, "could not index new messages before a search");
+            } else {
+                tracing::warn!(error = %error, "could not index new messages before a search");
+            }
         }
         sqlx::query_as!(
             StoredMessage,

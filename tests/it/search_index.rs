@@ -60,6 +60,15 @@ async fn insert_beside_the_store(
     .unwrap()
 }
 
+/// The last id given to a message, deleted or not.
+async fn newest_id(db: &TestDb) -> i64 {
+    let mut connection = connection_beside_the_store(&db.url).await;
+    sqlx::query_scalar("SELECT seq FROM sqlite_sequence WHERE name = 'messages'")
+        .fetch_one(&mut connection)
+        .await
+        .unwrap()
+}
+
 /// Runs FTS5's own consistency check of the index against the messages table.
 async fn index_is_consistent(db: &TestDb) -> bool {
     let mut connection = connection_beside_the_store(&db.url).await;
@@ -262,6 +271,8 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     let through = db.store.index_pending_messages().await.unwrap();
 
     assert_eq!(purged.messages, 1);
+    // The deleted messages no longer hold the mark back.
+    assert_eq!(through, newest_id(&db).await);
     assert!(index_is_consistent(&db).await);
     assert!(
         found(&db.store, ALICE, "chemitek", through + 1)
@@ -315,4 +326,66 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
     // Deleting them removes their index entries (the trigger applies to indexed messages).
     db.store.clear_conversation(ALICE).await.unwrap();
     assert!(index_is_consistent(&db).await);
+}
+
+#[tokio::test]
+async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
+    let store = Store::connect_with_limit(&url, Some(1024 * 1024))
+        .await
+        .unwrap();
+    store.migrate().await.unwrap();
+    let db = TestDb::from_store(store, url, dir);
+    let session = db.session(BOB, MIDNIGHT_MS).await;
+    // Messages of distinct words, so that their index entries need pages of their own, until
+    // the file is full.
+    let mut stored = 0;
+    for number in 0..5_000 {
+        let text: String = (0..200).map(|word| format!("w{number}x{word} ")).collect();
+        let message = telemem::storage::NewMessage {
+            key: BOB,
+            session_id: session,
+            role: MessageRole::User,
+            content: &text,
+            created_at_ms: MIDNIGHT_MS + number,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: None,
+        };
+        match db.store.add_message(&message).await {
+            Ok(_) => stored += 1,
+            Err(error) => {
+                assert!(telemem::storage::is_storage_full(&error), "{error}");
+                break;
+            }
+        }
+    }
+    assert!(
+        stored > 0 && stored < 5_000,
+        "the cap was reached after {stored}"
+    );
+
+    // Whatever fits is indexed; what does not waits, and nothing is left half-done.
+    if let Err(error) = db.store.index_pending_messages().await {
+        assert!(telemem::storage::is_storage_full(&error), "{error}");
+    }
+    db.store.clear_conversation(BOB).await.unwrap();
+    let alice_session = db.session(ALICE, MIDNIGHT_MS).await;
+    let parcel = db
+        .message(
+            ALICE,
+            alice_session,
+            MessageRole::User,
+            "the chemitek parcel",
+            MIDNIGHT_MS,
+        )
+        .await;
+
+    assert_eq!(db.store.index_pending_messages().await.unwrap(), parcel);
+    assert!(index_is_consistent(&db).await);
+    assert_eq!(
+        found(&db.store, ALICE, "chemitek", parcel + 1).await.len(),
+        1
+    );
 }
