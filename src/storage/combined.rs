@@ -220,9 +220,7 @@ async fn round_statement(
     match inserted {
         Ok(inserted) => Ok(match_inserted(connection, rows, inserted).await),
         Err(error) => {
-            if let Err(rollback) = sqlx::query!("ROLLBACK").execute(&mut *connection).await {
-                tracing::trace!(error = %rollback, "nothing to roll back");
-            }
+            super::roll_back_failed_command(connection).await;
             Err(error)
         }
     }

@@ -301,6 +301,14 @@ impl Store {
     }
 }
 
+/// Rolls back the transaction of a command that failed part-way: the statements after a failing
+/// one do not run, so its `COMMIT` never came. Nothing to roll back is no error.
+async fn roll_back_failed_command(connection: &mut SqliteConnection) {
+    if let Err(rollback) = sqlx::query!("ROLLBACK").execute(connection).await {
+        tracing::trace!(error = %rollback, "nothing to roll back");
+    }
+}
+
 /// How often the write-ahead log is copied back into the database file. The checkpoint beside
 /// the writer competes with the chat turns for the CPU while it copies: at 1,000 turns/s, every
 /// 250 ms it copied about 6,500 pages in 17–19 ms, and the slowest turns of a run were the ones
@@ -348,54 +356,57 @@ async fn checkpoint_wal(
         let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
             break;
         };
-        let hold_the_writer = if connections.purges_running.load(Ordering::Relaxed) > 0 {
-            // A purge fills the log faster than anything else; holding the writer for its pages
-            // stalled chat turns by up to 235 ms. The log starts over once the purge is done.
-            checkpoint(&mut checkpointer).await.map(|_| false)
-        } else {
-            // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
-            // stall every chat turn for as long, so the log grows until such a time has passed;
-            // past LARGE_LOG_PAGES it must start over, even at the price of a stall.
-            catch_up(&mut checkpointer).await.map(|caught_up| {
-                caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES
-            })
-        };
-        match hold_the_writer {
-            Ok(true) => {}
-            Ok(false) => {
-                // The log is not copied completely: the next round tries again.
-                connections
-                    .written_since_checkpoint
-                    .store(true, Ordering::Release);
-                continue;
-            }
-            Err(error) => {
-                connections
-                    .written_since_checkpoint
-                    .store(true, Ordering::Release);
-                tracing::debug!(error = %error, "background WAL checkpoint failed");
-                continue;
-            }
-        }
-        let writer = connections.writer.lock().await;
-        if writer.is_none() {
+        let Some(copied_completely) = checkpoint_round(&connections, &mut checkpointer).await
+        else {
             break;
-        }
-        let copied_completely = match checkpoint(&mut checkpointer).await {
-            // A reader's snapshot can keep the end of the log from being copied.
-            Ok((in_log, copied)) => copied >= in_log,
-            Err(error) => {
-                tracing::debug!(error = %error, "background WAL checkpoint failed");
-                false
-            }
         };
-        drop(writer);
         if !copied_completely {
+            // The next round tries again, written to or not.
             connections
                 .written_since_checkpoint
                 .store(true, Ordering::Release);
         }
     }
+}
+
+/// One round of [`checkpoint_wal`]: whether it copied the log completely, `None` once the store
+/// is closed.
+async fn checkpoint_round(
+    connections: &Connections,
+    checkpointer: &mut SqliteConnection,
+) -> Option<bool> {
+    let hold_the_writer = if connections.purges_running.load(Ordering::Relaxed) > 0 {
+        // A purge fills the log faster than anything else; holding the writer for its pages
+        // stalled chat turns by up to 235 ms. The log starts over once the purge is done.
+        checkpoint(checkpointer).await.map(|_| false)
+    } else {
+        // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
+        // stall every chat turn for as long, so the log grows until such a time has passed;
+        // past LARGE_LOG_PAGES it must start over, even at the price of a stall.
+        catch_up(checkpointer).await.map(|caught_up| {
+            caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES
+        })
+    };
+    match hold_the_writer {
+        Ok(true) => {}
+        Ok(false) => return Some(false),
+        Err(error) => {
+            tracing::debug!(error = %error, "background WAL checkpoint failed");
+            return Some(false);
+        }
+    }
+    let writer = connections.writer.lock().await;
+    writer.as_ref()?;
+    let copied_completely = match checkpoint(checkpointer).await {
+        // A reader's snapshot can keep the end of the log from being copied.
+        Ok((in_log, copied)) => copied >= in_log,
+        Err(error) => {
+            tracing::debug!(error = %error, "background WAL checkpoint failed");
+            false
+        }
+    };
+    drop(writer);
+    Some(copied_completely)
 }
 
 /// How many checkpoints of a round run beside the writer at most, before the one that holds it.

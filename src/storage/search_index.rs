@@ -21,7 +21,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Connections, ConversationKey, Store, StoredMessage, is_storage_full, open};
+use super::{
+    Connections, ConversationKey, Store, StoredMessage, is_storage_full, open,
+    roll_back_failed_command,
+};
 use crate::storage::MessageRole;
 
 /// How often the background task indexes the messages stored since its last batch. Recall never
@@ -57,21 +60,22 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
             continue;
         }
         match index_pending(&connections).await {
-            Ok(_) if failing => {
+            Ok(_) => {
+                if failing {
+                    tracing::info!("indexing new messages for search works again");
+                }
                 failing = false;
-                tracing::info!("indexing new messages for search works again");
             }
-            Ok(_) => {}
             Err(sqlx::Error::PoolClosed) => break,
-            // Tried again next time; a search indexes what it needs itself.
-            Err(error) if failing => {
-                intervals_to_skip = INTERVALS_AFTER_A_FAILURE;
-                tracing::debug!(error = %error, "indexing new messages for search failed again")
-            }
+            // Tried again a few seconds later; a search indexes what it needs itself.
             Err(error) => {
+                if failing {
+                    tracing::debug!(error = %error, "indexing new messages for search failed again");
+                } else {
+                    tracing::warn!(error = %error, "indexing new messages for search failed");
+                }
                 failing = true;
                 intervals_to_skip = INTERVALS_AFTER_A_FAILURE;
-                tracing::warn!(error = %error, "indexing new messages for search failed");
             }
         }
     }
@@ -154,10 +158,7 @@ async fn index_batch(
     .await
     .and_then(|rows| rows.into_iter().next().ok_or(sqlx::Error::RowNotFound));
     if progress.is_err() {
-        // Statements after a failing one do not run: roll back what the transaction did.
-        if let Err(rollback) = sqlx::query!("ROLLBACK").execute(&mut *connection).await {
-            tracing::trace!(error = %rollback, "nothing to roll back");
-        }
+        roll_back_failed_command(connection).await;
     }
     progress
 }
