@@ -91,24 +91,26 @@ async fn indexed_through(db: &TestDb) -> i64 {
 async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
     let db = TestDb::new().await;
     let session = db.session(ALICE, MIDNIGHT_MS).await;
-    let parcel = db
-        .message(
-            ALICE,
-            session,
-            MessageRole::User,
-            "where is the chemitek parcel",
-            MIDNIGHT_MS,
-        )
-        .await;
-    let newer = db
-        .message(
-            ALICE,
-            session,
-            MessageRole::User,
-            "and the chemitek invoice",
-            MIDNIGHT_MS + 1,
-        )
-        .await;
+    db.store.index_pending_messages().await.unwrap();
+    // Stored behind the store's back, so that its background task never indexes them: only the
+    // search itself can.
+    let mut connection = connection_beside_the_store(&db.url).await;
+    let parcel = insert_beside_the_store(
+        &mut connection,
+        ALICE,
+        session,
+        "where is the chemitek parcel",
+        MIDNIGHT_MS,
+    )
+    .await;
+    let newer = insert_beside_the_store(
+        &mut connection,
+        ALICE,
+        session,
+        "and the chemitek invoice",
+        MIDNIGHT_MS + 1,
+    )
+    .await;
 
     // No waiting for the background batch: the search indexes what it could otherwise miss.
     let before_newer = found(&db.store, ALICE, "chemitek", newer).await;
