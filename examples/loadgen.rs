@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::Parser;
 use serde_json::json;
 
@@ -208,7 +209,7 @@ fn write_turns_csv(path: &std::path::Path, report: &Report) -> anyhow::Result<()
             ms(turn.llm)
         );
     }
-    std::fs::write(path, csv).map_err(|error| anyhow::anyhow!("cannot write {path:?}: {error}"))
+    std::fs::write(path, csv).with_context(|| format!("cannot write {}", path.display()))
 }
 
 #[tokio::main]
