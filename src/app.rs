@@ -1,6 +1,7 @@
 //! Wires the running bot together and owns its lifetime: database (migrated), LLM client,
-//! conversations, summarizer, Telegram dispatcher, background jobs; and shutdown on SIGTERM or
-//! SIGINT: stop taking updates, let turns in flight finish, stop the jobs, close the database.
+//! conversations, summarizer, Telegram intake and scheduler, background jobs; and shutdown on
+//! SIGTERM or SIGINT: stop taking updates, let turns in flight finish within the grace period,
+//! stop the jobs, close the database.
 
 use std::sync::Arc;
 
@@ -19,7 +20,11 @@ use crate::memory::redact::Redactor;
 use crate::secret::Secret;
 use crate::storage::Store;
 use crate::telegram::access::AccessPolicy;
-use crate::telegram::intake::{Intake, random_webhook_secret, run_polling, webhook_router};
+use crate::telegram::connect::{ConnectError, connect};
+use crate::telegram::intake::{
+    Incoming, Intake, random_webhook_secret, run_polling, webhook_router,
+};
+use crate::telegram::scheduler::{Scheduler, SchedulerParts};
 use crate::telegram::{self, TelegramApi};
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::AllowedUpdate;
@@ -147,6 +152,9 @@ impl App {
         }
     }
 
+    /// Starts the HTTP server and the jobs, reaches Telegram (retrying while it cannot be
+    /// reached), takes updates by polling or webhook and handles them until `shutdown`, then
+    /// stops everything in order.
     async fn run_with<B: TelegramApi>(
         self,
         bot: B,
@@ -158,30 +166,27 @@ impl App {
                 "TELEGRAM_WEBHOOK_URL needs HTTP_ADDR: the address the webhook is served on"
             );
         }
-        if let Err(error) = telegram::register_commands(&bot).await {
-            tracing::warn!(error = %error, "could not register the command menu with Telegram");
-        }
         let background = CancellationToken::new();
         let jobs = self.core.spawn_jobs(config, &background);
         let access = Arc::new(AccessPolicy::from_config(&config.telegram));
-        let (intake, listener) = Intake::new(
+        let (intake, updates) = Intake::new(
             self.core.store.clone(),
             self.core.clock.clone(),
             access.clone(),
         );
-
-        let intake_stop = CancellationToken::new();
-        // Webhook mode: the route is served before Telegram is told about it.
-        let webhook_secret = config.telegram.webhook_url.as_ref().map(|_| {
-            config
+        let webhook = config.telegram.webhook_url.as_ref().map(|url| Webhook {
+            url: url.clone(),
+            secret: config
                 .telegram
                 .webhook_secret
                 .clone()
-                .unwrap_or_else(random_webhook_secret)
+                .unwrap_or_else(random_webhook_secret),
         });
-        let webhook_routes = match (&config.telegram.webhook_url, &webhook_secret) {
-            (Some(url), Some(secret)) => webhook_router(url.path(), intake.clone(), secret.clone()),
-            _ => axum::Router::new(),
+        let webhook_routes = match &webhook {
+            Some(webhook) => {
+                webhook_router(webhook.url.path(), intake.clone(), webhook.secret.clone())
+            }
+            None => axum::Router::new(),
         };
         let http = crate::http::start(
             &config.http,
@@ -191,36 +196,69 @@ impl App {
             background.clone(),
         )
         .await?;
-        let poller = match (&config.telegram.webhook_url, webhook_secret) {
-            (Some(url), Some(secret)) => {
-                let replay = intake.clone();
-                tokio::spawn(async move { replay.replay_unfinished_logged().await });
-                register_webhook(&bot, url, &secret).await?;
-                None
-            }
-            _ => Some(tokio::spawn(run_polling(
-                bot.clone(),
-                intake.clone(),
-                intake_stop.clone(),
-            ))),
+        let services = Services {
+            jobs,
+            http,
+            background,
         };
 
-        let mut dispatcher = telegram::dispatcher(
-            bot.clone(),
-            self.core.conversations.clone(),
-            access,
-            intake.clone(),
-            config,
-        );
-        let dispatcher_shutdown = dispatcher.shutdown_token();
-        tokio::spawn(async move {
-            shutdown.cancelled().await;
-            tracing::info!("shutting down: no new updates; finishing the turns in flight");
-            intake_stop.cancel();
-            // Fails only if dispatching has not started yet or already stopped; both are fine.
-            if let Ok(done) = dispatcher_shutdown.shutdown() {
-                done.await;
+        let served = self
+            .serve_telegram(bot, access, intake, updates, webhook, &shutdown)
+            .await;
+        services.stop(&self.core.store).await;
+        tracing::info!("telemem stopped");
+        served
+    }
+
+    /// Reaches Telegram, starts taking updates and handles them until `shutdown`.
+    async fn serve_telegram<B: TelegramApi>(
+        &self,
+        bot: B,
+        access: Arc<AccessPolicy>,
+        intake: Intake,
+        updates: tokio::sync::mpsc::Receiver<Incoming>,
+        webhook: Option<Webhook>,
+        shutdown: &CancellationToken,
+    ) -> anyhow::Result<()> {
+        let config = &self.config;
+        let me = match connect(&bot, &public_api_url(&self.bot), shutdown).await {
+            Ok(me) => me,
+            Err(ConnectError::Stopped) => return Ok(()),
+            Err(error) => return Err(error.into()),
+        };
+        crate::metrics::telegram_contact_at(self.core.clock.now_ms());
+        if let Err(error) = telegram::register_commands(&bot).await {
+            tracing::warn!(error = %error, "could not register the command menu with Telegram");
+        }
+        let poller = match &webhook {
+            Some(webhook) => {
+                let replay = intake.clone();
+                tokio::spawn(async move { replay.replay_unfinished_logged().await });
+                register_webhook(&bot, &webhook.url, &webhook.secret).await?;
+                None
             }
+            None => Some(tokio::spawn(run_polling(
+                bot.clone(),
+                intake.clone(),
+                shutdown.clone(),
+            ))),
+        };
+        let scheduler = Scheduler::new(SchedulerParts {
+            bot: bot.clone(),
+            handler: telegram::schema::<B>(),
+            dependencies: telegram::dependencies(
+                bot,
+                me.clone(),
+                self.core.conversations.clone(),
+                access.clone(),
+                intake.clone(),
+                config,
+            ),
+            intake,
+            access,
+            me,
+            clock: self.core.clock.clone(),
+            settings: telegram::scheduler_settings(config),
         });
         tracing::info!(
             mode = if poller.is_some() {
@@ -230,27 +268,15 @@ impl App {
             },
             "telemem is running"
         );
-        dispatcher
-            .dispatch_with_listener(
-                listener,
-                teloxide::error_handlers::LoggingErrorHandler::new(),
-            )
-            .await;
-
+        let stopping = shutdown.clone();
+        tokio::spawn(async move {
+            stopping.cancelled().await;
+            tracing::info!("shutting down: no new updates; finishing the turns in flight");
+        });
+        scheduler.run(updates, shutdown.clone()).await;
         if let Some(poller) = poller {
             let _ = poller.await;
         }
-        background.cancel();
-        join_jobs(jobs).await;
-        if let Some(http) = http {
-            match http.await {
-                Ok(Err(error)) => tracing::error!(error = ?error, "the HTTP server failed"),
-                Err(error) => tracing::error!(error = ?error, "the HTTP server ended abnormally"),
-                Ok(Ok(())) => {}
-            }
-        }
-        self.core.store.close().await;
-        tracing::info!("telemem stopped");
         Ok(())
     }
 
@@ -260,6 +286,45 @@ impl App {
         tokio::spawn(cancel_on_signal(shutdown.clone()));
         self.run_until(shutdown).await
     }
+}
+
+/// Webhook mode's URL and the secret Telegram must present.
+struct Webhook {
+    url: reqwest::Url,
+    secret: Secret,
+}
+
+/// What runs beside the Telegram side and stops after it: the jobs and the HTTP server.
+struct Services {
+    jobs: Vec<(&'static str, tokio::task::JoinHandle<()>)>,
+    http: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    background: CancellationToken,
+}
+
+impl Services {
+    /// Stops the jobs and the HTTP server, then closes the database once the writes already
+    /// handed to the store are done.
+    async fn stop(self, store: &Store) {
+        self.background.cancel();
+        join_jobs(self.jobs).await;
+        if let Some(http) = self.http {
+            match http.await {
+                Ok(Err(error)) => tracing::error!(error = ?error, "the HTTP server failed"),
+                Err(error) => tracing::error!(error = ?error, "the HTTP server ended abnormally"),
+                Ok(Ok(())) => {}
+            }
+        }
+        store.close().await;
+    }
+}
+
+/// The Bot API's URL as it may be logged: teloxide puts the token in each request's path, not
+/// here, but a URL can still carry a user name and password.
+fn public_api_url(bot: &Bot) -> String {
+    let mut url = bot.api_url();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.to_string()
 }
 
 /// Registers the webhook with Telegram, with its secret token.

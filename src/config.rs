@@ -219,9 +219,35 @@ pub struct TelegramConfig {
           default_value_t = 4_096, global = true,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_message_chars: u32,
+
+    /// Most messages of one person waiting for an answer at once (the one being answered
+    /// included); further ones get one notice and are not sent to the model. 0: no limit.
+    /// ADMIN_USERS are exempt.
+    #[arg(long = "user-max-pending", env = "USER_MAX_PENDING", value_name = "USER_MAX_PENDING",
+          default_value_t = 5, global = true,
+          value_parser = clap::value_parser!(u32).range(0..=10_000))]
+    pub user_max_pending: u32,
+
+    /// Most messages one person may send in a minute; further ones get one notice and are not
+    /// sent to the model. 0: no limit. ADMIN_USERS are exempt.
+    #[arg(long = "user-messages-per-minute", env = "USER_MESSAGES_PER_MINUTE",
+          value_name = "USER_MESSAGES_PER_MINUTE", default_value_t = 20, global = true,
+          value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    pub user_messages_per_minute: u32,
+
+    /// On SIGTERM, how long the turns in flight may take to finish before they are stopped (and
+    /// handled again after the next start). The default fits Docker's 10-second stop timeout.
+    #[arg(long = "shutdown-grace-secs", env = "SHUTDOWN_GRACE_SECS",
+          value_name = "SHUTDOWN_GRACE_SECS", default_value_t = 8, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=3_600))]
+    pub shutdown_grace_secs: u64,
 }
 
 impl TelegramConfig {
+    pub fn shutdown_grace(&self) -> Duration {
+        Duration::from_secs(self.shutdown_grace_secs)
+    }
+
     /// Refuses a configuration that would open the bot to everyone by accident.
     pub fn check_access_is_explicit(&self) -> anyhow::Result<()> {
         if self.allowed_users.is_empty() && self.admin_users.is_empty() && !self.allow_all_users {

@@ -3,9 +3,9 @@
 //! only these two read-only routes and answers nothing about users or their messages; webhook
 //! routes, when they come, are merged into the same router by the app.
 //!
-//! Healthy means both: the database answers a read, and Telegram was heard from (a successful poll
-//! or webhook call) within `HEALTH_MAX_SILENCE_SECS`. Until the first contact, the time since
-//! start counts as silence, so a bot that never reaches Telegram turns unhealthy too.
+//! Healthy means both: the database answers a read, and Telegram was heard from (the first
+//! `getMe`, a successful poll or webhook call) within `HEALTH_MAX_SILENCE_SECS`. Until the first
+//! contact the bot is unhealthy: it is still trying to reach Telegram and serves nobody.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
@@ -140,19 +140,22 @@ async fn healthz(State(state): State<HttpState>) -> (StatusCode, axum::Json<Heal
     let database = check_database(&state.store).await;
     let now_ms = state.clock.now_ms();
     let last_contact_ms = state.last_contact.last_ms();
-    // Before the first contact, the silence is counted from start.
-    let silence_ms = now_ms - last_contact_ms.unwrap_or(state.started_at_ms);
 
     let mut failures = Vec::new();
     if let Err(problem) = database {
         failures.push(format!("database {}", problem.as_str()));
     }
-    if silence_ms > state.max_silence_ms {
-        failures.push(format!(
+    match last_contact_ms {
+        None => failures.push(format!(
+            "Telegram not reached yet ({} s since start)",
+            (now_ms - state.started_at_ms).max(0) / 1_000
+        )),
+        Some(contact_ms) if now_ms - contact_ms > state.max_silence_ms => failures.push(format!(
             "no contact with Telegram for {} s (limit {} s)",
-            silence_ms / 1_000,
+            (now_ms - contact_ms) / 1_000,
             state.max_silence_ms / 1_000
-        ));
+        )),
+        Some(_) => {}
     }
     let healthy = failures.is_empty();
     let report = HealthReport {

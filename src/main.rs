@@ -1,6 +1,16 @@
 //! The `telemem` binary: everything lives in the library, see `telemem::cli`.
 
+use std::process::ExitCode;
+
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    telemem::cli::run().await
+async fn main() -> ExitCode {
+    match telemem::cli::run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            // The whole chain on one line, and never a backtrace: a failed start (a wrong token,
+            // a bad setting) is the operator's to fix, not a crash of ours.
+            eprintln!("Error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

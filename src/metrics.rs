@@ -10,6 +10,7 @@
 //! | name | type | labels | meaning |
 //! |---|---|---|---|
 //! | `telemem_updates_received_total` | counter | | Telegram updates taken in |
+//! | `telemem_updates_limited_total` | counter | `limit` (`pending`, `per_minute`) | messages turned away by a per-user limit |
 //! | `telemem_replies_sent_total` | counter | | replies delivered to Telegram |
 //! | `telemem_llm_latency_seconds` | histogram | `outcome` | duration of one LLM call, retries included |
 //! | `telemem_tokens_total` | counter | `direction` (`in`, `out`) | tokens sent to and received from the LLM |
@@ -31,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::{Clock, SystemClock};
 
 const UPDATES_RECEIVED: &str = "telemem_updates_received_total";
+const UPDATES_LIMITED: &str = "telemem_updates_limited_total";
 const REPLIES_SENT: &str = "telemem_replies_sent_total";
 const LLM_LATENCY: &str = "telemem_llm_latency_seconds";
 const TOKENS: &str = "telemem_tokens_total";
@@ -75,6 +77,10 @@ fn build_and_install() -> Result<PrometheusHandle, String> {
 
 fn describe() {
     metrics::describe_counter!(UPDATES_RECEIVED, "Telegram updates taken in");
+    metrics::describe_counter!(
+        UPDATES_LIMITED,
+        "Messages turned away by a per-user limit, by limit"
+    );
     metrics::describe_counter!(REPLIES_SENT, "Replies delivered to Telegram");
     metrics::describe_histogram!(
         LLM_LATENCY,
@@ -115,6 +121,11 @@ pub async fn run_upkeep(handle: PrometheusHandle, shutdown: CancellationToken) {
 /// One Telegram update was taken in.
 pub fn update_received() {
     metrics::counter!(UPDATES_RECEIVED).increment(1);
+}
+
+/// One message was turned away by the per-user `limit` (`pending` or `per_minute`).
+pub fn update_limited(limit: &'static str) {
+    metrics::counter!(UPDATES_LIMITED, "limit" => limit).increment(1);
 }
 
 /// One reply reached Telegram.

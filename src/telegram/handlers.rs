@@ -5,8 +5,6 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use anyhow::Context;
-
 use teloxide::prelude::*;
 use teloxide::types::{
     CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
@@ -176,11 +174,6 @@ async fn chat_turn<B: TelegramApi>(
             .map(|()| false);
     }
 
-    let _in_flight = settings
-        .turns_in_flight
-        .acquire()
-        .await
-        .context("the limit on turns in flight was closed")?;
     let turn = match conversations
         .begin_turn(key, &text, Some(i64::from(message.id.0)))
         .await

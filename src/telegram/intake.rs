@@ -11,20 +11,14 @@
 //! Updates from people not on the allow list are passed on without being stored (they only get
 //! a refusal), so nothing of theirs is kept.
 
-use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use futures_util::{Stream, StreamExt};
 use teloxide::prelude::*;
-use teloxide::stop::{StopToken, mk_stop_token};
 use teloxide::types::{AllowedUpdate, Update};
-use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -33,6 +27,7 @@ use crate::metrics;
 use crate::storage::{Store, UpdateState};
 use crate::telegram::TelegramApi;
 use crate::telegram::access::AccessPolicy;
+use crate::telegram::connect::telegram_backoff;
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -41,35 +36,40 @@ const POLL_TIMEOUT_SECS: u32 = 10;
 /// late is worse than none.
 const REPLAY_WINDOW_MS: i64 = 24 * 60 * 60 * 1_000;
 
-/// Updates taken in but not yet handed to the dispatcher; the poller waits when it is full.
+/// Updates taken in but not yet handed to the scheduler, which takes them at once (it queues them
+/// per person), so this fills only if the scheduler itself falls behind.
 const QUEUE_CAPACITY: usize = 1_024;
-
-/// Pause after a failed poll, so a Telegram outage does not become a busy loop.
-const POLL_RETRY_DELAY: Duration = Duration::from_secs(2);
 
 /// The header Telegram sends with every webhook call when a secret token was registered.
 pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";
 
-/// Stores updates and hands them to the dispatcher; cheap to clone.
+/// An update handed to the scheduler.
+#[derive(Debug)]
+pub struct Incoming {
+    pub update: Update,
+    /// Left unfinished by the last run: it was let in then, so the per-user limits do not apply.
+    pub replayed: bool,
+}
+
+/// Stores updates and hands them to the scheduler; cheap to clone.
 #[derive(Clone)]
 pub struct Intake {
     store: Store,
     clock: Arc<dyn Clock>,
     access: Arc<AccessPolicy>,
-    sender: mpsc::Sender<Update>,
+    sender: mpsc::Sender<Incoming>,
     /// Updates recorded before this run started are the last run's; later ones are this run's.
     started_at_ms: i64,
 }
 
 impl Intake {
-    /// The intake and the listener the dispatcher reads from.
+    /// The intake and the channel the scheduler reads from.
     pub fn new(
         store: Store,
         clock: Arc<dyn Clock>,
         access: Arc<AccessPolicy>,
-    ) -> (Self, ChannelListener) {
+    ) -> (Self, mpsc::Receiver<Incoming>) {
         let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
-        let (stop_token, stop_flag) = mk_stop_token();
         let started_at_ms = clock.now_ms();
         let intake = Self {
             store,
@@ -78,15 +78,10 @@ impl Intake {
             sender,
             started_at_ms,
         };
-        let listener = ChannelListener {
-            receiver,
-            stop_token,
-            stop_flag: Some(stop_flag),
-        };
-        (intake, listener)
+        (intake, receiver)
     }
 
-    /// Hands the updates left unfinished by the last run to the dispatcher again, before any new
+    /// Hands the updates left unfinished by the last run to the scheduler again, before any new
     /// one (call it before polling starts). Returns how many were handed over.
     pub async fn replay_unfinished(&self) -> anyhow::Result<usize> {
         let since_ms = self.started_at_ms - REPLAY_WINDOW_MS;
@@ -106,7 +101,7 @@ impl Intake {
                         update_id = unfinished.update_id,
                         "handling an update left unfinished by the last run"
                     );
-                    self.forward(update).await;
+                    self.forward(update, true).await;
                     replayed += 1;
                 }
                 (UpdateState::Replying, _) => {
@@ -182,15 +177,20 @@ impl Intake {
                 tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
                 continue;
             }
-            self.forward(update).await;
+            self.forward(update, false).await;
         }
         Ok(())
     }
 
-    async fn forward(&self, update: Update) {
-        // Fails only when the dispatcher has stopped; the update stays stored for the next run.
-        if self.sender.send(update).await.is_err() {
-            tracing::debug!("the dispatcher has stopped; the update waits for the next run");
+    async fn forward(&self, update: Update, replayed: bool) {
+        // Fails only when the scheduler has stopped; the update stays stored for the next run.
+        if self
+            .sender
+            .send(Incoming { update, replayed })
+            .await
+            .is_err()
+        {
+            tracing::debug!("the scheduler has stopped; the update waits for the next run");
         }
     }
 
@@ -219,6 +219,9 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
         tracing::warn!(error = %error, "could not remove a webhook before polling");
     }
     let mut offset: i32 = 0;
+    // After a failed poll or store, a pause that grows while the failures last, so an outage
+    // of Telegram or of the disk does not become a busy loop.
+    let mut backoff = telegram_backoff();
     let allowed = [AllowedUpdate::Message, AllowedUpdate::CallbackQuery];
     loop {
         let poll = bot
@@ -230,36 +233,46 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             () = shutdown.cancelled() => break,
             result = poll.send() => result,
         };
-        let updates = match updates {
-            Ok(updates) => updates,
+        let stored = match updates {
+            Ok(updates) => {
+                metrics::telegram_contact_at(intake.clock.now_ms());
+                store_polled(&intake, updates, &mut offset).await
+            }
             Err(error) => {
                 metrics::error("telegram_poll");
                 tracing::warn!(error = %error, "polling Telegram failed; retrying");
-                tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    () = tokio::time::sleep(POLL_RETRY_DELAY) => continue,
-                }
+                false
             }
         };
-        metrics::telegram_contact_at(intake.clock.now_ms());
-        let next = updates.iter().map(|update| update.id.0 as i32 + 1).max();
-        let stored = intake.accept_batch(updates).await;
-        if let Err(error) = &stored {
-            // Not confirmed: Telegram delivers them again with the next poll.
-            metrics::error("database");
-            tracing::error!(error = ?error, "could not store updates; they will be fetched again");
-        } else if let Some(next) = next {
-            offset = offset.max(next);
+        if stored {
+            backoff.reset();
+            continue;
         }
-        if stored.is_err() {
-            // Give the database a moment instead of fetching the same update in a busy loop.
-            tokio::select! {
-                () = shutdown.cancelled() => break,
-                () = tokio::time::sleep(POLL_RETRY_DELAY) => {}
-            }
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            () = tokio::time::sleep(backoff.next_delay()) => {}
         }
     }
     tracing::debug!("polling stopped");
+}
+
+/// Stores one poll's updates and moves the offset past them, which confirms them to Telegram
+/// with the next poll. Returns whether they were stored; if not, they are fetched again.
+async fn store_polled(intake: &Intake, updates: Vec<Update>, offset: &mut i32) -> bool {
+    let next = updates.iter().map(|update| update.id.0 as i32 + 1).max();
+    match intake.accept_batch(updates).await {
+        Ok(()) => {
+            if let Some(next) = next {
+                *offset = (*offset).max(next);
+            }
+            true
+        }
+        Err(error) => {
+            metrics::error("database");
+            tracing::error!(error = ?error, "could not store updates; they will be fetched again");
+            false
+        }
+    }
 }
 
 /// A fresh webhook secret: 32 hex digits from four independently, randomly keyed hashers (the
@@ -305,37 +318,5 @@ async fn receive_webhook(
             tracing::error!(error = ?error, "could not store a webhook update");
             StatusCode::SERVICE_UNAVAILABLE
         }
-    }
-}
-
-/// The dispatcher's view of the intake: a stream of updates that ends when stopped.
-pub struct ChannelListener {
-    receiver: mpsc::Receiver<Update>,
-    stop_token: StopToken,
-    stop_flag: Option<teloxide::stop::StopFlag>,
-}
-
-impl UpdateListener for ChannelListener {
-    type Err = Infallible;
-
-    fn stop_token(&mut self) -> StopToken {
-        self.stop_token.clone()
-    }
-}
-
-impl<'a> AsUpdateStream<'a> for ChannelListener {
-    type StreamErr = Infallible;
-    type Stream = Pin<Box<dyn Stream<Item = Result<Update, Infallible>> + Send + 'a>>;
-
-    fn as_stream(&'a mut self) -> Self::Stream {
-        let Some(stop_flag) = self.stop_flag.take() else {
-            return Box::pin(futures_util::stream::empty());
-        };
-        let receiver = &mut self.receiver;
-        let updates =
-            futures_util::stream::poll_fn(move |context| receiver.poll_recv(context)).map(Ok);
-        // Once stopped, the dispatcher takes no new update; those still queued stay stored as
-        // `received` and are handled after the next start.
-        Box::pin(updates.take_until(stop_flag))
     }
 }

@@ -5,17 +5,22 @@
 
 pub mod access;
 pub mod commands;
+pub mod connect;
 pub mod delivery;
 pub mod handlers;
 pub mod intake;
+pub mod limits;
 pub mod render;
 pub mod replies;
+pub mod scheduler;
 
 use std::sync::Arc;
 
 use teloxide::RequestError;
-use teloxide::dispatching::{DefaultKey, Dispatcher, HandlerExt, UpdateFilterExt, UpdateHandler};
+use teloxide::dispatching::{HandlerExt, UpdateFilterExt, UpdateHandler};
+use teloxide::dptree::di::DependencyMap;
 use teloxide::prelude::*;
+use teloxide::types::Me;
 use teloxide::utils::command::BotCommands;
 
 use crate::config::Config;
@@ -23,6 +28,8 @@ use crate::conversation::Conversations;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::commands::Command;
 use crate::telegram::intake::Intake;
+use crate::telegram::limits::LimitSettings;
+use crate::telegram::scheduler::SchedulerSettings;
 
 /// What the handlers need of a bot: the plain `Bot` or teloxide's `Throttle<Bot>` (chosen at
 /// start by `TELEGRAM_THROTTLE`), so the handlers are generic over it. The requests the bot
@@ -38,6 +45,7 @@ pub trait TelegramApi:
         DeleteMessage: Send,
         SendChatAction: Send,
         SetMyCommands: Send,
+        GetMe: Send,
     > + Clone
     + Send
     + Sync
@@ -56,6 +64,7 @@ impl<B> TelegramApi for B where
             DeleteMessage: Send,
             SendChatAction: Send,
             SetMyCommands: Send,
+            GetMe: Send,
         > + Clone
         + Send
         + Sync
@@ -69,15 +78,13 @@ pub struct BotSettings {
     pub max_message_chars: usize,
     pub stream_replies: bool,
     pub start_text: String,
-    /// Chat turns past their checks and not finished yet; the rest wait for a permit. Under
-    /// overload the waiting turns hold only their update, not a prompt and a model request, so
-    /// memory stays bounded however far the bot falls behind.
-    pub turns_in_flight: Arc<tokio::sync::Semaphore>,
 }
 
-/// At most this many chat turns build prompts, wait for the model and send replies at once. The
-/// model's latency is what keeps turns in flight; 256 keeps a slow model busy for many users.
-const MAX_TURNS_IN_FLIGHT: usize = 256;
+/// At most this many updates are handled at once (the scheduler's slots). The model's latency is
+/// what keeps turns in flight; 256 keeps a slow model busy for many users, and the updates
+/// waiting beyond it hold only themselves, not a prompt and a model request, so memory stays
+/// bounded however far the bot falls behind.
+pub const MAX_TURNS_IN_FLIGHT: usize = 256;
 
 impl BotSettings {
     pub fn from_config(config: &Config) -> Self {
@@ -89,7 +96,6 @@ impl BotSettings {
                 config.storage.purge_after_secs,
                 config.history.session_idle_secs,
             ),
-            turns_in_flight: Arc::new(tokio::sync::Semaphore::new(MAX_TURNS_IN_FLIGHT)),
         }
     }
 }
@@ -116,34 +122,32 @@ pub fn schema<B: TelegramApi>() -> UpdateHandler<anyhow::Error> {
     dptree::entry().branch(messages).branch(buttons)
 }
 
-/// The dispatcher with all dependencies. Updates of one chat are handled strictly in order
-/// (teloxide's default distribution by chat), different chats in parallel.
-pub fn dispatcher<B: TelegramApi>(
+/// What the handlers of [`schema`] are given: the bot, who it is (`Me`), and the services.
+pub fn dependencies<B: TelegramApi>(
     bot: B,
+    me: Me,
     conversations: Conversations,
     access: Arc<AccessPolicy>,
     intake: Intake,
     config: &Config,
-) -> Dispatcher<B, anyhow::Error, DefaultKey> {
+) -> DependencyMap {
     let settings = Arc::new(BotSettings::from_config(config));
-    let unhandled = intake.clone();
-    Dispatcher::builder(bot, schema::<B>())
-        .dependencies(dptree::deps![conversations, access, settings, intake])
-        .default_handler(move |update| {
-            let intake = unhandled.clone();
-            async move {
-                tracing::debug!(
-                    update_id = update.id.0,
-                    "ignored an update of a kind the bot does not handle"
-                );
-                intake.done(i64::from(update.id.0)).await;
-            }
-        })
-        .error_handler(Arc::new(|error: anyhow::Error| async move {
-            crate::metrics::error("handler");
-            tracing::error!(error = ?error, "handling an update failed");
-        }))
-        .build()
+    dptree::deps![bot, me, conversations, access, settings, intake]
+}
+
+/// The scheduler's settings from the configuration.
+pub fn scheduler_settings(config: &Config) -> SchedulerSettings {
+    let telegram = &config.telegram;
+    SchedulerSettings {
+        max_in_flight: MAX_TURNS_IN_FLIGHT,
+        limits: LimitSettings {
+            max_pending: (telegram.user_max_pending > 0).then_some(telegram.user_max_pending),
+            per_minute: (telegram.user_messages_per_minute > 0)
+                .then_some(telegram.user_messages_per_minute),
+            exempt: telegram.admin_users.iter().copied().collect(),
+        },
+        shutdown_grace: telegram.shutdown_grace(),
+    }
 }
 
 /// Registers the command menu with Telegram.

@@ -17,6 +17,23 @@ pub const INTERNAL_ERROR: &str = "Something went wrong on my side and I could no
 
 pub const STORAGE_FULL: &str = "I cannot save anything right now because my storage is full. The operator has been told; please try again later.";
 
+/// The notice for the first message past `USER_MAX_PENDING`.
+pub fn too_many_waiting(max: u32) -> String {
+    format!(
+        "You are sending messages faster than I can answer: {max} of yours are already waiting. \
+         I will answer those; anything you send before then is not read, so please send it again \
+         once I have replied."
+    )
+}
+
+/// The notice for the first message past `USER_MESSAGES_PER_MINUTE`.
+pub fn too_many_per_minute(max: u32) -> String {
+    format!(
+        "That is more than {max} messages in a minute, so I did not read the last one. Please wait \
+         a moment and send it again."
+    )
+}
+
 pub const EMPTY_MESSAGE: &str = "Your message is empty — write something and I will answer.";
 
 pub const EMPTY_REPLY: &str = "The model returned an empty answer. Please rephrase or try again.";

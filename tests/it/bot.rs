@@ -502,7 +502,8 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
 
 #[tokio::test]
 async fn persona_can_be_shown_set_limited_and_reset() {
-    let mut bot = TestBot::start().await;
+    // Six commands at once: more than the default USER_MAX_PENDING.
+    let mut bot = TestBot::start_with_args(&["--user-max-pending", "10"]).await;
     let too_long = format!("/persona {}", "a".repeat(1_001));
     for text in [
         "/persona",

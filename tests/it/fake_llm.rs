@@ -527,7 +527,7 @@ fn error_response(
     response
 }
 
-fn last_user_message(body: &Value) -> String {
+pub fn last_user_message(body: &Value) -> String {
     body["messages"]
         .as_array()
         .and_then(|messages| {

@@ -129,6 +129,8 @@ struct State {
     chats: HashMap<i64, Value>,
     allowed_updates: Option<Vec<String>>,
     webhook_url: String,
+    /// Telegram cannot be reached: every call loses its connection.
+    down: bool,
 }
 
 impl Drop for FakeTelegram {
@@ -289,6 +291,14 @@ impl FakeTelegram {
             .entry(method.to_ascii_lowercase())
             .or_default()
             .push_back(fault);
+    }
+
+    /// Takes Telegram off the network (`true`) or brings it back: while down, every call's
+    /// connection is cut (the bot sees a network error) and waiting long polls end empty.
+    /// Users can still write; their messages are handed out once Telegram is back.
+    pub fn set_down(&self, down: bool) {
+        self.shared.lock().down = down;
+        self.shared.notify();
     }
 
     /// Every call the bot made so far, in arrival order.
@@ -462,6 +472,9 @@ async fn handle_request(
         .split('/')
         .filter(|segment| !segment.is_empty())
         .collect();
+    if shared.lock().down {
+        return dropped_connection();
+    }
     let [token_segment, method] = segments[..] else {
         return error_response(404, "Not Found", None);
     };
@@ -509,7 +522,13 @@ async fn long_poll(shared: &Shared, timeout: Duration, limit: usize) -> Value {
     let mut changes = shared.changes.subscribe();
     loop {
         changes.borrow_and_update();
-        let updates = shared.lock().hand_out(limit);
+        let updates = {
+            let mut state = shared.lock();
+            if state.down {
+                return json!([]);
+            }
+            state.hand_out(limit)
+        };
         if !updates.is_empty() {
             return Value::Array(updates);
         }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
-use telemem::clock::{ManualClock, SystemClock};
+use telemem::clock::{Clock, ManualClock, SystemClock};
 use telemem::http::{self, HealthReport, HttpState};
 use telemem::metrics::{self, LastContact};
 use tokio::task::JoinHandle;
@@ -143,19 +143,24 @@ async fn healthz_is_unavailable_when_telegram_has_been_silent_too_long() {
 }
 
 #[tokio::test]
-async fn before_the_first_contact_the_time_since_start_counts_as_silence() {
+async fn until_the_first_contact_with_telegram_the_bot_is_unhealthy() {
     let db = TestDb::new().await;
     let clock = ManualClock::starting_at(MIDNIGHT_MS);
-    let server = Server::with_manual_clock(&db, &clock, &LastContact::default()).await;
+    let contact = LastContact::default();
+    let server = Server::with_manual_clock(&db, &clock, &contact).await;
 
-    clock.advance_ms(MAX_SILENCE.as_secs() as i64 * SECOND_MS);
-    let (status_at_the_limit, report_at_the_limit) = server.health().await;
-    clock.advance_ms(SECOND_MS);
-    let (status_past_the_limit, _) = server.health().await;
+    clock.advance_ms(3 * SECOND_MS);
+    let (status_before, report_before) = server.health().await;
+    contact.record_at(clock.now_ms());
+    let (status_after, _) = server.health().await;
 
-    assert_eq!(status_at_the_limit, StatusCode::OK);
-    assert_eq!(report_at_the_limit.last_telegram_contact_secs_ago, None);
-    assert_eq!(status_past_the_limit, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(status_before, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(report_before.last_telegram_contact_secs_ago, None);
+    assert_eq!(
+        report_before.reason.as_deref(),
+        Some("Telegram not reached yet (3 s since start)")
+    );
+    assert_eq!(status_after, StatusCode::OK);
 }
 
 #[tokio::test]
@@ -265,7 +270,7 @@ async fn healthcheck_fails_with_the_servers_reason_when_unhealthy() {
 
     assert_eq!(
         error.to_string(),
-        "unhealthy (503 Service Unavailable): no contact with Telegram for 600 s (limit 120 s)"
+        "unhealthy (503 Service Unavailable): Telegram not reached yet (600 s since start)"
     );
 }
 

@@ -744,6 +744,8 @@ impl BotProcess {
             .env("LLM_BASE_URL", llm.base_url())
             .env("TELEGRAM_THROTTLE", "false")
             .env("STREAM_REPLIES", "false")
+            // Simulated users send as fast as they are answered, far past what a person does.
+            .env("USER_MESSAGES_PER_MINUTE", "0")
             .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "warn")
             .env("LOG_FORMAT", "json")

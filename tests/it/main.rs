@@ -5,6 +5,7 @@
 
 mod bot;
 mod bot_harness;
+mod bot_process;
 mod cli;
 mod config;
 mod eval;
@@ -20,6 +21,7 @@ mod load;
 mod loadgen;
 mod memory;
 mod operations;
+mod overload;
 mod render;
 mod search_index;
 mod storage;

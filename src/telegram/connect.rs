@@ -1,0 +1,118 @@
+//! Reaching the Bot API: the first contact at start (`getMe`), retried with backoff while Telegram
+//! cannot be reached, and the backoff the poller uses after a failed poll.
+//!
+//! A network that is not up yet, a DNS failure or a Bot API that answers 5xx is waited out: one
+//! log line per attempt names the API URL (never the token, which is part of every request's URL)
+//! and the error, and `/healthz` reports unhealthy meanwhile. A token Telegram rejects is not
+//! going to get better: it ends the start at once with a message that says so.
+
+use std::time::Duration;
+
+use teloxide::prelude::*;
+use teloxide::types::Me;
+use teloxide::{ApiError, RequestError};
+use tokio_util::sync::CancellationToken;
+
+use crate::telegram::TelegramApi;
+
+/// Doubling waits between attempts, from `first` up to `max`.
+#[derive(Clone, Debug)]
+pub struct Backoff {
+    first: Duration,
+    max: Duration,
+    next: Duration,
+}
+
+impl Backoff {
+    pub fn new(first: Duration, max: Duration) -> Self {
+        Self {
+            first,
+            max,
+            next: first,
+        }
+    }
+
+    /// The wait before the next attempt; each call doubles the following one, up to the maximum.
+    pub fn next_delay(&mut self) -> Duration {
+        let delay = self.next;
+        self.next = (self.next * 2).min(self.max);
+        delay
+    }
+
+    /// After a success: the next failure waits the shortest time again.
+    pub fn reset(&mut self) {
+        self.next = self.first;
+    }
+}
+
+/// The waits between attempts to reach Telegram: 1, 2, 4, then every 5 seconds, so the bot is
+/// back within seconds of Telegram.
+pub fn telegram_backoff() -> Backoff {
+    Backoff::new(Duration::from_secs(1), Duration::from_secs(5))
+}
+
+/// Why the bot could not start talking to Telegram.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error(
+        "Telegram rejected the bot token (TELOXIDE_TOKEN): check it with @BotFather; the Bot API \
+         at {api_url} answered that it is not valid"
+    )]
+    InvalidToken { api_url: String },
+    #[error("stopped before Telegram could be reached")]
+    Stopped,
+}
+
+/// Asks Telegram who the bot is, retrying with backoff until it answers or `shutdown` is
+/// cancelled. An invalid token fails at once.
+pub async fn connect<B: TelegramApi>(
+    bot: &B,
+    api_url: &str,
+    shutdown: &CancellationToken,
+) -> Result<Me, ConnectError> {
+    let mut backoff = telegram_backoff();
+    let mut attempt = 0_u32;
+    loop {
+        attempt += 1;
+        let error = tokio::select! {
+            () = shutdown.cancelled() => return Err(ConnectError::Stopped),
+            result = bot.get_me().send() => match result {
+                Ok(me) => return Ok(me),
+                Err(error) => error,
+            },
+        };
+        if matches!(error, RequestError::Api(ApiError::InvalidToken)) {
+            return Err(ConnectError::InvalidToken {
+                api_url: api_url.to_owned(),
+            });
+        }
+        let delay = backoff.next_delay();
+        crate::metrics::error("telegram_connect");
+        // teloxide removes the token from the URL in network errors, so the error text is safe.
+        tracing::warn!(
+            api_url,
+            attempt,
+            retry_in_secs = delay.as_secs(),
+            error = %error,
+            "cannot reach the Telegram Bot API; retrying"
+        );
+        tokio::select! {
+            () = shutdown.cancelled() => return Err(ConnectError::Stopped),
+            () = tokio::time::sleep(delay) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_doubles_up_to_its_maximum_and_starts_over_after_a_success() {
+        let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(5));
+        let delays: Vec<u64> = (0..5).map(|_| backoff.next_delay().as_secs()).collect();
+        assert_eq!(delays, [1, 2, 4, 5, 5]);
+        backoff.reset();
+        assert_eq!(backoff.next_delay(), Duration::from_secs(1));
+    }
+}
