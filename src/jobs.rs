@@ -1,5 +1,6 @@
 //! Background jobs. Each has a step function that does one run (tests and the CLI call it) and a
-//! loop that runs it on a tokio interval until the shutdown token is cancelled.
+//! loop that runs it on a tokio interval until the shutdown token is cancelled. [`spawn_watched`]
+//! starts a loop so that `/healthz` and `/metrics` see it stop, whether it ends or panics.
 //! The summarizer isolates each session: an error or a panic while summarizing one is a failed
 //! attempt of that session alone, never the end of the job.
 
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use futures_util::FutureExt;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
@@ -17,6 +19,7 @@ use crate::clock::Clock;
 use crate::config::{HistoryConfig, MemoryConfig, StorageConfig, duration_ms};
 use crate::llm::LlmClient;
 use crate::memory::summary::{extractive_summary, parse_summary_answer, summary_request};
+use crate::metrics::BackgroundJobs;
 use crate::storage::{ConversationKey, PurgeCounts, SessionRecord, Store, StoredMessage};
 
 /// One purge: deletes everything older than the configured retention, in batches.
@@ -351,6 +354,21 @@ pub async fn run_summarizer_job(
     tracing::debug!("summarizer job stopped");
 }
 
+/// Spawns the background job `name` as a task that `jobs` reports as running until the task
+/// ends, normally or by a panic.
+pub fn spawn_watched(
+    jobs: &BackgroundJobs,
+    name: &'static str,
+    job: impl Future<Output = ()> + Send + 'static,
+) -> JoinHandle<()> {
+    let running = jobs.start(name);
+    tokio::spawn(async move {
+        // Dropped when the task ends: after the job returns, or while a panic unwinds it.
+        let _running = running;
+        job.await;
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,5 +391,23 @@ mod tests {
         assert_eq!(isolated(async { Ok(7) }).await.unwrap(), 7);
         let failed: anyhow::Result<()> = isolated(async { anyhow::bail!("model down") }).await;
         assert_eq!(failed.unwrap_err().to_string(), "model down");
+    }
+
+    #[tokio::test]
+    async fn a_watched_job_is_reported_stopped_once_it_panics() {
+        let jobs = BackgroundJobs::default();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let job = spawn_watched(&jobs, "summarizer", async move {
+            let _ = released.await;
+            panic!("a bug in the job");
+        });
+        assert_eq!(jobs.states(), [("summarizer", true)]);
+
+        let _ = release.send(());
+        let ended = job.await;
+
+        assert!(ended.is_err_and(|error| error.is_panic()));
+        assert_eq!(jobs.states(), [("summarizer", false)]);
+        assert_eq!(jobs.stopped(), ["summarizer"]);
     }
 }
