@@ -226,14 +226,16 @@ impl Summarizer {
         if parsed.summary.is_empty() {
             anyhow::bail!("the model returned an empty summary");
         }
-        self.store
-            .add_summary(session.id, key, &parsed.summary, now_ms)
-            .await?;
         if let Some(new_notes) = parsed.notes {
             self.store
                 .replace_notes(key, &new_notes, session.id, now_ms)
                 .await?;
         }
+        // Storing the summary marks the session done, so it comes last: a failure before it
+        // leaves the whole session to the next attempt.
+        self.store
+            .add_summary(session.id, key, &parsed.summary, now_ms)
+            .await?;
         Ok(SessionOutcome::Summarized)
     }
 
