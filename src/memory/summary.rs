@@ -77,6 +77,8 @@ pub fn summary_request(messages: &[StoredMessage], existing_notes: &[String]) ->
 /// marker at all). The notes are the items of every `NOTES` section. Marker lines never end up in
 /// the summary or a note, and both are cut from the answer itself, so they are always its text.
 pub fn parse_summary_answer(answer: &str) -> ParsedSummary {
+    // Every offset below is a line start or where the rest of a marker line begins (a suffix of
+    // that line), so every slice starts and ends on a character boundary.
     let mut sections = Sections::default();
     let mut open: Option<(Section, usize)> = None;
     let mut line_start = 0;
@@ -166,7 +168,7 @@ fn one_marker(text: &str) -> Option<(Section, &str)> {
 
 /// `text` without `prefix` (ASCII) if it starts with it in any ASCII case. It compares bytes of
 /// the text as written: upper-casing a copy first would change byte lengths (Turkish `ı` becomes
-/// `I`, German `ß` becomes `SS`, Greek `ΐ` three characters) and so every offset after them.
+/// `I`, Armenian `և` becomes `ԵՒ`, Greek `ΐ` three characters) and so every offset after them.
 fn strip_prefix_ascii_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
     let head = text.as_bytes().get(..prefix.len())?;
     // Bytes equal to an ASCII prefix are ASCII characters, so `get` finds a boundary there.
