@@ -72,7 +72,7 @@ pub fn summary_request(messages: &[StoredMessage], existing_notes: &[String]) ->
 }
 
 /// Reads the model's answer: a `SUMMARY` section and a `NOTES` section, each opened by a marker at
-/// the start of a line (see [`section_marker`]). The summary is the first non-empty `SUMMARY`
+/// the start of a line (see `section_marker`). The summary is the first non-empty `SUMMARY`
 /// section or, without one, the text before the first marker (the whole answer when it has no
 /// marker at all). The notes are the items of every `NOTES` section. Marker lines never end up in
 /// the summary or a note, and both are cut from the answer itself, so they are always its text.
