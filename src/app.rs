@@ -73,25 +73,33 @@ impl Core {
     }
 
     /// Starts the background jobs (purge and summarizer); they stop when `shutdown` is cancelled.
+    /// The process-wide [`crate::metrics::background_jobs`] follows them, for `/healthz`.
     pub fn spawn_jobs(
         &self,
         config: &Config,
         shutdown: &CancellationToken,
     ) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
+        let watched = crate::metrics::background_jobs();
         let (purge_reports, _) = watch::channel(None);
-        let purge = tokio::spawn(jobs::run_purge_job(
+        let purge = jobs::run_purge_job(
             self.store.clone(),
             self.clock.clone(),
             config.storage.clone(),
             purge_reports,
             shutdown.clone(),
-        ));
-        let summarizer = tokio::spawn(jobs::run_summarizer_job(
+        );
+        let summarizer = jobs::run_summarizer_job(
             self.summarizer.clone(),
             config.memory.summarizer_interval(),
             shutdown.clone(),
-        ));
-        vec![("purge", purge), ("summarizer", summarizer)]
+        );
+        vec![
+            ("purge", jobs::spawn_watched(&watched, "purge", purge)),
+            (
+                "summarizer",
+                jobs::spawn_watched(&watched, "summarizer", summarizer),
+            ),
+        ]
     }
 }
 

@@ -3,9 +3,11 @@
 //! only these two read-only routes and answers nothing about users or their messages; webhook
 //! routes, when they come, are merged into the same router by the app.
 //!
-//! Healthy means both: the database answers a read, and Telegram was heard from (the first
-//! `getMe`, a successful poll or webhook call) within `HEALTH_MAX_SILENCE_SECS`. Until the first
-//! contact the bot is unhealthy: it is still trying to reach Telegram and serves nobody.
+//! Healthy means all of: the database answers a read; Telegram was heard from (the first
+//! `getMe`, a successful poll or webhook call) within `HEALTH_MAX_SILENCE_SECS`; and every
+//! background job that was started (purge, summarizer) still runs. Until the first contact the
+//! bot is unhealthy: it is still trying to reach Telegram and serves nobody. A job that ended or
+//! panicked stays reported until the process restarts: nothing starts it again.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
@@ -24,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::config::{HttpConfig, duration_ms};
-use crate::metrics::{self, LastContact};
+use crate::metrics::{self, BackgroundJobs, LastContact};
 use crate::storage::Store;
 
 /// A database read slower than this counts as a failure: a health check must answer quickly.
@@ -44,6 +46,7 @@ pub struct HttpState {
     metrics: PrometheusHandle,
     clock: Arc<dyn Clock>,
     last_contact: LastContact,
+    jobs: BackgroundJobs,
     max_silence_ms: i64,
     started_at_ms: i64,
 }
@@ -64,9 +67,17 @@ impl HttpState {
             metrics,
             clock,
             last_contact,
+            jobs: BackgroundJobs::default(),
             max_silence_ms: duration_ms(max_silence),
             started_at_ms,
         }
+    }
+
+    /// Also judges `jobs`: one that was started and no longer runs makes `/healthz` unhealthy,
+    /// and `/metrics` shows each. Production passes [`metrics::background_jobs`].
+    pub fn watching_jobs(mut self, jobs: BackgroundJobs) -> Self {
+        self.jobs = jobs;
+        self
     }
 }
 
@@ -117,7 +128,8 @@ pub async fn start(
         clock,
         metrics::last_telegram_contact(),
         config.health_max_silence(),
-    );
+    )
+    .watching_jobs(metrics::background_jobs());
     let router = router(state).merge(extra);
     Ok(Some(tokio::spawn(serve(listener, router, shutdown))))
 }
@@ -156,6 +168,9 @@ async fn healthz(State(state): State<HttpState>) -> (StatusCode, axum::Json<Heal
             state.max_silence_ms / 1_000
         )),
         Some(_) => {}
+    }
+    for job in state.jobs.stopped() {
+        failures.push(format!("background job {job} stopped"));
     }
     let healthy = failures.is_empty();
     let report = HealthReport {
@@ -214,6 +229,7 @@ async fn render_metrics(State(state): State<HttpState>) -> Response {
     if let Ok(bytes) = check_database(&state.store).await {
         metrics::set_database_bytes(u64::try_from(bytes).unwrap_or(0));
     }
+    metrics::set_jobs_running(&state.jobs);
     (
         [(header::CONTENT_TYPE, PROMETHEUS_CONTENT_TYPE)],
         state.metrics.render(),

@@ -1,10 +1,17 @@
 //! Background jobs. Each has a step function that does one run (tests and the CLI call it) and a
-//! loop that runs it on a tokio interval until the shutdown token is cancelled.
+//! loop that runs it on a tokio interval until the shutdown token is cancelled. [`spawn_watched`]
+//! starts a loop so that `/healthz` and `/metrics` see it stop, whether it ends or panics.
+//! The summarizer isolates each session: an error or a panic while summarizing one is a failed
+//! attempt of that session alone, never the end of the job.
 
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use anyhow::Context;
+use futures_util::FutureExt;
 use tokio::sync::watch;
+use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
@@ -12,7 +19,8 @@ use crate::clock::Clock;
 use crate::config::{HistoryConfig, MemoryConfig, StorageConfig, duration_ms};
 use crate::llm::LlmClient;
 use crate::memory::summary::{extractive_summary, parse_summary_answer, summary_request};
-use crate::storage::{ConversationKey, PurgeCounts, SessionRecord, Store};
+use crate::metrics::BackgroundJobs;
+use crate::storage::{ConversationKey, PurgeCounts, SessionRecord, Store, StoredMessage};
 
 /// One purge: deletes everything older than the configured retention, in batches.
 pub async fn purge_once(
@@ -117,7 +125,8 @@ impl Summarizer {
     }
 
     /// One look: closes sessions idle past the timeout (also those left open when the process
-    /// stopped), then summarizes closed sessions that have no summary yet and are due.
+    /// stopped), then summarizes closed sessions that have no summary yet and are due. A session
+    /// that fails, by an error or a panic, fails alone: the look goes on with the others.
     pub async fn summarize_pending_once(&self) -> anyhow::Result<SummarizerReport> {
         let now_ms = self.clock.now_ms();
         let mut report = SummarizerReport {
@@ -134,31 +143,73 @@ impl Summarizer {
             .await
             .context("cannot list sessions awaiting a summary")?;
         for session in due {
-            self.summarize_session(&session, &mut report).await?;
+            report.count(self.summarize_session(&session).await);
         }
         Ok(report)
     }
 
-    async fn summarize_session(
+    /// One attempt at one session. Whatever goes wrong, an error or a panic, is a failed attempt:
+    /// retried after the backoff, and once the attempts are used up the extract is stored.
+    async fn summarize_session(&self, session: &SessionRecord) -> SessionOutcome {
+        let started_ms = self.clock.now_ms();
+        let retry_at_ms = started_ms.saturating_add(self.backoff_ms(session.summary_attempts + 1));
+        // Counted before the model is asked, so that an attempt that takes the whole process down
+        // (an abort, the out-of-memory killer) counts too: such a session is not picked first
+        // after every restart, and ends with the extract like any other failing one.
+        let attempt = match self
+            .store
+            .begin_summary_attempt(session.id, retry_at_ms)
+            .await
+        {
+            Ok(attempt) => attempt,
+            Err(error) => {
+                tracing::warn!(error = ?error, session_id = session.id, "cannot count a summary attempt");
+                return SessionOutcome::Failed;
+            }
+        };
+        let error = match isolated(self.attempt_summary(session, attempt, started_ms)).await {
+            Ok(outcome) => return outcome,
+            Err(error) => error,
+        };
+        tracing::warn!(error = ?error, session_id = session.id, attempt, "summarizing a session failed");
+        if attempt >= self.max_attempts {
+            return match isolated(self.store_extract(session)).await {
+                Ok(outcome) => outcome,
+                Err(error) => {
+                    tracing::error!(error = ?error, session_id = session.id, "cannot store the extractive summary");
+                    SessionOutcome::Failed
+                }
+            };
+        }
+        // The wait counts from the failure, not the start: a model call can take its whole timeout.
+        let retry_at_ms = self.clock.now_ms().saturating_add(self.backoff_ms(attempt));
+        if let Err(error) = self
+            .store
+            .schedule_summary_retry(session.id, retry_at_ms)
+            .await
+        {
+            tracing::warn!(error = ?error, session_id = session.id, "cannot postpone a summary retry");
+        }
+        SessionOutcome::Failed
+    }
+
+    /// Asks the model for the session's summary and notes and stores them. Once the attempts are
+    /// used up (by earlier ones that failed or never finished), stores the extract instead.
+    async fn attempt_summary(
         &self,
         session: &SessionRecord,
-        report: &mut SummarizerReport,
-    ) -> anyhow::Result<()> {
-        let key = ConversationKey::new(session.chat_id, session.user_id);
-        let mut messages = self
-            .store
-            .session_messages(session.id)
-            .await
-            .context("cannot read a session")?;
+        attempt: i64,
+        now_ms: i64,
+    ) -> anyhow::Result<SessionOutcome> {
+        if attempt > self.max_attempts {
+            return self.store_extract(session).await;
+        }
+        let messages = self.redacted_messages(session).await?;
         if messages.is_empty() {
             self.store.mark_session_summarized(session.id).await?;
-            report.empty += 1;
-            return Ok(());
+            return Ok(SessionOutcome::Empty);
         }
-        // Secrets never reach the model, not even the summarizer's.
-        for message in &mut messages {
-            message.content = self.redactor.redact(&message.content).into_owned();
-        }
+        let key = ConversationKey::new(session.chat_id, session.user_id);
         let notes: Vec<String> = self
             .store
             .notes(key)
@@ -166,52 +217,113 @@ impl Summarizer {
             .into_iter()
             .map(|note| note.note)
             .collect();
-        let request = summary_request(&messages, &notes);
-        let now_ms = self.clock.now_ms();
-        match self.llm.complete(&request).await {
-            Ok(answer) if !answer.text.trim().is_empty() => {
-                let parsed = parse_summary_answer(&answer.text);
-                self.store
-                    .add_summary(session.id, key, &parsed.summary, now_ms)
-                    .await?;
-                if let Some(new_notes) = parsed.notes {
-                    self.store
-                        .replace_notes(key, &new_notes, session.id, now_ms)
-                        .await?;
-                }
-                report.summarized += 1;
-            }
-            outcome => {
-                let attempts = session.summary_attempts + 1;
-                match outcome {
-                    Err(error) => {
-                        tracing::warn!(error = ?error, session_id = session.id, attempts, "summarizing a session failed")
-                    }
-                    Ok(_) => tracing::warn!(
-                        session_id = session.id,
-                        attempts,
-                        "the model returned an empty summary"
-                    ),
-                }
-                if attempts >= self.max_attempts {
-                    self.store
-                        .add_summary(session.id, key, &extractive_summary(&messages), now_ms)
-                        .await?;
-                    report.extracted += 1;
-                } else {
-                    // Back off: retry_ms, then twice that, four times, ...
-                    let wait_ms = self
-                        .retry_ms
-                        .saturating_mul(1_i64 << (attempts - 1).min(20));
-                    self.store
-                        .record_summary_failure(session.id, now_ms.saturating_add(wait_ms))
-                        .await?;
-                    report.failed += 1;
-                }
-            }
+        let answer = self
+            .llm
+            .complete(&summary_request(&messages, &notes))
+            .await
+            .context("the model call failed")?;
+        let parsed = parse_summary_answer(&answer.text);
+        if parsed.summary.is_empty() {
+            anyhow::bail!("the model returned an empty summary");
         }
-        Ok(())
+        if let Some(new_notes) = parsed.notes {
+            self.store
+                .replace_notes(key, &new_notes, session.id, now_ms)
+                .await?;
+        }
+        // Storing the summary marks the session done, so it comes last: a failure before it
+        // leaves the whole session to the next attempt.
+        self.store
+            .add_summary(session.id, key, &parsed.summary, now_ms)
+            .await?;
+        Ok(SessionOutcome::Summarized)
     }
+
+    /// Stores the extractive summary: the session's most informative lines, without the model.
+    async fn store_extract(&self, session: &SessionRecord) -> anyhow::Result<SessionOutcome> {
+        let messages = self.redacted_messages(session).await?;
+        if messages.is_empty() {
+            self.store.mark_session_summarized(session.id).await?;
+            return Ok(SessionOutcome::Empty);
+        }
+        let key = ConversationKey::new(session.chat_id, session.user_id);
+        self.store
+            .add_summary(
+                session.id,
+                key,
+                &extractive_summary(&messages),
+                self.clock.now_ms(),
+            )
+            .await?;
+        Ok(SessionOutcome::Extracted)
+    }
+
+    /// The session's messages with secrets masked: they never reach the model, not even the
+    /// summarizer's, nor a summary.
+    async fn redacted_messages(
+        &self,
+        session: &SessionRecord,
+    ) -> anyhow::Result<Vec<StoredMessage>> {
+        let mut messages = self
+            .store
+            .session_messages(session.id)
+            .await
+            .context("cannot read a session")?;
+        for message in &mut messages {
+            message.content = self.redactor.redact(&message.content).into_owned();
+        }
+        Ok(messages)
+    }
+
+    /// The wait before retrying after failed attempt number `attempt`: `retry_ms`, then twice
+    /// that, four times, ...
+    fn backoff_ms(&self, attempt: i64) -> i64 {
+        self.retry_ms
+            .saturating_mul(1_i64 << (attempt - 1).clamp(0, 20))
+    }
+}
+
+/// What became of one session in one look.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SessionOutcome {
+    Summarized,
+    Extracted,
+    Failed,
+    Empty,
+}
+
+impl SummarizerReport {
+    fn count(&mut self, outcome: SessionOutcome) {
+        match outcome {
+            SessionOutcome::Summarized => self.summarized += 1,
+            SessionOutcome::Extracted => self.extracted += 1,
+            SessionOutcome::Failed => self.failed += 1,
+            SessionOutcome::Empty => self.empty += 1,
+        }
+    }
+}
+
+/// Runs `step`, turning a panic inside it into an error, so that one bad input (a session, a
+/// model's answer) fails its own step and nothing else. The panic hook has already reported
+/// where it happened; the error keeps its message.
+async fn isolated<T>(step: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    // Unwind safety: what a step changes is rows in the database, each write a statement or a
+    // transaction of its own, so a panic half-way leaves no broken state in memory to be reused.
+    match AssertUnwindSafe(step).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => Err(anyhow::anyhow!(
+            "panicked: {}",
+            panic_message(panic.as_ref())
+        )),
+    }
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 /// Runs [`Summarizer::summarize_pending_once`] right away (sessions closed while the process was
@@ -242,4 +354,62 @@ pub async fn run_summarizer_job(
         }
     }
     tracing::debug!("summarizer job stopped");
+}
+
+/// Spawns the background job `name` as a task that `jobs` reports as running until the task
+/// ends, normally or by a panic.
+pub fn spawn_watched(
+    jobs: &BackgroundJobs,
+    name: &'static str,
+    job: impl Future<Output = ()> + Send + 'static,
+) -> JoinHandle<()> {
+    let running = jobs.start(name);
+    tokio::spawn(async move {
+        // Dropped when the task ends: after the job returns, or while a panic unwinds it.
+        let _running = running;
+        job.await;
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_in_an_isolated_step_becomes_an_error_with_its_message() {
+        let answer = String::from("Ρώτησε για την πρωτεΐνη");
+        let outcome = isolated(async { Ok(answer[..3].to_owned()) }).await;
+
+        let error = outcome.expect_err("the panic is an error").to_string();
+        assert!(
+            error.starts_with("panicked: ")
+                && error.contains("byte index 3 is not a char boundary"),
+            "{error}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_isolated_step_that_succeeds_or_fails_keeps_its_result() {
+        assert_eq!(isolated(async { Ok(7) }).await.unwrap(), 7);
+        let failed: anyhow::Result<()> = isolated(async { anyhow::bail!("model down") }).await;
+        assert_eq!(failed.unwrap_err().to_string(), "model down");
+    }
+
+    #[tokio::test]
+    async fn a_watched_job_is_reported_stopped_once_it_panics() {
+        let jobs = BackgroundJobs::default();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let job = spawn_watched(&jobs, "summarizer", async move {
+            let _ = released.await;
+            panic!("a bug in the job");
+        });
+        assert_eq!(jobs.states(), [("summarizer", true)]);
+
+        let _ = release.send(());
+        let ended = job.await;
+
+        assert!(ended.is_err_and(|error| error.is_panic()));
+        assert_eq!(jobs.states(), [("summarizer", false)]);
+        assert_eq!(jobs.stopped(), ["summarizer"]);
+    }
 }

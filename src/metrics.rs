@@ -1,5 +1,5 @@
-//! Process metrics in the Prometheus text format, and the time of the last contact with Telegram
-//! that `/healthz` judges. This module owns the metric names and the one global recorder; the rest
+//! Process metrics in the Prometheus text format, and what `/healthz` judges besides the
+//! database: the time of the last contact with Telegram and which background jobs still run. This module owns the metric names and the one global recorder; the rest
 //! of the code records through the small functions below and never names a metric itself. It
 //! serves nothing: [`crate::http`] renders the [`PrometheusHandle`] on `/metrics`.
 //!
@@ -18,12 +18,14 @@
 //! | `telemem_active_sessions` | gauge | | open conversation sessions |
 //! | `telemem_database_bytes` | gauge | | size of the SQLite file (refreshed on every scrape) |
 //! | `telemem_last_telegram_contact_seconds` | gauge | | Unix time of the last successful poll or webhook call |
+//! | `telemem_job_running` | gauge | `job` (`purge`, `summarizer`) | 1 while the background job runs, 0 once it stopped (refreshed on every scrape) |
 //!
 //! Label values must come from small fixed sets (never user ids or message text): each distinct
 //! value is a new time series that lives as long as the process.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -40,6 +42,7 @@ const ERRORS: &str = "telemem_errors_total";
 const ACTIVE_SESSIONS: &str = "telemem_active_sessions";
 const DATABASE_BYTES: &str = "telemem_database_bytes";
 const LAST_TELEGRAM_CONTACT: &str = "telemem_last_telegram_contact_seconds";
+const JOB_RUNNING: &str = "telemem_job_running";
 
 /// Upper bounds of the LLM latency buckets, in seconds: from a fast local model's first reply up
 /// to the largest `LLM_TIMEOUT_SECS` people set for slow ones.
@@ -102,6 +105,10 @@ fn describe() {
         LAST_TELEGRAM_CONTACT,
         metrics::Unit::Seconds,
         "Unix time of the last successful poll or webhook call from Telegram"
+    );
+    metrics::describe_gauge!(
+        JOB_RUNNING,
+        "1 while the background job runs, 0 once it stopped"
     );
 }
 
@@ -201,6 +208,75 @@ impl LastContact {
     }
 }
 
+/// Sets `telemem_job_running` for every job in `jobs`: 1 while it runs, 0 once it stopped.
+pub fn set_jobs_running(jobs: &BackgroundJobs) {
+    for (job, running) in jobs.states() {
+        metrics::gauge!(JOB_RUNNING, "job" => job).set(if running { 1.0 } else { 0.0 });
+    }
+}
+
+/// The process-wide jobs that the app's background tasks record and production's `/healthz`
+/// reads.
+pub fn background_jobs() -> BackgroundJobs {
+    BACKGROUND_JOBS.clone()
+}
+
+static BACKGROUND_JOBS: LazyLock<BackgroundJobs> = LazyLock::new(BackgroundJobs::default);
+
+/// The background jobs started so far and how many instances of each still run; shared by
+/// clones. Like [`LastContact`], the health check takes one as a dependency, so a test can judge
+/// its own. Instances are counted because tests run several apps in one process.
+#[derive(Clone, Debug, Default)]
+pub struct BackgroundJobs(Arc<Mutex<BTreeMap<&'static str, usize>>>);
+
+impl BackgroundJobs {
+    /// Records that an instance of `job` runs, until the returned value is dropped.
+    pub fn start(&self, job: &'static str) -> RunningJob {
+        *self.lock().entry(job).or_default() += 1;
+        RunningJob {
+            jobs: self.clone(),
+            job,
+        }
+    }
+
+    /// Every job started so far, by name, and whether it still runs.
+    pub fn states(&self) -> Vec<(&'static str, bool)> {
+        self.lock()
+            .iter()
+            .map(|(job, running)| (*job, *running > 0))
+            .collect()
+    }
+
+    /// The jobs that were started and no longer run, by name.
+    pub fn stopped(&self) -> Vec<&'static str> {
+        self.states()
+            .into_iter()
+            .filter_map(|(job, running)| (!running).then_some(job))
+            .collect()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<&'static str, usize>> {
+        // The map stays consistent even if a holder panicked: each update is one statement.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One running instance of a background job; dropping it records that the instance stopped.
+#[must_use = "the job counts as stopped as soon as this is dropped"]
+#[derive(Debug)]
+pub struct RunningJob {
+    jobs: BackgroundJobs,
+    job: &'static str,
+}
+
+impl Drop for RunningJob {
+    fn drop(&mut self) {
+        if let Some(running) = self.jobs.lock().get_mut(self.job) {
+            *running = running.saturating_sub(1);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +299,20 @@ mod tests {
         contact.record_at(4_000);
 
         assert_eq!(contact.last_ms(), Some(9_000));
+    }
+
+    #[test]
+    fn a_job_runs_while_any_instance_of_it_runs() {
+        let jobs = BackgroundJobs::default();
+        let first = jobs.start("purge");
+        let second = jobs.start("purge");
+
+        drop(first);
+        let after_one_stopped = jobs.states();
+        drop(second);
+
+        assert_eq!(after_one_stopped, [("purge", true)]);
+        assert_eq!(jobs.stopped(), ["purge"]);
     }
 
     #[test]

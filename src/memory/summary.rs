@@ -71,39 +71,126 @@ pub fn summary_request(messages: &[StoredMessage], existing_notes: &[String]) ->
     }
 }
 
-/// Reads the model's answer. Without a `SUMMARY:` marker the whole answer is the summary.
+/// Reads the model's answer: a `SUMMARY` section and a `NOTES` section, each opened by a marker at
+/// the start of a line (see `section_marker`). The summary is the first non-empty `SUMMARY`
+/// section or, without one, the text before the first marker (the whole answer when it has no
+/// marker at all). The notes are the items of every `NOTES` section. Marker lines never end up in
+/// the summary or a note, and both are cut from the answer itself, so they are always its text.
 pub fn parse_summary_answer(answer: &str) -> ParsedSummary {
-    let upper = answer.to_uppercase();
-    let notes_at = upper.find("NOTES:");
-    let summary_part = match (upper.find("SUMMARY:"), notes_at) {
-        (Some(start), Some(end)) if start < end => &answer[start + "SUMMARY:".len()..end],
-        (Some(start), _) => &answer[start + "SUMMARY:".len()..],
-        (None, Some(end)) => &answer[..end],
-        (None, None) => answer,
-    };
-    let notes = notes_at
-        .map(|start| parse_notes(&answer[start + "NOTES:".len()..]))
-        .filter(|notes| !notes.is_empty());
+    // Every offset below is a line start or where the rest of a marker line begins (a suffix of
+    // that line), so every slice starts and ends on a character boundary.
+    let mut sections = Sections::default();
+    let mut open: Option<(Section, usize)> = None;
+    let mut line_start = 0;
+    for line in answer.split_inclusive('\n') {
+        if let Some((section, content)) = section_marker(line) {
+            match open {
+                Some((previous, start)) => sections.add(previous, &answer[start..line_start]),
+                None => sections.preamble = &answer[..line_start],
+            }
+            open = Some((section, line_start + line.len() - content.len()));
+        }
+        line_start += line.len();
+    }
+    match open {
+        Some((last, start)) => sections.add(last, &answer[start..]),
+        None => sections.preamble = answer,
+    }
+    let summary = sections.summary.unwrap_or(sections.preamble.trim());
     ParsedSummary {
-        summary: cap_chars(summary_part.trim(), SUMMARY_MAX_CHARS),
-        notes,
+        summary: cap_chars(summary, SUMMARY_MAX_CHARS),
+        notes: (!sections.notes.is_empty()).then_some(sections.notes),
     }
 }
 
-fn parse_notes(section: &str) -> Vec<String> {
-    let mut notes: Vec<String> = Vec::new();
-    for line in section.lines() {
-        let note = line.trim().trim_start_matches(['-', '*', '•']).trim();
-        let is_none = note.is_empty() || note.trim_matches('.').eq_ignore_ascii_case("none");
-        if is_none || notes.iter().any(|kept| kept == note) {
-            continue;
-        }
-        notes.push(cap_chars(note, NOTE_MAX_CHARS));
-        if notes.len() == MAX_NOTES {
-            break;
+/// The two kinds of section in the model's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Section {
+    Summary,
+    Notes,
+}
+
+/// What [`parse_summary_answer`] has found so far.
+#[derive(Default)]
+struct Sections<'a> {
+    preamble: &'a str,
+    summary: Option<&'a str>,
+    notes: Vec<String>,
+}
+
+impl<'a> Sections<'a> {
+    fn add(&mut self, section: Section, text: &'a str) {
+        match section {
+            Section::Summary if self.summary.is_none() && !text.trim().is_empty() => {
+                self.summary = Some(text.trim());
+            }
+            // A model that repeats the heading has said what it had to say the first time.
+            Section::Summary => {}
+            Section::Notes => add_notes(&mut self.notes, text),
         }
     }
-    notes
+}
+
+/// Characters that may come before a marker: Markdown headings, emphasis, quotes and list bullets.
+const MARKER_LEAD: &[char] = &['*', '_', '#', '>', '-', '•'];
+
+/// Characters that may close a marker's emphasis or heading before (or instead of) its colon.
+const MARKER_TAIL: &[char] = &['*', '_', '#'];
+
+/// The section a line opens and the rest of the line after its marker, or `None` for a line of
+/// content. A marker is the word `SUMMARY` or `NOTES` in any ASCII case at the start of the line
+/// (after whitespace and Markdown decoration), followed by a colon (`:` or the full-width `：`),
+/// or alone on its line as a heading (`## Notes`, `**Summary**`). Markers repeated on one line
+/// (`SUMMARY: NOTES: ...`) all go, and the last one names the section.
+fn section_marker(line: &str) -> Option<(Section, &str)> {
+    let (mut section, mut rest) = one_marker(line)?;
+    while let Some((next, after)) = one_marker(rest) {
+        (section, rest) = (next, after);
+    }
+    Some((section, rest))
+}
+
+fn one_marker(text: &str) -> Option<(Section, &str)> {
+    let start = text.trim_start_matches(|c: char| c.is_whitespace() || MARKER_LEAD.contains(&c));
+    let (section, after_word) = [(Section::Summary, "SUMMARY"), (Section::Notes, "NOTES")]
+        .into_iter()
+        .find_map(|(section, word)| Some((section, strip_prefix_ascii_case(start, word)?)))?;
+    let after_word =
+        after_word.trim_start_matches(|c: char| c.is_whitespace() || MARKER_TAIL.contains(&c));
+    if after_word.is_empty() {
+        return Some((section, after_word));
+    }
+    let content = after_word.strip_prefix([':', '：'])?;
+    // `**SUMMARY:** text`: the emphasis closes right after the colon.
+    let content = content.trim_start_matches(['*', '_']).trim_start();
+    Some((section, content))
+}
+
+/// `text` without `prefix` (ASCII) if it starts with it in any ASCII case. It compares bytes of
+/// the text as written: upper-casing a copy first would change byte lengths (Turkish `ı` becomes
+/// `I`, Armenian `և` becomes `ԵՒ`, Greek `ΐ` three characters) and so every offset after them.
+fn strip_prefix_ascii_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = text.as_bytes().get(..prefix.len())?;
+    // Bytes equal to an ASCII prefix are ASCII characters, so `get` finds a boundary there.
+    head.eq_ignore_ascii_case(prefix.as_bytes())
+        .then(|| text.get(prefix.len()..))
+        .flatten()
+}
+
+/// Adds the items of one NOTES section to `notes`: one per line, without list bullets, skipping
+/// blanks, "none" and repeats, up to [`MAX_NOTES`].
+fn add_notes(notes: &mut Vec<String>, section: &str) {
+    for line in section.lines() {
+        if notes.len() == MAX_NOTES {
+            return;
+        }
+        let note = line.trim().trim_start_matches(['-', '*', '•']).trim();
+        let is_none = note.is_empty() || note.trim_matches('.').eq_ignore_ascii_case("none");
+        let note = cap_chars(note, NOTE_MAX_CHARS);
+        if !is_none && !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
 }
 
 /// A summary made without the model: the person's most informative lines (numbers, names, long
@@ -163,6 +250,8 @@ fn cap_chars(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn message(role: MessageRole, content: &str) -> StoredMessage {
@@ -210,6 +299,260 @@ mod tests {
         let parsed = parse_summary_answer(&"x".repeat(2_000));
         assert_eq!(parsed.summary.chars().count(), SUMMARY_MAX_CHARS);
         assert_eq!(parsed.notes, None);
+    }
+
+    fn notes(notes: &[&str]) -> Option<Vec<String>> {
+        Some(notes.iter().map(|note| (*note).to_owned()).collect())
+    }
+
+    #[test]
+    fn a_turkish_answer_is_cut_exactly_at_its_markers() {
+        let parsed = parse_summary_answer(
+            "SUMMARY:\nKullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu; kargo çarşamba bekleniyor.\n\nNOTES:\n- Türkçe yanıt istiyor\n- Ankara'da yaşıyor",
+        );
+        assert_eq!(
+            parsed.summary,
+            "Kullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu; kargo çarşamba bekleniyor."
+        );
+        assert_eq!(
+            parsed.notes,
+            notes(&["Türkçe yanıt istiyor", "Ankara'da yaşıyor"])
+        );
+    }
+
+    #[test]
+    fn a_greek_answer_with_letters_that_grow_when_upper_cased_is_cut_exactly() {
+        // `ΐ` upper-cases to three characters, four bytes longer.
+        let parsed = parse_summary_answer(
+            "SUMMARY:\nΡώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή.\nNOTES:\n- Μιλάει ελληνικά\n- Ταΐζει τη γάτα στις 7",
+        );
+        assert_eq!(
+            parsed.summary,
+            "Ρώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή."
+        );
+        assert_eq!(
+            parsed.notes,
+            notes(&["Μιλάει ελληνικά", "Ταΐζει τη γάτα στις 7"])
+        );
+    }
+
+    #[test]
+    fn an_armenian_answer_with_the_ligature_ev_is_cut_exactly() {
+        // `և` upper-cases to `ԵՒ`, two bytes longer.
+        let parsed = parse_summary_answer(
+            "SUMMARY: Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։\nNOTES:\n- Ապրում է Երևանում\n- Նախընտրում է հայերեն",
+        );
+        assert_eq!(
+            parsed.summary,
+            "Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։"
+        );
+        assert_eq!(
+            parsed.notes,
+            notes(&["Ապրում է Երևանում", "Նախընտրում է հայերեն"])
+        );
+    }
+
+    #[test]
+    fn german_russian_arabic_and_emoji_answers_are_cut_exactly() {
+        let cases = [
+            (
+                "Fragte nach der Straße und dem Maß; Lieferung am Dienstag.",
+                "Wohnt in der Großstraße 5",
+            ),
+            (
+                "Пользователь спросил о заказе 4711; доставка в среду.",
+                "Говорит по-русски",
+            ),
+            (
+                "سأل المستخدم عن الطلب 4711 وموعد التسليم يوم الأربعاء.",
+                "يفضل الردود باللغة العربية",
+            ),
+            (
+                "Planned the trip 🏔️🚆 to Zermatt with the family 👨‍👩‍👧.",
+                "Loves trains 🚂",
+            ),
+        ];
+        for (summary, note) in cases {
+            let parsed =
+                parse_summary_answer(&format!("SUMMARY:\n{summary}\n\nNOTES:\n- {note}\n"));
+
+            assert_eq!(parsed.summary, summary);
+            assert_eq!(parsed.notes, notes(&[note]));
+        }
+    }
+
+    #[test]
+    fn markers_in_any_case_and_markdown_decoration_are_recognised() {
+        for answer in [
+            "**Summary:** Asked about order 4711.\n\n**Notes:**\n- Works at Chemitek",
+            "## SUMMARY\nAsked about order 4711.\n## NOTES\n- Works at Chemitek",
+            "summary : Asked about order 4711.\nnotes：\n* Works at Chemitek",
+            "Here you go.\n\nSUMMARY:\nAsked about order 4711.\n- NOTES:\n- Works at Chemitek",
+        ] {
+            let parsed = parse_summary_answer(answer);
+
+            assert_eq!(parsed.summary, "Asked about order 4711.", "{answer}");
+            assert_eq!(parsed.notes, notes(&["Works at Chemitek"]), "{answer}");
+        }
+    }
+
+    #[test]
+    fn a_marker_word_inside_a_line_is_text() {
+        let parsed = parse_summary_answer(
+            "SUMMARY: Went through the meeting notes: budget 40k, summary: approved.\nNOTES:\n- Works in finance",
+        );
+        assert_eq!(
+            parsed.summary,
+            "Went through the meeting notes: budget 40k, summary: approved."
+        );
+        assert_eq!(parsed.notes, notes(&["Works in finance"]));
+    }
+
+    #[test]
+    fn notes_before_the_summary_and_repeated_markers_never_end_up_in_the_text() {
+        let parsed = parse_summary_answer(
+            "NOTES:\n- Works at Chemitek\nNOTES:\n- NOTES:\nSUMMARY: NOTES: Likes tea\nSUMMARY:\nAsked about order 4711.\nSUMMARY: A second try.",
+        );
+        assert_eq!(parsed.summary, "Asked about order 4711.");
+        assert_eq!(parsed.notes, notes(&["Works at Chemitek", "Likes tea"]));
+    }
+
+    #[test]
+    fn text_before_the_first_marker_is_the_summary_when_there_is_no_summary_section() {
+        let parsed = parse_summary_answer("Asked about order 4711.\nNOTES:\n- none");
+        assert_eq!(parsed.summary, "Asked about order 4711.");
+        assert_eq!(parsed.notes, None);
+    }
+
+    /// Whether `line` opens a section, judged independently of the parser: after whitespace and
+    /// Markdown decoration, `summary` or `notes` in any ASCII case, then a colon or nothing more.
+    fn reads_as_a_marker(line: &str) -> bool {
+        let lower = line.to_ascii_lowercase();
+        let start = lower.trim_start_matches(|c: char| c.is_whitespace() || "*_#>-•".contains(c));
+        ["summary", "notes"].iter().any(|word| {
+            start.strip_prefix(word).is_some_and(|rest| {
+                let rest =
+                    rest.trim_start_matches(|c: char| c.is_whitespace() || "*_#".contains(c));
+                rest.is_empty() || rest.starts_with([':', '：'])
+            })
+        })
+    }
+
+    /// Whether `part` is text of `answer`, allowing for the `…` that marks a cut.
+    fn is_text_of(answer: &str, part: &str) -> bool {
+        answer.contains(part)
+            || part
+                .strip_suffix('…')
+                .is_some_and(|kept| answer.contains(kept))
+    }
+
+    fn check_parsed(answer: &str) -> Result<(), TestCaseError> {
+        let parsed = parse_summary_answer(answer);
+        prop_assert!(
+            is_text_of(answer, &parsed.summary),
+            "summary {:?}",
+            parsed.summary
+        );
+        for line in parsed.summary.lines() {
+            prop_assert!(
+                !reads_as_a_marker(line),
+                "marker in the summary {:?}",
+                parsed.summary
+            );
+        }
+        prop_assert!(parsed.summary.chars().count() <= SUMMARY_MAX_CHARS);
+        let notes = parsed.notes.unwrap_or_default();
+        prop_assert!(notes.len() <= MAX_NOTES);
+        for note in &notes {
+            prop_assert!(is_text_of(answer, note), "note {note:?}");
+            prop_assert!(!reads_as_a_marker(note), "marker as a note {note:?}");
+            prop_assert!(!note.is_empty() && note.chars().count() <= NOTE_MAX_CHARS);
+        }
+        Ok(())
+    }
+
+    /// Answers built from markers (well-formed or not), characters whose upper case has another
+    /// byte length, list bullets and arbitrary text, on lines or run together.
+    fn answer_pieces() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            prop::sample::select(vec![
+                "SUMMARY:",
+                "NOTES:",
+                "summary",
+                "Notes :",
+                "**Summary:**",
+                "## NOTES",
+                "- NOTES:",
+                "notes：",
+                "SUMMARY: NOTES:",
+                "- none",
+                "- ",
+                "ı",
+                "ΐ",
+                "և",
+                "ß",
+                "ŉ",
+                "ﬁ",
+                "İ",
+                "Σ",
+                "🏔️",
+                "\r",
+            ])
+            .prop_map(str::to_owned),
+            any::<String>(),
+        ];
+        let separator = prop::sample::select(vec!["\n", "\n", " ", "", "\r\n"]);
+        prop::collection::vec((piece, separator), 0..24).prop_map(|pieces| {
+            pieces
+                .into_iter()
+                .map(|(piece, separator)| piece + separator)
+                .collect()
+        })
+    }
+
+    /// One line of arbitrary printable text that does not open a section.
+    fn text_line() -> impl Strategy<Value = String> {
+        "\\PC{1,60}".prop_filter("not a marker", |line| !reads_as_a_marker(line))
+    }
+
+    /// One note as the model would write it after its bullet.
+    fn note_text() -> impl Strategy<Value = String> {
+        text_line().prop_filter("a note kept as written", |note| {
+            note.trim() == note
+                && !note.starts_with(['-', '*', '•'])
+                && !note.trim_matches('.').eq_ignore_ascii_case("none")
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_unicode_answers_never_panic_and_leave_no_marker_behind(answer in any::<String>()) {
+            check_parsed(&answer)?;
+        }
+
+        #[test]
+        fn answers_mixing_markers_and_unicode_never_panic_and_leave_no_marker_behind(
+            answer in answer_pieces(),
+        ) {
+            check_parsed(&answer)?;
+        }
+
+        #[test]
+        fn a_well_formed_answer_in_any_script_gives_back_its_summary_and_notes(
+            summary_lines in prop::collection::vec(text_line(), 1..5),
+            notes in prop::collection::btree_set(note_text(), 1..6),
+        ) {
+            let summary = summary_lines.join("\n");
+            prop_assume!(!summary.trim().is_empty());
+            let notes: Vec<String> = notes.into_iter().collect();
+            let bullets: Vec<String> = notes.iter().map(|note| format!("- {note}")).collect();
+            let answer = format!("SUMMARY:\n{summary}\n\nNOTES:\n{}\n", bullets.join("\n"));
+
+            let parsed = parse_summary_answer(&answer);
+
+            prop_assert_eq!(parsed.summary, summary.trim());
+            prop_assert_eq!(parsed.notes, Some(notes));
+        }
     }
 
     #[test]

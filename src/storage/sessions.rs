@@ -14,7 +14,8 @@ pub struct SessionRecord {
     pub started_at_ms: i64,
     pub last_activity_at_ms: i64,
     pub closed_at_ms: Option<i64>,
-    /// How often summarizing this session has failed so far.
+    /// How many attempts at summarizing this session have started. Each is counted before it
+    /// runs, so one that never finished (the process died) counts too.
     pub summary_attempts: i64,
 }
 
@@ -258,8 +259,9 @@ impl Store {
         Ok(())
     }
 
-    /// Records a failed summary attempt and when to try again; returns the attempts so far.
-    pub async fn record_summary_failure(
+    /// Counts a summary attempt that is about to start and sets when to try again should it not
+    /// succeed; returns the attempts so far, this one included.
+    pub async fn begin_summary_attempt(
         &self,
         session_id: i64,
         retry_at_ms: i64,
@@ -274,5 +276,21 @@ impl Store {
         )
         .fetch_one(&mut *self.writer().await?)
         .await
+    }
+
+    /// Moves a session's next summary attempt to `retry_at_ms`.
+    pub async fn schedule_summary_retry(
+        &self,
+        session_id: i64,
+        retry_at_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
+            session_id,
+            retry_at_ms,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
     }
 }

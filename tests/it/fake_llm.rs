@@ -7,7 +7,8 @@
 //! queue is empty the server answers with the [`Responder`] set by [`FakeLlm::set_responder`], or
 //! without one `reply to: <last user message>`, so end-to-end tests with many users need no
 //! script at all. Every request is recorded ([`FakeLlm::requests`], [`FakeLlm::last_request`]) so
-//! tests can assert on the prompt, the model and the headers that were sent; a load run turns that
+//! tests can assert on the prompt, the model and the headers that were sent, and counted as it
+//! arrives ([`FakeLlm::wait_for_requests`]) so a test can act while the model works; a load run turns that
 //! off ([`FakeLlm::keep_requests`]) and reads only how long each answer took
 //! ([`FakeLlm::take_timings`]).
 //!
@@ -33,6 +34,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
+use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -120,6 +122,8 @@ struct Shared {
     responder: Mutex<Option<Responder>>,
     keep_requests: AtomicBool,
     timings: Mutex<Vec<Timing>>,
+    /// How many requests have arrived, kept or not, for [`FakeLlm::wait_for_requests`].
+    arrived: watch::Sender<usize>,
 }
 
 impl Default for Shared {
@@ -131,6 +135,7 @@ impl Default for Shared {
             responder: Mutex::default(),
             keep_requests: AtomicBool::new(true),
             timings: Mutex::default(),
+            arrived: watch::Sender::new(0),
         }
     }
 }
@@ -210,6 +215,16 @@ impl FakeLlm {
             .clone()
     }
 
+    /// Waits until `count` requests have arrived in all, answered or not.
+    pub async fn wait_for_requests(&self, count: usize) {
+        self.shared
+            .arrived
+            .subscribe()
+            .wait_for(|arrived| *arrived >= count)
+            .await
+            .expect("the fake LLM keeps its counter");
+    }
+
     /// Whether to keep every request for [`Self::requests`] (the default). A load run turns it
     /// off: thousands of whole prompts would only grow the fake.
     pub fn keep_requests(&self, keep: bool) {
@@ -264,6 +279,7 @@ async fn handle(
                 body: body.clone(),
             });
     }
+    shared.arrived.send_modify(|arrived| *arrived += 1);
     let last_user_message = last_user_message(&body);
     let scripted = shared
         .script

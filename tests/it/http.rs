@@ -1,5 +1,6 @@
-//! Specifications of the operations endpoint (`/healthz`, `/metrics`) and of the health check
-//! client behind `telemem healthcheck`, against the real server on 127.0.0.1.
+//! Specifications of the operations endpoint (`/healthz`, `/metrics`, including how they report a
+//! background job that stopped) and of the health check client behind `telemem healthcheck`,
+//! against the real server on 127.0.0.1.
 
 use std::net::SocketAddr;
 use std::process::{Command, Output};
@@ -9,7 +10,9 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use telemem::clock::{Clock, ManualClock, SystemClock};
 use telemem::http::{self, HealthReport, HttpState};
-use telemem::metrics::{self, LastContact};
+use telemem::jobs::spawn_watched;
+use telemem::metrics::{self, BackgroundJobs, LastContact};
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -41,14 +44,17 @@ impl Server {
 
     /// A server whose clock stands still at midnight and which judges its own `contact`.
     async fn with_manual_clock(db: &TestDb, clock: &ManualClock, contact: &LastContact) -> Self {
-        Self::start(HttpState::new(
-            db.store.clone(),
-            metrics::install().expect("install the metrics recorder"),
-            Arc::new(clock.clone()),
-            contact.clone(),
-            MAX_SILENCE,
-        ))
-        .await
+        Self::start(manual_state(db, clock, contact)).await
+    }
+
+    /// Like [`Server::with_manual_clock`], also judging its own background `jobs`.
+    async fn watching_jobs(
+        db: &TestDb,
+        clock: &ManualClock,
+        contact: &LastContact,
+        jobs: &BackgroundJobs,
+    ) -> Self {
+        Self::start(manual_state(db, clock, contact).watching_jobs(jobs.clone())).await
     }
 
     async fn get(&self, path: &str) -> reqwest::Response {
@@ -80,6 +86,16 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
+}
+
+fn manual_state(db: &TestDb, clock: &ManualClock, contact: &LastContact) -> HttpState {
+    HttpState::new(
+        db.store.clone(),
+        metrics::install().expect("install the metrics recorder"),
+        Arc::new(clock.clone()),
+        contact.clone(),
+        MAX_SILENCE,
+    )
 }
 
 #[tokio::test]
@@ -178,6 +194,74 @@ async fn healthz_is_unavailable_and_names_the_database_when_it_is_closed() {
     assert_eq!(report.status, "unhealthy");
     assert_eq!(report.database, "error");
     assert_eq!(report.reason.as_deref(), Some("database error"));
+}
+
+#[tokio::test]
+async fn healthz_is_unavailable_and_names_each_background_job_that_stopped() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let contact = LastContact::default();
+    contact.record_at(MIDNIGHT_MS);
+    let jobs = BackgroundJobs::default();
+    let server = Server::watching_jobs(&db, &clock, &contact, &jobs).await;
+    let stop_purge = CancellationToken::new();
+    let purge = spawn_watched(&jobs, "purge", stop_purge.clone().cancelled_owned());
+    let (release, released) = oneshot::channel::<()>();
+    let summarizer = spawn_watched(&jobs, "summarizer", async move {
+        let _ = released.await;
+        panic!("a bug in the summarizer");
+    });
+    let (status_while_both_run, _) = server.health().await;
+
+    let _ = release.send(());
+    assert!(summarizer.await.unwrap_err().is_panic());
+    let (status_after_the_panic, report_after_the_panic) = server.health().await;
+    stop_purge.cancel();
+    purge.await.unwrap();
+    let (_, report_after_both) = server.health().await;
+
+    assert_eq!(status_while_both_run, StatusCode::OK);
+    assert_eq!(status_after_the_panic, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(report_after_the_panic.status, "unhealthy");
+    assert_eq!(report_after_the_panic.database, "ok");
+    assert_eq!(
+        report_after_the_panic.reason.as_deref(),
+        Some("background job summarizer stopped")
+    );
+    assert_eq!(
+        report_after_both.reason.as_deref(),
+        Some("background job purge stopped; background job summarizer stopped")
+    );
+}
+
+#[tokio::test]
+async fn metrics_shows_whether_each_background_job_runs() {
+    let db = TestDb::new().await;
+    let jobs = BackgroundJobs::default();
+    let server = Server::watching_jobs(
+        &db,
+        &ManualClock::starting_at(MIDNIGHT_MS),
+        &LastContact::default(),
+        &jobs,
+    )
+    .await;
+    let stop = CancellationToken::new();
+    let running = spawn_watched(&jobs, "http_spec_running", stop.clone().cancelled_owned());
+    spawn_watched(&jobs, "http_spec_ended", async {})
+        .await
+        .unwrap();
+
+    let text = server.get("/metrics").await.text().await.unwrap();
+    stop.cancel();
+    running.await.unwrap();
+
+    for expected in [
+        "# TYPE telemem_job_running gauge",
+        "telemem_job_running{job=\"http_spec_running\"} 1\n",
+        "telemem_job_running{job=\"http_spec_ended\"} 0\n",
+    ] {
+        assert!(text.contains(expected), "missing `{expected}` in:\n{text}");
+    }
 }
 
 #[tokio::test]

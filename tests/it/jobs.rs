@@ -1,13 +1,17 @@
-//! Specifications of the background jobs.
+//! Specifications of the background jobs and how the app starts them.
 
 use std::sync::Arc;
 
+use telemem::app::{Core, join_jobs};
 use telemem::clock::ManualClock;
 use telemem::config::StorageConfig;
+use telemem::metrics;
 use telemem::storage::{ConversationKey, MessageRole};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::bot_harness::parse_config;
+use crate::fake_llm::FakeLlm;
 use crate::helpers::{DAY_MS, MIDNIGHT_MS, TestDb};
 
 fn storage_config(url: &str) -> StorageConfig {
@@ -51,4 +55,25 @@ async fn purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown() {
 
     assert_eq!((counts.messages, counts.sessions), (5, 1));
     assert!(db.store.all_messages(key).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_apps_jobs_run_watched_by_what_production_health_checks_read() {
+    let llm = FakeLlm::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("jobs.db").display());
+    let config = parse_config(&["--database-url", &url, "--llm-base-url", &llm.base_url()]);
+    let core = Core::build(&config, Arc::new(ManualClock::starting_at(MIDNIGHT_MS)))
+        .await
+        .unwrap();
+    let shutdown = CancellationToken::new();
+
+    let jobs = core.spawn_jobs(&config, &shutdown);
+    // Other tests' apps share the process-wide record: it says whether any instance runs.
+    let states = metrics::background_jobs().states();
+    shutdown.cancel();
+    join_jobs(jobs).await;
+
+    assert!(states.contains(&("purge", true)), "{states:?}");
+    assert!(states.contains(&("summarizer", true)), "{states:?}");
 }

@@ -74,7 +74,38 @@ impl Pipeline {
             .await
             .expect("summarizer look")
     }
+
+    /// A look during which the process dies: it stops, wherever it is, once the model has
+    /// received its next request, and nothing after that point runs.
+    async fn summarize_until_the_process_dies_while_the_model_works(&self) {
+        let asked = self.llm.requests().len();
+        tokio::select! {
+            report = self.core.summarizer.summarize_pending_once() => {
+                panic!("the look ended without asking the model: {report:?}")
+            }
+            () = self.llm.wait_for_requests(asked + 1) => {}
+        }
+    }
+
+    fn database_url(&self) -> String {
+        format!("sqlite://{}", self._dir.path().join("memory.db").display())
+    }
+
+    async fn summary_of(&self, key: ConversationKey) -> Option<String> {
+        let summaries = self.core.store.recent_summaries(key, 0, 5).await.unwrap();
+        summaries.last().map(|summary| summary.summary.clone())
+    }
+
+    async fn notes_of(&self, key: ConversationKey) -> Vec<String> {
+        let notes = self.core.store.notes(key).await.unwrap();
+        notes.into_iter().map(|note| note.note).collect()
+    }
 }
+
+const CAROL: ConversationKey = ConversationKey {
+    chat_id: 33,
+    user_id: 33,
+};
 
 fn system_of(request: &RecordedRequest) -> String {
     request.body["messages"][0]["content"]
@@ -310,6 +341,151 @@ async fn a_failing_summary_is_retried_with_backoff_then_replaced_by_an_extract()
         pipeline.summarize().await,
         SummarizerReport::default(),
         "nothing left to do"
+    );
+}
+
+#[tokio::test]
+async fn answers_in_greek_turkish_and_armenian_are_stored_cut_exactly_at_their_markers() {
+    let pipeline = Pipeline::start(&[]).await;
+    for (key, text) in [
+        (ALICE, "Θέλω πρωτεΐνη στο πρωινό."),
+        (BOB, "Siparişim 4711 nerede?"),
+        (CAROL, "Պատվերս Երևանում է։"),
+    ] {
+        pipeline.say(key, text).await;
+        pipeline.clock.advance_ms(MINUTE_MS);
+    }
+    pipeline.clock.advance_ms(HOUR_MS);
+    let expected = [
+        (
+            ALICE,
+            "Ρώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή.",
+            "Ταΐζει τη γάτα στις 7",
+        ),
+        (
+            BOB,
+            "Kullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu.",
+            "Türkçe yanıt istiyor",
+        ),
+        (
+            CAROL,
+            "Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։",
+            "Ապրում է Երևանում",
+        ),
+    ];
+    // The sessions are summarized in the order they closed: Alice's first. Cut at the offsets of
+    // an upper-cased copy, her answer panicked the summarizer and no session got a summary.
+    for (_, summary, note) in expected {
+        pipeline.llm.push(Behaviour::reply(&format!(
+            "SUMMARY:\n{summary}\n\nNOTES:\n- {note}"
+        )));
+    }
+
+    let report = pipeline.summarize().await;
+
+    assert_eq!((report.summarized, report.failed), (3, 0));
+    for (key, summary, note) in expected {
+        assert_eq!(pipeline.summary_of(key).await.as_deref(), Some(summary));
+        assert_eq!(pipeline.notes_of(key).await, [note]);
+    }
+}
+
+#[tokio::test]
+async fn a_session_whose_summary_cannot_be_stored_fails_alone_and_is_retried_after_the_backoff() {
+    let pipeline = Pipeline::start(&["--summary-retry-secs", "60"]).await;
+    pipeline.say(ALICE, "Order 4711 from Chemitek.").await;
+    pipeline.clock.advance_ms(MINUTE_MS);
+    pipeline.say(BOB, "Flight LH 400 on Friday.").await;
+    pipeline.clock.advance_ms(HOUR_MS);
+    let mut beside =
+        <sqlx::SqliteConnection as sqlx::Connection>::connect(&pipeline.database_url())
+            .await
+            .unwrap();
+    sqlx::query(
+        "CREATE TRIGGER refuse_alices_summary BEFORE INSERT ON session_summaries
+         WHEN new.chat_id = 11 BEGIN SELECT RAISE(ABORT, 'disk trouble'); END",
+    )
+    .execute(&mut beside)
+    .await
+    .unwrap();
+    pipeline
+        .llm
+        .push(Behaviour::reply("SUMMARY: Asked about order 4711."));
+    pipeline
+        .llm
+        .push(Behaviour::reply("SUMMARY: Flies LH 400 on Friday."));
+
+    let first = pipeline.summarize().await;
+
+    assert_eq!((first.summarized, first.failed), (1, 1));
+    assert_eq!(pipeline.summary_of(ALICE).await, None);
+    assert_eq!(
+        pipeline.summary_of(BOB).await.as_deref(),
+        Some("Flies LH 400 on Friday.")
+    );
+    sqlx::query("DROP TRIGGER refuse_alices_summary")
+        .execute(&mut beside)
+        .await
+        .unwrap();
+    pipeline.clock.advance_ms(59_000);
+    assert_eq!(pipeline.summarize().await, SummarizerReport::default());
+    pipeline.clock.advance_ms(2_000);
+    pipeline
+        .llm
+        .push(Behaviour::reply("SUMMARY: Asked about order 4711."));
+    assert_eq!(pipeline.summarize().await.summarized, 1);
+    assert_eq!(
+        pipeline.summary_of(ALICE).await.as_deref(),
+        Some("Asked about order 4711.")
+    );
+}
+
+#[tokio::test]
+async fn a_session_whose_attempts_never_finish_waits_its_backoff_and_ends_with_the_extract() {
+    let pipeline =
+        Pipeline::start(&["--summary-max-attempts", "2", "--summary-retry-secs", "60"]).await;
+    pipeline
+        .say(ALICE, "Order 4711 from Chemitek should arrive Wednesday.")
+        .await;
+    pipeline.clock.advance_ms(MINUTE_MS);
+    pipeline.say(BOB, "Flight LH 400 on Friday.").await;
+    pipeline.clock.advance_ms(HOUR_MS);
+    pipeline.llm.push(Behaviour::Hang);
+    pipeline
+        .summarize_until_the_process_dies_while_the_model_works()
+        .await;
+
+    // After a restart, Alice's session is not the first again: it waits out its backoff.
+    pipeline
+        .llm
+        .push(Behaviour::reply("SUMMARY: Flies LH 400 on Friday."));
+    let after_restart = pipeline.summarize().await;
+    assert_eq!((after_restart.summarized, after_restart.failed), (1, 0));
+    assert_eq!(
+        pipeline.summary_of(BOB).await.as_deref(),
+        Some("Flies LH 400 on Friday.")
+    );
+    assert_eq!(pipeline.summary_of(ALICE).await, None);
+
+    pipeline.clock.advance_ms(61_000);
+    pipeline.llm.push(Behaviour::Hang);
+    pipeline
+        .summarize_until_the_process_dies_while_the_model_works()
+        .await;
+    pipeline.clock.advance_ms(121_000);
+    let asked = pipeline.llm.requests().len();
+    let last = pipeline.summarize().await;
+
+    assert_eq!(last.extracted, 1);
+    assert_eq!(
+        pipeline.llm.requests().len(),
+        asked,
+        "with its attempts used up, the model is not asked again"
+    );
+    let extract = pipeline.summary_of(ALICE).await.unwrap();
+    assert!(
+        extract.starts_with("(automatic extract) Order 4711"),
+        "{extract}"
     );
 }
 

@@ -129,6 +129,8 @@ async fn health_and_metrics_report_a_live_bot_and_its_conversation() {
         "telemem_llm_latency_seconds_bucket",
         "telemem_tokens_total",
         "telemem_database_bytes",
+        "telemem_job_running{job=\"purge\"} 1\n",
+        "telemem_job_running{job=\"summarizer\"} 1\n",
     ] {
         assert!(metrics.contains(name), "{name} missing from:\n{metrics}");
     }
