@@ -1,6 +1,7 @@
-//! The Telegram edge of the bot: the teloxide handler tree ([`schema`]), the command enum, the
-//! handlers, rendering of the model's Markdown to Telegram HTML, reply delivery, access control
-//! and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this module only
+//! The Telegram edge of the bot: reaching the Bot API, the crash-safe intake, the scheduler that
+//! runs the teloxide handler tree ([`schema`]) fairly per person, the command enum, the handlers,
+//! rendering of the model's Markdown to Telegram HTML, reply delivery, access control, per-user
+//! limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this module only
 //! translates between Telegram and it.
 
 pub mod access;
