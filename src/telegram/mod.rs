@@ -1,8 +1,8 @@
 //! The Telegram edge of the bot: reaching the Bot API, the crash-safe intake, the scheduler that
 //! runs the teloxide handler tree ([`schema`]) fairly per person, the command enum, the handlers,
 //! rendering of the model's Markdown to Telegram HTML, reply delivery, access control, per-user
-//! limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this module only
-//! translates between Telegram and it.
+//! limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this
+//! module only translates between Telegram and it.
 
 pub mod access;
 pub mod commands;
