@@ -66,12 +66,12 @@ async fn one_flooding_user_never_delays_another_users_turn() {
 
     flood(&bot, 120).await;
     let bobs_wait = time_bobs_turn(&bot).await;
-    bot.stop().await;
 
     assert!(
         bobs_wait < MODEL_TIME + Duration::from_secs(1),
         "BOB waited {bobs_wait:?} behind ALICE's backlog"
     );
+    bot.stop().await;
 }
 
 #[tokio::test]
