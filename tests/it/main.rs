@@ -8,6 +8,7 @@ mod bot_harness;
 mod cli;
 mod config;
 mod eval;
+mod exactly_once;
 mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;
