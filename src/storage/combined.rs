@@ -1,13 +1,14 @@
-//! Write combining for the writes every chat turn makes: its user's message, its reply, and the
-//! record of which Telegram message carried the reply. Under load many turns want the one writer
+//! Write combining for the writes every chat turn makes: its user's message, its reply, the
+//! record of which Telegram message carried the reply, and (for a streamed or long reply) which
+//! Telegram messages carry the answer so far. Under load many turns want the one writer
 //! connection at the same moment. Taking it in turn for one small statement each costs every
 //! turn a round trip to the database thread and a commit of its own, and the turns queue behind
 //! each other. Instead these writes go to one task, which takes the writer and writes everything
 //! waiting as one round: one transaction, sent to the database thread as one command, with the
-//! messages of all waiting turns in one `INSERT … SELECT … FROM json_each` and the delivery
-//! records in one `UPDATE`. The commit then writes each touched page (the table's last page,
-//! index pages, one new full-text segment) once for all of them. The triggers (session activity,
-//! user activity, update states, full-text index) run for each row as before.
+//! messages of all waiting turns in one `INSERT … SELECT … FROM json_each`, the delivery records
+//! in one `UPDATE` and the answers' messages in another. The commit then writes each touched page
+//! (the table's last page, index pages) once for all of them. The triggers (session activity,
+//! user activity, update states) run for each row as before.
 //!
 //! A combined statement that fails is retried write by write, so one bad write (say, for a session
 //! that `/clear` has just deleted) fails alone. The task ends when the last [`Store`] clone is
@@ -41,6 +42,11 @@ pub(super) enum Write {
     /// `(message id, Telegram message id)`: which Telegram message carried a stored reply.
     Delivered {
         record: (i64, i64),
+        done: oneshot::Sender<Result<(), sqlx::Error>>,
+    },
+    /// `(update id, Telegram message ids)`: the messages that carry an update's answer so far.
+    AnswerMessages {
+        record: (i64, Vec<i64>),
         done: oneshot::Sender<Result<(), sqlx::Error>>,
     },
     /// Answered once every write handed over before it is done.
@@ -98,29 +104,22 @@ pub(super) async fn combine_writes(
                 Err(_) => break,
             }
         }
-        let mut messages = Vec::new();
-        let mut delivered = Vec::new();
+        let mut writes = Round::default();
         let mut flushed = Vec::new();
         for write in round.drain(..) {
             match write {
-                Write::Message { row, done } => messages.push((row, done)),
-                Write::Delivered { record, done } => delivered.push((record, done)),
+                Write::Message { row, done } => writes.messages.push((row, done)),
+                Write::Delivered { record, done } => writes.delivered.push((record, done)),
+                Write::AnswerMessages { record, done } => writes.answers.push((record, done)),
                 Write::Flush { done } => flushed.push(done),
             }
         }
-        if !messages.is_empty() {
+        if !writes.messages.is_empty() {
             connections.messages_to_index();
         }
         match open(writer) {
-            Ok(mut connection) => write_round(&mut connection, messages, delivered).await,
-            Err(_) => {
-                for (_, done) in messages {
-                    let _ = done.send(Err(sqlx::Error::PoolClosed));
-                }
-                for (_, done) in delivered {
-                    let _ = done.send(Err(sqlx::Error::PoolClosed));
-                }
-            }
+            Ok(mut connection) => write_round(&mut connection, writes).await,
+            Err(_) => writes.fail_all(|| sqlx::Error::PoolClosed),
         }
         for done in flushed {
             let _ = done.send(());
@@ -133,46 +132,89 @@ type MessageWrite = (
     oneshot::Sender<Result<(i64, bool), sqlx::Error>>,
 );
 type DeliveredWrite = ((i64, i64), oneshot::Sender<Result<(), sqlx::Error>>);
+type AnswerWrite = ((i64, Vec<i64>), oneshot::Sender<Result<(), sqlx::Error>>);
+
+/// The writes of one round, by kind.
+#[derive(Default)]
+struct Round {
+    messages: Vec<MessageWrite>,
+    delivered: Vec<DeliveredWrite>,
+    answers: Vec<AnswerWrite>,
+}
+
+impl Round {
+    fn len(&self) -> usize {
+        self.messages.len() + self.delivered.len() + self.answers.len()
+    }
+
+    /// Answers the round's only write with `error`.
+    fn fail_one(self, error: sqlx::Error) {
+        if let Some((_, done)) = self.messages.into_iter().next() {
+            let _ = done.send(Err(error));
+        } else if let Some((_, done)) = self.delivered.into_iter().next() {
+            let _ = done.send(Err(error));
+        } else if let Some((_, done)) = self.answers.into_iter().next() {
+            let _ = done.send(Err(error));
+        }
+    }
+
+    /// Answers every write with the error `error` makes.
+    fn fail_all(self, error: impl Fn() -> sqlx::Error) {
+        for (_, done) in self.messages {
+            let _ = done.send(Err(error()));
+        }
+        for (_, done) in self.delivered {
+            let _ = done.send(Err(error()));
+        }
+        for (_, done) in self.answers {
+            let _ = done.send(Err(error()));
+        }
+    }
+}
 
 /// Writes one round in one transaction (one statement, see [`round_statement`]). If that fails,
 /// writes each write on its own, so that only a bad one fails.
-async fn write_round(
-    connection: &mut sqlx::SqliteConnection,
-    messages: Vec<MessageWrite>,
-    delivered: Vec<DeliveredWrite>,
-) {
-    if messages.is_empty() && delivered.is_empty() {
+async fn write_round(connection: &mut sqlx::SqliteConnection, writes: Round) {
+    if writes.len() == 0 {
         return;
     }
-    let rows: Vec<&MessageRow> = messages.iter().map(|(row, _)| row).collect();
-    let records: Vec<(i64, i64)> = delivered.iter().map(|(record, _)| *record).collect();
-    let error = match round_statement(connection, &rows, &records).await {
+    let rows: Vec<&MessageRow> = writes.messages.iter().map(|(row, _)| row).collect();
+    let records: Vec<(i64, i64)> = writes.delivered.iter().map(|(record, _)| *record).collect();
+    let answers: Vec<&(i64, Vec<i64>)> = writes.answers.iter().map(|(record, _)| record).collect();
+    let error = match round_statement(connection, &rows, &records, &answers).await {
         Ok(outcomes) => {
-            for ((_, done), outcome) in messages.into_iter().zip(outcomes) {
+            for ((_, done), outcome) in writes.messages.into_iter().zip(outcomes) {
                 let _ = done.send(outcome);
             }
-            for (_, done) in delivered {
+            let records = writes.delivered.into_iter().map(|(_, done)| done);
+            for done in records.chain(writes.answers.into_iter().map(|(_, done)| done)) {
                 let _ = done.send(Ok(()));
             }
             return;
         }
         Err(error) => error,
     };
-    if messages.len() + delivered.len() == 1 {
-        if let Some((_, done)) = messages.into_iter().next() {
-            let _ = done.send(Err(error));
-        } else if let Some((_, done)) = delivered.into_iter().next() {
-            let _ = done.send(Err(error));
-        }
+    if writes.len() == 1 {
+        // The statement was this one write: the error is its own (say, a full database).
+        writes.fail_one(error);
         return;
     }
     tracing::debug!(error = %error, "a combined write failed; writing one by one");
-    for (row, done) in messages {
-        let outcome = round_statement(connection, &[&row], &[]).await;
+    write_one_by_one(connection, writes).await;
+}
+
+/// Writes each write of a round in a statement of its own.
+async fn write_one_by_one(connection: &mut sqlx::SqliteConnection, writes: Round) {
+    for (row, done) in writes.messages {
+        let outcome = round_statement(connection, &[&row], &[], &[]).await;
         let _ = done.send(outcome.and_then(|mut outcomes| outcomes.remove(0)));
     }
-    for (record, done) in delivered {
-        let outcome = round_statement(connection, &[], &[record]).await;
+    for (record, done) in writes.delivered {
+        let outcome = round_statement(connection, &[], &[record], &[]).await;
+        let _ = done.send(outcome.map(|_| ()));
+    }
+    for (record, done) in writes.answers {
+        let outcome = round_statement(connection, &[], &[], &[&record]).await;
         let _ = done.send(outcome.map(|_| ()));
     }
 }
@@ -184,18 +226,20 @@ struct Inserted {
     telegram_message_id: Option<i64>,
 }
 
-/// The messages `rows` and the delivery records `delivered` in one transaction, sent to the
-/// database thread as one command (one round trip, one commit). An error means nothing was
-/// written. Otherwise, for each row in the order of `rows`, its id and whether it was new: a
+/// The messages `rows`, the delivery records `delivered` and the answers' messages `answers` in
+/// one transaction, sent to the database thread as one command (one round trip, one commit). An
+/// error means nothing was written. Otherwise, for each row in the order of `rows`, its id and whether it was new: a
 /// user's message already stored (same chat and Telegram message id, as when an update is handled
 /// again after a crash) is not inserted, and its existing id is looked up after the commit.
 async fn round_statement(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
     delivered: &[(i64, i64)],
+    answers: &[&(i64, Vec<i64>)],
 ) -> Result<Vec<Result<(i64, bool), sqlx::Error>>, sqlx::Error> {
-    let delivered =
-        serde_json::to_string(delivered).map_err(|error| sqlx::Error::Encode(error.into()))?;
+    let encode = |error: serde_json::Error| sqlx::Error::Encode(error.into());
+    let delivered = serde_json::to_string(delivered).map_err(encode)?;
+    let answers = serde_json::to_string(answers).map_err(encode)?;
     // Statements after a failing one do not run: roll back what the transaction did.
     let inserted = sqlx::query_as!(
         Inserted,
@@ -211,9 +255,13 @@ async fn round_statement(
            UPDATE messages SET telegram_message_id = delivered.value ->> 1
            FROM json_each(?) AS delivered
            WHERE messages.id = delivered.value ->> 0;
+           UPDATE processed_updates SET answer_message_ids = answer.value -> 1
+           FROM json_each(?) AS answer
+           WHERE processed_updates.update_id = answer.value ->> 0;
            COMMIT"#,
         json_array(rows),
         delivered,
+        answers,
     )
     .fetch_all(&mut *connection)
     .await;

@@ -1,7 +1,9 @@
 //! Telegram updates taken in: stored durably before Telegram is told they arrived, then marked
-//! as they are answered, so that a crash loses no message and answers none twice.
+//! as they are answered, with the Telegram messages that carry the answer so far, so that a crash
+//! loses no message and answers none twice.
 
 use super::Store;
+use super::combined::Write;
 
 /// Where an update stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
@@ -9,7 +11,9 @@ use super::Store;
 pub enum UpdateState {
     /// Stored, not answered yet: handled (again) after a restart.
     Received,
-    /// A reply was being sent: it may have reached the user, so it is never sent again.
+    /// The answer is being sent: a stored reply (then it is delivered after a restart, into the
+    /// messages recorded with the update), or a notice or a command's answer, which may have
+    /// reached the user and is never sent again.
     Replying,
     Done,
 }
@@ -20,6 +24,32 @@ pub struct UnfinishedUpdate {
     pub update_id: i64,
     pub payload: Option<String>,
     pub state: UpdateState,
+    /// The Telegram messages recorded as carrying the answer so far, in reading order.
+    pub answer_message_ids: Vec<i64>,
+}
+
+/// A row of `processed_updates` as read, before its message ids are parsed.
+struct UnfinishedRow {
+    update_id: i64,
+    payload: Option<String>,
+    state: UpdateState,
+    answer_message_ids: Option<String>,
+}
+
+impl From<UnfinishedRow> for UnfinishedUpdate {
+    fn from(row: UnfinishedRow) -> Self {
+        // Only this module writes the column, always as a JSON array of integers.
+        let answer_message_ids = row
+            .answer_message_ids
+            .and_then(|ids| serde_json::from_str(&ids).ok())
+            .unwrap_or_default();
+        Self {
+            update_id: row.update_id,
+            payload: row.payload,
+            state: row.state,
+            answer_message_ids,
+        }
+    }
 }
 
 impl Store {
@@ -99,9 +129,10 @@ impl Store {
         since_ms: i64,
         before_ms: i64,
     ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
-        sqlx::query_as!(
-            UnfinishedUpdate,
-            r#"SELECT update_id AS "update_id!", payload, state AS "state: UpdateState"
+        let rows = sqlx::query_as!(
+            UnfinishedRow,
+            r#"SELECT update_id AS "update_id!", payload, state AS "state: UpdateState",
+                      answer_message_ids
                FROM processed_updates
                WHERE state <> 'done' AND received_at >= ?1 AND received_at < ?2
                ORDER BY update_id"#,
@@ -109,6 +140,22 @@ impl Store {
             before_ms,
         )
         .fetch_all(&mut *self.reader().await?)
-        .await
+        .await?;
+        Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
+    }
+
+    /// Records which Telegram messages carry the answer to `update_id` so far, in reading order
+    /// (a streamed preview, the parts of a long reply already sent). Called as soon as Telegram
+    /// has created one and before anything else is sent for the update, so that a restart
+    /// finishes these messages instead of sending new ones. Written together with the chat
+    /// turns' writes (`combined`).
+    pub async fn record_answer_messages(
+        &self,
+        update_id: i64,
+        message_ids: &[i64],
+    ) -> Result<(), sqlx::Error> {
+        let record = (update_id, message_ids.to_vec());
+        self.combined(|done| Write::AnswerMessages { record, done })
+            .await
     }
 }

@@ -3,6 +3,13 @@
 //! Markdown to Telegram HTML, split into messages of at most 4,096 characters, with a plain-text
 //! fallback if Telegram still rejects the HTML. Flood control (`retry_after`) is honoured, and
 //! "message is not modified" is not an error.
+//!
+//! Every message created for an answer is recorded with its update ([`AnswerMessages`]) before
+//! anything else is sent for it, and delivery can start from messages sent before a crash: it
+//! edits them into the answer, sends only the parts missing and deletes leftovers, so a person
+//! sees one answer however often it is delivered. The final reply waits out a short Telegram
+//! outage (network errors are retried for about two minutes); previews, `typing` and notices are
+//! tried once more at most, since something later replaces them.
 
 use std::future::Future;
 use std::time::Duration;
@@ -15,6 +22,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::telegram::TelegramApi;
+use crate::telegram::intake::AnswerMessages;
 use crate::telegram::render::{markdown_to_telegram_html, split_for_telegram, split_plain_text};
 
 /// Telegram's limit on one message's text, in UTF-16 code units after entity parsing.
@@ -32,8 +40,20 @@ const TYPING_DELAY: Duration = Duration::from_millis(300);
 /// How often one request is retried after flood control before giving up.
 const MAX_ATTEMPTS: u32 = 4;
 
-/// Pause before the one retry after a dropped connection.
+/// Pause before the one retry after a dropped connection, for requests that are not patient.
 const NETWORK_RETRY_DELAY: Duration = Duration::from_millis(300);
+
+/// The final reply's first pause after a dropped connection; each next one doubles, up to
+/// [`PATIENT_MAX_DELAY`].
+const PATIENT_FIRST_DELAY: Duration = Duration::from_millis(500);
+
+/// The longest pause between two tries of the final reply.
+const PATIENT_MAX_DELAY: Duration = Duration::from_secs(15);
+
+/// How long the final reply keeps trying through network errors: a short outage of Telegram (or
+/// of the network on the way) then only delays it. If Telegram is still away, the update stays
+/// `replying` with its stored reply, which the next start delivers.
+const PATIENT_RETRY_WINDOW: Duration = Duration::from_secs(120);
 
 /// The longest flood-control wait honoured; anything longer is treated as a failure.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -46,32 +66,61 @@ pub struct ReplyTarget {
     pub reply_to: Option<MessageId>,
 }
 
-/// What the progress display leaves for the final delivery.
-#[derive(Clone, Copy, Debug)]
+/// The messages already showing (part of) an answer: the streamed preview, or what an earlier
+/// run sent before it stopped. The final delivery turns them into the answer.
+#[derive(Clone, Debug)]
 pub struct Preview {
-    pub message_id: Option<MessageId>,
-    /// The earliest moment the preview message may be edited again.
+    /// In reading order; the first is the one the preview edits.
+    pub message_ids: Vec<MessageId>,
+    /// The earliest moment the first message may be edited again.
     pub next_edit_at: Instant,
 }
 
-/// Shows `typing` until the first text arrives and, when `stream` is on, a preview message edited
-/// with the text so far, until the model's sender side of `progress` is dropped.
+impl Preview {
+    /// No message yet.
+    pub fn none() -> Self {
+        Self::of(Vec::new())
+    }
+
+    /// The messages an earlier run sent for the answer.
+    pub fn of(message_ids: Vec<MessageId>) -> Self {
+        Self {
+            message_ids,
+            next_edit_at: Instant::now(),
+        }
+    }
+}
+
+/// What the progress display of one turn works with.
+pub struct ProgressDisplay {
+    pub target: ReplyTarget,
+    /// Whether to show the text so far in a preview message, or only `typing`.
+    pub stream: bool,
+    /// Where the preview starts: in its first message, if there is one.
+    pub preview: Preview,
+    /// Where a new preview message is recorded, as soon as Telegram has created it.
+    pub answer: AnswerMessages,
+}
+
+/// Shows `typing` until the first text arrives and, when streaming, a preview message edited with
+/// the text so far, until the model's sender side of `progress` is dropped.
 pub async fn show_progress<B: TelegramApi>(
     bot: B,
-    target: ReplyTarget,
     mut progress: watch::Receiver<String>,
-    stream: bool,
+    display: ProgressDisplay,
 ) -> Preview {
-    let mut preview = Preview {
-        message_id: None,
-        next_edit_at: Instant::now(),
-    };
+    let ProgressDisplay {
+        target,
+        stream,
+        mut preview,
+        answer,
+    } = display;
     // A fast model answers before anyone would notice: only a reply that takes a moment gets
     // the `typing` indicator, which saves a Telegram call on most turns.
     let mut typing = tokio::time::interval_at(Instant::now() + TYPING_DELAY, TYPING_INTERVAL);
     loop {
         tokio::select! {
-            _ = typing.tick(), if preview.message_id.is_none() => {
+            _ = typing.tick(), if preview.message_ids.is_empty() => {
                 if let Err(error) = bot.send_chat_action(target.chat_id, ChatAction::Typing).await {
                     tracing::debug!(error = %error, "typing action failed");
                 }
@@ -88,43 +137,45 @@ pub async fn show_progress<B: TelegramApi>(
                     break; // the model finished meanwhile: the final delivery shows the whole text
                 }
                 let text = progress.borrow_and_update().clone();
-                update_preview(&bot, target, &mut preview, &text).await;
+                if update_preview(&bot, target, &mut preview, &text).await {
+                    // Before anything else is sent: a restart edits this message.
+                    answer.record(&preview.message_ids).await;
+                }
             }
         }
     }
     preview
 }
 
+/// Shows `markdown` in the preview message, sending it if there is none yet. Returns whether
+/// a message was sent.
 async fn update_preview<B: TelegramApi>(
     bot: &B,
     target: ReplyTarget,
     preview: &mut Preview,
     markdown: &str,
-) {
+) -> bool {
     let html = markdown_to_telegram_html(markdown);
     let Some(first_part) = split_for_telegram(&html, TELEGRAM_MAX_CHARS)
         .into_iter()
         .next()
     else {
-        return;
+        return false;
     };
-    let result = match preview.message_id {
-        None => send_part(bot, target, &first_part, Some(ParseMode::Html))
+    let once = Patience::Once;
+    let part = Part::html(&first_part);
+    let result = match preview.message_ids.first() {
+        None => send_part(bot, target, part, once).await.map(Some),
+        Some(&message_id) => edit_part(bot, target.chat_id, message_id, part, once)
             .await
-            .map(Some),
-        Some(message_id) => edit_part(
-            bot,
-            target.chat_id,
-            message_id,
-            &first_part,
-            Some(ParseMode::Html),
-        )
-        .await
-        .map(|()| None),
+            .map(|()| None),
     };
     preview.next_edit_at = Instant::now() + EDIT_INTERVAL;
     match result {
-        Ok(Some(message_id)) => preview.message_id = Some(message_id),
+        Ok(Some(message_id)) => {
+            preview.message_ids.push(message_id);
+            return true;
+        }
         Ok(None) => {}
         Err(RequestError::RetryAfter(wait)) => {
             preview.next_edit_at = Instant::now() + wait.duration()
@@ -132,40 +183,39 @@ async fn update_preview<B: TelegramApi>(
         // A failed preview is not fatal: the final delivery shows the whole reply.
         Err(error) => tracing::debug!(error = %error, "streamed preview update failed"),
     }
+    false
 }
 
-/// Delivers the final reply: HTML rendered from `markdown`, split into parts; the first part
-/// replaces the preview if there is one. Falls back to plain text if Telegram rejects the HTML.
-/// Returns the ids of the messages that hold the reply.
+/// Delivers the final reply: HTML rendered from `markdown`, split into parts, in the messages of
+/// `preview` first (see [`put_parts`]). Falls back to plain text if Telegram rejects the HTML.
+/// Each message sent while more parts are to come is recorded in `answer` first. Returns the ids
+/// of the messages that hold the reply.
 pub async fn deliver_reply<B: TelegramApi>(
     bot: &B,
     target: ReplyTarget,
     preview: Preview,
     markdown: &str,
+    answer: &AnswerMessages,
 ) -> Result<Vec<MessageId>, RequestError> {
     tokio::time::sleep_until(preview.next_edit_at).await;
-    let mut message_ids: Vec<MessageId> = preview.message_id.into_iter().collect();
+    let mut delivery = Delivery {
+        target,
+        message_ids: preview.message_ids,
+        answer,
+    };
     let html_parts = visible_parts(split_for_telegram(
         &markdown_to_telegram_html(markdown),
         TELEGRAM_MAX_CHARS,
     ));
-    match put_parts(
-        bot,
-        target,
-        &mut message_ids,
-        &html_parts,
-        Some(ParseMode::Html),
-    )
-    .await
-    {
+    match put_parts(bot, &mut delivery, &html_parts, Some(ParseMode::Html)).await {
         Err(RequestError::Api(ApiError::CantParseEntities(description))) => {
             tracing::warn!(%description, "Telegram rejected the rendered HTML; sending plain text");
             let plain_parts = visible_parts(split_plain_text(markdown, TELEGRAM_MAX_CHARS));
-            put_parts(bot, target, &mut message_ids, &plain_parts, None).await?;
+            put_parts(bot, &mut delivery, &plain_parts, None).await?;
         }
         other => other?,
     }
-    Ok(message_ids)
+    Ok(delivery.message_ids)
 }
 
 /// Drops parts that are only whitespace (Telegram rejects an empty message text).
@@ -183,46 +233,64 @@ pub async fn deliver_notice<B: TelegramApi>(
     preview: Preview,
     text: &str,
 ) -> Result<(), RequestError> {
-    match preview.message_id {
-        Some(message_id) => {
+    let part = Part::plain(text);
+    match preview.message_ids.first() {
+        Some(&message_id) => {
             tokio::time::sleep_until(preview.next_edit_at).await;
-            edit_part(bot, target.chat_id, message_id, text, None).await
+            edit_part(bot, target.chat_id, message_id, part, Patience::Once).await
         }
-        None => send_part(bot, target, text, None).await.map(|_| ()),
+        None => send_part(bot, target, part, Patience::Once)
+            .await
+            .map(|_| ()),
     }
 }
 
-/// Makes `message_ids` hold exactly `parts`: edits the messages that exist, sends the rest, and
-/// deletes any left over from an earlier, longer attempt.
+/// A final reply on its way: where it goes, the messages that hold it so far, and where they are
+/// recorded.
+struct Delivery<'a> {
+    target: ReplyTarget,
+    message_ids: Vec<MessageId>,
+    answer: &'a AnswerMessages,
+}
+
+/// Makes `delivery.message_ids` hold exactly `parts`: edits the messages that exist, sends the
+/// rest (or in place of one that is gone), and deletes any left over from an earlier, longer
+/// attempt. A message sent while more parts are to come is recorded before the next is sent;
+/// recording the delivered reply covers the last one.
 async fn put_parts<B: TelegramApi>(
     bot: &B,
-    target: ReplyTarget,
-    message_ids: &mut Vec<MessageId>,
+    delivery: &mut Delivery<'_>,
     parts: &[String],
     parse_mode: Option<ParseMode>,
 ) -> Result<(), RequestError> {
-    for (index, part) in parts.iter().enumerate() {
-        match message_ids.get(index) {
-            Some(&message_id) => {
-                edit_part(bot, target.chat_id, message_id, part, parse_mode).await?
-            }
-            None => {
-                // Only the first message replies to the user's; the rest follow it.
-                let target = if index == 0 {
-                    target
-                } else {
-                    ReplyTarget {
-                        reply_to: None,
-                        ..target
-                    }
-                };
-                message_ids.push(send_part(bot, target, part, parse_mode).await?);
+    let chat_id = delivery.target.chat_id;
+    for (index, text) in parts.iter().enumerate() {
+        let part = Part { text, parse_mode };
+        if let Some(&message_id) = delivery.message_ids.get(index) {
+            match edit_part(bot, chat_id, message_id, part, Patience::UntilDelivered).await {
+                Ok(()) => continue,
+                // Deleted meanwhile (by the person, or by an earlier attempt): send it anew.
+                Err(RequestError::Api(ApiError::MessageToEditNotFound)) => {}
+                Err(error) => return Err(error),
             }
         }
+        // Only the first message replies to the user's; the rest follow it.
+        let target = ReplyTarget {
+            reply_to: delivery.target.reply_to.filter(|_| index == 0),
+            ..delivery.target
+        };
+        let message_id = send_part(bot, target, part, Patience::UntilDelivered).await?;
+        match delivery.message_ids.get_mut(index) {
+            Some(slot) => *slot = message_id,
+            None => delivery.message_ids.push(message_id),
+        }
+        if index + 1 < parts.len() {
+            delivery.answer.record(&delivery.message_ids).await;
+        }
     }
-    for message_id in message_ids.split_off(parts.len()) {
+    for message_id in delivery.message_ids.split_off(parts.len()) {
         if let Err(error) =
-            with_flood_retry(|| bot.delete_message(target.chat_id, message_id).send()).await
+            with_flood_retry(|| bot.delete_message(chat_id, message_id).send()).await
         {
             tracing::debug!(error = %error, "could not delete a leftover reply part");
         }
@@ -230,15 +298,38 @@ async fn put_parts<B: TelegramApi>(
     Ok(())
 }
 
+/// One message's text and how Telegram should parse it.
+#[derive(Clone, Copy)]
+struct Part<'a> {
+    text: &'a str,
+    parse_mode: Option<ParseMode>,
+}
+
+impl<'a> Part<'a> {
+    fn html(text: &'a str) -> Self {
+        Self {
+            text,
+            parse_mode: Some(ParseMode::Html),
+        }
+    }
+
+    fn plain(text: &'a str) -> Self {
+        Self {
+            text,
+            parse_mode: None,
+        }
+    }
+}
+
 async fn send_part<B: TelegramApi>(
     bot: &B,
     target: ReplyTarget,
-    text: &str,
-    parse_mode: Option<ParseMode>,
+    part: Part<'_>,
+    patience: Patience,
 ) -> Result<MessageId, RequestError> {
-    let message = with_flood_retry(|| {
-        let mut request = bot.send_message(target.chat_id, text);
-        if let Some(parse_mode) = parse_mode {
+    let message = with_retry(patience, || {
+        let mut request = bot.send_message(target.chat_id, part.text);
+        if let Some(parse_mode) = part.parse_mode {
             request = request.parse_mode(parse_mode);
         }
         if let Some(reply_to) = target.reply_to {
@@ -255,12 +346,12 @@ async fn edit_part<B: TelegramApi>(
     bot: &B,
     chat_id: ChatId,
     message_id: MessageId,
-    text: &str,
-    parse_mode: Option<ParseMode>,
+    part: Part<'_>,
+    patience: Patience,
 ) -> Result<(), RequestError> {
-    let result = with_flood_retry(|| {
-        let mut request = bot.edit_message_text(chat_id, message_id, text);
-        if let Some(parse_mode) = parse_mode {
+    let result = with_retry(patience, || {
+        let mut request = bot.edit_message_text(chat_id, message_id, part.text);
+        if let Some(parse_mode) = part.parse_mode {
             request = request.parse_mode(parse_mode);
         }
         request.send()
@@ -272,35 +363,107 @@ async fn edit_part<B: TelegramApi>(
     }
 }
 
+/// How long a request keeps trying through network errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Patience {
+    /// One more try: for what something later replaces or repeats (previews, `typing`, notices).
+    Once,
+    /// With growing pauses for about [`PATIENT_RETRY_WINDOW`]: for the final reply.
+    UntilDelivered,
+}
+
+impl Patience {
+    /// The pause before the next try after `failures` network errors, `elapsed` after the first
+    /// try; `None` to give up.
+    fn network_retry_delay(self, failures: u32, elapsed: Duration) -> Option<Duration> {
+        match self {
+            Self::Once => (failures <= 1).then_some(NETWORK_RETRY_DELAY),
+            Self::UntilDelivered => {
+                let doubled =
+                    PATIENT_FIRST_DELAY.saturating_mul(1 << failures.saturating_sub(1).min(16));
+                let delay = doubled.min(PATIENT_MAX_DELAY);
+                (elapsed + delay <= PATIENT_RETRY_WINDOW).then_some(delay)
+            }
+        }
+    }
+}
+
 /// Runs a request again after Telegram's flood-control wait (a bounded number of times) or once
 /// after a dropped connection.
-pub async fn with_flood_retry<T, F, Fut>(mut request: F) -> Result<T, RequestError>
+pub async fn with_flood_retry<T, F, Fut>(request: F) -> Result<T, RequestError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, RequestError>>,
 {
-    let mut attempt = 1;
+    with_retry(Patience::Once, request).await
+}
+
+/// Runs a request again after Telegram's flood-control wait (a bounded number of times) or after
+/// network errors, as long as `patience` allows.
+async fn with_retry<T, F, Fut>(patience: Patience, mut request: F) -> Result<T, RequestError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, RequestError>>,
+{
+    let started = Instant::now();
+    let mut flood_waits = 0;
+    let mut network_failures = 0;
     loop {
-        match request().await {
+        let wait = match request().await {
             Err(RequestError::RetryAfter(wait))
-                if attempt < MAX_ATTEMPTS && wait.duration() <= MAX_RETRY_AFTER =>
+                if flood_waits + 1 < MAX_ATTEMPTS && wait.duration() <= MAX_RETRY_AFTER =>
             {
+                flood_waits += 1;
                 tracing::warn!(
                     retry_after_secs = wait.seconds(),
-                    attempt,
+                    attempt = flood_waits,
                     "Telegram flood control; waiting"
                 );
-                tokio::time::sleep(wait.duration()).await;
-                attempt += 1;
+                wait.duration()
             }
-            // A dropped connection: the request most likely never arrived. One more try is
+            // A dropped connection: the request most likely never arrived. Another try is
             // better than a lost reply (at worst the user sees it twice).
-            Err(RequestError::Network(error)) if attempt == 1 => {
-                tracing::warn!(error = %error, "connection to Telegram failed; trying once more");
-                tokio::time::sleep(NETWORK_RETRY_DELAY).await;
-                attempt += 1;
+            Err(RequestError::Network(error)) => {
+                network_failures += 1;
+                let Some(delay) = patience.network_retry_delay(network_failures, started.elapsed())
+                else {
+                    return Err(RequestError::Network(error));
+                };
+                tracing::warn!(error = %error, failures = network_failures, "connection to Telegram failed; trying again");
+                delay
             }
             other => return other,
+        };
+        tokio::time::sleep(wait).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_final_reply_keeps_trying_through_network_errors_for_about_two_minutes() {
+        let mut waited = Duration::ZERO;
+        let mut failures = 0;
+        while let Some(delay) = Patience::UntilDelivered.network_retry_delay(failures + 1, waited) {
+            failures += 1;
+            waited += delay;
         }
+        assert!(
+            waited > Duration::from_secs(100) && waited <= PATIENT_RETRY_WINDOW,
+            "{waited:?}"
+        );
+        assert!(failures >= 10, "{failures} tries, the first ones soon");
+    }
+
+    #[test]
+    fn previews_and_notices_are_tried_once_more_at_most() {
+        let once = Patience::Once;
+        assert_eq!(
+            once.network_retry_delay(1, Duration::ZERO),
+            Some(NETWORK_RETRY_DELAY)
+        );
+        assert_eq!(once.network_retry_delay(2, Duration::ZERO), None);
     }
 }

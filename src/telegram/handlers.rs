@@ -12,16 +12,16 @@ use teloxide::types::{
 use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
-use crate::conversation::{Conversations, Persona, PersonaError};
+use crate::conversation::{Conversations, Persona, PersonaError, Turn};
 use crate::llm::LlmError;
 use crate::metrics;
 use crate::storage::{ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
 use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
 use crate::telegram::delivery::{
-    self, Preview, ReplyTarget, deliver_notice, deliver_reply, show_progress,
+    self, Preview, ProgressDisplay, ReplyTarget, deliver_notice, deliver_reply, show_progress,
 };
-use crate::telegram::intake::Intake;
+use crate::telegram::intake::{AnswerMessages, Intake};
 use crate::telegram::{BotSettings, TelegramApi, replies};
 
 pub type HandlerResult = anyhow::Result<()>;
@@ -43,11 +43,7 @@ fn reply_target(message: &Message) -> ReplyTarget {
 }
 
 async fn say<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
-    let preview = Preview {
-        message_id: None,
-        next_edit_at: tokio::time::Instant::now(),
-    };
-    deliver_notice(bot, reply_target(message), preview, text).await?;
+    deliver_notice(bot, reply_target(message), Preview::none(), text).await?;
     Ok(())
 }
 
@@ -93,7 +89,7 @@ pub async fn ignored(update: Update, intake: Intake) -> HandlerResult {
     Ok(())
 }
 
-/// A text message: one chat turn.
+/// A text message: one chat turn, or the end of one the last run left unfinished.
 pub async fn chat_message<B: TelegramApi>(
     bot: B,
     update: Update,
@@ -104,81 +100,77 @@ pub async fn chat_message<B: TelegramApi>(
     intake: Intake,
 ) -> HandlerResult {
     let update_id = i64::from(update.id.0);
+    let resumption = intake.take_resumption(update_id);
     let Some(key) = conversation_key(&message) else {
         intake.done(update_id).await;
         return Ok(());
     };
-    let marked_done = chat_turn(
-        &bot,
-        &message,
+    let turn = TurnContext {
+        bot: &bot,
+        message: &message,
         key,
-        &me,
-        &conversations,
-        &settings,
-        &intake,
+        conversations: &conversations,
+        intake: &intake,
         update_id,
-    )
-    .await?;
+        answer: intake.answer_messages(update_id),
+    };
+    let preview = Preview::of(resumption.message_ids);
+    let marked_done = match resumption.stored_reply {
+        Some(reply) => {
+            // The model is not asked again: the person gets the reply already in the history.
+            tracing::info!(update_id, "delivering a reply stored by the last run");
+            deliver_stored(&turn, preview, reply.id, &reply.content).await?
+        }
+        None => chat_turn(&turn, &me, &settings, preview).await?,
+    };
     if !marked_done {
         intake.done(update_id).await;
     }
     Ok(())
 }
 
-/// Replies with a short notice instead of a model answer.
-async fn notice<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    intake: &Intake,
+/// What a chat turn's steps share: the update being answered and where the answer goes.
+struct TurnContext<'a, B> {
+    bot: &'a B,
+    message: &'a Message,
+    key: ConversationKey,
+    conversations: &'a Conversations,
+    intake: &'a Intake,
     update_id: i64,
-    text: &str,
-) -> HandlerResult {
-    intake.replying(update_id).await;
-    say(bot, message, text).await
+    /// Where the messages carrying the answer are recorded as they are sent.
+    answer: AnswerMessages,
 }
 
-/// One chat turn for a text message. Returns `true` when the update is already marked done
-/// (recording the delivered reply does that), `false` when the caller still has to.
-#[allow(clippy::too_many_arguments)]
-async fn chat_turn<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-    me: &Me,
-    conversations: &Conversations,
-    settings: &BotSettings,
-    intake: &Intake,
-    update_id: i64,
-) -> anyhow::Result<bool> {
-    let raw_text = message.text().unwrap_or_default();
-    let text = if message.chat.is_private() {
-        raw_text.trim().to_owned()
-    } else {
-        without_bot_mention(raw_text, me)
-    };
-    if text.starts_with('/') {
-        return notice(bot, message, intake, update_id, &unknown_command_reply())
-            .await
-            .map(|()| false);
+impl<B: TelegramApi> TurnContext<'_, B> {
+    /// Answers with a short notice instead of a model answer, in the preview's message if there
+    /// is one. From here on the update counts as answered: a notice is not sent twice.
+    async fn notice(&self, preview: Preview, text: &str) -> HandlerResult {
+        self.intake.replying(self.update_id).await;
+        deliver_notice(self.bot, reply_target(self.message), preview, text).await?;
+        Ok(())
     }
-    if text.is_empty() {
-        return notice(bot, message, intake, update_id, replies::EMPTY_MESSAGE)
-            .await
-            .map(|()| false);
-    }
-    let length = text.chars().count();
-    if length > settings.max_message_chars {
-        let reply = replies::message_too_long(length, settings.max_message_chars);
-        return notice(bot, message, intake, update_id, &reply)
-            .await
-            .map(|()| false);
-    }
+}
 
-    let turn = match conversations
-        .begin_turn(key, &text, Some(i64::from(message.id.0)))
+/// One chat turn for a text message, its answer starting in `preview`'s messages (those an
+/// earlier run sent for it, if any). Returns `true` when the update is already marked done
+/// (recording the delivered reply does that), `false` when the caller still has to.
+async fn chat_turn<B: TelegramApi>(
+    turn: &TurnContext<'_, B>,
+    me: &Me,
+    settings: &BotSettings,
+    preview: Preview,
+) -> anyhow::Result<bool> {
+    let text = match turn_text(turn.message, me, settings.max_message_chars) {
+        Ok(text) => text,
+        Err(reply) => return turn.notice(preview, &reply).await.map(|()| false),
+    };
+    let telegram_message_id = Some(i64::from(turn.message.id.0));
+    let started = match turn
+        .conversations
+        .begin_turn(turn.key, &text, telegram_message_id)
         .await
     {
-        Ok(turn) => turn,
+        Ok(started) => started,
         Err(error) => {
             let disk_full = is_disk_full(&error);
             metrics::error(if disk_full { "disk_full" } else { "database" });
@@ -187,67 +179,109 @@ async fn chat_turn<B: TelegramApi>(
             } else {
                 replies::INTERNAL_ERROR
             };
-            notice(bot, message, intake, update_id, reply).await?;
+            turn.notice(preview, reply).await?;
             return Err(error.context("could not start the chat turn"));
         }
     };
+    answer_turn(turn, &started, settings.stream_replies, preview).await
+}
 
-    let target = reply_target(message);
+/// The text the model gets, or the notice that answers the message instead.
+fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, String> {
+    let raw_text = message.text().unwrap_or_default();
+    let text = if message.chat.is_private() {
+        raw_text.trim().to_owned()
+    } else {
+        without_bot_mention(raw_text, me)
+    };
+    if text.starts_with('/') {
+        return Err(unknown_command_reply());
+    }
+    if text.is_empty() {
+        return Err(replies::EMPTY_MESSAGE.to_owned());
+    }
+    let length = text.chars().count();
+    if length > max_chars {
+        return Err(replies::message_too_long(length, max_chars));
+    }
+    Ok(text)
+}
+
+/// Asks the model while showing progress (`typing`, or the streamed preview), stores the reply
+/// and delivers it. Returns whether the update is marked done, as [`chat_turn`] does.
+async fn answer_turn<B: TelegramApi>(
+    turn: &TurnContext<'_, B>,
+    started: &Turn,
+    stream: bool,
+    preview: Preview,
+) -> anyhow::Result<bool> {
     let (progress_sender, progress) = watch::channel(String::new());
-    let display = tokio::spawn(show_progress(
-        bot.clone(),
-        target,
-        progress,
-        settings.stream_replies,
-    ));
+    let shown_before = preview.clone();
+    let display = ProgressDisplay {
+        target: reply_target(turn.message),
+        stream,
+        preview,
+        answer: turn.answer.clone(),
+    };
+    let display = tokio::spawn(show_progress(turn.bot.clone(), progress, display));
     let asked_at = std::time::Instant::now();
-    let answer = conversations
-        .ask(&turn, settings.stream_replies.then_some(&progress_sender))
+    let answer = turn
+        .conversations
+        .ask(started, stream.then_some(&progress_sender))
         .await;
     drop(progress_sender);
     metrics::llm_call_finished(
         asked_at.elapsed(),
         if answer.is_ok() { "ok" } else { "error" },
     );
-    let preview = display.await.unwrap_or(Preview {
-        message_id: None,
-        next_edit_at: tokio::time::Instant::now(),
-    });
+    let preview = display.await.unwrap_or(shown_before);
     let completion = match answer {
         Ok(completion) if completion.text.trim().is_empty() => {
-            intake.replying(update_id).await;
-            deliver_notice(bot, target, preview, replies::EMPTY_REPLY).await?;
+            turn.notice(preview, replies::EMPTY_REPLY).await?;
             return Ok(false);
         }
         Ok(completion) => completion,
         Err(error) => {
             metrics::error("llm");
-            tracing::error!(error = ?error, chat_id = key.chat_id, user_id = key.user_id, "the model call failed");
+            tracing::error!(error = ?error, chat_id = turn.key.chat_id, user_id = turn.key.user_id, "the model call failed");
             let reply = match error {
                 LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
                 _ => replies::MODEL_UNAVAILABLE,
             };
-            intake.replying(update_id).await;
-            deliver_notice(bot, target, preview, reply).await?;
+            turn.notice(preview, reply).await?;
             return Ok(false);
         }
     };
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
-    // leaves the reply in the history and never sends it twice.
-    let reply_id = conversations
-        .finish_turn(&turn, &completion, Some(update_id))
+    // leaves the reply in the history, and the next start delivers it into the messages recorded
+    // so far instead of asking the model again.
+    let reply_id = turn
+        .conversations
+        .finish_turn(started, &completion, Some(turn.update_id))
         .await?;
-    let message_ids = deliver_reply(bot, target, preview, &completion.text).await?;
-    metrics::reply_sent();
+    let marked_done = deliver_stored(turn, preview, reply_id, &completion.text).await?;
     metrics::tokens(
         u64::from(completion.tokens_in.unwrap_or(0)),
         u64::from(completion.tokens_out.unwrap_or(0)),
     );
-    // Recording which message carried the reply also marks the update done.
+    Ok(marked_done)
+}
+
+/// Delivers the stored reply `reply_id` with the text `markdown` into `preview`'s messages, then
+/// records which message carried it, which marks the update done. Returns whether it did.
+async fn deliver_stored<B: TelegramApi>(
+    turn: &TurnContext<'_, B>,
+    preview: Preview,
+    reply_id: i64,
+    markdown: &str,
+) -> anyhow::Result<bool> {
+    let target = reply_target(turn.message);
+    let message_ids = deliver_reply(turn.bot, target, preview, markdown, &turn.answer).await?;
+    metrics::reply_sent();
     let Some(first) = message_ids.first() else {
         return Ok(false);
     };
-    conversations
+    turn.conversations
         .reply_delivered(reply_id, i64::from(first.0))
         .await?;
     Ok(true)

@@ -3,14 +3,25 @@
 //! teloxide's own listeners confirm an update to Telegram (the next `getUpdates` offset, or the
 //! webhook's 200) before the bot has done anything with it, so a crash loses it. Here an update
 //! from an allowed user is first stored with its payload (`processed_updates`, state `received`);
-//! only then does the next poll confirm it, or the webhook call get its answer. Handlers mark it
-//! `replying` just before the reply goes out and `done` after. On start, updates still `received`
-//! are handled again; one left `replying` may already have reached the user and is not answered
-//! twice. An update id seen before is dropped, so a redelivery is never answered again.
+//! only then does the next poll confirm it, or the webhook call get its answer. Storing the reply
+//! marks it `replying`, and recording the delivered reply marks it `done`; a notice or a command
+//! marks it `replying` before it answers. The Telegram messages that carry an answer are recorded
+//! with the update as soon as Telegram has created them and before anything else is sent for it
+//! ([`AnswerMessages`]): a streamed preview, and the parts of a long reply while more are to come.
+//!
+//! On start, the last run's unfinished updates go through the scheduler again, in order with
+//! their chats' new ones, and the handler finishes each from what was recorded
+//! ([`Intake::take_resumption`]). One still `received` is answered again, in the messages already
+//! sent for it if any (so a preview becomes the answer instead of staying beside a second one).
+//! One left `replying` with a stored reply never delivered gets that reply, from its stored text,
+//! in those messages. One left `replying` by a notice or a command may already have reached the
+//! user and is not answered twice. An update id seen before is dropped, so a redelivery is never
+//! answered again.
 //!
 //! Updates from people not on the allow list are passed on without being stored (they only get
 //! a refusal), so nothing of theirs is kept.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::State;
@@ -18,16 +29,17 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
 use teloxide::prelude::*;
-use teloxide::types::{AllowedUpdate, Update};
+use teloxide::types::{AllowedUpdate, MessageId, Update};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::metrics;
-use crate::storage::{Store, UpdateState};
+use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateState};
 use crate::telegram::TelegramApi;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
+use crate::telegram::handlers::conversation_key;
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -60,6 +72,41 @@ pub struct Intake {
     sender: mpsc::Sender<Incoming>,
     /// Updates recorded before this run started are the last run's; later ones are this run's.
     started_at_ms: i64,
+    /// What the last run left of the updates handed over again, until their handlers take it.
+    resumptions: Arc<std::sync::Mutex<HashMap<i64, Resumption>>>,
+}
+
+/// What the last run did for an update it did not finish, for the handler that finishes it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Resumption {
+    /// The messages already sent for it (a preview, the first parts of a reply), in reading order.
+    pub message_ids: Vec<MessageId>,
+    /// The reply stored for it and never delivered: it is delivered as it is.
+    pub stored_reply: Option<UndeliveredReply>,
+}
+
+/// Records, with one update, which Telegram messages carry its answer so far (see the module
+/// documentation); cheap to clone.
+#[derive(Clone)]
+pub struct AnswerMessages {
+    store: Store,
+    update_id: i64,
+}
+
+impl AnswerMessages {
+    /// Records `message_ids` as the messages carrying the answer, in reading order. A failure is
+    /// logged: the answer still goes out, only a crash right now could then repeat a part of it.
+    pub async fn record(&self, message_ids: &[MessageId]) {
+        let ids: Vec<i64> = message_ids.iter().map(|id| i64::from(id.0)).collect();
+        if let Err(error) = self
+            .store
+            .record_answer_messages(self.update_id, &ids)
+            .await
+        {
+            metrics::error("database");
+            tracing::error!(error = ?error, update_id = self.update_id, "could not record the answer's messages");
+        }
+    }
 }
 
 impl Intake {
@@ -77,12 +124,15 @@ impl Intake {
             access,
             sender,
             started_at_ms,
+            resumptions: Arc::default(),
         };
         (intake, receiver)
     }
 
     /// Hands the updates left unfinished by the last run to the scheduler again, before any new
-    /// one (call it before polling starts). Returns how many were handed over.
+    /// one (call it before polling starts), with what was recorded of them for their handlers
+    /// ([`Intake::take_resumption`]); marks done those not to be answered again. Returns how many
+    /// were handed over.
     pub async fn replay_unfinished(&self) -> anyhow::Result<usize> {
         let since_ms = self.started_at_ms - REPLAY_WINDOW_MS;
         let mut replayed = 0;
@@ -91,36 +141,101 @@ impl Intake {
             .unfinished_updates(since_ms, self.started_at_ms)
             .await?
         {
-            let update = unfinished
-                .payload
-                .as_deref()
-                .and_then(|payload| serde_json::from_str::<Update>(payload).ok());
-            match (unfinished.state, update) {
-                (UpdateState::Received, Some(update)) => {
-                    tracing::info!(
-                        update_id = unfinished.update_id,
-                        "handling an update left unfinished by the last run"
-                    );
-                    self.forward(update, true).await;
-                    replayed += 1;
-                }
-                (UpdateState::Replying, _) => {
-                    tracing::warn!(
-                        update_id = unfinished.update_id,
-                        "the last run stopped while replying; not replying twice"
-                    );
-                    self.store
-                        .set_update_state(unfinished.update_id, UpdateState::Done)
-                        .await?;
-                }
-                _ => {
-                    self.store
-                        .set_update_state(unfinished.update_id, UpdateState::Done)
-                        .await?
-                }
+            let update_id = unfinished.update_id;
+            let Some((update, resumption)) = self.resumption(unfinished).await? else {
+                self.store
+                    .set_update_state(update_id, UpdateState::Done)
+                    .await?;
+                continue;
+            };
+            if resumption != Resumption::default() {
+                self.lock_resumptions().insert(update_id, resumption);
             }
+            self.forward(update, true).await;
+            replayed += 1;
         }
         Ok(replayed)
+    }
+
+    /// The update to hand over again and what its handler needs to finish it, or `None` when it
+    /// must not be answered again.
+    async fn resumption(
+        &self,
+        unfinished: UnfinishedUpdate,
+    ) -> anyhow::Result<Option<(Update, Resumption)>> {
+        let update_id = unfinished.update_id;
+        let Some(update) = unfinished
+            .payload
+            .as_deref()
+            .and_then(|payload| serde_json::from_str::<Update>(payload).ok())
+        else {
+            return Ok(None);
+        };
+        let message_ids = unfinished
+            .answer_message_ids
+            .iter()
+            .filter_map(|&id| i32::try_from(id).ok().map(MessageId))
+            .collect();
+        let stored_reply = match unfinished.state {
+            UpdateState::Received => None,
+            UpdateState::Replying => match self.undelivered_reply(&update).await? {
+                Some(reply) => Some(reply),
+                None => {
+                    tracing::warn!(
+                        update_id,
+                        "the last run stopped while answering; not answering twice"
+                    );
+                    return Ok(None);
+                }
+            },
+            UpdateState::Done => return Ok(None),
+        };
+        tracing::info!(
+            update_id,
+            stored_reply = stored_reply.is_some(),
+            "finishing an update left unfinished by the last run"
+        );
+        let resumption = Resumption {
+            message_ids,
+            stored_reply,
+        };
+        Ok(Some((update, resumption)))
+    }
+
+    /// The reply stored for `update` and never delivered, if any.
+    async fn undelivered_reply(&self, update: &Update) -> anyhow::Result<Option<UndeliveredReply>> {
+        let teloxide::types::UpdateKind::Message(message) = &update.kind else {
+            return Ok(None);
+        };
+        let Some(key) = conversation_key(message) else {
+            return Ok(None);
+        };
+        let update_id = i64::from(update.id.0);
+        Ok(self.store.undelivered_reply(key, update_id).await?)
+    }
+
+    /// What the last run left of `update_id`, once: for the handler that finishes it. Nothing
+    /// for an update of this run.
+    pub fn take_resumption(&self, update_id: i64) -> Resumption {
+        self.lock_resumptions()
+            .remove(&update_id)
+            .unwrap_or_default()
+    }
+
+    fn lock_resumptions(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Resumption>> {
+        // Held only for one map operation, which cannot panic: never poisoned in practice, and
+        // the map is still sound if it were.
+        self.resumptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Where the handler of `update_id` records the messages that carry its answer.
+    pub fn answer_messages(&self, update_id: i64) -> AnswerMessages {
+        AnswerMessages {
+            store: self.store.clone(),
+            update_id,
+        }
     }
 
     /// [`Intake::replay_unfinished`], logging the outcome.

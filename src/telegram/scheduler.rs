@@ -288,11 +288,8 @@ impl<B: TelegramApi> Scheduler<B> {
             Limit::Pending(max) => replies::too_many_waiting(max),
             Limit::PerMinute(max) => replies::too_many_per_minute(max),
         };
-        let preview = Preview {
-            message_id: None,
-            next_edit_at: tokio::time::Instant::now(),
-        };
-        if let Err(error) = deliver_notice(&self.bot, reply_target(message), preview, &notice).await
+        if let Err(error) =
+            deliver_notice(&self.bot, reply_target(message), Preview::none(), &notice).await
         {
             tracing::warn!(error = %error, "could not send the limit notice");
         }

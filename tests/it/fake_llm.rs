@@ -60,6 +60,13 @@ pub enum Behaviour {
     TruncatedStream(String),
     /// Never answer.
     Hang,
+    /// Stream these pieces of text, each after its pause, then end the stream; with `stall`,
+    /// stop after the last piece without ending it, like a model that hangs mid-answer. A plain
+    /// request gets the whole text after all the pauses (with `stall`, nothing ever).
+    Chunks {
+        chunks: Vec<(Duration, String)>,
+        stall: bool,
+    },
 }
 
 impl Behaviour {
@@ -69,6 +76,17 @@ impl Behaviour {
 
     pub fn delay(duration: Duration, then: Behaviour) -> Self {
         Self::Delay(duration, Box::new(then))
+    }
+
+    /// [`Behaviour::Chunks`] from `(pause, text)` pairs.
+    pub fn chunks(chunks: &[(Duration, &str)], stall: bool) -> Self {
+        Self::Chunks {
+            chunks: chunks
+                .iter()
+                .map(|(pause, text)| (*pause, (*text).to_owned()))
+                .collect(),
+            stall,
+        }
     }
 }
 
@@ -312,22 +330,7 @@ async fn handle(
         stream: body["stream"] == Value::Bool(true),
         tokens_in: prompt_words(&body),
     };
-    let response = match behaviour {
-        Behaviour::Reply(text) if call.stream => stream(call.reply_pieces(&text, true)),
-        Behaviour::Reply(text) => json_response(call.reply_json(&text)),
-        Behaviour::Status(status, retry_after) => {
-            error_response(dialect, status, retry_after, &credential)
-        }
-        Behaviour::Garbage if call.stream => stream(vec![call.garbage_event()]),
-        Behaviour::Garbage => json_text("{\"choices\": [ this is not json"),
-        Behaviour::TruncatedStream(text) if call.stream => stream(call.reply_pieces(&text, false)),
-        Behaviour::TruncatedStream(text) => {
-            let full = call.reply_json(&text).to_string();
-            json_text(&full[..full.len() / 2])
-        }
-        Behaviour::Hang => std::future::pending().await,
-        Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
-    };
+    let response = respond(&call, behaviour, &credential).await;
     shared
         .timings
         .lock()
@@ -338,6 +341,38 @@ async fn handle(
             answered_at: Instant::now(),
         });
     response
+}
+
+/// The answer `behaviour` makes to `call` (delays already waited out).
+async fn respond(call: &Call, behaviour: Behaviour, credential: &str) -> Response {
+    match behaviour {
+        Behaviour::Reply(text) if call.stream => stream(call.reply_pieces(&text, true)),
+        Behaviour::Reply(text) => json_response(call.reply_json(&text)),
+        Behaviour::Status(status, retry_after) => {
+            error_response(call.dialect, status, retry_after, credential)
+        }
+        Behaviour::Garbage if call.stream => stream(vec![call.garbage_event()]),
+        Behaviour::Garbage => json_text("{\"choices\": [ this is not json"),
+        Behaviour::TruncatedStream(text) if call.stream => stream(call.reply_pieces(&text, false)),
+        Behaviour::TruncatedStream(text) => {
+            let full = call.reply_json(&text).to_string();
+            json_text(&full[..full.len() / 2])
+        }
+        Behaviour::Hang => std::future::pending().await,
+        Behaviour::Chunks { chunks, stall } if call.stream => {
+            timed_stream(call.chunk_pieces(&chunks, stall), stall)
+        }
+        Behaviour::Chunks { chunks, stall } => {
+            let pauses: Duration = chunks.iter().map(|(pause, _)| *pause).sum();
+            tokio::time::sleep(pauses).await;
+            if stall {
+                return std::future::pending().await;
+            }
+            let text: String = chunks.into_iter().map(|(_, text)| text).collect();
+            json_response(call.reply_json(&text))
+        }
+        Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
+    }
 }
 
 /// What the reply depends on, taken from the request.
@@ -379,62 +414,97 @@ impl Call {
     /// The pieces of a streamed reply, each written separately; without the ending when
     /// `complete` is false.
     fn reply_pieces(&self, text: &str, complete: bool) -> Vec<Bytes> {
-        let deltas = split_into_deltas(text);
-        let mut pieces = Vec::new();
+        let mut pieces = self.stream_start();
+        pieces.extend(split_first_mid_line(
+            split_into_deltas(text)
+                .iter()
+                .map(|delta| self.text_delta(delta)),
+        ));
+        if complete {
+            pieces.extend(self.stream_end(text));
+        }
+        pieces
+    }
+
+    /// The pieces of a [`Behaviour::Chunks`] stream, each with the pause before it.
+    fn chunk_pieces(&self, chunks: &[(Duration, String)], stall: bool) -> Vec<(Duration, Bytes)> {
+        let mut pieces: Vec<(Duration, Bytes)> = self
+            .stream_start()
+            .into_iter()
+            .map(|piece| (PIECE_INTERVAL, piece))
+            .collect();
+        pieces.extend(
+            chunks
+                .iter()
+                .map(|(pause, text)| (*pause, self.text_delta(text))),
+        );
+        if !stall {
+            let text: String = chunks.iter().map(|(_, text)| text.as_str()).collect();
+            pieces.extend(
+                self.stream_end(&text)
+                    .into_iter()
+                    .map(|piece| (PIECE_INTERVAL, piece)),
+            );
+        }
+        pieces
+    }
+
+    /// What a stream sends before its text.
+    fn stream_start(&self) -> Vec<Bytes> {
         match self.dialect {
-            Dialect::OpenAi => {
-                pieces.push(openai_chunk(
-                    json!({"role": "assistant", "content": ""}),
-                    None,
-                ));
-                pieces.push(Bytes::from_static(b": ping\n\n"));
-                pieces.push(openai_chunk(json!({}), None));
-                pieces.extend(split_first_mid_line(
-                    deltas
-                        .iter()
-                        .map(|delta| openai_chunk(json!({"content": delta}), None)),
-                ));
-                if complete {
-                    pieces.push(openai_chunk(json!({}), Some("stop")));
-                    pieces.push(Bytes::from_static(b"data: [DONE]\n\n"));
-                }
-            }
-            Dialect::Anthropic => {
-                pieces.push(anthropic_event(json!({
+            Dialect::OpenAi => vec![
+                openai_chunk(json!({"role": "assistant", "content": ""}), None),
+                Bytes::from_static(b": ping\n\n"),
+                openai_chunk(json!({}), None),
+            ],
+            Dialect::Anthropic => vec![
+                anthropic_event(json!({
                     "type": "message_start",
                     "message": {
                         "id": "msg_fake", "type": "message", "role": "assistant", "content": [],
                         "stop_reason": null,
                         "usage": {"input_tokens": self.tokens_in, "output_tokens": 1}
                     }
-                })));
-                pieces.push(anthropic_event(json!({
+                })),
+                anthropic_event(json!({
                     "type": "content_block_start",
                     "index": 0,
                     "content_block": {"type": "text", "text": ""}
-                })));
-                pieces.push(anthropic_event(json!({"type": "ping"})));
-                pieces.extend(split_first_mid_line(deltas.iter().map(|delta| {
-                    anthropic_event(json!({
-                        "type": "content_block_delta",
-                        "index": 0,
-                        "delta": {"type": "text_delta", "text": delta}
-                    }))
-                })));
-                if complete {
-                    pieces.push(anthropic_event(
-                        json!({"type": "content_block_stop", "index": 0}),
-                    ));
-                    pieces.push(anthropic_event(json!({
-                        "type": "message_delta",
-                        "delta": {"stop_reason": "end_turn", "stop_sequence": null},
-                        "usage": {"output_tokens": word_count(text)}
-                    })));
-                    pieces.push(anthropic_event(json!({"type": "message_stop"})));
-                }
-            }
+                })),
+                anthropic_event(json!({"type": "ping"})),
+            ],
         }
-        pieces
+    }
+
+    /// One piece of text of a stream.
+    fn text_delta(&self, delta: &str) -> Bytes {
+        match self.dialect {
+            Dialect::OpenAi => openai_chunk(json!({"content": delta}), None),
+            Dialect::Anthropic => anthropic_event(json!({
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": delta}
+            })),
+        }
+    }
+
+    /// What a stream of the whole `text` sends after it.
+    fn stream_end(&self, text: &str) -> Vec<Bytes> {
+        match self.dialect {
+            Dialect::OpenAi => vec![
+                openai_chunk(json!({}), Some("stop")),
+                Bytes::from_static(b"data: [DONE]\n\n"),
+            ],
+            Dialect::Anthropic => vec![
+                anthropic_event(json!({"type": "content_block_stop", "index": 0})),
+                anthropic_event(json!({
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "end_turn", "stop_sequence": null},
+                    "usage": {"output_tokens": word_count(text)}
+                })),
+                anthropic_event(json!({"type": "message_stop"})),
+            ],
+        }
     }
 
     fn garbage_event(&self) -> Bytes {
@@ -494,10 +564,23 @@ fn split_first_mid_line(pieces: impl Iterator<Item = Bytes>) -> Vec<Bytes> {
 }
 
 fn stream(pieces: Vec<Bytes>) -> Response {
-    let body = futures_util::stream::iter(pieces).then(|piece| async move {
-        tokio::time::sleep(PIECE_INTERVAL).await;
+    let pieces = pieces
+        .into_iter()
+        .map(|piece| (PIECE_INTERVAL, piece))
+        .collect();
+    timed_stream(pieces, false)
+}
+
+/// A stream of `pieces`, each written after its pause; with `stall`, it then stays open without
+/// another byte.
+fn timed_stream(pieces: Vec<(Duration, Bytes)>, stall: bool) -> Response {
+    let pieces = futures_util::stream::iter(pieces).then(|(pause, piece)| async move {
+        tokio::time::sleep(pause).await;
         Ok::<_, Infallible>(piece)
     });
+    let stalled = futures_util::stream::iter(stall.then_some(()))
+        .then(|()| std::future::pending::<Result<Bytes, Infallible>>());
+    let body = pieces.chain(stalled);
     (
         [
             (header::CONTENT_TYPE, "text/event-stream"),

@@ -6,6 +6,9 @@
 //! 4096 UTF-16 units are refused, edits with nothing new are refused. Tests enqueue incoming
 //! updates with the `send_*`/`press_button` builders, inject failures with
 //! [`FakeTelegram::fail_next`], and await what the bot did with [`FakeTelegram::wait_for`].
+//! [`FakeTelegram::hold_next`] keeps one chosen call waiting for ever, applied or not, so a test
+//! can kill the bot at that very moment: while Telegram has not yet done what the bot asked, or
+//! after Telegram did it but before the bot heard back.
 //!
 //! For load runs (`loadgen.rs`) every call carries the moment it arrived, the moment each update
 //! was first handed out by `getUpdates` is kept ([`FakeTelegram::take_handouts`]), and a driver
@@ -60,6 +63,20 @@ pub struct Call {
     pub ok: bool,
     /// When the request reached the fake.
     pub at: Instant,
+    /// Whether the fake keeps the call waiting without an answer ([`FakeTelegram::hold_next`]).
+    pub held: bool,
+}
+
+/// A call to keep waiting without an answer, chosen by its method and text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hold {
+    /// The method (any capitalisation).
+    pub method: String,
+    /// Only a call whose `text` parameter contains this is held.
+    pub text_contains: String,
+    /// Whether the call takes effect before it is held (Telegram did it, the bot never learns)
+    /// or not at all.
+    pub applied: bool,
 }
 
 /// The first time `getUpdates` handed one update to the bot.
@@ -126,6 +143,7 @@ struct State {
     bot_messages: Vec<BotMessage>,
     documents: Vec<SentDocument>,
     faults: HashMap<String, VecDeque<Fault>>,
+    holds: Vec<Hold>,
     chats: HashMap<i64, Value>,
     allowed_updates: Option<Vec<String>>,
     webhook_url: String,
@@ -299,6 +317,12 @@ impl FakeTelegram {
     pub fn set_down(&self, down: bool) {
         self.shared.lock().down = down;
         self.shared.notify();
+    }
+
+    /// Keeps the next call that matches `hold` waiting for ever (until the fake stops); one call
+    /// per hold.
+    pub fn hold_next(&self, hold: Hold) {
+        self.shared.lock().holds.push(hold);
     }
 
     /// Every call the bot made so far, in arrival order.
@@ -487,22 +511,33 @@ async fn handle_request(
     };
     let method = canonical_method(method);
 
-    let reply = {
+    let (reply, held) = {
         let mut state = shared.lock();
-        let reply = match state.take_fault(&method) {
-            Some(fault) => fault_reply(fault),
-            None => state.apply(&method, &params, uploads),
+        let hold = state.take_hold(&method, &params);
+        let reply = if hold.as_ref().is_some_and(|hold| !hold.applied) {
+            // Never sent: the call is held before it takes effect.
+            Reply::bad_request("held before it took effect")
+        } else {
+            match state.take_fault(&method) {
+                Some(fault) => fault_reply(fault),
+                None => state.apply(&method, &params, uploads),
+            }
         };
         let ok = matches!(reply, Reply::Ok(_) | Reply::Poll { .. });
+        let held = hold.is_some();
         state.calls.push(Call {
             method,
             params,
             ok,
             at,
+            held,
         });
-        reply
+        (reply, held)
     };
     shared.notify();
+    if held {
+        return std::future::pending().await;
+    }
 
     match reply {
         Reply::Ok(result) => ok_response(result),
@@ -684,6 +719,15 @@ fn disposition_param(headers: &str, param: &str) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 
 impl State {
+    /// The first hold that matches this call, taken out of the list.
+    fn take_hold(&mut self, method: &str, params: &Value) -> Option<Hold> {
+        let text = params["text"].as_str().unwrap_or_default();
+        let index = self.holds.iter().position(|hold| {
+            hold.method.eq_ignore_ascii_case(method) && text.contains(&hold.text_contains)
+        })?;
+        Some(self.holds.remove(index))
+    }
+
     fn take_fault(&mut self, method: &str) -> Option<Fault> {
         self.faults
             .get_mut(&method.to_ascii_lowercase())

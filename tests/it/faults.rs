@@ -70,6 +70,23 @@ async fn a_dropped_connection_to_telegram_is_retried_and_the_reply_arrives() {
 }
 
 #[tokio::test]
+async fn a_short_telegram_outage_delays_the_reply_but_does_not_lose_it() {
+    let mut bot = TestBot::start().await;
+    bot.llm.push(Behaviour::reply("Arrived after the outage."));
+    // Three failed tries in a row: a few seconds without Telegram.
+    for _ in 0..3 {
+        bot.telegram.fail_next("sendMessage", Fault::DropConnection);
+    }
+    bot.telegram.send_text(ALICE, ALICE, "Hello?");
+    let replies = bot.wait_for_messages(ALICE, 1).await;
+    bot.stop().await;
+
+    assert_eq!(replies, ["Arrived after the outage."]);
+    let unfinished = bot.store.unfinished_updates(0, i64::MAX).await.unwrap();
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+}
+
+#[tokio::test]
 async fn a_database_busy_for_a_moment_only_delays_the_reply() {
     let mut bot = TestBot::start().await;
     // Another process holds the write lock for a second (shorter than the busy timeout).

@@ -9,6 +9,7 @@ mod bot_process;
 mod cli;
 mod config;
 mod eval;
+mod exactly_once;
 mod fake_llm;
 mod fake_telegram;
 mod fake_telegram_selftest;

@@ -293,9 +293,17 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
     let mut connection = connection_beside_the_store(&url).await;
-    // The schema as it was before indexing moved to batches: every migration but the last.
+    // The schema as it was before indexing moved to batches: the migrations before that one.
+    const INDEXING_IN_BATCHES: i64 = 20261201000013;
     let before = sqlx::migrate::Migrator {
-        migrations: Cow::Owned(MIGRATOR.migrations[..MIGRATOR.migrations.len() - 1].to_vec()),
+        migrations: Cow::Owned(
+            MIGRATOR
+                .migrations
+                .iter()
+                .filter(|migration| migration.version < INDEXING_IN_BATCHES)
+                .cloned()
+                .collect(),
+        ),
         ..sqlx::migrate::Migrator::DEFAULT
     };
     before.run(&mut connection).await.unwrap();

@@ -770,6 +770,95 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     assert_eq!(reply.telegram_message_id, Some(555));
 }
 
+#[tokio::test]
+async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found_until_delivered() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let (update_id, other_update) = (9_001, 9_002);
+    db.store
+        .record_updates(
+            &[
+                (update_id, "{}".to_owned()),
+                (other_update, "{}".to_owned()),
+            ],
+            MIDNIGHT_MS,
+        )
+        .await
+        .unwrap();
+    let answer_messages = |db: &TestDb| {
+        let store = db.store.clone();
+        async move {
+            store
+                .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|update| (update.update_id, update.answer_message_ids))
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(
+        answer_messages(&db).await,
+        [(update_id, vec![]), (other_update, vec![])]
+    );
+
+    // A preview, then a second part: each record replaces the one before.
+    db.store
+        .record_answer_messages(update_id, &[41])
+        .await
+        .unwrap();
+    db.store
+        .record_answer_messages(update_id, &[41, 42])
+        .await
+        .unwrap();
+    assert_eq!(
+        answer_messages(&db).await,
+        [(update_id, vec![41, 42]), (other_update, vec![])]
+    );
+
+    // The stored reply is found until its delivery is recorded; only for its own conversation.
+    assert_eq!(
+        db.store.undelivered_reply(ALICE, update_id).await.unwrap(),
+        None
+    );
+    let reply = NewMessage {
+        key: ALICE,
+        session_id: session,
+        role: MessageRole::Assistant,
+        content: "the stored reply",
+        created_at_ms: MIDNIGHT_MS + SECOND_MS,
+        tokens_in: 1,
+        tokens_out: 3,
+        telegram_message_id: None,
+    };
+    let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
+    let found = db.store.undelivered_reply(ALICE, update_id).await.unwrap();
+    assert_eq!(
+        found.map(|reply| (reply.id, reply.content)),
+        Some((reply_id, "the stored reply".to_owned()))
+    );
+    assert_eq!(
+        db.store.undelivered_reply(BOB, update_id).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        db.store
+            .undelivered_reply(ALICE, other_update)
+            .await
+            .unwrap(),
+        None
+    );
+    db.store
+        .set_telegram_message_id(reply_id, 41)
+        .await
+        .unwrap();
+    assert_eq!(
+        db.store.undelivered_reply(ALICE, update_id).await.unwrap(),
+        None
+    );
+    assert_eq!(answer_messages(&db).await, [(other_update, vec![])]);
+}
+
 /// One of the message writes handed over at once in the test below.
 struct Write {
     key: ConversationKey,
