@@ -27,7 +27,7 @@ use crate::telegram::intake::{
 use crate::telegram::scheduler::{Scheduler, SchedulerParts};
 use crate::telegram::{self, TelegramApi};
 use teloxide::payloads::SetWebhookSetters;
-use teloxide::types::AllowedUpdate;
+use teloxide::types::{AllowedUpdate, Me};
 
 /// The Telegram-free core shared by the bot and `telemem chat`: the migrated store, the
 /// conversations and the summarizer, all on one clock.
@@ -228,7 +228,6 @@ impl App {
         webhook: Option<Webhook>,
         shutdown: &CancellationToken,
     ) -> anyhow::Result<()> {
-        let config = &self.config;
         let me = match connect(&bot, &public_api_url(&self.bot), shutdown).await {
             Ok(me) => me,
             Err(ConnectError::Stopped) => return Ok(()),
@@ -238,20 +237,51 @@ impl App {
         if let Err(error) = telegram::register_commands(&bot).await {
             tracing::warn!(error = %error, "could not register the command menu with Telegram");
         }
+        let scheduler = self.scheduler(bot.clone(), me, access, intake.clone());
+        // Running before the replay, which may hand over more updates than the channel holds.
+        let stop = shutdown.child_token();
+        let scheduling = tokio::spawn(scheduler.run(updates, stop.clone()));
         let poller = match &webhook {
             Some(webhook) => {
-                let replay = intake.clone();
-                tokio::spawn(async move { replay.replay_unfinished_logged().await });
-                register_webhook(&bot, &webhook.url, &webhook.secret).await?;
+                intake.replay_unfinished_logged().await;
+                if let Err(error) = register_webhook(&bot, &webhook.url, &webhook.secret).await {
+                    stop.cancel();
+                    let _ = scheduling.await;
+                    return Err(error);
+                }
                 None
             }
-            None => Some(tokio::spawn(run_polling(
-                bot.clone(),
-                intake.clone(),
-                shutdown.clone(),
-            ))),
+            None => Some(tokio::spawn(run_polling(bot, intake, stop.clone()))),
         };
-        let scheduler = Scheduler::new(SchedulerParts {
+        tracing::info!(
+            mode = if poller.is_some() {
+                "long polling"
+            } else {
+                "webhook"
+            },
+            "telemem is running"
+        );
+        stop.cancelled().await;
+        tracing::info!("shutting down: no new updates; finishing the turns in flight");
+        if let Err(error) = scheduling.await {
+            tracing::error!(error = ?error, "the scheduler ended abnormally");
+        }
+        if let Some(poller) = poller {
+            let _ = poller.await;
+        }
+        Ok(())
+    }
+
+    /// The scheduler over the handler tree, with everything the handlers need.
+    fn scheduler<B: TelegramApi>(
+        &self,
+        bot: B,
+        me: Me,
+        access: Arc<AccessPolicy>,
+        intake: Intake,
+    ) -> Scheduler<B> {
+        let config = &self.config;
+        Scheduler::new(SchedulerParts {
             bot: bot.clone(),
             handler: telegram::schema::<B>(),
             dependencies: telegram::dependencies(
@@ -267,25 +297,7 @@ impl App {
             me,
             clock: self.core.clock.clone(),
             settings: telegram::scheduler_settings(config),
-        });
-        tracing::info!(
-            mode = if poller.is_some() {
-                "long polling"
-            } else {
-                "webhook"
-            },
-            "telemem is running"
-        );
-        let stopping = shutdown.clone();
-        tokio::spawn(async move {
-            stopping.cancelled().await;
-            tracing::info!("shutting down: no new updates; finishing the turns in flight");
-        });
-        scheduler.run(updates, shutdown.clone()).await;
-        if let Some(poller) = poller {
-            let _ = poller.await;
-        }
-        Ok(())
+        })
     }
 
     /// Runs until SIGTERM (as sent by `docker stop`) or SIGINT (Ctrl-C).

@@ -74,6 +74,10 @@ pub struct Intake {
     started_at_ms: i64,
     /// What the last run left of the updates handed over again, until their handlers take it.
     resumptions: Arc<std::sync::Mutex<HashMap<i64, Resumption>>>,
+    /// Cancelled once the last run's unfinished updates are handed over: new updates wait for
+    /// it, so that none overtakes an older one of the same chat (a webhook call can come in
+    /// while the replay runs).
+    replay_finished: CancellationToken,
 }
 
 /// What the last run did for an update it did not finish, for the handler that finishes it.
@@ -125,6 +129,7 @@ impl Intake {
             sender,
             started_at_ms,
             resumptions: Arc::default(),
+            replay_finished: CancellationToken::new(),
         };
         (intake, receiver)
     }
@@ -238,13 +243,15 @@ impl Intake {
         }
     }
 
-    /// [`Intake::replay_unfinished`], logging the outcome.
+    /// [`Intake::replay_unfinished`], logging the outcome; new updates are handed over only after
+    /// it.
     pub async fn replay_unfinished_logged(&self) {
         match self.replay_unfinished().await {
             Ok(0) => {}
             Ok(count) => tracing::info!(count, "handled updates left unfinished by the last run"),
             Err(error) => tracing::error!(error = ?error, "could not read the unfinished updates"),
         }
+        self.replay_finished.cancel();
     }
 
     /// Takes in one update: stores it first (allowed users only), then hands it on. A redelivered
@@ -292,6 +299,7 @@ impl Intake {
                 tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
                 continue;
             }
+            self.replay_finished.cancelled().await;
             self.forward(update, false).await;
         }
         Ok(())
