@@ -1,9 +1,14 @@
 //! The real `telemem` binary as a child process against the fakes: start it, read its logs as
-//! they come, send it signals, wait for it to exit.
+//! they come, watch its updates in the database, send it signals, wait for it to exit.
 
 use std::process::{Child, Command, Stdio};
+use std::str::FromStr;
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
+
+use sqlx::ConnectOptions;
+use sqlx::sqlite::SqliteConnectOptions;
 
 use crate::bot_harness::PATIENCE;
 use crate::fake_llm::FakeLlm;
@@ -19,6 +24,8 @@ pub fn free_port() -> u16 {
 pub struct BotProcess {
     pub child: Child,
     logs: Arc<Mutex<String>>,
+    /// The thread reading the logs; it ends once the process and its standard error are gone.
+    reader: JoinHandle<()>,
 }
 
 impl BotProcess {
@@ -55,7 +62,7 @@ impl BotProcess {
         let logs = Arc::new(Mutex::new(String::new()));
         let mut stderr = child.stderr.take().expect("the bot's stderr");
         let sink = Arc::clone(&logs);
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut buffer = [0_u8; 8_192];
             while let Ok(read) = std::io::Read::read(&mut stderr, &mut buffer) {
                 if read == 0 {
@@ -65,7 +72,11 @@ impl BotProcess {
                 sink.lock().unwrap().push_str(&text);
             }
         });
-        Self { child, logs }
+        Self {
+            child,
+            logs,
+            reader,
+        }
     }
 
     /// Everything the bot has logged so far.
@@ -95,19 +106,28 @@ impl BotProcess {
         assert!(status.success());
     }
 
-    /// Waits (at most `PATIENCE`) for the process to exit.
+    /// Waits (at most `PATIENCE`) for the process to exit, then for the rest of its logs: after
+    /// this, [`Self::logs`] holds everything it wrote.
     pub async fn wait_for_exit(&mut self) -> std::process::ExitStatus {
         let deadline = tokio::time::Instant::now() + PATIENCE;
-        loop {
+        let status = loop {
             if let Some(status) = self.child.try_wait().expect("the bot's status") {
-                return status;
+                break status;
             }
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "the bot did not stop"
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        while !self.reader.is_finished() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the bot's logs were not read to the end"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        status
     }
 }
 
@@ -115,5 +135,47 @@ impl Drop for BotProcess {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How many updates a bot's database holds, by where they stand.
+#[derive(Debug)]
+pub struct UpdateCounts {
+    pub done: i64,
+    /// Not done, with a message of the answer on show.
+    pub shown: i64,
+}
+
+/// Waits until the updates in the database at `database_url` are as `predicate` wants them,
+/// read beside the running bot.
+pub async fn wait_for_update_counts(database_url: &str, predicate: impl Fn(&UpdateCounts) -> bool) {
+    let options = SqliteConnectOptions::from_str(database_url)
+        .unwrap()
+        .read_only(true);
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        // The bot creates the database and its tables a moment after it starts.
+        let counts = match options.connect().await {
+            Ok(mut reader) => sqlx::query_as::<_, (i64, i64)>(
+                "SELECT coalesce(sum(state = 'done'), 0),
+                        coalesce(sum(state <> 'done' AND answer_message_ids IS NOT NULL), 0)
+                 FROM processed_updates",
+            )
+            .fetch_one(&mut reader)
+            .await
+            .ok(),
+            Err(_) => None,
+        };
+        let counts = counts.map_or(UpdateCounts { done: 0, shown: 0 }, |(done, shown)| {
+            UpdateCounts { done, shown }
+        });
+        if predicate(&counts) {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the updates never got there: {counts:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }

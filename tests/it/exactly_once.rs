@@ -5,16 +5,15 @@
 //! database. What counts is the chat as the person sees it in the fake Telegram, after every
 //! send, edit and delete: each message has exactly one answer there, complete.
 
-use std::process::Child;
 use std::sync::Arc;
 use std::time::Duration;
 
 use telemem::storage::{ConversationKey, MessageRole, Store};
 
 use crate::bot_harness::{ALICE, PATIENCE};
+use crate::bot_process::{BotProcess, wait_for_update_counts};
 use crate::fake_llm::{Behaviour, FakeLlm};
 use crate::fake_telegram::{FakeTelegram, Hold};
-use crate::operations::{signal, spawn_bot_with, wait_for_exit, wait_for_update_counts};
 
 /// The model's answer to `question` when nothing is scripted.
 fn default_answer(question: &str) -> String {
@@ -40,7 +39,7 @@ struct CrashRun {
     llm: FakeLlm,
     database_url: String,
     stream_replies: bool,
-    bot: Child,
+    bot: BotProcess,
     _dir: tempfile::TempDir,
 }
 
@@ -51,7 +50,7 @@ impl CrashRun {
         llm.set_responder(Arc::new(|body| default_answer(&question_in(body))));
         let dir = tempfile::tempdir().expect("temporary directory");
         let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
-        let bot = spawn_bot_with(&telegram, &llm, &database_url, stream_replies);
+        let bot = Self::spawn(&telegram, &llm, &database_url, stream_replies);
         Self {
             telegram,
             llm,
@@ -62,11 +61,27 @@ impl CrashRun {
         }
     }
 
+    /// The bot on `database_url`, streaming replies or not.
+    fn spawn(
+        telegram: &FakeTelegram,
+        llm: &FakeLlm,
+        database_url: &str,
+        stream_replies: bool,
+    ) -> BotProcess {
+        let stream_replies = stream_replies.to_string();
+        BotProcess::spawn(
+            telegram,
+            llm,
+            database_url,
+            &[("STREAM_REPLIES", &stream_replies)],
+        )
+    }
+
     /// SIGKILL, then a new process on the same database.
     async fn kill_and_restart(&mut self) {
-        signal(&self.bot, "KILL");
-        wait_for_exit(&mut self.bot).await;
-        self.bot = spawn_bot_with(
+        self.bot.signal("KILL");
+        self.bot.wait_for_exit().await;
+        self.bot = Self::spawn(
             &self.telegram,
             &self.llm,
             &self.database_url,
@@ -112,8 +127,8 @@ impl CrashRun {
     /// Stops the bot with SIGTERM, then checks that it left no update unfinished: each answer
     /// counts as delivered, and the next start will not send it again.
     async fn stop_with_nothing_unfinished(&mut self) -> Store {
-        signal(&self.bot, "TERM");
-        let status = wait_for_exit(&mut self.bot).await;
+        self.bot.signal("TERM");
+        let status = self.bot.wait_for_exit().await;
         assert!(status.success(), "exit status {status:?}");
         let store = Store::connect(&self.database_url).await.unwrap();
         let unfinished = store.unfinished_updates(0, i64::MAX).await.unwrap();

@@ -1,24 +1,14 @@
 //! Specifications of running the bot in production: webhook mode, the health and metrics
 //! endpoint during a conversation, and graceful shutdown of the real binary on SIGTERM.
 
-use std::process::{Child, Command, Stdio};
-use std::str::FromStr;
 use std::time::Duration;
-
-use sqlx::ConnectOptions;
-use sqlx::sqlite::SqliteConnectOptions;
 
 use telemem::storage::{ConversationKey, MessageRole, Store};
 
 use crate::bot_harness::{ALICE, PATIENCE, TestBot};
+use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
 use crate::fake_llm::{Behaviour, FakeLlm};
 use crate::fake_telegram::FakeTelegram;
-
-/// A port that was free a moment ago on 127.0.0.1.
-fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
-    listener.local_addr().expect("local address").port()
-}
 
 #[tokio::test]
 async fn in_webhook_mode_updates_are_accepted_only_with_the_secret_token() {
@@ -142,108 +132,13 @@ async fn health_and_metrics_report_a_live_bot_and_its_conversation() {
     bot.stop().await;
 }
 
-/// The real binary against the fakes, not streaming, with its logs captured.
-pub(crate) fn spawn_bot(telegram: &FakeTelegram, llm: &FakeLlm, database_url: &str) -> Child {
-    spawn_bot_with(telegram, llm, database_url, false)
-}
-
-/// [`spawn_bot`], streaming replies or not.
-pub(crate) fn spawn_bot_with(
-    telegram: &FakeTelegram,
-    llm: &FakeLlm,
-    database_url: &str,
-    stream_replies: bool,
-) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_telemem"))
-        .arg("run")
-        .env("TELOXIDE_TOKEN", telegram.token())
-        .env("TELOXIDE_API_URL", telegram.api_url().as_str())
-        .env("ALLOW_ALL_USERS", "true")
-        .env("LLM_BASE_URL", llm.base_url())
-        .env("DATABASE_URL", database_url)
-        .env("STREAM_REPLIES", stream_replies.to_string())
-        .env("TELEGRAM_THROTTLE", "false")
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the telemem binary")
-}
-
-/// How many updates a bot's database holds, by where they stand.
-#[derive(Debug)]
-pub(crate) struct UpdateCounts {
-    pub done: i64,
-    /// Not done, with a message of the answer on show.
-    pub shown: i64,
-}
-
-/// Waits until the updates in the database at `database_url` are as `predicate` wants them,
-/// read beside the running bot.
-pub(crate) async fn wait_for_update_counts(
-    database_url: &str,
-    predicate: impl Fn(&UpdateCounts) -> bool,
-) {
-    let options = SqliteConnectOptions::from_str(database_url)
-        .unwrap()
-        .read_only(true);
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        // The bot creates the database and its tables a moment after it starts.
-        let counts = match options.connect().await {
-            Ok(mut reader) => sqlx::query_as::<_, (i64, i64)>(
-                "SELECT coalesce(sum(state = 'done'), 0),
-                        coalesce(sum(state <> 'done' AND answer_message_ids IS NOT NULL), 0)
-                 FROM processed_updates",
-            )
-            .fetch_one(&mut reader)
-            .await
-            .ok(),
-            Err(_) => None,
-        };
-        let counts = counts.map_or(UpdateCounts { done: 0, shown: 0 }, |(done, shown)| {
-            UpdateCounts { done, shown }
-        });
-        if predicate(&counts) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the updates never got there: {counts:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-pub(crate) fn signal(child: &Child, name: &str) {
-    let status = Command::new("kill")
-        .args([format!("-{name}"), child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
-pub(crate) async fn wait_for_exit(child: &mut Child) -> std::process::ExitStatus {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the bot did not stop"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 #[tokio::test]
 async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
     let telegram = FakeTelegram::start().await;
     let llm = FakeLlm::start().await;
     let dir = tempfile::tempdir().unwrap();
     let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
-    let mut child = spawn_bot(&telegram, &llm, &database_url);
+    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url, &[]);
     llm.push(Behaviour::delay(
         Duration::from_millis(1_500),
         Behaviour::reply("finished after SIGTERM"),
@@ -258,8 +153,8 @@ async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 
-    signal(&child, "TERM");
-    let status = wait_for_exit(&mut child).await;
+    bot.signal("TERM");
+    let status = bot.wait_for_exit().await;
 
     assert!(status.success(), "exit status {status:?}");
     assert_eq!(telegram.sent_messages(ALICE), ["finished after SIGTERM"]);
@@ -278,26 +173,19 @@ async fn the_bot_token_never_appears_in_logs_even_at_trace_level() {
     let llm = FakeLlm::start().await;
     let dir = tempfile::tempdir().unwrap();
     let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_telemem"))
-        .arg("run")
-        .env("TELOXIDE_TOKEN", telegram.token())
-        .env("TELOXIDE_API_URL", telegram.api_url().as_str())
-        .env("ALLOW_ALL_USERS", "true")
-        .env("LLM_BASE_URL", llm.base_url())
-        .env("LLM_API_KEY", "sk-test-SECRETKEY1234567890abcdef")
-        .env("DATABASE_URL", &database_url)
-        .env("RUST_LOG", "trace")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Read the logs as they come: at trace level they fill a pipe's buffer within a second,
-    // and a bot whose log writes block cannot stop.
-    let mut stderr = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut logs = String::new();
-        std::io::Read::read_to_string(&mut stderr, &mut logs).map(|_| logs)
-    });
+    // Streaming and throttling on, as in production: the bot makes every kind of call it makes
+    // there.
+    let mut bot = BotProcess::spawn(
+        &telegram,
+        &llm,
+        &database_url,
+        &[
+            ("LLM_API_KEY", "sk-test-SECRETKEY1234567890abcdef"),
+            ("RUST_LOG", "trace"),
+            ("STREAM_REPLIES", "true"),
+            ("TELEGRAM_THROTTLE", "true"),
+        ],
+    );
     telegram.send_text(ALICE, ALICE, "hello");
     telegram
         .wait_for(
@@ -305,9 +193,9 @@ async fn the_bot_token_never_appears_in_logs_even_at_trace_level() {
             PATIENCE,
         )
         .await;
-    signal(&child, "TERM");
-    wait_for_exit(&mut child).await;
-    let logs = reader.join().unwrap().unwrap();
+    bot.signal("TERM");
+    bot.wait_for_exit().await;
+    let logs = bot.logs();
 
     assert!(
         logs.len() > 1_000,
@@ -340,7 +228,7 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
             telegram.send_text(user, user, &format!("user {user} message {turn}"));
         }
     }
-    let mut child = spawn_bot(&telegram, &llm, &database_url);
+    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url, &[]);
     // Killed once the first two replies of every user are delivered and recorded, while the
     // third turns wait for the model. Not the moment Telegram has taken a reply: that is the one
     // window left open (on Telegram, not yet recorded), where the next run sends it again
@@ -348,9 +236,9 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
     let first_run_replies = (users.len() * 2) as i64;
     wait_for_update_counts(&database_url, |updates| updates.done >= first_run_replies).await;
 
-    signal(&child, "KILL");
-    wait_for_exit(&mut child).await;
-    let mut restarted = spawn_bot(&telegram, &llm, &database_url);
+    bot.signal("KILL");
+    bot.wait_for_exit().await;
+    let mut restarted = BotProcess::spawn(&telegram, &llm, &database_url, &[]);
     let all = users.len() * TURNS;
     telegram
         .wait_for(
@@ -364,8 +252,8 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
             Duration::from_secs(60),
         )
         .await;
-    signal(&restarted, "TERM");
-    wait_for_exit(&mut restarted).await;
+    restarted.signal("TERM");
+    restarted.wait_for_exit().await;
 
     let store = Store::connect(&database_url).await.unwrap();
     for &user in &users {
