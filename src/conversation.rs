@@ -10,6 +10,7 @@
 //! millisecond), because that is what lets a crash at any moment leave neither a gap in the
 //! history nor a second answer.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -135,6 +136,37 @@ fn history_with(
         .saturating_sub(usize::try_from(limit).unwrap_or(0));
     history.drain(..excess);
     history
+}
+
+/// The text a prompt is assembled from, before and after masking.
+struct PromptMaterial {
+    persona: Option<String>,
+    notes: Vec<NoteLine>,
+    summaries: Vec<SummaryRecord>,
+    recalled: Vec<StoredMessage>,
+    /// Ends with the new message.
+    history: Vec<StoredMessage>,
+}
+
+impl PromptMaterial {
+    /// The same material with every secret masked: all of it goes to the model.
+    fn masked(mut self, redactor: &Redactor) -> Self {
+        let mask = |text: &mut String| {
+            if let Cow::Owned(masked) = redactor.redact(text) {
+                *text = masked;
+            }
+        };
+        self.persona.iter_mut().for_each(&mask);
+        self.notes.iter_mut().for_each(|note| mask(&mut note.text));
+        self.summaries
+            .iter_mut()
+            .for_each(|summary| mask(&mut summary.summary));
+        self.recalled
+            .iter_mut()
+            .chain(self.history.iter_mut())
+            .for_each(|message| mask(&mut message.content));
+        self
+    }
 }
 
 /// Figures for `/stats`.
@@ -266,8 +298,10 @@ impl Conversations {
 
     /// Adds the new message to the stored history read at turn start, recalls older messages
     /// (only when the conversation has messages the raw history does not carry), masks secrets in
-    /// everything taken from storage, and assembles the prompt. The new message is not masked:
-    /// the person just wrote it.
+    /// everything that goes to the model, and assembles the prompt. The new message and the
+    /// persona are masked too: a key pasted a second ago must not travel to a third-party model
+    /// any more than one pasted last week. Only the prompt is masked; storage keeps the text as
+    /// the person wrote it (their data, shown by `/export`).
     async fn assemble_context(
         &self,
         key: ConversationKey,
@@ -279,10 +313,11 @@ impl Conversations {
         // Everything in the window fits unless the stored history already has the maximum.
         let has_older_messages = start.has_messages_before_window
             || start.history.len() as i64 >= settings.history_max_messages;
+        // Recall searches the local index, so it may use the text as written.
         let new_text = new_message.content.clone();
-        let mut history = history_with(start.history, new_message, settings.history_max_messages);
+        let history = history_with(start.history, new_message, settings.history_max_messages);
         let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
-        let mut recalled = if has_older_messages {
+        let recalled = if has_older_messages {
             recall(
                 &self.store,
                 key,
@@ -300,41 +335,30 @@ impl Conversations {
         } else {
             Vec::new()
         };
-        let mut summaries = start.summaries;
-
-        let last = history.len().saturating_sub(1);
-        history[..last]
-            .iter_mut()
-            .for_each(|message| self.redact_in_place(&mut message.content));
-        recalled
-            .iter_mut()
-            .for_each(|message| self.redact_in_place(&mut message.content));
-        summaries
-            .iter_mut()
-            .for_each(|summary| self.redact_in_place(&mut summary.summary));
-        let notes: Vec<NoteLine> = notes
-            .into_iter()
-            .map(|note| NoteLine {
-                text: self.redactor.redact(&note.note).into_owned(),
-                noted_at_ms: note.created_at_ms,
-            })
-            .collect();
+        let material = PromptMaterial {
+            persona: start.persona,
+            notes: notes
+                .into_iter()
+                .map(|note| NoteLine {
+                    text: note.note,
+                    noted_at_ms: note.created_at_ms,
+                })
+                .collect(),
+            summaries: start.summaries,
+            recalled,
+            history,
+        }
+        .masked(&self.redactor);
         Ok(assemble(&ContextInputs {
             now_ms,
             default_prompt: &settings.default_prompt,
-            persona: start.persona.as_deref(),
-            notes: &notes,
-            summaries: &summaries,
-            recalled: &recalled,
-            history: &history,
+            persona: material.persona.as_deref(),
+            notes: &material.notes,
+            summaries: &material.summaries,
+            recalled: &material.recalled,
+            history: &material.history,
             memory_budget_tokens: settings.memory_budget_tokens,
         }))
-    }
-
-    fn redact_in_place(&self, text: &mut String) {
-        if let std::borrow::Cow::Owned(masked) = self.redactor.redact(text) {
-            *text = masked;
-        }
     }
 
     /// The exact prompt a message `text` would get now, without storing anything (for

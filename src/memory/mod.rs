@@ -3,6 +3,7 @@
 //! here knows about Telegram.
 
 pub mod context;
+pub mod escape;
 pub mod recall;
 pub mod redact;
 pub mod session;

@@ -21,7 +21,7 @@
 //! `target/memory-eval.md` and recorded in `docs/PERFORMANCE.md`.
 
 mod languages;
-mod model;
+pub(crate) mod model;
 mod scenario;
 
 use std::collections::{BTreeMap, HashMap};
@@ -281,8 +281,10 @@ const PART_NAMES: [&str; 6] = [
     "new message",
 ];
 
-/// The headings `memory/context.rs` puts before the notes, summaries and recalled messages.
-const NOTES_HEADING: &str = "Lasting facts and preferences this person has told you:";
+/// The headings `memory/context.rs` puts before the notes, summaries and recalled messages,
+/// in this order inside the `<memory>` block.
+const NOTES_HEADING: &str =
+    "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
 const SUMMARIES_HEADING: &str = "Summaries of recent earlier sessions:";
 const RECALLED_HEADING: &str = "Older messages that may be relevant now:";
 
@@ -306,7 +308,10 @@ fn prompt_parts(body: &Value) -> [usize; PART_NAMES.len()] {
             .unwrap_or(rest.len());
         &rest[..end]
     };
-    let notes = estimate_tokens(section(NOTES_HEADING, &["\n\n"]));
+    let notes = estimate_tokens(section(
+        NOTES_HEADING,
+        &[SUMMARIES_HEADING, RECALLED_HEADING, "</memory>"],
+    ));
     let summaries = estimate_tokens(section(SUMMARIES_HEADING, &[RECALLED_HEADING, "</memory>"]));
     let recalled = estimate_tokens(section(RECALLED_HEADING, &["</memory>"]));
     let fixed = estimate_tokens(&system).saturating_sub(notes + summaries + recalled);

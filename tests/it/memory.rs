@@ -527,8 +527,8 @@ async fn secrets_from_storage_are_masked_in_prompts_and_summary_requests() {
     let key = "sk-proj-Abcdefghijklmnop1234567890QRSTuv";
     let request = pipeline.say(ALICE, &format!("my key is {key}")).await;
     assert!(
-        prompt_of(&request).contains(key),
-        "the message being answered is sent as written"
+        !prompt_of(&request).contains(key),
+        "the message being answered is masked too"
     );
 
     let next = pipeline.say(ALICE, "thanks").await;
