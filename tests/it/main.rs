@@ -23,6 +23,7 @@ mod loadgen;
 mod memory;
 mod operations;
 mod overload;
+mod privacy_ops;
 mod render;
 mod search_index;
 mod storage;
