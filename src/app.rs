@@ -182,14 +182,16 @@ impl App {
             self.core.clock.clone(),
             access.clone(),
         );
-        let webhook = config.telegram.webhook_url.as_ref().map(|url| Webhook {
-            url: url.clone(),
-            secret: config
-                .telegram
-                .webhook_secret
-                .clone()
-                .unwrap_or_else(random_webhook_secret),
-        });
+        let webhook = match &config.telegram.webhook_url {
+            Some(url) => Some(Webhook {
+                url: url.clone(),
+                secret: match config.telegram.webhook_secret.clone() {
+                    Some(secret) => secret,
+                    None => random_webhook_secret()?,
+                },
+            }),
+            None => None,
+        };
         let webhook_routes = match &webhook {
             Some(webhook) => {
                 webhook_router(webhook.url.path(), intake.clone(), webhook.secret.clone())

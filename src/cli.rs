@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use crate::app::{App, Core, cancel_on_signal, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
@@ -71,9 +71,31 @@ pub enum Command {
 
 /// Parses the command line and environment, then runs the chosen command.
 pub async fn run() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = parse();
     telemetry::init(cli.config.log_format, cli.config.secrets());
     execute(cli.command, &cli.config, Arc::new(SystemClock)).await
+}
+
+/// The command line and environment, where a variable set to the empty string counts as not set:
+/// `.env` files and compose files leave variables empty all the time (`ALLOWED_USERS=`), and
+/// clap would take the empty string as the value (and refuse it). Rather than changing the
+/// process's environment, the arguments of empty variables forget their variable.
+fn parse() -> Cli {
+    let command = without_empty_variables(Cli::command());
+    let matches = command.get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit())
+}
+
+fn without_empty_variables(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let empty = arg
+                .get_env()
+                .and_then(std::env::var_os)
+                .is_some_and(|value| value.is_empty());
+            if empty { arg.env(None) } else { arg }
+        })
+        .mut_subcommands(without_empty_variables)
 }
 
 /// Runs one command; separate from [`run`] so tests can call it with their own config and clock.
@@ -150,23 +172,25 @@ async fn purge(
             .await
             .context("cannot count old rows")?;
         println!(
-            "would delete rows older than {}: {} messages, {} sessions, {} summaries, {} update records",
+            "would delete rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings",
             format_utc_ms(cutoff_ms),
             counts.messages,
             counts.sessions,
             counts.summaries,
-            counts.processed_updates
+            counts.processed_updates,
+            counts.settings
         );
         return Ok(());
     }
     let counts = jobs::purge_once(store, clock, &config.storage).await?;
     println!(
-        "deleted rows older than {}: {} messages, {} sessions, {} summaries, {} update records",
+        "deleted rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings",
         format_utc_ms(cutoff_ms),
         counts.messages,
         counts.sessions,
         counts.summaries,
-        counts.processed_updates
+        counts.processed_updates,
+        counts.settings
     );
     Ok(())
 }

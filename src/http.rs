@@ -3,7 +3,11 @@
 //! only these two read-only routes and answers nothing about users or their messages; webhook
 //! routes, when they come, are merged into the same router by the app.
 //!
-//! Healthy means all of: the database answers a read; Telegram was heard from (the first
+//! Neither route reads a table: `/healthz` asks the database a bare `SELECT 1`, and `/metrics`
+//! shows the database size refreshed in the background every [`SIZE_REFRESH_INTERVAL`], so that
+//! frequent scrapes never take the read connections chat turns need for counting rows.
+//!
+//! Healthy means all of: the database answers; Telegram was heard from (the first
 //! `getMe`, a successful poll or webhook call) within `HEALTH_MAX_SILENCE_SECS`; and every
 //! background job that was started (purge, summarizer) still runs. Until the first contact the
 //! bot is unhealthy: it is still trying to reach Telegram and serves nobody. A job that ended or
@@ -35,6 +39,9 @@ const DATABASE_TIMEOUT: Duration = Duration::from_secs(3);
 /// `telemem healthcheck` gives up after this; longer than [`DATABASE_TIMEOUT`] so a slow database
 /// is reported by the server, not as a client timeout.
 const HEALTHCHECK_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How often `/metrics`' database size is read again.
+pub const SIZE_REFRESH_INTERVAL: Duration = Duration::from_secs(15);
 
 /// The Prometheus text exposition format, version 0.0.4.
 const PROMETHEUS_CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -122,6 +129,7 @@ pub async fn start(
         .with_context(|| format!("cannot listen on HTTP_ADDR {addr}"))?;
     tracing::info!(%addr, "serving /healthz and /metrics");
     tokio::spawn(metrics::run_upkeep(handle.clone(), shutdown.clone()));
+    tokio::spawn(refresh_database_size(store.clone(), shutdown.clone()));
     let state = HttpState::new(
         store,
         handle,
@@ -206,29 +214,44 @@ impl DatabaseProblem {
     }
 }
 
-/// Reads from the database within [`DATABASE_TIMEOUT`]; on success returns the file's size.
-async fn check_database(store: &Store) -> Result<i64, DatabaseProblem> {
-    // `Store::ping` (a bare `SELECT 1`) is requested from storage; until it exists, the totals are
-    // the cheapest read there is, and they carry the file size `/metrics` wants anyway.
-    match tokio::time::timeout(DATABASE_TIMEOUT, store.database_totals()).await {
-        Ok(Ok(totals)) => Ok(totals.database_bytes),
+/// Asks the database a bare `SELECT 1` within [`DATABASE_TIMEOUT`].
+async fn check_database(store: &Store) -> Result<(), DatabaseProblem> {
+    match tokio::time::timeout(DATABASE_TIMEOUT, store.ping()).await {
+        Ok(Ok(())) => Ok(()),
         Ok(Err(error)) => {
-            tracing::warn!(error = ?error, "health check: the database read failed");
+            tracing::warn!(error = ?error, "health check: the database did not answer");
             Err(DatabaseProblem::Error)
         }
         Err(_) => {
-            tracing::warn!(timeout = ?DATABASE_TIMEOUT, "health check: the database read timed out");
+            tracing::warn!(timeout = ?DATABASE_TIMEOUT, "health check: the database timed out");
             Err(DatabaseProblem::Timeout)
         }
     }
 }
 
-async fn render_metrics(State(state): State<HttpState>) -> Response {
-    // A failed read leaves the gauge at its last value; the failure itself is logged, and is
-    // what /healthz reports.
-    if let Ok(bytes) = check_database(&state.store).await {
-        metrics::set_database_bytes(u64::try_from(bytes).unwrap_or(0));
+/// Keeps `/metrics`' database size gauge current, every [`SIZE_REFRESH_INTERVAL`] until
+/// `shutdown`. A failed read leaves the gauge at its last value; `/healthz` reports the database.
+pub async fn refresh_database_size(store: Store, shutdown: CancellationToken) {
+    let mut ticks = tokio::time::interval(SIZE_REFRESH_INTERVAL);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = ticks.tick() => {}
+        }
+        record_database_size(&store).await;
     }
+}
+
+/// One step of [`refresh_database_size`]: reads the size and sets the gauge.
+pub async fn record_database_size(store: &Store) {
+    match store.database_bytes().await {
+        Ok(bytes) => metrics::set_database_bytes(u64::try_from(bytes).unwrap_or(0)),
+        Err(error) => tracing::debug!(error = ?error, "could not read the database size"),
+    }
+}
+
+async fn render_metrics(State(state): State<HttpState>) -> Response {
     metrics::set_jobs_running(&state.jobs);
     (
         [(header::CONTENT_TYPE, PROMETHEUS_CONTENT_TYPE)],

@@ -6,6 +6,10 @@
 //! [`crate::secret::Secret`]s), every line passes through a writer that masks the known secret
 //! values, the bot token and the API key, so even a library logging a URL with the token inside at
 //! trace level cannot leak it.
+//!
+//! A panic is logged through the same writer by [`log_panic`], at error level, with where it
+//! happened and on which thread but never its message: a panic's message can quote the data it
+//! was working on (slicing a string quotes the string), and that may be someone's conversation.
 
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -31,6 +35,31 @@ pub fn init(format: LogFormat, secrets: Vec<String>) {
         LogFormat::Pretty => builder.try_init(),
         LogFormat::Json => builder.json().try_init(),
     };
+    // Replaces the default hook, which writes the message to standard error past the masking.
+    std::panic::set_hook(Box::new(log_panic));
+}
+
+/// The panic hook: one error-level event with the panic's location and thread, without its
+/// message (see the module documentation).
+pub fn log_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let location = info
+        .location()
+        .map(|location| {
+            format!(
+                "{}:{}:{}",
+                location.file(),
+                location.line(),
+                location.column()
+            )
+        })
+        .unwrap_or_else(|| "unknown".to_owned());
+    let thread = std::thread::current();
+    let thread = thread.name().unwrap_or("unnamed");
+    tracing::error!(
+        location = %location,
+        thread = %thread,
+        "a thread panicked (its message is not logged: it may quote conversation text)"
+    );
 }
 
 /// Makes standard-error writers that mask secrets.
@@ -114,5 +143,57 @@ mod tests {
         let writer = MaskingWriter::new(vec!["123456:ABCDEFGH-token".to_owned(), "abc".to_owned()]);
         let line = writer.mask("GET https://api.telegram.org/bot123456:ABCDEFGH-token/getMe abc");
         assert_eq!(line, "GET https://api.telegram.org/bot[redacted]/getMe abc");
+    }
+
+    /// A log sink the test can read.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_panic_is_logged_with_its_location_and_thread_but_not_its_message() {
+        let captured = Captured::default();
+        let sink = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || sink.clone())
+            .with_ansi(false)
+            .finish();
+        let conversation = String::from("Ρώτησε για την πρωτεΐνη");
+
+        let panicked = std::thread::Builder::new()
+            .name("chat-turn".to_owned())
+            .spawn(move || {
+                let _logging = tracing::subscriber::set_default(subscriber);
+                let previous = std::panic::take_hook();
+                std::panic::set_hook(Box::new(log_panic));
+                let outcome = std::panic::catch_unwind(|| conversation[..3].to_owned());
+                std::panic::set_hook(previous);
+                outcome.is_err()
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+
+        let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        assert!(panicked);
+        assert!(logs.contains("ERROR"), "{logs}");
+        assert!(logs.contains("a thread panicked"), "{logs}");
+        assert!(logs.contains("src/telemetry.rs:"), "{logs}");
+        assert!(logs.contains("chat-turn"), "{logs}");
+        assert!(!logs.contains("πρωτ"), "the message leaked: {logs}");
+        assert!(
+            !logs.contains("char boundary"),
+            "the message leaked: {logs}"
+        );
     }
 }

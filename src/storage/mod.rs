@@ -52,7 +52,7 @@ pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
 pub use settings::UserSettings;
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
-pub use updates::{UnfinishedUpdate, UpdateState};
+pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
 
 /// The migrations in `migrations/`, compiled into the binary.
 pub static MIGRATOR: Migrator = sqlx::migrate!();
@@ -148,7 +148,9 @@ fn open(guard: MutexGuard<'_, Option<SqliteConnection>>) -> Result<Locked<'_>, s
 
 impl Store {
     /// Opens (creating if missing, with its parent directory) the database at `database_url`.
-    /// Does not migrate: call [`Store::migrate`].
+    /// A database file telemem creates is readable by its owner only (0600), and so are its
+    /// `-wal` and `-shm` files, which SQLite creates with the database file's permissions; a
+    /// directory it creates is 0700. Does not migrate: call [`Store::migrate`].
     pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
         Self::connect_with_limit(database_url, None).await
     }
@@ -171,7 +173,9 @@ impl Store {
             .busy_timeout(BUSY_TIMEOUT)
             .foreign_keys(true)
             .pragma("temp_store", "memory");
-        create_parent_directory(options.get_filename())?;
+        if !is_in_memory(database_url) {
+            create_private_file(options.get_filename())?;
+        }
 
         // The writer first: it creates the file and switches it to WAL before the readers open it.
         let writer = writer_options(options.clone(), max_bytes)
@@ -487,13 +491,44 @@ fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> Sqli
     }
 }
 
-fn create_parent_directory(database_file: &Path) -> anyhow::Result<()> {
-    let Some(parent) = database_file.parent() else {
-        return Ok(());
-    };
-    if parent.as_os_str().is_empty() || parent.exists() {
-        return Ok(());
+/// Whether `database_url` names an in-memory database, which has no file to protect.
+fn is_in_memory(database_url: &str) -> bool {
+    database_url.contains(":memory:") || database_url.contains("mode=memory")
+}
+
+/// Creates the database file, empty (which SQLite takes as a new database) and readable by its
+/// owner only, before SQLite opens it: SQLite would create it 0644 (with the usual umask), and it
+/// holds everyone's conversations. Its parent directory, if missing, is created 0700. An existing
+/// file keeps its permissions: the operator may have chosen them.
+fn create_private_file(database_file: &Path) -> anyhow::Result<()> {
+    if let Some(parent) = database_file.parent()
+        && !parent.as_os_str().is_empty()
+        && !parent.exists()
+    {
+        private_directory_builder()
+            .create(parent)
+            .with_context(|| format!("cannot create database directory {}", parent.display()))?;
     }
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("cannot create database directory {}", parent.display()))
+    match private_file_options().open(database_file) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(error)
+            .with_context(|| format!("cannot create database {}", database_file.display())),
+    }
+}
+
+fn private_directory_builder() -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder
+}
+
+fn private_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
 }

@@ -1,5 +1,5 @@
 //! Deleting data: a user's `/clear` of one conversation, and the purge of everything older than
-//! the retention period.
+//! the retention period, including the persona and settings of people gone that long.
 //!
 //! The purge deletes in batches, each its own short transaction, and yields between batches so
 //! that chat turns waiting for the single writer connection get it: one big `DELETE` would hold
@@ -19,11 +19,18 @@ pub struct PurgeCounts {
     pub summaries: u64,
     pub notes: u64,
     pub processed_updates: u64,
+    /// Users' settings rows (persona, model).
+    pub settings: u64,
 }
 
 impl PurgeCounts {
     pub fn total(&self) -> u64 {
-        self.messages + self.sessions + self.summaries + self.notes + self.processed_updates
+        self.messages
+            + self.sessions
+            + self.summaries
+            + self.notes
+            + self.processed_updates
+            + self.settings
     }
 }
 
@@ -70,8 +77,10 @@ where
 }
 
 impl Store {
-    /// Deletes every message, session, summary and note of one conversation, and with the
-    /// messages their full-text index entries. Settings (the persona) are not touched.
+    /// Deletes every message, session, summary and note of one conversation, with the messages
+    /// their full-text index entries, and the stored payloads (the text) of the conversation's
+    /// updates not handled yet. An update still waiting behind the `/clear` is answered all the
+    /// same; it only loses its crash recovery. Settings (the persona) are not touched.
     pub async fn clear_conversation(
         &self,
         key: ConversationKey,
@@ -115,6 +124,15 @@ impl Store {
         .execute(&mut *transaction)
         .await?
         .rows_affected();
+        let processed_updates = sqlx::query!(
+            "UPDATE processed_updates SET payload = NULL
+             WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
+            key.chat_id,
+            key.user_id,
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
         sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 0)")
             .execute(&mut *transaction)
             .await?;
@@ -124,12 +142,14 @@ impl Store {
             sessions,
             summaries,
             notes,
-            processed_updates: 0,
+            processed_updates,
+            settings: 0,
         })
     }
 
     /// Deletes everything created (messages, update records), last active (sessions, with their
-    /// summaries) or last confirmed (notes) before `cutoff_ms`, `batch_size` rows per transaction.
+    /// summaries; users, with their settings) or last confirmed (notes) before `cutoff_ms`,
+    /// `batch_size` rows per transaction.
     pub async fn purge_older_than(
         &self,
         cutoff_ms: i64,
@@ -189,12 +209,26 @@ impl Store {
             Ok((deleted.rows_affected(), 0))
         })
         .await?;
+        let settings = in_batches(batch_size, || async move {
+            // A user's activity is the time of their newest message or settings change.
+            let deleted = sqlx::query!(
+                "DELETE FROM user_settings WHERE user_id IN
+                     (SELECT user_id FROM user_settings WHERE last_active_at < ?1 LIMIT ?2)",
+                cutoff_ms,
+                batch_size,
+            )
+            .execute(&mut *store.writer().await?)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await?;
         let counts = PurgeCounts {
             messages,
             sessions,
             summaries,
             notes,
             processed_updates,
+            settings,
         };
         Ok(counts)
     }
@@ -259,7 +293,9 @@ impl Store {
                       (SELECT id FROM sessions WHERE last_activity_at < ?1)) AS "summaries!: i64",
                  (SELECT count(*) FROM user_notes WHERE confirmed_at < ?1) AS "notes!: i64",
                  (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
-                      AS "processed_updates!: i64""#,
+                      AS "processed_updates!: i64",
+                 (SELECT count(*) FROM user_settings WHERE last_active_at < ?1)
+                      AS "settings!: i64""#,
             cutoff_ms,
         )
         .fetch_one(&mut *self.reader().await?)
@@ -270,6 +306,7 @@ impl Store {
             summaries: row.summaries as u64,
             notes: row.notes as u64,
             processed_updates: row.processed_updates as u64,
+            settings: row.settings as u64,
         })
     }
 }

@@ -102,4 +102,23 @@ impl Store {
         .fetch_one(&mut *self.reader().await?)
         .await
     }
+
+    /// Answers if the database does: a statement that reads no table, for health checks that
+    /// must not compete with chat turns for the readers.
+    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+        sqlx::query!("SELECT 1 AS one")
+            .fetch_one(&mut *self.reader().await?)
+            .await?;
+        Ok(())
+    }
+
+    /// The database file's size (main file, without the WAL), from its header: no table read.
+    pub async fn database_bytes(&self) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT page_count * page_size AS "bytes!: i64"
+               FROM pragma_page_count(), pragma_page_size()"#
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
 }

@@ -2,8 +2,28 @@
 //! as they are answered, with the Telegram messages that carry the answer so far, so that a crash
 //! loses no message and answers none twice.
 
-use super::Store;
 use super::combined::Write;
+use super::{ConversationKey, Store};
+
+/// An update to record for crash recovery: its id, its payload (the update's JSON), and the
+/// conversation it belongs to, if any, so that `/clear` finds the payload.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UpdateRecord {
+    pub update_id: i64,
+    pub owner: Option<ConversationKey>,
+    pub payload: String,
+}
+
+impl From<(i64, String)> for UpdateRecord {
+    /// An update of no conversation.
+    fn from((update_id, payload): (i64, String)) -> Self {
+        Self {
+            update_id,
+            owner: None,
+            payload,
+        }
+    }
+}
 
 /// Where an update stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
@@ -72,20 +92,39 @@ impl Store {
         Ok(result.rows_affected() == 1)
     }
 
-    /// Stores received updates with their payloads (state `received`) for crash recovery, one
-    /// poll's batch in one statement (passed as a JSON array of `[update_id, payload]` pairs).
-    /// Returns for each whether it was new (`false`: seen before).
-    pub async fn record_updates(
+    /// Stores received updates with their payloads (state `received`) and owners for crash
+    /// recovery, one poll's batch in one statement (passed as a JSON array of
+    /// `[update_id, payload, chat_id, user_id]`). Returns for each whether it was new (`false`:
+    /// seen before).
+    pub async fn record_updates<U>(
         &self,
-        updates: &[(i64, String)],
+        updates: &[U],
         now_ms: i64,
-    ) -> Result<Vec<bool>, sqlx::Error> {
+    ) -> Result<Vec<bool>, sqlx::Error>
+    where
+        U: Clone + Into<UpdateRecord>,
+    {
+        let updates: Vec<UpdateRecord> = updates.iter().cloned().map(Into::into).collect();
+        let rows: Vec<_> = updates
+            .iter()
+            .map(|update| {
+                let owner = update.owner;
+                (
+                    update.update_id,
+                    update.payload.as_str(),
+                    owner.map(|key| key.chat_id),
+                    owner.map(|key| key.user_id),
+                )
+            })
+            .collect();
         let batch =
-            serde_json::to_string(updates).map_err(|error| sqlx::Error::Encode(error.into()))?;
+            serde_json::to_string(&rows).map_err(|error| sqlx::Error::Encode(error.into()))?;
         // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
         let inserted = sqlx::query_scalar!(
-            r#"INSERT INTO processed_updates (update_id, received_at, payload, state)
-               SELECT update_.value ->> 0, ?2, update_.value ->> 1, 'received'
+            r#"INSERT INTO processed_updates
+                   (update_id, received_at, payload, state, chat_id, user_id)
+               SELECT update_.value ->> 0, ?2, update_.value ->> 1, 'received',
+                      update_.value ->> 2, update_.value ->> 3
                FROM json_each(?1) AS update_
                WHERE true
                ON CONFLICT (update_id) DO NOTHING
@@ -99,7 +138,7 @@ impl Store {
         let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
         Ok(updates
             .iter()
-            .map(|(update_id, _)| inserted.remove(update_id))
+            .map(|update| inserted.remove(&update.update_id))
             .collect())
     }
 

@@ -20,14 +20,20 @@
 //!
 //! Updates from people not on the allow list are passed on without being stored (they only get
 //! a refusal), so nothing of theirs is kept.
+//!
+//! An update teloxide cannot read carries its raw JSON (message text included), and so does the
+//! error of a poll whose answer cannot be read at all: only the update id and the kind of error
+//! are logged, never the JSON.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use axum::{Json, Router};
+use subtle::ConstantTimeEq;
 use teloxide::prelude::*;
 use teloxide::types::{AllowedUpdate, MessageId, Update};
 use tokio::sync::mpsc;
@@ -35,7 +41,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::metrics;
-use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateState};
+use crate::storage::{
+    ConversationKey, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState,
+};
 use crate::telegram::TelegramApi;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
@@ -266,11 +274,21 @@ impl Intake {
         let mut to_store = Vec::new();
         for update in &updates {
             metrics::update_received();
+            if matches!(update.kind, teloxide::types::UpdateKind::Error(_)) {
+                tracing::warn!(
+                    update_id = update.id.0,
+                    "Telegram sent an update telemem cannot read; ignoring it"
+                );
+            }
             if update
                 .from()
                 .is_some_and(|user| self.access.is_allowed(user.id.0 as i64))
             {
-                to_store.push((i64::from(update.id.0), serde_json::to_string(update)?));
+                to_store.push(UpdateRecord {
+                    update_id: i64::from(update.id.0),
+                    owner: update_owner(update),
+                    payload: serde_json::to_string(update)?,
+                });
             }
         }
         let is_new: std::collections::HashMap<i64, bool> = if to_store.is_empty() {
@@ -281,7 +299,11 @@ impl Intake {
                 .record_updates(&to_store, self.clock.now_ms())
                 .await
             {
-                Ok(new) => to_store.iter().map(|(id, _)| *id).zip(new).collect(),
+                Ok(new) => to_store
+                    .iter()
+                    .map(|record| record.update_id)
+                    .zip(new)
+                    .collect(),
                 // Storage is full: keeping the updates back would only fetch them again forever.
                 // Handing them on lets the users hear that storage is full.
                 Err(error) if crate::storage::is_storage_full(&error) => {
@@ -334,6 +356,19 @@ impl Intake {
     }
 }
 
+/// The conversation an update belongs to, as the handlers key it: a message's, or for a button
+/// press the presser's in the chat of the message carrying the button.
+fn update_owner(update: &Update) -> Option<ConversationKey> {
+    match &update.kind {
+        teloxide::types::UpdateKind::Message(message) => conversation_key(message),
+        teloxide::types::UpdateKind::CallbackQuery(query) => {
+            let chat_id = query.message.as_ref()?.chat().id.0;
+            Some(ConversationKey::new(chat_id, query.from.id.0 as i64))
+        }
+        _ => None,
+    }
+}
+
 /// Long polling: first the last run's unfinished updates, then each new batch, stored before the
 /// next `getUpdates` call confirms it.
 pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: CancellationToken) {
@@ -363,7 +398,7 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             }
             Err(error) => {
                 metrics::error("telegram_poll");
-                tracing::warn!(error = %error, "polling Telegram failed; retrying");
+                tracing::warn!(error = %without_payload(&error), "polling Telegram failed; retrying");
                 false
             }
         };
@@ -377,6 +412,21 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
         }
     }
     tracing::debug!("polling stopped");
+}
+
+/// `error` as it can be logged: an answer that could not be read is described by where the JSON
+/// went wrong, without the JSON (the raw answer, and serde's message, which quotes the value it
+/// choked on, can hold message text).
+fn without_payload(error: &teloxide::RequestError) -> String {
+    match error {
+        teloxide::RequestError::InvalidJson { source, .. } => format!(
+            "cannot read Telegram's answer: {:?} error at line {}, column {}",
+            source.classify(),
+            source.line(),
+            source.column()
+        ),
+        other => other.to_string(),
+    }
 }
 
 /// Stores one poll's updates and moves the offset past them, which confirms them to Telegram
@@ -398,40 +448,59 @@ async fn store_polled(intake: &Intake, updates: Vec<Update>, offset: &mut i32) -
     }
 }
 
-/// A fresh webhook secret: 32 hex digits from four independently, randomly keyed hashers (the
-/// standard library seeds each `RandomState` from the operating system's randomness), so no extra
-/// crate is needed for 128 unpredictable bits.
-pub fn random_webhook_secret() -> crate::secret::Secret {
-    use std::hash::{BuildHasher, Hasher};
-    let mut secret = String::with_capacity(64);
-    for part in 0..4_u64 {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u64(part);
-        secret.push_str(&format!("{:016x}", hasher.finish()));
-    }
-    crate::secret::Secret::new(secret)
+/// A fresh webhook secret: 32 hex digits, 128 bits from the operating system's random source.
+pub fn random_webhook_secret() -> anyhow::Result<crate::secret::Secret> {
+    let mut bytes = [0_u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| anyhow::anyhow!("no randomness for the webhook secret: {error}"))?;
+    let secret: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
+    Ok(crate::secret::Secret::new(secret))
 }
+
+/// The largest webhook body taken: Telegram's updates are a few kilobytes, so anything near this
+/// is not from Telegram.
+pub const WEBHOOK_BODY_LIMIT: usize = 1024 * 1024;
 
 /// The webhook endpoint: checks the secret token, stores the update, then answers 200.
 pub fn webhook_router(path: &str, intake: Intake, secret: crate::secret::Secret) -> Router {
     Router::new()
         .route(path, post(receive_webhook))
+        .layer(DefaultBodyLimit::max(WEBHOOK_BODY_LIMIT))
         .with_state((intake, secret))
+}
+
+/// Whether `headers` carry `secret`. Compared in constant time, so the time taken to refuse a
+/// guess tells nothing about how much of it was right.
+fn has_secret(headers: &HeaderMap, secret: &crate::secret::Secret) -> bool {
+    headers
+        .get(SECRET_HEADER)
+        .is_some_and(|presented| bool::from(presented.as_bytes().ct_eq(secret.expose().as_bytes())))
 }
 
 async fn receive_webhook(
     State((intake, secret)): State<(Intake, crate::secret::Secret)>,
     headers: HeaderMap,
-    Json(update): Json<Update>,
+    body: Bytes,
 ) -> StatusCode {
-    let presented = headers
-        .get(SECRET_HEADER)
-        .and_then(|value| value.to_str().ok());
-    if presented != Some(secret.expose()) {
+    // The secret first: a caller without it gets nothing parsed.
+    if !has_secret(&headers, &secret) {
         metrics::error("webhook_secret");
         tracing::warn!("rejected a webhook call without the right secret token");
         return StatusCode::UNAUTHORIZED;
     }
+    let update = match serde_json::from_slice::<Update>(&body) {
+        Ok(update) => update,
+        Err(error) => {
+            // Where it went wrong, not serde's message, which quotes the value it choked on.
+            tracing::warn!(
+                category = ?error.classify(),
+                line = error.line(),
+                column = error.column(),
+                "rejected a webhook call whose body is not an update"
+            );
+            return StatusCode::BAD_REQUEST;
+        }
+    };
     metrics::telegram_contact_at(intake.clock.now_ms());
     match intake.accept(update).await {
         Ok(()) => StatusCode::OK,

@@ -95,6 +95,8 @@ pub enum Fault {
     BadRequest(String),
     /// The connection is cut after the status line, so the client sees a network error.
     DropConnection,
+    /// 200 with this body, which teloxide cannot read (say, not the shape the method returns).
+    Unreadable(String),
 }
 
 /// A message the bot sent, as it stands after edits.
@@ -209,6 +211,11 @@ impl FakeTelegram {
             add_text(&mut message, text);
             json!({ "update_id": update_id, "message": message })
         })
+    }
+
+    /// An update built by `build` from its update id, as it is: say, one teloxide cannot read.
+    pub fn send_raw_update(&self, build: impl FnOnce(i64) -> Value) -> i64 {
+        self.enqueue(|_, update_id| build(update_id))
     }
 
     /// A group message; with `reply_to_bot` it replies to the bot's latest message there.
@@ -460,6 +467,8 @@ enum Reply {
         parameters: Option<Value>,
     },
     DropConnection,
+    /// A 200 answer with this body as it is.
+    Raw(String),
     /// `getUpdates` with nothing to return yet: wait up to `timeout` for updates.
     Poll {
         timeout: Duration,
@@ -547,6 +556,12 @@ async fn handle_request(
             parameters,
         } => error_response(code, &description, parameters),
         Reply::DropConnection => dropped_connection(),
+        Reply::Raw(body) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            body,
+        )
+            .into_response(),
         Reply::Poll { timeout, limit } => ok_response(long_poll(&shared, timeout, limit).await),
     }
 }
@@ -595,6 +610,7 @@ fn fault_reply(fault: Fault) -> Reply {
         },
         Fault::BadRequest(description) => Reply::bad_request(description),
         Fault::DropConnection => Reply::DropConnection,
+        Fault::Unreadable(body) => Reply::Raw(body),
     }
 }
 

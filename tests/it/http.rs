@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
+use sqlx::Connection;
 use telemem::clock::{Clock, ManualClock, SystemClock};
 use telemem::http::{self, HealthReport, HttpState};
 use telemem::jobs::spawn_watched;
@@ -197,6 +198,30 @@ async fn healthz_is_unavailable_and_names_the_database_when_it_is_closed() {
 }
 
 #[tokio::test]
+async fn healthz_and_metrics_read_no_table() {
+    let db = TestDb::new().await;
+    let clock = ManualClock::starting_at(MIDNIGHT_MS);
+    let contact = LastContact::default();
+    contact.record_at(MIDNIGHT_MS);
+    let server = Server::with_manual_clock(&db, &clock, &contact).await;
+    // Every table the row counts read is gone: a route that counted rows would fail.
+    let mut connection = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
+    for statement in ["DROP TABLE user_settings", "DROP TABLE session_summaries"] {
+        sqlx::query(statement)
+            .execute(&mut connection)
+            .await
+            .unwrap();
+    }
+
+    let (status, report) = server.health().await;
+    let metrics = server.get("/metrics").await.status();
+
+    assert_eq!(status, StatusCode::OK, "{report:?}");
+    assert_eq!(report.database, "ok");
+    assert_eq!(metrics, StatusCode::OK);
+}
+
+#[tokio::test]
 async fn healthz_is_unavailable_and_names_each_background_job_that_stopped() {
     let db = TestDb::new().await;
     let clock = ManualClock::starting_at(MIDNIGHT_MS);
@@ -300,6 +325,7 @@ async fn metrics_exposes_what_the_record_functions_counted() {
     metrics::llm_call_finished(Duration::from_millis(300), "http_spec");
     metrics::set_active_sessions(3);
     metrics::telegram_contact();
+    http::record_database_size(&db.store).await;
     let response = server.get("/metrics").await;
     let content_type = response.headers()[reqwest::header::CONTENT_TYPE].clone();
     let text = response.text().await.unwrap();

@@ -24,6 +24,7 @@ mod memory;
 mod operations;
 mod overload;
 mod privacy_memory;
+mod privacy_ops;
 mod render;
 mod search_index;
 mod storage;

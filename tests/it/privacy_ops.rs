@@ -1,0 +1,329 @@
+//! Privacy on the operations side: the database's file modes, what reaches the logs, update
+//! payloads, the webhook and health endpoints, and settings left empty.
+
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+use telemem::storage::{ConversationKey, Store, UpdateRecord, UpdateState};
+
+use crate::helpers::{ALICE as ALICE_KEY, BOB as BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb};
+
+use telemem::telegram::intake::random_webhook_secret;
+
+use crate::bot_harness::{PATIENCE, TestBot};
+use crate::bot_process::BotProcess;
+use crate::fake_llm::FakeLlm;
+use crate::fake_telegram::{FakeTelegram, Fault};
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[tokio::test]
+async fn the_database_and_its_wal_files_are_readable_by_their_owner_only() {
+    let dir = tempfile::tempdir().unwrap();
+    // World-readable, as /var/lib or a home directory often is.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let data_dir = dir.path().join("data");
+    let database = data_dir.join("telemem.db");
+    let url = format!("sqlite://{}", database.display());
+
+    let store = Store::connect(&url).await.unwrap();
+    store.migrate().await.unwrap();
+    store
+        .record_updates(&[(1, "{\"secret\":true}".to_owned())], 1_000)
+        .await
+        .unwrap();
+
+    assert_eq!(mode(&data_dir), 0o700, "the directory telemem created");
+    assert_eq!(mode(&database), 0o600, "the database file");
+    for suffix in ["-wal", "-shm"] {
+        let path = data_dir.join(format!("telemem.db{suffix}"));
+        assert_eq!(mode(&path), 0o600, "{}", path.display());
+    }
+    store.close().await;
+}
+
+const ALICE: i64 = 4_101;
+
+/// A database URL in `dir`.
+fn database_url(dir: &tempfile::TempDir) -> String {
+    format!("sqlite://{}", dir.path().join("bot.db").display())
+}
+
+#[tokio::test]
+async fn updates_telemem_cannot_read_never_put_their_text_in_the_logs() {
+    let telegram = FakeTelegram::start().await;
+    let llm = FakeLlm::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    // A poll whose answer cannot be read at all, then an update whose message cannot be read.
+    telegram.fail_next(
+        "getUpdates",
+        Fault::Unreadable(
+            json!({ "ok": true, "result": [{ "update_id": "seven",
+                "message": { "text": "my diagnosis is SECRET-POLL-TEXT" } }] })
+            .to_string(),
+        ),
+    );
+    telegram.send_raw_update(|update_id| {
+        json!({ "update_id": update_id, "message": {
+            "message_id": 1, "date": "yesterday", "chat": { "id": ALICE, "type": "private" },
+            "from": { "id": ALICE, "is_bot": false, "first_name": "Alice" },
+            "text": "my diagnosis is SECRET-UPDATE-TEXT" } })
+    });
+    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url(&dir), &[]);
+
+    // A readable message after both: once it is answered, the bot has been past them.
+    telegram.send_text(ALICE, ALICE, "hello");
+    telegram
+        .wait_for(|_| !telegram.sent_messages(ALICE).is_empty(), PATIENCE)
+        .await;
+    bot.signal("TERM");
+    bot.wait_for_exit().await;
+    let logs = bot.logs();
+
+    assert!(!logs.contains("SECRET-POLL-TEXT"), "{logs}");
+    assert!(!logs.contains("SECRET-UPDATE-TEXT"), "{logs}");
+    assert!(logs.contains("polling Telegram failed"), "{logs}");
+    assert!(logs.contains("cannot read"), "{logs}");
+}
+
+#[tokio::test]
+async fn clear_deletes_the_text_of_the_persons_unanswered_updates_in_that_chat_only() {
+    let db = TestDb::new().await;
+    let alice_in_group = ConversationKey::new(-5, ALICE_KEY.user_id);
+    let record = |update_id, owner: ConversationKey| UpdateRecord {
+        update_id,
+        owner: Some(owner),
+        payload: format!("{{\"text\":\"secret of update {update_id}\"}}"),
+    };
+    db.store
+        .record_updates(
+            &[
+                record(1, ALICE_KEY),
+                record(2, BOB_KEY),
+                record(3, alice_in_group),
+            ],
+            MIDNIGHT_MS,
+        )
+        .await
+        .unwrap();
+
+    let counts = db.store.clear_conversation(ALICE_KEY).await.unwrap();
+
+    let payloads: Vec<(i64, Option<String>)> = db
+        .store
+        .unfinished_updates(0, MIDNIGHT_MS + 1)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|update| (update.update_id, update.payload))
+        .collect();
+    assert_eq!(counts.processed_updates, 1);
+    assert_eq!(
+        payloads,
+        [
+            (1, None),
+            (2, Some("{\"text\":\"secret of update 2\"}".to_owned())),
+            (3, Some("{\"text\":\"secret of update 3\"}".to_owned())),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_purge_deletes_the_persona_and_settings_of_people_gone_for_the_retention_period() {
+    let db = TestDb::new().await;
+    db.store
+        .set_persona(ALICE_KEY.user_id, Some("I am a nurse in Lyon"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_persona(
+            BOB_KEY.user_id,
+            Some("call me Bob"),
+            MIDNIGHT_MS + 2 * DAY_MS,
+        )
+        .await
+        .unwrap();
+
+    let dry_run = db
+        .store
+        .count_purgeable(MIDNIGHT_MS + DAY_MS)
+        .await
+        .unwrap();
+    let counts = db
+        .store
+        .purge_older_than(MIDNIGHT_MS + DAY_MS, 100)
+        .await
+        .unwrap();
+
+    assert_eq!((dry_run.settings, counts.settings), (1, 1));
+    assert!(
+        db.store
+            .user_settings(ALICE_KEY.user_id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let bob = db.store.user_settings(BOB_KEY.user_id).await.unwrap();
+    assert_eq!(
+        bob.and_then(|settings| settings.persona).as_deref(),
+        Some("call me Bob")
+    );
+}
+
+#[tokio::test]
+async fn a_handled_update_keeps_no_payload_and_old_update_records_are_purged() {
+    let db = TestDb::new().await;
+    db.store
+        .record_updates(&[(1, "{\"text\":\"secret\"}".to_owned())], MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_update_state(1, UpdateState::Done)
+        .await
+        .unwrap();
+    let payload_left = sqlx_count_payloads(&db.url).await;
+
+    let counts = db
+        .store
+        .purge_older_than(MIDNIGHT_MS + 1, 100)
+        .await
+        .unwrap();
+
+    assert_eq!(payload_left, 0);
+    assert_eq!(counts.processed_updates, 1);
+}
+
+/// Payloads stored, read straight from the file.
+async fn sqlx_count_payloads(url: &str) -> i64 {
+    use sqlx::{Connection, Row};
+    let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
+    sqlx::query("SELECT count(*) FROM processed_updates WHERE payload IS NOT NULL")
+        .fetch_one(&mut connection)
+        .await
+        .unwrap()
+        .get(0)
+}
+
+#[tokio::test]
+async fn the_webhook_checks_the_secret_before_reading_the_body_and_caps_its_size() {
+    let port = crate::bot_process::free_port();
+    let http_addr = format!("127.0.0.1:{port}");
+    let hook = format!("http://127.0.0.1:{port}/telegram/hook");
+    let mut bot = TestBot::start_with_args(&[
+        "--http-addr",
+        &http_addr,
+        "--telegram-webhook-url",
+        &hook,
+        "--telegram-webhook-secret",
+        "s3cret-Token_1",
+    ])
+    .await;
+    bot.telegram
+        .wait_for(
+            |calls| calls.iter().any(|c| c.method == "setWebhook"),
+            PATIENCE,
+        )
+        .await;
+    let client = reqwest::Client::new();
+    let post = |secret: &'static str, body: Vec<u8>| {
+        client
+            .post(&hook)
+            .header("X-Telegram-Bot-Api-Secret-Token", secret)
+            .header("Content-Type", "application/json")
+            .body(body)
+            .send()
+    };
+
+    let garbage_without_secret = post("guess", b"not json at all".to_vec()).await.unwrap();
+    let garbage_with_secret = post("s3cret-Token_1", b"not json at all".to_vec())
+        .await
+        .unwrap();
+    let oversized = post("s3cret-Token_1", vec![b' '; 1024 * 1024 + 1])
+        .await
+        .unwrap();
+    bot.stop().await;
+
+    assert_eq!(garbage_without_secret.status(), 401);
+    assert_eq!(garbage_with_secret.status(), 400);
+    assert_eq!(oversized.status(), 413);
+}
+
+#[test]
+fn the_default_webhook_secret_is_128_random_bits() {
+    let first = random_webhook_secret().unwrap();
+    let second = random_webhook_secret().unwrap();
+
+    assert_eq!(first.expose().len(), 32);
+    assert!(first.expose().chars().all(|c| c.is_ascii_hexdigit()));
+    assert_ne!(first.expose(), second.expose());
+}
+
+#[tokio::test]
+async fn variables_left_empty_count_as_not_set() {
+    let telegram = FakeTelegram::start().await;
+    let llm = FakeLlm::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    // As an `.env` file or a compose file leaves them; ALLOW_ALL_USERS=true comes with the bot.
+    let empty: Vec<(&str, &str)> = [
+        "ALLOWED_USERS",
+        "ADMIN_USERS",
+        "DATABASE_MAX_SIZE_MB",
+        "PURGE_AFTER_SECS",
+        "PURGE_INTERVAL_SECS",
+        "PURGE_FIRST_RUN_SECS",
+        "PURGE_BATCH_SIZE",
+        "SESSION_IDLE_SECS",
+        "HISTORY_WINDOW_SECS",
+        "HISTORY_MAX_MESSAGES",
+        "SUMMARY_WINDOW_SECS",
+        "SUMMARY_COUNT",
+        "RECALL_LIMIT",
+        "CONTEXT_TOKEN_BUDGET",
+        "SUMMARIZER_INTERVAL_SECS",
+        "SUMMARY_MAX_ATTEMPTS",
+        "SUMMARY_RETRY_SECS",
+        "TELEGRAM_WEBHOOK_URL",
+        "TELEGRAM_WEBHOOK_SECRET",
+        "MAX_MESSAGE_CHARS",
+        "USER_MAX_PENDING",
+        "USER_MESSAGES_PER_MINUTE",
+        "SHUTDOWN_GRACE_SECS",
+        "HTTP_ADDR",
+        "HEALTH_MAX_SILENCE_SECS",
+        "LOG_FORMAT",
+        "LLM_API_KEY",
+        "LLM_MODEL",
+        "LLM_PROVIDER",
+        "LLM_MAX_RETRIES",
+        "LLM_MAX_TOKENS",
+        "LLM_TIMEOUT_SECS",
+        "REDACT_PATTERNS",
+    ]
+    .into_iter()
+    .map(|name| (name, ""))
+    .collect();
+    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url(&dir), &empty);
+
+    telegram.send_text(ALICE, ALICE, "hello");
+    let answered = tokio::time::timeout(PATIENCE, async {
+        while telegram.sent_messages(ALICE).is_empty() {
+            if let Some(status) = bot.child.try_wait().unwrap() {
+                return Err(status);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        Ok(())
+    })
+    .await
+    .expect("neither answered nor stopped");
+
+    assert_eq!(answered, Ok(()), "{}", bot.logs());
+    bot.signal("TERM");
+    assert!(bot.wait_for_exit().await.success());
+}
