@@ -39,7 +39,7 @@ use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateState};
 use crate::telegram::TelegramApi;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
-use crate::telegram::handlers::conversation_key;
+use crate::telegram::identity::{conversation_key, update_sender_id};
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -266,10 +266,7 @@ impl Intake {
         let mut to_store = Vec::new();
         for update in &updates {
             metrics::update_received();
-            if update
-                .from()
-                .is_some_and(|user| self.access.is_allowed(user.id.0 as i64))
-            {
+            if update_sender_id(update).is_some_and(|sender| self.access.is_allowed(sender)) {
                 to_store.push((i64::from(update.id.0), serde_json::to_string(update)?));
             }
         }

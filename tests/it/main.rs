@@ -23,6 +23,7 @@ mod loadgen;
 mod memory;
 mod operations;
 mod overload;
+mod privacy_groups;
 mod render;
 mod search_index;
 mod storage;
