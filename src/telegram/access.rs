@@ -4,8 +4,10 @@
 //! id of the chat a message was sent as (a channel, or a group for its anonymous admins). With
 //! `ALLOW_ALL_USERS` every identity may use the bot. With an allow list, a message sent as a
 //! channel or anonymously does not show which person wrote it, so it is refused (once, politely)
-//! unless the chat it was sent as is itself on the list: `Channel_Bot` and `GroupAnonymousBot`,
-//! the placeholders Telegram puts in `from`, are never what is checked. An identity not allowed
+//! unless the chat it was sent as is itself on the list (the policy takes any id;
+//! `ALLOWED_USERS` holds user ids only, so in practice such posts are answered only with
+//! `ALLOW_ALL_USERS`). `Channel_Bot` and `GroupAnonymousBot`, the placeholders Telegram puts in
+//! `from`, are never what is checked. An identity not allowed
 //! gets one polite refusal per process lifetime (remembered only in memory, since nothing at all
 //! is stored for them) and silence after that. In groups the bot answers only when mentioned (by
 //! Telegram's mention entities, matched exactly), replied to, or given a command, so it stays out
