@@ -491,6 +491,16 @@ fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> Sqli
     }
 }
 
+/// Starts a write transaction holding the write lock from its first statement (`BEGIN
+/// IMMEDIATE`), so that it waits its turn behind another writer (the busy timeout). A deferred
+/// transaction that reads first instead fails at once with "database is locked" when another
+/// writer (`telemem purge` or a backup beside the bot) commits before its first write.
+pub(crate) async fn begin_write(
+    connection: &mut SqliteConnection,
+) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
+    connection.begin_with("BEGIN IMMEDIATE").await
+}
+
 /// Whether `database_url` names an in-memory database, which has no file to protect.
 fn is_in_memory(database_url: &str) -> bool {
     database_url.contains(":memory:") || database_url.contains("mode=memory")

@@ -1,6 +1,5 @@
 //! Durable user notes: facts and preferences the summarizer extracted, per (chat, user).
 
-use sqlx::Connection;
 
 use super::{ConversationKey, Store};
 
@@ -39,7 +38,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
         let mut writer = self.writer().await?;
-        let mut transaction = writer.begin().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
         // Mark every current note as unconfirmed, confirm or insert each new one, then delete
         // whatever stayed unconfirmed.
         sqlx::query!(

@@ -7,7 +7,6 @@
 
 use std::future::Future;
 
-use sqlx::Connection;
 
 use super::{ConversationKey, Store};
 
@@ -86,7 +85,7 @@ impl Store {
         key: ConversationKey,
     ) -> Result<PurgeCounts, sqlx::Error> {
         let mut writer = self.writer().await?;
-        let mut transaction = writer.begin().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
         // Secure-delete for this transaction only: the user's words are removed from the index
         // pages themselves, not just marked deleted (see the `messages_fts_owner` migration).
         sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('secure-delete', 1)")
@@ -240,7 +239,7 @@ impl Store {
         batch_size: i64,
     ) -> Result<(u64, u64), sqlx::Error> {
         let mut writer = self.writer().await?;
-        let mut transaction = writer.begin().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
         // Both statements select the same batch: same ordering, same snapshot, one transaction.
         let summaries = sqlx::query!(
             "DELETE FROM session_summaries WHERE session_id IN

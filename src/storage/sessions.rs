@@ -1,7 +1,6 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
-use sqlx::Connection;
 
 use super::{ConversationKey, NoteRecord, Store, StoredMessage, SummaryRecord};
 
@@ -165,7 +164,7 @@ impl Store {
         now_ms: i64,
     ) -> Result<(SessionRecord, Option<i64>), sqlx::Error> {
         let mut writer = self.writer().await?;
-        let mut transaction = writer.begin().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
         // A session ends when it was last active, not when we noticed it was idle.
         let closed = sqlx::query_scalar!(
             r#"UPDATE sessions SET closed_at = last_activity_at

@@ -1,11 +1,20 @@
 //! Who may use the bot, and whether a message is addressed to it.
 //!
-//! A user not on the allow list gets one polite refusal per process lifetime (remembered only in
-//! memory, since nothing at all is stored for them) and silence after that. In groups the bot
-//! answers only when mentioned, replied to, or given a command, so it stays out of conversations
-//! between people.
+//! Access is decided on the sender's identity ([`crate::telegram::identity`]): a user id, or the
+//! id of the chat a message was sent as (a channel, or a group for its anonymous admins). With
+//! `ALLOW_ALL_USERS` every identity may use the bot. With an allow list, a message sent as a
+//! channel or anonymously does not show which person wrote it, so it is refused (once, politely)
+//! unless the chat it was sent as is itself on the list (the policy takes any id;
+//! `ALLOWED_USERS` holds user ids only, so in practice such posts are answered only with
+//! `ALLOW_ALL_USERS`). `Channel_Bot` and `GroupAnonymousBot`, the placeholders Telegram puts in
+//! `from`, are never what is checked. An identity not allowed
+//! gets one polite refusal per process lifetime (remembered only in memory, since nothing at all
+//! is stored for them) and silence after that. In groups the bot answers only when mentioned (by
+//! Telegram's mention entities, matched exactly), replied to, or given a command, so it stays out
+//! of conversations between people; a command addressed to another bot is never for it.
 
 use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::Mutex;
 
 use teloxide::types::{Me, Message, MessageEntityKind};
@@ -43,13 +52,15 @@ impl AccessPolicy {
         }
     }
 
-    /// Whether the user may use the bot, without counting a refusal.
-    pub fn is_allowed(&self, user_id: i64) -> bool {
-        self.allow_all || self.allowed.contains(&user_id) || self.admins.contains(&user_id)
+    /// Whether the identity (a user id, or the id of the chat a message was sent as) may use
+    /// the bot, without counting a refusal.
+    pub fn is_allowed(&self, identity: i64) -> bool {
+        self.allow_all || self.allowed.contains(&identity) || self.admins.contains(&identity)
     }
 
-    pub fn check(&self, user_id: i64) -> Access {
-        if self.is_allowed(user_id) {
+    /// [`Self::is_allowed`], remembering a refusal so that each identity is told only once.
+    pub fn check(&self, identity: i64) -> Access {
+        if self.is_allowed(identity) {
             return Access::Allowed;
         }
         // A poisoned lock only means another handler panicked; the set itself is still usable.
@@ -57,7 +68,7 @@ impl AccessPolicy {
             .refused
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if refused.insert(user_id) {
+        if refused.insert(identity) {
             Access::RefuseOnce
         } else {
             Access::Ignore
@@ -65,9 +76,13 @@ impl AccessPolicy {
     }
 }
 
-/// Whether the bot should answer `message`: always in private chats; in groups only when the
-/// message mentions the bot, replies to one of its messages, or is a command.
+/// Whether the bot should answer `message`: never a command addressed to another bot
+/// (`/stats@other_bot`); otherwise always in private chats, and in groups only when the message
+/// mentions the bot, replies to one of its messages, or is one of its commands.
 pub fn is_addressed_to_bot(message: &Message, me: &Me) -> bool {
+    if is_command_for_another_bot(message, me) {
+        return false;
+    }
     if message.chat.is_private() {
         return true;
     }
@@ -86,44 +101,67 @@ fn is_our_command(message: &Message, me: &Me) -> bool {
         .is_some_and(|text| Command::parse(text, username).is_ok())
 }
 
-fn mentions_bot(message: &Message, me: &Me) -> bool {
-    let Some(username) = me.user.username.as_deref() else {
+/// A message that starts with a command naming another bot (`/stats@other_bot`): it is that
+/// bot's, wherever it is sent, and gets no answer from this one.
+fn is_command_for_another_bot(message: &Message, me: &Me) -> bool {
+    let username = me.user.username.as_deref().unwrap_or_default();
+    let entities = message.parse_entities().unwrap_or_default();
+    let Some(command) = entities
+        .iter()
+        .find(|entity| entity.start() == 0 && *entity.kind() == MessageEntityKind::BotCommand)
+    else {
         return false;
     };
-    let mention = format!("@{username}");
-    let by_entity = message
+    command
+        .text()
+        .split_once('@')
+        .is_some_and(|(_, addressee)| !addressee.eq_ignore_ascii_case(username))
+}
+
+/// Whether the message mentions the bot: a `mention` entity that is exactly the bot's
+/// `@username` (usernames are case-insensitive), or a `text_mention` of the bot's id. Only
+/// Telegram's entities count, so `@bot_fan` is not a mention of `@bot`.
+pub fn mentions_bot(message: &Message, me: &Me) -> bool {
+    !bot_mention_ranges(message, me).is_empty()
+        || message
+            .parse_entities()
+            .unwrap_or_default()
+            .iter()
+            .any(|entity| {
+                matches!(entity.kind(), MessageEntityKind::TextMention { user } if user.id == me.id)
+            })
+}
+
+/// The byte ranges of the text's `mention` entities that name the bot.
+fn bot_mention_ranges(message: &Message, me: &Me) -> Vec<Range<usize>> {
+    let Some(username) = me.user.username.as_deref() else {
+        return Vec::new();
+    };
+    let mut ranges = message
         .parse_entities()
         .unwrap_or_default()
         .iter()
-        .any(|entity| match entity.kind() {
-            MessageEntityKind::Mention => entity.text().eq_ignore_ascii_case(&mention),
-            MessageEntityKind::TextMention { user } => user.id == me.id,
-            _ => false,
-        });
-    by_entity
-        || message
-            .text()
-            .is_some_and(|text| contains_ignore_ascii_case(text, &mention))
+        .filter(|entity| *entity.kind() == MessageEntityKind::Mention)
+        .filter(|entity| {
+            entity
+                .text()
+                .strip_prefix('@')
+                .is_some_and(|mentioned| mentioned.eq_ignore_ascii_case(username))
+        })
+        .map(|entity| entity.range())
+        .collect::<Vec<_>>();
+    ranges.sort_by_key(|range| range.start);
+    ranges
 }
 
-fn contains_ignore_ascii_case(text: &str, needle: &str) -> bool {
-    text.to_ascii_lowercase()
-        .contains(&needle.to_ascii_lowercase())
-}
-
-/// The message text with the bot's own @mention removed, for the prompt.
-pub fn without_bot_mention(text: &str, me: &Me) -> String {
-    let Some(username) = me.user.username.as_deref() else {
-        return text.to_owned();
-    };
-    let mention = format!("@{username}").to_ascii_lowercase();
-    let lowered = text.to_ascii_lowercase();
+/// The message text with the bot's own @mentions removed, for the prompt.
+pub fn without_bot_mention(message: &Message, me: &Me) -> String {
+    let text = message.text().unwrap_or_default();
     let mut result = String::with_capacity(text.len());
     let mut position = 0;
-    // ASCII lowercasing keeps byte offsets, so positions in `lowered` are valid in `text`.
-    while let Some(found) = lowered[position..].find(&mention) {
-        result.push_str(&text[position..position + found]);
-        position += found + mention.len();
+    for range in bot_mention_ranges(message, me) {
+        result.push_str(&text[position..range.start]);
+        position = range.end;
     }
     result.push_str(&text[position..]);
     result.trim().to_owned()
@@ -131,7 +169,12 @@ pub fn without_bot_mention(text: &str, me: &Me) -> String {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
     use super::*;
+
+    const BOT_USERNAME: &str = "telemem_bot";
 
     fn policy(allowed: &[i64], allow_all: bool) -> AccessPolicy {
         AccessPolicy {
@@ -140,6 +183,50 @@ mod tests {
             admins: HashSet::from([99]),
             refused: Mutex::new(HashSet::new()),
         }
+    }
+
+    fn me() -> Me {
+        serde_json::from_value(json!({
+            "id": 1000, "is_bot": true, "first_name": "Telemem", "username": BOT_USERNAME,
+            "can_join_groups": true, "can_read_all_group_messages": false,
+            "supports_inline_queries": false, "can_connect_to_business": false,
+            "has_main_web_app": false
+        }))
+        .expect("a getMe answer")
+    }
+
+    /// A message in `chat` with `text` and one entity of `kind` over `covered` (a substring).
+    fn message(chat: serde_json::Value, text: &str, kind: &str, covered: &str) -> Message {
+        let start = text
+            .find(covered)
+            .expect("the entity's text is in the message");
+        let utf16 = |part: &str| part.encode_utf16().count();
+        serde_json::from_value(json!({
+            "message_id": 1, "date": 0, "chat": chat,
+            "from": { "id": 7, "is_bot": false, "first_name": "Ann" },
+            "text": text,
+            "entities": [{
+                "type": kind, "offset": utf16(&text[..start]), "length": utf16(covered)
+            }]
+        }))
+        .expect("a message")
+    }
+
+    fn group() -> serde_json::Value {
+        json!({ "id": -5, "type": "group", "title": "Friends" })
+    }
+
+    fn private() -> serde_json::Value {
+        json!({ "id": 7, "type": "private", "first_name": "Ann" })
+    }
+
+    /// `username` with the letters whose flag is set in upper case.
+    fn with_case(username: &str, upper: &[bool]) -> String {
+        username
+            .chars()
+            .zip(upper.iter().chain(std::iter::repeat(&false)))
+            .map(|(ch, &up)| if up { ch.to_ascii_uppercase() } else { ch })
+            .collect()
     }
 
     #[test]
@@ -154,5 +241,77 @@ mod tests {
     #[test]
     fn allow_all_lets_everyone_in() {
         assert_eq!(policy(&[], true).check(12345), Access::Allowed);
+        assert_eq!(policy(&[], true).check(-100_123), Access::Allowed);
+    }
+
+    #[test]
+    fn a_chat_identity_is_allowed_only_when_its_own_id_is_listed() {
+        let policy = policy(&[1, -100_777], false);
+        assert_eq!(policy.check(-100_777), Access::Allowed);
+        assert_eq!(policy.check(-100_888), Access::RefuseOnce);
+    }
+
+    #[test]
+    fn a_command_for_another_bot_is_not_addressed_to_this_one_even_in_private() {
+        let me = me();
+        let other = message(
+            private(),
+            "/stats@other_bot",
+            "bot_command",
+            "/stats@other_bot",
+        );
+        let ours = message(
+            private(),
+            "/stats@TeleMem_Bot",
+            "bot_command",
+            "/stats@TeleMem_Bot",
+        );
+        let plain = message(group(), "/stats", "bot_command", "/stats");
+        assert!(!is_addressed_to_bot(&other, &me));
+        assert!(is_addressed_to_bot(&ours, &me));
+        assert!(is_addressed_to_bot(&plain, &me));
+    }
+
+    #[test]
+    fn a_text_mention_of_the_bots_id_is_a_mention() {
+        let text = "Telemem, what time is it?";
+        let mut value = serde_json::to_value(message(group(), text, "bold", "Telemem")).unwrap();
+        value["entities"][0] = json!({
+            "type": "text_mention", "offset": 0, "length": 7,
+            "user": { "id": 1000, "is_bot": true, "first_name": "Telemem" }
+        });
+        let message: Message = serde_json::from_value(value).unwrap();
+        assert!(is_addressed_to_bot(&message, &me()));
+    }
+
+    proptest! {
+        #[test]
+        fn a_mention_of_the_bots_exact_username_anywhere_is_detected(
+            before in "[a-zA-Zа-я0-9 ,.!?😀]{0,20}",
+            upper in proptest::collection::vec(any::<bool>(), 0..11),
+            after in "([ ,.!?][a-zA-Zа-я0-9 😀]{0,20})?",
+        ) {
+            let mention = format!("@{}", with_case(BOT_USERNAME, &upper));
+            let text = format!("{before} {mention}{after}");
+            let message = message(group(), &text, "mention", &mention);
+            prop_assert!(is_addressed_to_bot(&message, &me()));
+            prop_assert!(!without_bot_mention(&message, &me()).contains('@'));
+        }
+
+        #[test]
+        fn a_username_that_merely_starts_with_or_contains_the_bots_is_not_a_mention(
+            before in "[a-zA-Z0-9_ ]{0,20}",
+            head in "[a-z0-9_]{0,5}",
+            tail in "[a-z0-9_]{0,5}",
+            after in "([ ,.!?][a-zA-Z0-9 ]{0,20})?",
+        ) {
+            prop_assume!(!head.is_empty() || !tail.is_empty());
+            let mention = format!("@{head}{BOT_USERNAME}{tail}");
+            let text = format!("{before} {mention}{after}");
+            let message = message(group(), &text, "mention", &mention);
+            prop_assert!(!mentions_bot(&message, &me()));
+            prop_assert!(!is_addressed_to_bot(&message, &me()));
+            prop_assert_eq!(without_bot_mention(&message, &me()), text.trim());
+        }
     }
 }

@@ -245,6 +245,24 @@ pub async fn deliver_notice<B: TelegramApi>(
     }
 }
 
+/// Sends a command's answer as plain text, split like a reply into messages Telegram accepts
+/// (only the first replies to the user's message). Tried once more at most, like a notice.
+pub async fn deliver_text<B: TelegramApi>(
+    bot: &B,
+    target: ReplyTarget,
+    text: &str,
+) -> Result<(), RequestError> {
+    let parts = visible_parts(split_plain_text(text, TELEGRAM_MAX_CHARS));
+    for (index, part) in parts.iter().enumerate() {
+        let target = ReplyTarget {
+            reply_to: target.reply_to.filter(|_| index == 0),
+            ..target
+        };
+        send_part(bot, target, Part::plain(part), Patience::Once).await?;
+    }
+    Ok(())
+}
+
 /// A final reply on its way: where it goes, the messages that hold it so far, and where they are
 /// recorded.
 struct Delivery<'a> {

@@ -1,9 +1,16 @@
 //! The endpoints of the handler tree: one small `async fn` per kind of update, with their
 //! dependencies injected by dptree. They translate between Telegram and [`Conversations`] and
 //! choose the user-facing sentence from [`replies`]; they hold no chat logic themselves.
+//!
+//! Everything is keyed on the sender's identity ([`identity`]). Answers that show private
+//! material (the persona, notes and summaries, statistics, the history, a forgotten note) never
+//! go into a group: asked in one, they are sent to the person's private chat, and the group only
+//! hears that they were, or that the person has to ask in private.
 
 use std::future::Future;
 use std::sync::Arc;
+
+use teloxide::{ApiError, RequestError};
 
 use teloxide::prelude::*;
 use teloxide::types::{
@@ -19,8 +26,10 @@ use crate::storage::{ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
 use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
 use crate::telegram::delivery::{
-    self, Preview, ProgressDisplay, ReplyTarget, deliver_notice, deliver_reply, show_progress,
+    self, Preview, ProgressDisplay, ReplyTarget, deliver_notice, deliver_reply, deliver_text,
+    show_progress,
 };
+use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::{AnswerMessages, Intake};
 use crate::telegram::{BotSettings, TelegramApi, replies};
 
@@ -29,12 +38,6 @@ pub type HandlerResult = anyhow::Result<()>;
 const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
 
-/// The (chat, user) conversation a message belongs to; `None` for messages without a sender.
-pub fn conversation_key(message: &Message) -> Option<ConversationKey> {
-    let user = message.from.as_ref()?;
-    Some(ConversationKey::new(message.chat.id.0, user.id.0 as i64))
-}
-
 fn reply_target(message: &Message) -> ReplyTarget {
     ReplyTarget {
         chat_id: message.chat.id,
@@ -42,8 +45,9 @@ fn reply_target(message: &Message) -> ReplyTarget {
     }
 }
 
+/// Answers in the message's chat, in as many messages as the text needs.
 async fn say<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
-    deliver_notice(bot, reply_target(message), Preview::none(), text).await?;
+    deliver_text(bot, reply_target(message), text).await?;
     Ok(())
 }
 
@@ -58,17 +62,24 @@ pub async fn sender_allowed<B: TelegramApi>(
     message: Message,
     access: Arc<AccessPolicy>,
 ) -> bool {
-    let Some(user) = message.from.as_ref() else {
+    let Some(sender) = identity::sender_id(&message) else {
         return false;
     };
-    match access.check(user.id.0 as i64) {
+    match access.check(sender) {
         Access::Allowed => true,
         Access::RefuseOnce => {
+            let as_chat = identity::is_sent_as_chat(&message);
             tracing::info!(
-                user_id = user.id.0,
-                "refused a user who is not on the allow list"
+                sender,
+                as_chat,
+                "refused a sender who is not on the allow list"
             );
-            if let Err(error) = say(&bot, &message, replies::NOT_ALLOWED).await {
+            let refusal = if as_chat {
+                replies::NOT_ALLOWED_AS_CHAT
+            } else {
+                replies::NOT_ALLOWED
+            };
+            if let Err(error) = say(&bot, &message, refusal).await {
                 tracing::warn!(error = ?error, "could not send the refusal");
             }
             false
@@ -79,7 +90,7 @@ pub async fn sender_allowed<B: TelegramApi>(
 
 /// Filter: a callback query's sender may use the bot (no refusal: buttons come from our messages).
 pub fn presser_allowed(query: CallbackQuery, access: Arc<AccessPolicy>) -> bool {
-    access.check(query.from.id.0 as i64) == Access::Allowed
+    access.check(identity::user_id(&query.from)) == Access::Allowed
 }
 
 /// Updates that pass no filter (a group message not for the bot, a stranger's message after the
@@ -192,10 +203,12 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
     let text = if message.chat.is_private() {
         raw_text.trim().to_owned()
     } else {
-        without_bot_mention(raw_text, me)
+        without_bot_mention(message, me)
     };
     if text.starts_with('/') {
-        return Err(unknown_command_reply());
+        return Err(replies::unknown_command(
+            &Command::descriptions().to_string(),
+        ));
     }
     if text.is_empty() {
         return Err(replies::EMPTY_MESSAGE.to_owned());
@@ -287,13 +300,6 @@ async fn deliver_stored<B: TelegramApi>(
     Ok(true)
 }
 
-fn unknown_command_reply() -> String {
-    format!(
-        "I don't know that command. These are the ones I understand:\n\n{}",
-        Command::descriptions()
-    )
-}
-
 fn is_disk_full(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause
@@ -361,11 +367,11 @@ async fn run_command<B: TelegramApi>(
         Command::Persona(argument) => persona(&bot, &message, key, &argument, &conversations).await,
         Command::Stats => {
             let stats = conversations.stats(key).await?;
-            say(&bot, &message, &replies::stats(&stats)).await
+            say_privately(&bot, &message, &replies::stats(&stats)).await
         }
         Command::Memory => {
             let overview = conversations.memory_overview(key).await?;
-            say(&bot, &message, &replies::memory(&overview)).await
+            say_privately(&bot, &message, &replies::memory(&overview)).await
         }
         Command::Forget(argument) => forget(&bot, &message, key, &argument, &conversations).await,
         Command::Reset => {
@@ -404,8 +410,8 @@ async fn persona<B: TelegramApi>(
 ) -> HandlerResult {
     match PersonaRequest::parse(argument) {
         PersonaRequest::Show => match conversations.persona(key.user_id).await? {
-            Some(persona) => say(bot, message, &replies::persona_current(&persona)).await,
-            None => say(bot, message, replies::PERSONA_NONE).await,
+            Some(persona) => say_privately(bot, message, &replies::persona_current(&persona)).await,
+            None => say_privately(bot, message, replies::PERSONA_NONE).await,
         },
         PersonaRequest::Reset => {
             conversations.set_persona(key.user_id, None).await?;
@@ -416,7 +422,12 @@ async fn persona<B: TelegramApi>(
                 conversations
                     .set_persona(key.user_id, Some(&persona))
                     .await?;
-                say(bot, message, &replies::persona_set(persona.as_str())).await
+                // Confirmed without the text in a group: it is private from now on.
+                if message.chat.is_private() {
+                    say(bot, message, &replies::persona_set(persona.as_str())).await
+                } else {
+                    say(bot, message, replies::PERSONA_SAVED_NOT_SHOWN).await
+                }
             }
             Err(PersonaError::TooLong { length, .. }) => {
                 say(bot, message, &replies::persona_too_long(length)).await
@@ -438,7 +449,7 @@ async fn forget<B: TelegramApi>(
         return say(bot, message, replies::FORGET_USAGE).await;
     };
     match conversations.forget_note(key, number).await? {
-        Some(note) => say(bot, message, &replies::forgot(&note)).await,
+        Some(note) => say_privately(bot, message, &replies::forgot(&note)).await,
         None => say(bot, message, &replies::no_such_note(argument)).await,
     }
 }
@@ -542,7 +553,7 @@ async fn export<B: TelegramApi>(
 ) -> HandlerResult {
     let messages = conversations.export(key).await?;
     if messages.is_empty() {
-        return say(bot, message, replies::EXPORT_EMPTY).await;
+        return say_privately(bot, message, replies::EXPORT_EMPTY).await;
     }
     let (bytes, file_name) = match format {
         ExportFormat::Json => (
@@ -554,19 +565,107 @@ async fn export<B: TelegramApi>(
             "telemem-history.md",
         ),
     };
-    let mut request = bot
-        .send_document(
-            message.chat.id,
-            InputFile::memory(bytes).file_name(file_name),
-        )
-        .caption(replies::EXPORT_CAPTION);
-    if !message.chat.is_private() {
-        request = request.reply_parameters(
-            teloxide::types::ReplyParameters::new(message.id).allow_sending_without_reply(),
-        );
+    let caption = match group_title(message) {
+        Some(title) => replies::export_caption_from_group(title),
+        None => replies::EXPORT_CAPTION.to_owned(),
+    };
+    answer_privately(bot, message, |chat_id| async move {
+        bot.send_document(chat_id, InputFile::memory(bytes).file_name(file_name))
+            .caption(caption)
+            .await
+            .map(|_| ())
+    })
+    .await
+}
+
+/// Where an answer with private material goes.
+enum PrivateDestination {
+    /// Asked in a private chat: answer there.
+    ThisChat,
+    /// Asked in a group by a person: their private chat with the bot.
+    PrivateChat(ChatId),
+    /// Asked in a group as a channel or anonymously: there is nobody to write to in private.
+    Nobody,
+}
+
+fn private_destination(message: &Message) -> PrivateDestination {
+    if message.chat.is_private() {
+        return PrivateDestination::ThisChat;
     }
-    request.await?;
-    Ok(())
+    match &message.from {
+        Some(user) if !identity::is_sent_as_chat(message) => {
+            PrivateDestination::PrivateChat(user.id.into())
+        }
+        _ => PrivateDestination::Nobody,
+    }
+}
+
+/// The group's title for a message asked in a group; `None` in a private chat.
+fn group_title(message: &Message) -> Option<&str> {
+    if message.chat.is_private() {
+        return None;
+    }
+    Some(message.chat.title().unwrap_or_default())
+}
+
+/// Sends private material with `send` where only its owner sees it: here in a private chat;
+/// from a group to the person's private chat, with a short notice in the group that it went
+/// there, or, when the bot may not write there, a notice asking them to ask in private.
+async fn answer_privately<B, F, Fut>(bot: &B, message: &Message, send: F) -> HandlerResult
+where
+    B: TelegramApi,
+    F: FnOnce(ChatId) -> Fut,
+    Fut: Future<Output = Result<(), RequestError>>,
+{
+    let chat_id = match private_destination(message) {
+        PrivateDestination::ThisChat => return Ok(send(message.chat.id).await?),
+        PrivateDestination::Nobody => {
+            return say(bot, message, replies::PRIVATE_NEEDS_A_PERSON).await;
+        }
+        PrivateDestination::PrivateChat(chat_id) => chat_id,
+    };
+    match send(chat_id).await {
+        Ok(()) => say(bot, message, replies::ANSWERED_IN_PRIVATE).await,
+        Err(error) if cannot_write_to(&error) => {
+            tracing::info!(error = %error, chat_id = chat_id.0, "cannot write to a private chat");
+            say(bot, message, replies::ASK_IN_PRIVATE).await
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// [`answer_privately`] for a text, which names the group it was asked in when it goes to a
+/// private chat from there.
+async fn say_privately<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
+    let text = match group_title(message) {
+        Some(title) => replies::from_group(title, text),
+        None => text.to_owned(),
+    };
+    answer_privately(bot, message, |chat_id| {
+        let target = ReplyTarget {
+            chat_id,
+            reply_to: None,
+        };
+        deliver_text(bot, target, &text)
+    })
+    .await
+}
+
+/// Whether Telegram refused because the bot may not write to that private chat: the person
+/// never started the bot, blocked it, or is gone.
+fn cannot_write_to(error: &RequestError) -> bool {
+    match error {
+        RequestError::Api(
+            ApiError::BotBlocked
+            | ApiError::CantInitiateConversation
+            | ApiError::UserDeactivated
+            | ApiError::ChatNotFound,
+        ) => true,
+        // Telegram words these refusals "Forbidden: …" (403); teloxide knows some of them only
+        // by older wordings and reports the rest as unknown.
+        RequestError::Api(ApiError::Unknown(description)) => description.starts_with("Forbidden:"),
+        _ => false,
+    }
 }
 
 /// The history as a Markdown document: one heading per message with its time and author.

@@ -47,7 +47,7 @@ use crate::storage::{
 use crate::telegram::TelegramApi;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
-use crate::telegram::handlers::conversation_key;
+use crate::telegram::identity::{conversation_key, update_sender_id};
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -280,10 +280,7 @@ impl Intake {
                     "Telegram sent an update telemem cannot read; ignoring it"
                 );
             }
-            if update
-                .from()
-                .is_some_and(|user| self.access.is_allowed(user.id.0 as i64))
-            {
+            if update_sender_id(update).is_some_and(|sender| self.access.is_allowed(sender)) {
                 to_store.push(UpdateRecord {
                     update_id: i64::from(update.id.0),
                     owner: update_owner(update),

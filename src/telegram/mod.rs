@@ -1,7 +1,7 @@
 //! The Telegram edge of the bot: reaching the Bot API, the crash-safe intake, the scheduler that
 //! runs the teloxide handler tree ([`schema`]) fairly per person, the command enum, the handlers,
-//! rendering of the model's Markdown to Telegram HTML, reply delivery, access control, per-user
-//! limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this
+//! rendering of the model's Markdown to Telegram HTML, reply delivery, the sender's identity,
+//! access control, per-user limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this
 //! module only translates between Telegram and it.
 
 pub mod access;
@@ -9,6 +9,7 @@ pub mod commands;
 pub mod connect;
 pub mod delivery;
 pub mod handlers;
+pub mod identity;
 pub mod intake;
 pub mod limits;
 pub mod render;

@@ -6,6 +6,36 @@ use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
 
 pub const NOT_ALLOWED: &str = "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
 
+pub const NOT_ALLOWED_AS_CHAT: &str = "Sorry, this bot is private: it answers only the people on its list of users, and a message sent as a channel or as an anonymous admin does not show who wrote it. Write as yourself to use it. Nothing you send here is stored.";
+
+/// In a group, after private material went to the person's private chat.
+pub const ANSWERED_IN_PRIVATE: &str =
+    "I sent you the answer in our private chat, to keep it out of the group.";
+
+/// In a group, when the bot may not write to the person's private chat.
+pub const ASK_IN_PRIVATE: &str = "I only show this in a private chat, and I cannot write to you there yet. Open a chat with me (tap my name), press Start, and ask there.";
+
+/// In a group, when private material was asked for as a channel or an anonymous admin.
+pub const PRIVATE_NEEDS_A_PERSON: &str = "I only show this in a private chat, and a message sent as a channel or as an anonymous admin has no private chat I can write to. Ask as yourself in a private chat with me.";
+
+/// In a group, after `/persona <text>`: the text is not repeated there.
+pub const PERSONA_SAVED_NOT_SHOWN: &str =
+    "Persona saved. I keep it out of the group; /persona in a private chat with me shows it.";
+
+/// Private material sent to a private chat, naming the group it was asked in.
+pub fn from_group(title: &str, text: &str) -> String {
+    format!("You asked in the group “{title}”:\n\n{text}")
+}
+
+pub fn export_caption_from_group(title: &str) -> String {
+    format!("Your history in the group “{title}”.")
+}
+
+/// The reply to a command the bot does not know, with the list it does.
+pub fn unknown_command(descriptions: &str) -> String {
+    format!("I don't know that command. These are the ones I understand:\n\n{descriptions}")
+}
+
 pub const TEXT_ONLY: &str = "I can only read text messages for now — stickers, photos, voice and files pass me by. Please write it out in text.";
 
 pub const MODEL_UNAVAILABLE: &str =

@@ -34,6 +34,7 @@ use crate::clock::Clock;
 use crate::metrics;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
 use crate::telegram::delivery::{Preview, ReplyTarget, deliver_notice};
+use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
 use crate::telegram::{TelegramApi, replies};
@@ -49,7 +50,7 @@ pub struct SchedulerSettings {
     pub shutdown_grace: Duration,
 }
 
-/// Whose queue an update joins: (chat, sender). `None` for the rare update with neither.
+/// Whose queue an update joins: (chat, sender identity). `None` for the rare update with neither.
 type QueueKey = (i64, i64);
 
 /// An update waiting in a queue, with the person its admission was counted for.
@@ -192,15 +193,15 @@ impl<B: TelegramApi> Scheduler<B> {
         tasks.spawn(Arc::clone(self).work_queue(key, Arc::clone(shared)));
     }
 
-    /// The person a message counts against: the sender of a message for the bot from an allowed
-    /// user. Everything else (button presses, group chatter, strangers) is not limited.
+    /// The identity a message counts against: the sender ([`identity::sender_id`]) of a message
+    /// for the bot from an allowed identity. Everything else (button presses, group chatter,
+    /// strangers) is not limited.
     fn limited_sender(&self, update: &Update) -> Option<i64> {
         let UpdateKind::Message(message) = &update.kind else {
             return None;
         };
-        let user_id = message.from.as_ref()?.id.0 as i64;
-        (self.access.is_allowed(user_id) && is_addressed_to_bot(message, &self.me))
-            .then_some(user_id)
+        let sender = identity::sender_id(message)?;
+        (self.access.is_allowed(sender) && is_addressed_to_bot(message, &self.me)).then_some(sender)
     }
 
     /// Handles one queue's updates one after the other, a slot each, until it is empty.
@@ -310,10 +311,10 @@ fn limit_label(limit: Limit) -> &'static str {
     }
 }
 
-/// (chat, sender) of an update, as far as it has them.
+/// (chat, sender identity) of an update, as far as it has them.
 fn queue_key(update: &Update) -> Option<QueueKey> {
     let chat_id = update.chat().map(|chat| chat.id.0);
-    let user_id = update.from().map(|user| user.id.0 as i64);
+    let user_id = identity::update_sender_id(update);
     match (chat_id, user_id) {
         (None, None) => None,
         (chat_id, user_id) => Some((chat_id.unwrap_or(0), user_id.unwrap_or(0))),

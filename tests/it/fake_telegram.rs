@@ -43,6 +43,12 @@ use crate::telegram_html::{utf16_len, visible_text};
 pub const BOT_TOKEN: &str = "123456:TEST-TOKEN";
 pub const BOT_USER_ID: i64 = 1000;
 pub const BOT_USERNAME: &str = "telemem_test_bot";
+/// The sender Telegram puts in `from` of a message sent as a channel.
+pub const CHANNEL_BOT_ID: i64 = 136_817_688;
+/// The sender Telegram puts in `from` of a message sent by an anonymous group admin.
+pub const GROUP_ANONYMOUS_BOT_ID: i64 = 1_087_968_824;
+/// Telegram's answer when the bot writes to a person who never started it.
+pub const CANT_INITIATE: &str = "Forbidden: bot can't initiate conversation with a user";
 
 const MESSAGE_LIMIT: usize = 4096;
 const CAPTION_LIMIT: usize = 1024;
@@ -151,6 +157,8 @@ struct State {
     webhook_url: String,
     /// Telegram cannot be reached: every call loses its connection.
     down: bool,
+    /// Private chats of people who never started the bot: writing there is refused with 403.
+    closed_private_chats: std::collections::HashSet<i64>,
 }
 
 impl Drop for FakeTelegram {
@@ -248,6 +256,41 @@ impl FakeTelegram {
             }
             json!({ "update_id": update_id, "message": message })
         })
+    }
+
+    /// A group message sent as the chat `sender_chat_id`: a channel, or (when it is the group
+    /// itself) an anonymous admin of the group. `from` is Telegram's placeholder for either.
+    pub fn send_group_text_as_chat(&self, chat_id: i64, sender_chat_id: i64, text: &str) -> i64 {
+        self.enqueue(|state, update_id| {
+            let chat = state.register_chat(chat_id, group_chat(chat_id));
+            let (placeholder, sender_chat) = if sender_chat_id == chat_id {
+                (GROUP_ANONYMOUS_BOT_ID, chat.clone())
+            } else {
+                (CHANNEL_BOT_ID, channel_chat(sender_chat_id))
+            };
+            let mut message = state.user_message(chat, placeholder);
+            message["from"] = json!({
+                "id": placeholder, "is_bot": true, "first_name": "Placeholder",
+                "username": if sender_chat_id == chat_id { "GroupAnonymousBot" } else { "Channel_Bot" }
+            });
+            message["sender_chat"] = sender_chat;
+            add_text(&mut message, text);
+            json!({ "update_id": update_id, "message": message })
+        })
+    }
+
+    /// Makes `user_id`'s private chat one the bot may not write to (they never pressed Start):
+    /// `sendMessage` and `sendDocument` there get Telegram's 403.
+    pub fn close_private_chat(&self, user_id: i64) {
+        self.shared.lock().closed_private_chats.insert(user_id);
+    }
+
+    /// The documents the bot sent into `chat_id`.
+    pub fn documents_in(&self, chat_id: i64) -> Vec<SentDocument> {
+        self.sent_documents()
+            .into_iter()
+            .filter(|document| document.chat_id == chat_id)
+            .collect()
     }
 
     /// A sticker message with the given emoji.
@@ -853,7 +896,7 @@ impl State {
     }
 
     fn send_message(&mut self, params: &Value) -> Reply {
-        let chat_id = match chat_id_param(params) {
+        let chat_id = match self.writable_chat(params) {
             Ok(chat_id) => chat_id,
             Err(reply) => return reply,
         };
@@ -940,7 +983,7 @@ impl State {
     }
 
     fn send_document(&mut self, params: &Value, uploads: Vec<Upload>) -> Reply {
-        let chat_id = match chat_id_param(params) {
+        let chat_id = match self.writable_chat(params) {
             Ok(chat_id) => chat_id,
             Err(reply) => return reply,
         };
@@ -991,6 +1034,19 @@ impl State {
             bytes,
         });
         Reply::Ok(message)
+    }
+
+    /// The chat a message is sent to, or Telegram's 403 for a private chat the bot may not use.
+    fn writable_chat(&self, params: &Value) -> Result<i64, Reply> {
+        let chat_id = chat_id_param(params)?;
+        if self.closed_private_chats.contains(&chat_id) {
+            return Err(Reply::Error {
+                code: 403,
+                description: CANT_INITIATE.to_owned(),
+                parameters: None,
+            });
+        }
+        Ok(chat_id)
     }
 
     fn find_bot_message(&self, params: &Value, not_found: &str) -> Result<usize, Reply> {
@@ -1097,12 +1153,43 @@ fn chat_id_param(params: &Value) -> Result<i64, Reply> {
 
 fn add_text(message: &mut Value, text: &str) {
     message["text"] = json!(text);
+    let mut entities = Vec::new();
     // Telegram marks a leading command so clients (and teloxide's filters) can see it.
     if text.starts_with('/') {
         let command = text.split_whitespace().next().unwrap_or(text);
-        message["entities"] =
-            json!([{ "type": "bot_command", "offset": 0, "length": utf16_len(command) }]);
+        entities.push(json!({ "type": "bot_command", "offset": 0, "length": utf16_len(command) }));
     }
+    entities.extend(mention_entities(text));
+    if !entities.is_empty() {
+        message["entities"] = Value::Array(entities);
+    }
+}
+
+/// A `mention` entity for each `@username` in the text, as Telegram marks them: `@` not right
+/// after a letter, digit or underscore, then 5 to 32 of those (`/cmd@bot` is part of a command).
+fn mention_entities(text: &str) -> Vec<Value> {
+    let is_word = |ch: char| ch.is_ascii_alphanumeric() || ch == '_';
+    let mut entities = Vec::new();
+    let mut previous: Option<char> = None;
+    for (start, ch) in text.char_indices() {
+        let after_word = previous.is_some_and(|p| is_word(p) || p == '/');
+        previous = Some(ch);
+        if ch != '@' || after_word {
+            continue;
+        }
+        let name_length = text[start + 1..]
+            .chars()
+            .take_while(|&c| is_word(c))
+            .count();
+        if (5..=32).contains(&name_length) {
+            entities.push(json!({
+                "type": "mention",
+                "offset": utf16_len(&text[..start]),
+                "length": 1 + name_length
+            }));
+        }
+    }
+    entities
 }
 
 fn user(user_id: i64) -> Value {
@@ -1123,6 +1210,10 @@ fn private_chat(chat_id: i64) -> Value {
         "id": chat_id, "type": "private", "first_name": format!("User {chat_id}"),
         "username": format!("user{chat_id}")
     })
+}
+
+fn channel_chat(chat_id: i64) -> Value {
+    json!({ "id": chat_id, "type": "channel", "title": format!("Channel {chat_id}") })
 }
 
 fn group_chat(chat_id: i64) -> Value {

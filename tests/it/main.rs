@@ -23,6 +23,7 @@ mod loadgen;
 mod memory;
 mod operations;
 mod overload;
+mod privacy_groups;
 mod privacy_memory;
 mod privacy_ops;
 mod render;

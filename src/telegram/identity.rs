@@ -1,0 +1,51 @@
+//! Who a message comes from: the one identity that history, sessions, notes, persona, per-user
+//! limits, the scheduler's queues and the allow list are keyed on.
+//!
+//! A person usually writes as themselves, and their identity is their user id. In groups,
+//! Telegram also lets people write as a channel or, as a group admin, anonymously. Every such
+//! message carries the same placeholder sender (`Channel_Bot` or `GroupAnonymousBot`) in `from`
+//! and the real sender in `sender_chat`, so keying on `from` would make every channel and every
+//! anonymous admin one person, sharing a history. The identity is therefore `sender_chat` when it
+//! is present: each channel is one identity, and the anonymous admins of a group share that
+//! group's identity (Telegram's own model: they speak as the group). Chat ids are negative and
+//! user ids positive, so the two never collide. This module only decides identities; it must not
+//! decide access or where answers go.
+
+use teloxide::types::{Message, Update, UpdateKind, User};
+
+use crate::storage::ConversationKey;
+
+/// The identity of a message's sender: its `sender_chat` when it has one (a channel, or a group
+/// for its anonymous admins), otherwise the user who sent it. `None` for a message with neither.
+pub fn sender_id(message: &Message) -> Option<i64> {
+    match &message.sender_chat {
+        Some(chat) => Some(chat.id.0),
+        None => message.from.as_ref().map(user_id),
+    }
+}
+
+/// Whether the message was sent as a chat (a channel or an anonymous group admin) rather than
+/// by a person as themselves: there is then no person the bot could write to in private.
+pub fn is_sent_as_chat(message: &Message) -> bool {
+    message.sender_chat.is_some()
+}
+
+/// The identity behind an update: [`sender_id`] for messages, the user for everything else
+/// (button presses are always made by a person as themselves).
+pub fn update_sender_id(update: &Update) -> Option<i64> {
+    match &update.kind {
+        UpdateKind::Message(message) | UpdateKind::EditedMessage(message) => sender_id(message),
+        _ => update.from().map(user_id),
+    }
+}
+
+/// The (chat, identity) conversation a message belongs to; `None` for a message without a sender.
+pub fn conversation_key(message: &Message) -> Option<ConversationKey> {
+    Some(ConversationKey::new(message.chat.id.0, sender_id(message)?))
+}
+
+/// A user's id as the database keeps it. Telegram's user ids fit in 52 bits, so the cast is
+/// lossless.
+pub fn user_id(user: &User) -> i64 {
+    user.id.0 as i64
+}
