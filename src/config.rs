@@ -171,7 +171,8 @@ impl MemoryConfig {
 /// Who may use the bot and how it talks to Telegram.
 #[derive(Clone, Debug, Args)]
 pub struct TelegramConfig {
-    /// Telegram user ids allowed to chat with the bot, comma-separated.
+    /// Telegram user ids allowed to chat with the bot, comma-separated; a channel's or group's id
+    /// (negative) lets in posts made as that channel, or by that group's anonymous admins.
     #[arg(long = "allowed-users", env = "ALLOWED_USERS", value_name = "ALLOWED_USERS",
           value_delimiter = ',', value_parser = parse_user_id, global = true)]
     pub allowed_users: Vec<i64>,
@@ -277,8 +278,13 @@ fn parse_user_id(value: &str) -> Result<i64, String> {
         .trim()
         .parse::<i64>()
         .ok()
-        .filter(|id| *id > 0)
-        .ok_or_else(|| format!("`{value}` is not a Telegram user id (a positive whole number)"))
+        .filter(|id| *id != 0)
+        .ok_or_else(|| {
+            format!(
+                "`{value}` is not a Telegram id (a whole number: a user's, or a channel's or \
+                 group's such as -1001234567890)"
+            )
+        })
 }
 
 /// The operations endpoint: `/healthz` and `/metrics` over HTTP (see [`crate::http`]).

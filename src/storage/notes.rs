@@ -1,6 +1,5 @@
 //! Durable user notes: facts and preferences the summarizer extracted, per (chat, user).
 
-
 use super::{ConversationKey, Store};
 
 /// A note as stored.

@@ -7,7 +7,6 @@
 
 use std::future::Future;
 
-
 use super::{ConversationKey, Store};
 
 /// How many rows a purge removed (or, in a dry run, would remove).

@@ -1,7 +1,6 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
-
 use super::{ConversationKey, NoteRecord, Store, StoredMessage, SummaryRecord};
 
 /// A session as stored.

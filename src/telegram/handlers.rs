@@ -80,7 +80,10 @@ pub async fn sender_allowed<B: TelegramApi>(
                 replies::NOT_ALLOWED
             };
             if let Err(error) = say(&bot, &message, refusal).await {
-                tracing::warn!(error = ?error, "could not send the refusal");
+                tracing::warn!(
+                    error = crate::telegram::loggable_chain(&error),
+                    "could not send the refusal"
+                );
             }
             false
         }
@@ -627,7 +630,11 @@ where
     match send(chat_id).await {
         Ok(()) => say(bot, message, replies::ANSWERED_IN_PRIVATE).await,
         Err(error) if cannot_write_to(&error) => {
-            tracing::info!(error = %error, chat_id = chat_id.0, "cannot write to a private chat");
+            tracing::info!(
+                error = crate::telegram::loggable(&error),
+                chat_id = chat_id.0,
+                "cannot write to a private chat"
+            );
             say(bot, message, replies::ASK_IN_PRIVATE).await
         }
         Err(error) => Err(error.into()),

@@ -395,7 +395,7 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             }
             Err(error) => {
                 metrics::error("telegram_poll");
-                tracing::warn!(error = %without_payload(&error), "polling Telegram failed; retrying");
+                tracing::warn!(error = %crate::telegram::loggable(&error), "polling Telegram failed; retrying");
                 false
             }
         };
@@ -409,21 +409,6 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
         }
     }
     tracing::debug!("polling stopped");
-}
-
-/// `error` as it can be logged: an answer that could not be read is described by where the JSON
-/// went wrong, without the JSON (the raw answer, and serde's message, which quotes the value it
-/// choked on, can hold message text).
-fn without_payload(error: &teloxide::RequestError) -> String {
-    match error {
-        teloxide::RequestError::InvalidJson { source, .. } => format!(
-            "cannot read Telegram's answer: {:?} error at line {}, column {}",
-            source.classify(),
-            source.line(),
-            source.column()
-        ),
-        other => other.to_string(),
-    }
 }
 
 /// Stores one poll's updates and moves the offset past them, which confirms them to Telegram

@@ -251,7 +251,11 @@ impl<B: TelegramApi> Scheduler<B> {
             Some(Ok(ControlFlow::Break(Ok(())))) => {}
             Some(Ok(ControlFlow::Break(Err(error)))) => {
                 metrics::error("handler");
-                tracing::error!(error = ?error, update_id, "handling an update failed");
+                tracing::error!(
+                    error = crate::telegram::loggable_chain(&error),
+                    update_id,
+                    "handling an update failed"
+                );
             }
             Some(Ok(ControlFlow::Continue(_))) => {
                 tracing::debug!(
@@ -292,7 +296,10 @@ impl<B: TelegramApi> Scheduler<B> {
         if let Err(error) =
             deliver_notice(&self.bot, reply_target(message), Preview::none(), &notice).await
         {
-            tracing::warn!(error = %error, "could not send the limit notice");
+            tracing::warn!(
+                error = crate::telegram::loggable(&error),
+                "could not send the limit notice"
+            );
         }
     }
 }

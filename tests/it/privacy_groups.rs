@@ -112,6 +112,20 @@ async fn with_an_allow_list_a_post_as_a_channel_is_refused_once_and_nothing_is_s
 }
 
 #[tokio::test]
+async fn a_channel_on_the_allow_list_is_answered_under_its_own_identity() {
+    let allowed = format!("{ALICE},{BOB},{CAROL},{CHANNEL_X}");
+    let mut bot = TestBot::start_with_args(&["--allowed-users", &allowed]).await;
+    bot.telegram
+        .send_group_text_as_chat(GROUP, CHANNEL_X, "@telemem_test_bot hello from X");
+    let replies = bot.wait_for_messages(GROUP, 1).await;
+    bot.stop().await;
+
+    assert!(replies[0].contains("hello from X"), "{replies:?}");
+    assert_eq!(stored(&bot, GROUP, CHANNEL_X).await, 2);
+    assert_eq!(stored(&bot, GROUP, CHANNEL_BOT_ID).await, 0);
+}
+
+#[tokio::test]
 async fn private_material_asked_for_in_a_group_goes_to_the_private_chat() {
     let mut bot = TestBot::start().await;
     let telegram = &bot.telegram;
