@@ -131,9 +131,7 @@ pub struct MemoryConfig {
           value_parser = clap::value_parser!(u32).range(0..=50))]
     pub recall_limit: u32,
 
-    /// Token budget of the memory parts of a prompt (summaries, recalled and raw messages). 700
-    /// keeps the median whole prompt under 1,000 tokens with every recall rate of the memory
-    /// evaluation unchanged (docs/PERFORMANCE.md).
+    /// Token budget of the memory parts of a prompt (summaries, recalled and raw messages).
     #[arg(long = "context-token-budget", env = "CONTEXT_TOKEN_BUDGET",
           value_name = "CONTEXT_TOKEN_BUDGET", default_value_t = 700, global = true,
           value_parser = clap::value_parser!(u32).range(100..=1_000_000))]

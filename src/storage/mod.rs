@@ -19,8 +19,8 @@
 //! The connections are kept open and locked directly rather than drawn from an `sqlx::Pool`: a
 //! pool pings each connection when it is taken and again when it is returned, and every ping is a
 //! round trip to the connection's worker thread. On a small virtual machine a hop between threads
-//! on different CPUs costs about a tenth of a millisecond, which made the pings cost more than the
-//! statements (docs/PERFORMANCE.md).
+//! on different CPUs is costly enough that the pings cost more than the statements
+//! (docs/PERFORMANCE.md).
 
 mod combined;
 mod messages;
@@ -314,10 +314,9 @@ async fn roll_back_failed_command(connection: &mut SqliteConnection) {
 }
 
 /// How often the write-ahead log is copied back into the database file. The checkpoint beside
-/// the writer competes with the chat turns for the CPU while it copies: at 1,000 turns/s, every
-/// 250 ms it copied about 6,500 pages in 17–19 ms, and the slowest turns of a run were the ones
-/// in flight meanwhile. Every 100 ms a round copies less at a time: p99 overhead 3.8–5.3 ms
-/// against 4.8–8.0 ms in alternating load runs, at the same CPU (docs/PERFORMANCE.md).
+/// the writer competes with the chat turns for the CPU while it copies, and the slowest turns are
+/// the ones in flight meanwhile. Frequent rounds copy less at a time, so they delay those turns
+/// less than rare, large ones (docs/PERFORMANCE.md).
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Copies the write-ahead log back into the database file in the background. By default SQLite
@@ -327,11 +326,11 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 ///
 /// Each round is a few PASSIVE checkpoints, which never wait for readers. The first ones run
 /// beside the writer: each copies what was written during the one before, so they catch up
-/// (during a purge, the first copies about 13,000 pages in 55 ms, and the purge writes 2,500
-/// more meanwhile). The last holds the writer, so that no commit lands while it copies the
+/// (during a purge, the first has much to copy, and the purge writes more meanwhile). The last
+/// holds the writer, so that no commit lands while it copies the
 /// little that is left: only a log copied completely lets the next write start it again from its
 /// beginning. With checkpoints only beside a writer that never pauses, the log was never
-/// complete, so it grew without end (412 MB in 7 s at 1,000 turns/s, for a 5 MB database), every
+/// complete, so it grew without end (far larger than the database itself), every
 /// commit extended the file, and every read searched an ever longer log index
 /// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow, the round skips the
 /// last one rather than stall every chat turn for as long, unless the log has grown past 256 MiB;
@@ -381,7 +380,7 @@ async fn checkpoint_round(
 ) -> Option<bool> {
     let hold_the_writer = if connections.purges_running.load(Ordering::Relaxed) > 0 {
         // A purge fills the log faster than anything else; holding the writer for its pages
-        // stalled chat turns by up to 235 ms. The log starts over once the purge is done.
+        // would stall chat turns for as long. The log starts over once the purge is done.
         checkpoint(checkpointer).await.map(|_| false)
     } else {
         // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
@@ -421,8 +420,8 @@ const CHECKPOINTS_BESIDE_THE_WRITER: usize = 4;
 const FEW_NEW_PAGES: i64 = 256;
 
 /// The checkpoint that holds the writer runs only after one beside it took at most this long.
-/// Beside a heavy writer (seen with a purge) they take 20–55 ms: copying, and syncing a log the
-/// writer keeps filling; the one holding the writer then took as long.
+/// Beside a heavy writer (such as a purge) they are slow: copying, and syncing a log the writer
+/// keeps filling; the one holding the writer would then take as long.
 const QUICK_CHECKPOINT: Duration = Duration::from_millis(5);
 
 /// A log this long (256 MiB of 4 KiB pages) starts over even while checkpoints are slow.

@@ -2,10 +2,10 @@
 //!
 //! Messages are indexed in batches by a background task, not by a trigger inside each message's
 //! insert: one message per transaction made FTS5 write a new segment and rewrite its structure
-//! record at every commit, and merge those tiny segments over and over, which cost about a
-//! quarter of the bot's CPU at 1,000 turns/s and made the writer's slowest rounds
-//! (docs/PERFORMANCE.md). Every [`INDEX_INTERVAL`], the task indexes the messages stored since
-//! the last batch, in one transaction per [`INDEX_BATCH`] messages, and moves the mark
+//! record at every commit, and merge those tiny segments over and over, which cost much of the
+//! bot's CPU under load and made the writer's slowest rounds (docs/PERFORMANCE.md). Every
+//! [`INDEX_INTERVAL`], the task indexes the messages stored since the last batch, in one
+//! transaction per [`INDEX_BATCH`] messages, and moves the mark
 //! `search_index_progress.indexed_through` in the same transaction (see the
 //! `search_index_in_batches` migration), so a crash leaves nothing half-indexed.
 //!
@@ -32,7 +32,7 @@ use crate::storage::MessageRole;
 pub(super) const INDEX_INTERVAL: Duration = Duration::from_millis(200);
 
 /// At most this many messages are indexed in one transaction: bounds how long the batch holds
-/// the writer (at 1,000 turns/s, 200 ms bring about 400 messages).
+/// the writer, while leaving room for what a busy interval brings.
 const INDEX_BATCH: i64 = 1_000;
 
 /// After a failed attempt, the background task waits this many intervals before the next one.
@@ -181,7 +181,7 @@ impl Store {
     /// migration), and the query re-checks chat and user so that a wrong expression can never
     /// return another user's messages. `CROSS JOIN` fixes the join order (full-text match first,
     /// then the row by id): without planner statistics SQLite would otherwise run the match once
-    /// per message of the conversation, 60–190 ms instead of about 1 ms. The rowid bound inside
+    /// per message of the conversation, many times slower. The rowid bound inside
     /// the full-text query lets FTS5 skip the newer rows (the raw window) itself.
     ///
     /// If a message older than `before_id` may not be indexed yet, everything pending is indexed
