@@ -29,7 +29,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the bot (long polling). Needs TELOXIDE_TOKEN and ALLOWED_USERS or ALLOW_ALL_USERS.
+    /// Run the bot (long polling, or a webhook with TELEGRAM_WEBHOOK_URL). Needs TELOXIDE_TOKEN and ALLOWED_USERS or ALLOW_ALL_USERS.
     Run,
     /// Chat in the terminal through the same pipeline as the bot (storage, sessions, summaries,
     /// notes, context), without Telegram. Type /help for the commands it understands.

@@ -1,7 +1,7 @@
 //! The operations endpoint over HTTP: `GET /healthz` for Docker and orchestrators, `GET /metrics`
-//! for Prometheus, and the client side of the health check (`telemem healthcheck`). It serves
-//! only these two read-only routes and answers nothing about users or their messages; webhook
-//! routes, when they come, are merged into the same router by the app.
+//! for Prometheus, and the client side of the health check (`telemem healthcheck`). These two
+//! routes are read-only and answer nothing about users or their messages; in webhook mode the app
+//! merges the webhook route into the same router.
 //!
 //! Neither route reads a table: `/healthz` asks the database a bare `SELECT 1`, and `/metrics`
 //! shows the database size refreshed in the background every [`SIZE_REFRESH_INTERVAL`], so that
