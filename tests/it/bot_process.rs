@@ -13,6 +13,7 @@ use sqlx::sqlite::SqliteConnectOptions;
 use crate::bot_harness::PATIENCE;
 use crate::fake_llm::FakeLlm;
 use crate::fake_telegram::FakeTelegram;
+use crate::helpers::eventually;
 
 /// A port that was free a moment ago on 127.0.0.1.
 pub fn free_port() -> u16 {
@@ -86,15 +87,15 @@ impl BotProcess {
 
     /// Waits until the logs contain `needle` `count` times.
     pub async fn wait_for_log(&self, needle: &str, count: usize) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        while self.logs().matches(needle).count() < count {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "no {count} × {needle:?} in the logs:\n{}",
-                self.logs()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        assert!(
+            eventually(
+                || async { self.logs().matches(needle).count() >= count },
+                PATIENCE
+            )
+            .await,
+            "no {count} × {needle:?} in the logs:\n{}",
+            self.logs()
+        );
     }
 
     /// Sends a signal by name (`TERM`, `KILL`).
@@ -152,8 +153,7 @@ pub async fn wait_for_update_counts(database_url: &str, predicate: impl Fn(&Upda
     let options = SqliteConnectOptions::from_str(database_url)
         .unwrap()
         .read_only(true);
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
+    let read = || async {
         // The bot creates the database and its tables a moment after it starts.
         let counts = match options.connect().await {
             Ok(mut reader) => sqlx::query_as::<_, (i64, i64)>(
@@ -166,16 +166,11 @@ pub async fn wait_for_update_counts(database_url: &str, predicate: impl Fn(&Upda
             .ok(),
             Err(_) => None,
         };
-        let counts = counts.map_or(UpdateCounts { done: 0, shown: 0 }, |(done, shown)| {
+        counts.map_or(UpdateCounts { done: 0, shown: 0 }, |(done, shown)| {
             UpdateCounts { done, shown }
-        });
-        if predicate(&counts) {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the updates never got there: {counts:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
+        })
+    };
+    if !eventually(|| async { predicate(&read().await) }, PATIENCE).await {
+        panic!("the updates never got there: {:?}", read().await);
     }
 }

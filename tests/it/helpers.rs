@@ -1,4 +1,7 @@
-//! Shared test set-up: a real SQLite database in a fresh temporary directory.
+//! Shared test set-up: a real SQLite database in a fresh temporary directory, and waiting for
+//! something to happen.
+
+use std::time::Duration;
 
 use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
 
@@ -18,6 +21,28 @@ pub const BOB: ConversationKey = ConversationKey {
     chat_id: 22,
     user_id: 22,
 };
+
+/// How often [`eventually`] looks again.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
+/// Looks at `condition` until it holds, for `patience` at most; whether it came to hold. The last
+/// look is at or after the deadline, so a condition that holds by then counts.
+pub async fn eventually<F, Fut>(mut condition: F, patience: Duration) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let deadline = tokio::time::Instant::now() + patience;
+    loop {
+        if condition().await {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(POLL_INTERVAL).await;
+    }
+}
 
 /// A migrated store on a file in a temporary directory that lives as long as this value.
 pub struct TestDb {

@@ -1,13 +1,18 @@
 //! A short load run in the test suite: the real binary (debug build) against the fakes, many
 //! users at once. It proves every message gets exactly one reply, the right one, and that the bot
-//! neither crashes nor logs a warning under load. It asserts no timings: a debug build on a busy
-//! CI machine proves nothing about speed. The timing targets are checked by the full run in
-//! release mode (`cargo run --release --example loadgen`, see docs/PERFORMANCE.md).
+//! neither crashes nor logs a warning under load. Its only timing is a bound generous enough for
+//! a debug build on a busy CI machine, which catches a turn stuck behind something, not a slow
+//! one: a debug build proves nothing about speed. The timing targets are checked by the full run
+//! in release mode (`cargo run --release --example loadgen`, see docs/PERFORMANCE.md).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::loadgen::{self, LoadOptions};
+
+/// No turn's overhead (its time in the bot, the model's excluded) may exceed this, even in a
+/// debug build under load.
+const MAX_OVERHEAD: Duration = Duration::from_secs(5);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
@@ -37,6 +42,7 @@ async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
         report
             .turns
             .iter()
-            .all(|turn| turn.overhead <= report.overhead.max)
+            .all(|turn| turn.overhead <= MAX_OVERHEAD),
+        "a turn's overhead exceeded {MAX_OVERHEAD:?}: {report}"
     );
 }

@@ -9,6 +9,7 @@ use crate::bot_harness::{ALICE, PATIENCE, TestBot};
 use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
 use crate::fake_llm::{Behaviour, FakeLlm};
 use crate::fake_telegram::FakeTelegram;
+use crate::helpers::eventually;
 
 #[tokio::test]
 async fn in_webhook_mode_updates_are_accepted_only_with_the_secret_token() {
@@ -144,14 +145,10 @@ async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
         Behaviour::reply("finished after SIGTERM"),
     ));
     telegram.send_text(ALICE, ALICE, "a slow question");
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while llm.requests().is_empty() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the model was never asked"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert!(
+        eventually(|| async { !llm.requests().is_empty() }, PATIENCE).await,
+        "the model was never asked"
+    );
 
     bot.signal("TERM");
     let status = bot.wait_for_exit().await;

@@ -10,6 +10,7 @@ use crate::bot_harness::{ALICE, BOB, PATIENCE, TestBot};
 use crate::bot_process::{BotProcess, free_port};
 use crate::fake_llm::{Behaviour, FakeLlm, last_user_message};
 use crate::fake_telegram::FakeTelegram;
+use crate::helpers::eventually;
 
 /// How long the fake model takes per answer in the flood scenarios.
 const MODEL_TIME: Duration = Duration::from_millis(300);
@@ -26,17 +27,9 @@ fn model_requests_for(llm: &FakeLlm, needle: &str) -> usize {
 
 /// Waits until every stored update is finished (answered, turned away or ignored).
 async fn wait_until_every_update_is_finished(store: &Store) {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        let unfinished = store.unfinished_updates(0, i64::MAX).await.unwrap();
-        if unfinished.is_empty() {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "still unfinished: {unfinished:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    let unfinished = || async { store.unfinished_updates(0, i64::MAX).await.unwrap() };
+    if !eventually(|| async { unfinished().await.is_empty() }, PATIENCE).await {
+        panic!("still unfinished: {:?}", unfinished().await);
     }
 }
 
@@ -265,14 +258,10 @@ async fn sigterm_stops_within_the_grace_period_and_the_next_start_answers_what_w
     for n in 0..3 {
         telegram.send_text(ALICE, ALICE, &format!("left over {n}"));
     }
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    while llm.requests().is_empty() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the model was never asked"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    assert!(
+        eventually(|| async { !llm.requests().is_empty() }, PATIENCE).await,
+        "the model was never asked"
+    );
 
     let signalled = Instant::now();
     first.signal("TERM");

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, MIGRATOR, MessageRole, Store, fts_owner_token};
 
-use crate::helpers::{ALICE, BOB, DAY_MS, MIDNIGHT_MS, TestDb};
+use crate::helpers::{ALICE, BOB, DAY_MS, MIDNIGHT_MS, TestDb, eventually};
 
 /// A recall-style expression: `term` among this conversation's messages.
 fn expression(key: ConversationKey, term: &str) -> String {
@@ -140,14 +140,14 @@ async fn the_background_task_indexes_new_messages_without_any_search() {
     }
 
     // The task runs every 200 ms; give it far longer on a busy machine.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while indexed_through(&db).await < newest {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the background task did not index message {newest}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert!(
+        eventually(
+            || async { indexed_through(&db).await >= newest },
+            Duration::from_secs(10)
+        )
+        .await,
+        "the background task did not index message {newest}"
+    );
 
     assert_eq!(indexed_through(&db).await, newest);
     assert!(index_is_consistent(&db).await);
@@ -177,14 +177,14 @@ async fn messages_a_stopped_run_left_unindexed_are_indexed_after_the_next_start(
     let restarted = Store::connect(&db.url).await.unwrap();
     restarted.migrate().await.unwrap();
 
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while indexed_through(&db).await < newest {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the restarted store did not index message {newest}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    assert!(
+        eventually(
+            || async { indexed_through(&db).await >= newest },
+            Duration::from_secs(10)
+        )
+        .await,
+        "the restarted store did not index message {newest}"
+    );
     assert!(index_is_consistent(&db).await);
 }
 
