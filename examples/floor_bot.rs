@@ -17,7 +17,7 @@
 //! cargo run --release --example loadgen -- --bin target/release/examples/floor_bot --users 1000 --turns 5 --env FLOOR_STORAGE=true
 //! ```
 //!
-//! See docs/PERFORMANCE.md ("The floor").
+//! See docs/PERFORMANCE.md ("Where the time goes").
 
 use std::collections::HashSet;
 use std::sync::Arc;

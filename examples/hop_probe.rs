@@ -9,7 +9,7 @@
 //! taskset -c 0 target/release/examples/hop_probe
 //! ```
 //!
-//! See docs/PERFORMANCE.md ("The floor").
+//! See docs/PERFORMANCE.md ("Where the time goes").
 
 use std::time::Instant;
 
