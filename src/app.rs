@@ -236,9 +236,14 @@ impl App {
             Err(error) => return Err(error.into()),
         };
         crate::metrics::telegram_contact_at(self.core.clock.now_ms());
-        if let Err(error) = telegram::register_commands(&bot).await {
-            tracing::warn!(error = %error, "could not register the command menu with Telegram");
-        }
+        // The command menu is not needed to serve: registering it beside the start saves a round
+        // trip to Telegram before the first poll.
+        let menu_bot = bot.clone();
+        tokio::spawn(async move {
+            if let Err(error) = telegram::register_commands(&menu_bot).await {
+                tracing::warn!(error = %error, "could not register the command menu with Telegram");
+            }
+        });
         let scheduler = self.scheduler(bot.clone(), me, access, intake.clone());
         // Running before the replay, which may hand over more updates than the channel holds.
         let stop = shutdown.child_token();
