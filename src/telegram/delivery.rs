@@ -23,10 +23,9 @@ use tokio::time::Instant;
 
 use crate::telegram::TelegramApi;
 use crate::telegram::intake::AnswerMessages;
-use crate::telegram::render::{markdown_to_telegram_html, split_for_telegram, split_plain_text};
-
-/// Telegram's limit on one message's text, in UTF-16 code units after entity parsing.
-pub const TELEGRAM_MAX_CHARS: usize = 4_096;
+use crate::telegram::render::{
+    TELEGRAM_MAX_CHARS, markdown_to_telegram_html, split_for_telegram, split_plain_text,
+};
 
 /// At most one edit of the streamed message per second per chat.
 const EDIT_INTERVAL: Duration = Duration::from_secs(1);

@@ -25,8 +25,9 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
 
-/// Telegram's limit for a text message, in UTF-16 code units of visible text.
-pub const TELEGRAM_MESSAGE_LIMIT: usize = 4096;
+/// Telegram's limit on one message's text, in UTF-16 code units after entity parsing: the size
+/// every split of this module aims at.
+pub const TELEGRAM_MAX_CHARS: usize = 4_096;
 
 /// Link schemes Telegram users can safely open; any other link is rendered as its text only.
 const ALLOWED_LINK_SCHEMES: [&str; 4] = ["http://", "https://", "tg://", "mailto:"];
@@ -818,7 +819,10 @@ mod tests {
     #[test]
     fn short_html_is_returned_as_one_unchanged_part() {
         let html = "<b>hi</b> &amp; bye";
-        assert_eq!(split_for_telegram(html, 4096), vec![html.to_owned()]);
+        assert_eq!(
+            split_for_telegram(html, TELEGRAM_MAX_CHARS),
+            vec![html.to_owned()]
+        );
     }
 
     #[test]
