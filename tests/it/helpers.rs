@@ -12,12 +12,13 @@ pub const SECOND_MS: i64 = 1_000;
 pub const HOUR_MS: i64 = 3_600 * SECOND_MS;
 pub const DAY_MS: i64 = 24 * HOUR_MS;
 
-/// Two people in their private chats, for tests that call the store or the pipeline directly.
-pub const ALICE: ConversationKey = ConversationKey {
+/// Two people's private conversations, for tests that call the store or the pipeline directly
+/// (the bot harness's `ALICE` and `BOB` are user ids).
+pub const ALICE_KEY: ConversationKey = ConversationKey {
     chat_id: 11,
     user_id: 11,
 };
-pub const BOB: ConversationKey = ConversationKey {
+pub const BOB_KEY: ConversationKey = ConversationKey {
     chat_id: 22,
     user_id: 22,
 };

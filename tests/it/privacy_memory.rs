@@ -13,7 +13,7 @@ use telemem::clock::{Clock, ManualClock};
 
 use crate::bot_harness::parse_config;
 use crate::fake_llm::{FakeLlm, RecordedRequest};
-use crate::helpers::{ALICE, HOUR_MS, MIDNIGHT_MS};
+use crate::helpers::{ALICE_KEY, HOUR_MS, MIDNIGHT_MS};
 
 const API_KEY: &str = "sk-proj-Abcdefghijklmnop1234567890QRSTuv";
 
@@ -55,7 +55,7 @@ impl Pipeline {
 
     /// One whole chat turn; returns the request the model got.
     async fn say(&self, text: &str) -> RecordedRequest {
-        self.core.conversations.chat(ALICE, text).await.unwrap();
+        self.core.conversations.chat(ALICE_KEY, text).await.unwrap();
         self.llm.requests().last().cloned().unwrap()
     }
 
@@ -68,7 +68,7 @@ impl Pipeline {
     }
 
     async fn notes(&self) -> Vec<String> {
-        let notes = self.core.store.notes(ALICE).await.unwrap();
+        let notes = self.core.store.notes(ALICE_KEY).await.unwrap();
         notes.into_iter().map(|note| note.note).collect()
     }
 }
@@ -209,7 +209,7 @@ async fn a_key_in_the_new_message_is_masked_for_the_model_and_stored_as_written(
         sent.contains("my key is [redacted], is it valid?"),
         "{sent}"
     );
-    let exported = pipeline.core.conversations.export(ALICE).await.unwrap();
+    let exported = pipeline.core.conversations.export(ALICE_KEY).await.unwrap();
     assert!(exported[0].content.contains(API_KEY), "{exported:?}");
 }
 
@@ -220,7 +220,7 @@ async fn a_key_in_the_persona_is_masked_for_the_model_and_kept_in_the_settings()
     pipeline
         .core
         .store
-        .set_persona(ALICE.user_id, Some(&persona), pipeline.clock.now_ms())
+        .set_persona(ALICE_KEY.user_id, Some(&persona), pipeline.clock.now_ms())
         .await
         .unwrap();
 
@@ -232,7 +232,7 @@ async fn a_key_in_the_persona_is_masked_for_the_model_and_kept_in_the_settings()
         system.contains("You are my ops helper; our key is [redacted]."),
         "{system}"
     );
-    let kept = pipeline.core.conversations.persona(ALICE.user_id).await;
+    let kept = pipeline.core.conversations.persona(ALICE_KEY.user_id).await;
     assert_eq!(kept.unwrap(), Some(persona));
 }
 
@@ -243,7 +243,7 @@ async fn the_context_preview_shows_the_masked_prompt() {
     pipeline
         .core
         .store
-        .set_persona(ALICE.user_id, Some(&persona), pipeline.clock.now_ms())
+        .set_persona(ALICE_KEY.user_id, Some(&persona), pipeline.clock.now_ms())
         .await
         .unwrap();
     let message = format!("check {API_KEY}");
@@ -251,7 +251,7 @@ async fn the_context_preview_shows_the_masked_prompt() {
     let preview = pipeline
         .core
         .conversations
-        .preview_context(ALICE, &message)
+        .preview_context(ALICE_KEY, &message)
         .await
         .unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_telemem"))

@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use serde_json::json;
 use telemem::storage::{ConversationKey, Store, UpdateRecord, UpdateState};
 
-use crate::helpers::{ALICE as ALICE_KEY, BOB as BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb};
+use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb};
 
 use telemem::telegram::intake::random_webhook_secret;
 

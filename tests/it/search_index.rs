@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, MIGRATOR, MessageRole, Store, fts_owner_token};
 
-use crate::helpers::{ALICE, BOB, DAY_MS, MIDNIGHT_MS, TestDb, eventually};
+use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb, eventually};
 
 /// A recall-style expression: `term` among this conversation's messages.
 fn expression(key: ConversationKey, term: &str) -> String {
@@ -90,14 +90,14 @@ async fn indexed_through(db: &TestDb) -> i64 {
 #[tokio::test]
 async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     db.store.index_pending_messages().await.unwrap();
     // Stored behind the store's back, so that its background task never indexes them: only the
     // search itself can.
     let mut connection = connection_beside_the_store(&db.url).await;
     let parcel = insert_beside_the_store(
         &mut connection,
-        ALICE,
+        ALICE_KEY,
         session,
         "where is the chemitek parcel",
         MIDNIGHT_MS,
@@ -105,7 +105,7 @@ async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
     .await;
     let newer = insert_beside_the_store(
         &mut connection,
-        ALICE,
+        ALICE_KEY,
         session,
         "and the chemitek invoice",
         MIDNIGHT_MS + 1,
@@ -113,8 +113,8 @@ async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
     .await;
 
     // No waiting for the background batch: the search indexes what it could otherwise miss.
-    let before_newer = found(&db.store, ALICE, "chemitek", newer).await;
-    let all = found(&db.store, ALICE, "chemitek", newer + 1).await;
+    let before_newer = found(&db.store, ALICE_KEY, "chemitek", newer).await;
+    let all = found(&db.store, ALICE_KEY, "chemitek", newer + 1).await;
 
     assert_eq!(before_newer, ["where is the chemitek parcel"]);
     assert_eq!(all.len(), 2, "{all:?}");
@@ -125,12 +125,12 @@ async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
 #[tokio::test]
 async fn the_background_task_indexes_new_messages_without_any_search() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let mut newest = 0;
     for number in 0..30 {
         newest = db
             .message(
-                ALICE,
+                ALICE_KEY,
                 session,
                 MessageRole::User,
                 &format!("message number {number} about lisbon"),
@@ -152,7 +152,9 @@ async fn the_background_task_indexes_new_messages_without_any_search() {
     assert_eq!(indexed_through(&db).await, newest);
     assert!(index_is_consistent(&db).await);
     assert_eq!(
-        found(&db.store, ALICE, "lisbon", newest + 1).await.len(),
+        found(&db.store, ALICE_KEY, "lisbon", newest + 1)
+            .await
+            .len(),
         10
     );
 }
@@ -160,13 +162,13 @@ async fn the_background_task_indexes_new_messages_without_any_search() {
 #[tokio::test]
 async fn messages_a_stopped_run_left_unindexed_are_indexed_after_the_next_start() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     db.store.index_pending_messages().await.unwrap();
     // As if a run had stored them and stopped before its next batch.
     let mut connection = connection_beside_the_store(&db.url).await;
     let newest = insert_beside_the_store(
         &mut connection,
-        ALICE,
+        ALICE_KEY,
         session,
         "left behind by a crash",
         MIDNIGHT_MS,
@@ -191,7 +193,7 @@ async fn messages_a_stopped_run_left_unindexed_are_indexed_after_the_next_start(
 #[tokio::test]
 async fn more_messages_than_one_batch_are_all_indexed() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let mut connection = connection_beside_the_store(&db.url).await;
     // 2,500 messages in one statement: more than two batches of the indexer.
     sqlx::query(
@@ -200,8 +202,8 @@ async fn more_messages_than_one_batch_are_all_indexed() {
                                tokens_in, tokens_out)
          SELECT ?1, ?2, ?3, 'user', 'note ' || i || ' tag' || (i % 7), ?4 + i, 0, 0 FROM n",
     )
-    .bind(ALICE.chat_id)
-    .bind(ALICE.user_id)
+    .bind(ALICE_KEY.chat_id)
+    .bind(ALICE_KEY.user_id)
     .bind(session)
     .bind(MIDNIGHT_MS)
     .execute(&mut connection)
@@ -228,10 +230,10 @@ async fn more_messages_than_one_batch_are_all_indexed() {
 #[tokio::test]
 async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     let db = TestDb::new().await;
-    let alice_session = db.session(ALICE, MIDNIGHT_MS).await;
-    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let alice_session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         alice_session,
         MessageRole::User,
         "indexed chemitek parcel",
@@ -244,13 +246,13 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     let mut connection = connection_beside_the_store(&db.url).await;
     for (key, session, text, at_ms) in [
         (
-            ALICE,
+            ALICE_KEY,
             alice_session,
             "unindexed chemitek invoice",
             MIDNIGHT_MS + 1,
         ),
         (
-            BOB,
+            BOB_KEY,
             bob_session,
             "an old chemitek order",
             MIDNIGHT_MS - 40 * DAY_MS,
@@ -264,7 +266,7 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
         "the two are not indexed"
     );
 
-    db.store.clear_conversation(ALICE).await.unwrap();
+    db.store.clear_conversation(ALICE_KEY).await.unwrap();
     let purged = db
         .store
         .purge_older_than(MIDNIGHT_MS - 30 * DAY_MS, 100)
@@ -277,12 +279,12 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     assert_eq!(through, newest_id(&db).await);
     assert!(index_is_consistent(&db).await);
     assert!(
-        found(&db.store, ALICE, "chemitek", through + 1)
+        found(&db.store, ALICE_KEY, "chemitek", through + 1)
             .await
             .is_empty()
     );
     assert!(
-        found(&db.store, BOB, "chemitek", through + 1)
+        found(&db.store, BOB_KEY, "chemitek", through + 1)
             .await
             .is_empty()
     );
@@ -311,8 +313,8 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
         "INSERT INTO sessions (id, chat_id, user_id, started_at, last_activity_at)
          VALUES (1, ?1, ?2, ?3, ?3)",
     )
-    .bind(ALICE.chat_id)
-    .bind(ALICE.user_id)
+    .bind(ALICE_KEY.chat_id)
+    .bind(ALICE_KEY.user_id)
     .bind(MIDNIGHT_MS)
     .execute(&mut connection)
     .await
@@ -322,7 +324,7 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
         .enumerate()
     {
         let at_ms = MIDNIGHT_MS + number as i64;
-        insert_beside_the_store(&mut connection, ALICE, 1, text, at_ms).await;
+        insert_beside_the_store(&mut connection, ALICE_KEY, 1, text, at_ms).await;
     }
     drop(connection);
 
@@ -332,9 +334,9 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
 
     assert_eq!(indexed_through(&db).await, 2);
     assert!(index_is_consistent(&db).await);
-    assert_eq!(found(&db.store, ALICE, "chemitek", 3).await.len(), 2);
+    assert_eq!(found(&db.store, ALICE_KEY, "chemitek", 3).await.len(), 2);
     // Deleting them removes their index entries (the trigger applies to indexed messages).
-    db.store.clear_conversation(ALICE).await.unwrap();
+    db.store.clear_conversation(ALICE_KEY).await.unwrap();
     assert!(index_is_consistent(&db).await);
 }
 
@@ -347,14 +349,14 @@ async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_re
         .unwrap();
     store.migrate().await.unwrap();
     let db = TestDb::from_store(store, url, dir);
-    let session = db.session(BOB, MIDNIGHT_MS).await;
+    let session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     // Messages of distinct words, so that their index entries need pages of their own, until
     // the file is full.
     let mut stored = 0;
     for number in 0..5_000 {
         let text: String = (0..200).map(|word| format!("w{number}x{word} ")).collect();
         let message = telemem::storage::NewMessage {
-            key: BOB,
+            key: BOB_KEY,
             session_id: session,
             role: MessageRole::User,
             content: &text,
@@ -380,11 +382,11 @@ async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_re
     if let Err(error) = db.store.index_pending_messages().await {
         assert!(telemem::storage::is_storage_full(&error), "{error}");
     }
-    db.store.clear_conversation(BOB).await.unwrap();
-    let alice_session = db.session(ALICE, MIDNIGHT_MS).await;
+    db.store.clear_conversation(BOB_KEY).await.unwrap();
+    let alice_session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let parcel = db
         .message(
-            ALICE,
+            ALICE_KEY,
             alice_session,
             MessageRole::User,
             "the chemitek parcel",
@@ -395,7 +397,9 @@ async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_re
     assert_eq!(db.store.index_pending_messages().await.unwrap(), parcel);
     assert!(index_is_consistent(&db).await);
     assert_eq!(
-        found(&db.store, ALICE, "chemitek", parcel + 1).await.len(),
+        found(&db.store, ALICE_KEY, "chemitek", parcel + 1)
+            .await
+            .len(),
         1
     );
 }

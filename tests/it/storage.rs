@@ -6,7 +6,9 @@ use telemem::storage::{
     ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits, UpdateState,
 };
 
-use crate::helpers::{ALICE, BOB, DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb, eventually};
+use crate::helpers::{
+    ALICE_KEY, BOB_KEY, DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb, eventually,
+};
 
 #[tokio::test]
 async fn history_window_includes_a_message_just_inside_and_excludes_one_just_outside() {
@@ -15,9 +17,9 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     // into the previous day: a naive "since midnight" query would return nothing from before it.
     let now = MIDNIGHT_MS + HOUR_MS;
     let window_start = now - DAY_MS;
-    let session = db.session(ALICE, now - DAY_MS - HOUR_MS).await;
+    let session = db.session(ALICE_KEY, now - DAY_MS - HOUR_MS).await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "too old",
@@ -25,7 +27,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     )
     .await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "just inside",
@@ -33,7 +35,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     )
     .await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "yesterday evening",
@@ -41,7 +43,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     )
     .await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "after midnight",
@@ -49,7 +51,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     )
     .await;
 
-    let history = db.store.history(ALICE, window_start, 30).await.unwrap();
+    let history = db.store.history(ALICE_KEY, window_start, 30).await.unwrap();
 
     let texts: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(
@@ -62,7 +64,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
 async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first() {
     let db = TestDb::new().await;
     let start = MIDNIGHT_MS;
-    let session = db.session(ALICE, start).await;
+    let session = db.session(ALICE_KEY, start).await;
     for index in 0..45 {
         let role = if index % 2 == 0 {
             MessageRole::User
@@ -70,7 +72,7 @@ async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first()
             MessageRole::Assistant
         };
         db.message(
-            ALICE,
+            ALICE_KEY,
             session,
             role,
             &format!("message {index}"),
@@ -79,7 +81,11 @@ async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first()
         .await;
     }
 
-    let history = db.store.history(ALICE, start - DAY_MS, 30).await.unwrap();
+    let history = db
+        .store
+        .history(ALICE_KEY, start - DAY_MS, 30)
+        .await
+        .unwrap();
 
     assert_eq!(history.len(), 30);
     let expected: Vec<String> = (15..45).map(|index| format!("message {index}")).collect();
@@ -95,11 +101,17 @@ async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first()
 #[tokio::test]
 async fn messages_with_the_same_timestamp_keep_their_insertion_order() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
-    db.message(ALICE, session, MessageRole::User, "question", MIDNIGHT_MS)
-        .await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     db.message(
-        ALICE,
+        ALICE_KEY,
+        session,
+        MessageRole::User,
+        "question",
+        MIDNIGHT_MS,
+    )
+    .await;
+    db.message(
+        ALICE_KEY,
         session,
         MessageRole::Assistant,
         "answer",
@@ -107,7 +119,7 @@ async fn messages_with_the_same_timestamp_keep_their_insertion_order() {
     )
     .await;
 
-    let history = db.store.history(ALICE, MIDNIGHT_MS, 30).await.unwrap();
+    let history = db.store.history(ALICE_KEY, MIDNIGHT_MS, 30).await.unwrap();
 
     let texts: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(texts, ["question", "answer"]);
@@ -120,14 +132,14 @@ async fn one_user_never_gets_another_users_history_even_in_the_same_group() {
     let alice_in_group = ConversationKey::new(group, 11);
     let bob_in_group = ConversationKey::new(group, 22);
     let now = MIDNIGHT_MS;
-    for key in [ALICE, BOB, alice_in_group, bob_in_group] {
+    for key in [ALICE_KEY, BOB_KEY, alice_in_group, bob_in_group] {
         let session = db.session(key, now).await;
         let secret = format!("secret of user {} in chat {}", key.user_id, key.chat_id);
         db.message(key, session, MessageRole::User, &secret, now)
             .await;
     }
 
-    for key in [ALICE, BOB, alice_in_group, bob_in_group] {
+    for key in [ALICE_KEY, BOB_KEY, alice_in_group, bob_in_group] {
         let history = db.store.history(key, now - DAY_MS, 30).await.unwrap();
         assert_eq!(history.len(), 1, "conversation {key:?}");
         assert!(
@@ -201,9 +213,9 @@ async fn fts_traces(db: &TestDb, term: &str) -> (i64, i64) {
 #[tokio::test]
 async fn clear_removes_every_trace_of_the_conversation_including_the_search_index() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "where is the chemitek parcel",
@@ -211,7 +223,7 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     )
     .await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::Assistant,
         "ups tracking says transit",
@@ -219,16 +231,16 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     )
     .await;
     db.store
-        .add_summary(session, ALICE, "parcel from chemitek", MIDNIGHT_MS)
+        .add_summary(session, ALICE_KEY, "parcel from chemitek", MIDNIGHT_MS)
         .await
         .unwrap();
     db.store
-        .set_persona(ALICE.user_id, Some("be brief"), MIDNIGHT_MS)
+        .set_persona(ALICE_KEY.user_id, Some("be brief"), MIDNIGHT_MS)
         .await
         .unwrap();
-    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     db.message(
-        BOB,
+        BOB_KEY,
         bob_session,
         MessageRole::User,
         "my own parcel",
@@ -237,17 +249,17 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     .await;
     assert_eq!(fts_traces(&db, "chemitek").await, (1, 1));
 
-    let counts = db.store.clear_conversation(ALICE).await.unwrap();
+    let counts = db.store.clear_conversation(ALICE_KEY).await.unwrap();
 
     assert_eq!(
         (counts.messages, counts.sessions, counts.summaries),
         (2, 1, 1)
     );
-    assert!(db.store.all_messages(ALICE).await.unwrap().is_empty());
-    assert_eq!(db.store.open_session(ALICE).await.unwrap(), None);
+    assert!(db.store.all_messages(ALICE_KEY).await.unwrap().is_empty());
+    assert_eq!(db.store.open_session(ALICE_KEY).await.unwrap(), None);
     assert!(
         db.store
-            .recent_summaries(ALICE, 0, 10)
+            .recent_summaries(ALICE_KEY, 0, 10)
             .await
             .unwrap()
             .is_empty()
@@ -256,10 +268,10 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     assert_eq!(fts_traces(&db, "transit").await, (0, 0));
     // Bob's conversation and Alice's persona are untouched.
     assert_eq!(fts_traces(&db, "parcel").await, (1, 1));
-    assert_eq!(db.store.all_messages(BOB).await.unwrap().len(), 1);
+    assert_eq!(db.store.all_messages(BOB_KEY).await.unwrap().len(), 1);
     let persona = db
         .store
-        .user_settings(ALICE.user_id)
+        .user_settings(ALICE_KEY.user_id)
         .await
         .unwrap()
         .unwrap()
@@ -379,7 +391,7 @@ async fn the_write_ahead_log_starts_over_while_writes_never_pause() {
 #[tokio::test]
 async fn after_a_purge_the_write_ahead_log_starts_over_again() {
     let db = TestDb::new().await;
-    let key = ALICE;
+    let key = ALICE_KEY;
     let session = db.session(key, MIDNIGHT_MS - 40 * DAY_MS).await;
     for turn in 0..50 {
         let at = MIDNIGHT_MS - 40 * DAY_MS + turn;
@@ -481,7 +493,7 @@ async fn chat_turn(
 #[tokio::test]
 async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let big: String = "Grüße, 世界! 🚀 ".chars().cycle().take(64 * 1024).collect();
     let samples = [
         "emoji 👩‍👩‍👧‍👦🏳️‍🌈 and flags 🇩🇪".to_owned(),
@@ -493,7 +505,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
     ];
     for (index, text) in samples.iter().enumerate() {
         db.message(
-            ALICE,
+            ALICE_KEY,
             session,
             MessageRole::User,
             text,
@@ -502,7 +514,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
         .await;
     }
 
-    let history = db.store.history(ALICE, 0, 30).await.unwrap();
+    let history = db.store.history(ALICE_KEY, 0, 30).await.unwrap();
 
     let stored: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
     let expected: Vec<&str> = samples.iter().map(String::as_str).collect();
@@ -511,12 +523,12 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
 
     // The same through the bot's write path (combined writes, whose rows travel as JSON), plus a
     // NUL character, which Telegram's JSON can carry.
-    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     let mut samples = samples.to_vec();
     samples.push("nul \u{0} inside".to_owned());
     for (index, text) in samples.iter().enumerate() {
         let message = NewMessage {
-            key: BOB,
+            key: BOB_KEY,
             session_id: bob_session,
             role: MessageRole::User,
             content: text,
@@ -534,7 +546,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
         };
         db.store.add_reply(&reply, None).await.unwrap();
     }
-    let history = db.store.history(BOB, 0, 30).await.unwrap();
+    let history = db.store.history(BOB_KEY, 0, 30).await.unwrap();
     let stored: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
     let expected: Vec<&str> = samples
         .iter()
@@ -546,8 +558,8 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
 #[tokio::test]
 async fn migrations_rerun_on_an_existing_database_change_nothing() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
-    db.message(ALICE, session, MessageRole::User, "kept", MIDNIGHT_MS)
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.message(ALICE_KEY, session, MessageRole::User, "kept", MIDNIGHT_MS)
         .await;
     db.store.close().await;
 
@@ -555,7 +567,7 @@ async fn migrations_rerun_on_an_existing_database_change_nothing() {
     reopened.migrate().await.unwrap();
     reopened.migrate().await.unwrap();
 
-    let history = reopened.history(ALICE, 0, 30).await.unwrap();
+    let history = reopened.history(ALICE_KEY, 0, 30).await.unwrap();
     assert_eq!(history.len(), 1);
     let pool = sqlx::SqlitePool::connect(&db.url).await.unwrap();
     let applied: i64 = sqlx::query_scalar("SELECT count(*) FROM _sqlx_migrations")
@@ -599,15 +611,18 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         history_since_ms: MIDNIGHT_MS,
         history_max_messages: 2,
     };
-    let start = db.store.turn_start(ALICE, limits).await.unwrap();
+    let start = db.store.turn_start(ALICE_KEY, limits).await.unwrap();
     assert_eq!((start.persona, start.open_session), (None, None));
     assert!(start.notes.is_empty() && start.summaries.is_empty());
     assert!(!start.has_messages_before_window);
-    assert_eq!(db.store.user_settings(ALICE.user_id).await.unwrap(), None);
+    assert_eq!(
+        db.store.user_settings(ALICE_KEY.user_id).await.unwrap(),
+        None
+    );
 
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "hi",
@@ -617,16 +632,16 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     // The user's message recorded the user's activity.
     let settings = db
         .store
-        .user_settings(ALICE.user_id)
+        .user_settings(ALICE_KEY.user_id)
         .await
         .unwrap()
         .unwrap();
     assert_eq!(settings.last_active_at_ms, MIDNIGHT_MS + SECOND_MS);
     db.store
-        .set_persona(ALICE.user_id, Some("terse"), MIDNIGHT_MS)
+        .set_persona(ALICE_KEY.user_id, Some("terse"), MIDNIGHT_MS)
         .await
         .unwrap();
-    let start = db.store.turn_start(ALICE, limits).await.unwrap();
+    let start = db.store.turn_start(ALICE_KEY, limits).await.unwrap();
     assert_eq!(start.persona.as_deref(), Some("terse"));
     let open = start.open_session.unwrap();
     assert_eq!(open.id, session);
@@ -634,33 +649,38 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     assert!(!start.has_messages_before_window);
     assert_eq!(
         start.history,
-        db.store.history(ALICE, MIDNIGHT_MS, 2).await.unwrap()
+        db.store.history(ALICE_KEY, MIDNIGHT_MS, 2).await.unwrap()
     );
     assert_eq!(start.history.len(), 1);
     // Bob's row, session and notes are his own.
-    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     db.store
-        .replace_notes(BOB, &["Bob's note".to_owned()], bob_session, MIDNIGHT_MS)
+        .replace_notes(
+            BOB_KEY,
+            &["Bob's note".to_owned()],
+            bob_session,
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     db.store
-        .add_summary(bob_session, BOB, "Bob's summary", MIDNIGHT_MS)
+        .add_summary(bob_session, BOB_KEY, "Bob's summary", MIDNIGHT_MS)
         .await
         .unwrap();
-    let bob = db.store.turn_start(BOB, limits).await.unwrap();
+    let bob = db.store.turn_start(BOB_KEY, limits).await.unwrap();
     assert_eq!(bob.open_session.map(|open| open.id), Some(bob_session));
     assert_eq!(bob.notes[0].note, "Bob's note");
     assert_eq!(bob.summaries[0].summary, "Bob's summary");
-    assert_eq!(bob.notes, db.store.notes(BOB).await.unwrap());
+    assert_eq!(bob.notes, db.store.notes(BOB_KEY).await.unwrap());
     assert_eq!(
         bob.summaries,
-        db.store.recent_summaries(BOB, 0, 3).await.unwrap()
+        db.store.recent_summaries(BOB_KEY, 0, 3).await.unwrap()
     );
-    let alice = db.store.turn_start(ALICE, limits).await.unwrap();
+    let alice = db.store.turn_start(ALICE_KEY, limits).await.unwrap();
     assert!(alice.notes.is_empty() && alice.summaries.is_empty());
     // A message before the window is not history; the last two of the window are.
     db.message(
-        ALICE,
+        ALICE_KEY,
         session,
         MessageRole::User,
         "old",
@@ -669,7 +689,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     .await;
     for text in ["two", "three"] {
         db.message(
-            ALICE,
+            ALICE_KEY,
             session,
             MessageRole::User,
             text,
@@ -677,7 +697,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         )
         .await;
     }
-    let start = db.store.turn_start(ALICE, limits).await.unwrap();
+    let start = db.store.turn_start(ALICE_KEY, limits).await.unwrap();
     assert!(start.has_messages_before_window);
     // The last two of the window, oldest first.
     let texts: Vec<&str> = start
@@ -717,7 +737,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         .unwrap();
     assert_eq!(again, vec![false, true, false]);
     let reply = NewMessage {
-        key: ALICE,
+        key: ALICE_KEY,
         session_id: session,
         role: MessageRole::Assistant,
         content: "hello",
@@ -759,7 +779,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
             (7_003, UpdateState::Received, true)
         ]
     );
-    let stored = db.store.all_messages(ALICE).await.unwrap();
+    let stored = db.store.all_messages(ALICE_KEY).await.unwrap();
     let reply = stored
         .iter()
         .find(|message| message.id == reply_id)
@@ -770,7 +790,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
 #[tokio::test]
 async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found_until_delivered() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let (update_id, other_update) = (9_001, 9_002);
     db.store
         .record_updates(
@@ -815,11 +835,14 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
 
     // The stored reply is found until its delivery is recorded; only for its own conversation.
     assert_eq!(
-        db.store.undelivered_reply(ALICE, update_id).await.unwrap(),
+        db.store
+            .undelivered_reply(ALICE_KEY, update_id)
+            .await
+            .unwrap(),
         None
     );
     let reply = NewMessage {
-        key: ALICE,
+        key: ALICE_KEY,
         session_id: session,
         role: MessageRole::Assistant,
         content: "the stored reply",
@@ -829,18 +852,25 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
         telegram_message_id: None,
     };
     let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
-    let found = db.store.undelivered_reply(ALICE, update_id).await.unwrap();
+    let found = db
+        .store
+        .undelivered_reply(ALICE_KEY, update_id)
+        .await
+        .unwrap();
     assert_eq!(
         found.map(|reply| (reply.id, reply.content)),
         Some((reply_id, "the stored reply".to_owned()))
     );
     assert_eq!(
-        db.store.undelivered_reply(BOB, update_id).await.unwrap(),
+        db.store
+            .undelivered_reply(BOB_KEY, update_id)
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(
         db.store
-            .undelivered_reply(ALICE, other_update)
+            .undelivered_reply(ALICE_KEY, other_update)
             .await
             .unwrap(),
         None
@@ -850,7 +880,10 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
         .await
         .unwrap();
     assert_eq!(
-        db.store.undelivered_reply(ALICE, update_id).await.unwrap(),
+        db.store
+            .undelivered_reply(ALICE_KEY, update_id)
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(answer_messages(&db).await, [(other_update, vec![])]);
@@ -869,8 +902,8 @@ struct Write {
 #[tokio::test]
 async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome() {
     let db = TestDb::new().await;
-    let alice_session = db.session(ALICE, MIDNIGHT_MS).await;
-    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let alice_session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     let updates: Vec<(i64, String)> = (0..20).map(|id| (8_000 + id, "{}".to_owned())).collect();
     db.store
         .record_updates(&updates, MIDNIGHT_MS)
@@ -881,9 +914,9 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
     let expected: Vec<Write> = (0..60_i64)
         .map(|index| {
             let (key, session_id) = if index % 2 == 0 {
-                (ALICE, alice_session)
+                (ALICE_KEY, alice_session)
             } else {
-                (BOB, bob_session)
+                (BOB_KEY, bob_session)
             };
             let is_reply = index % 3 == 0;
             Write {
@@ -929,8 +962,8 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
     assert!(*first_new);
     // The repeat got the stored message's id and stored nothing.
     assert_eq!(outcomes[40].as_ref().unwrap(), &(*first_id, false));
-    let mut stored = db.store.all_messages(ALICE).await.unwrap();
-    stored.extend(db.store.all_messages(BOB).await.unwrap());
+    let mut stored = db.store.all_messages(ALICE_KEY).await.unwrap();
+    stored.extend(db.store.all_messages(BOB_KEY).await.unwrap());
     assert_eq!(stored.len(), 59);
     for (index, outcome) in outcomes.iter().enumerate() {
         if index == 40 {
@@ -964,7 +997,7 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
 
     // A write that fails (its session does not exist) fails alone; the one beside it is stored.
     let orphan = NewMessage {
-        key: ALICE,
+        key: ALICE_KEY,
         session_id: 999_999,
         role: MessageRole::User,
         content: "orphan",
@@ -985,7 +1018,7 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
     );
     assert!(orphan.is_err(), "{orphan:?}");
     let (beside_id, _) = beside.unwrap();
-    let alice = db.store.all_messages(ALICE).await.unwrap();
+    let alice = db.store.all_messages(ALICE_KEY).await.unwrap();
     assert_eq!(
         alice
             .last()
@@ -1011,8 +1044,8 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
         ));
     let recorded = futures_util::future::join_all(records).await;
     assert!(recorded.iter().all(Result::is_ok), "{recorded:?}");
-    let mut stored = db.store.all_messages(ALICE).await.unwrap();
-    stored.extend(db.store.all_messages(BOB).await.unwrap());
+    let mut stored = db.store.all_messages(ALICE_KEY).await.unwrap();
+    stored.extend(db.store.all_messages(BOB_KEY).await.unwrap());
     for (offset, reply_id) in replies.iter().enumerate() {
         let reply = stored
             .iter()
@@ -1032,14 +1065,14 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
 #[tokio::test]
 async fn closing_the_store_first_finishes_the_writes_already_handed_over() {
     let db = TestDb::new().await;
-    let session = db.session(ALICE, MIDNIGHT_MS).await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let write = |index: i64| {
         let store = db.store.clone();
         tokio::spawn(async move {
             let text = format!("last words {index}");
             store
                 .add_user_message_once(&NewMessage {
-                    key: ALICE,
+                    key: ALICE_KEY,
                     session_id: session,
                     role: MessageRole::User,
                     content: &text,
@@ -1062,18 +1095,22 @@ async fn closing_the_store_first_finishes_the_writes_already_handed_over() {
         let (_, is_new) = writer.await.unwrap().unwrap();
         assert!(is_new);
     }
-    assert!(db.store.all_messages(ALICE).await.is_err());
+    assert!(db.store.all_messages(ALICE_KEY).await.is_err());
     let reopened = Store::connect(&db.url).await.unwrap();
-    assert_eq!(reopened.all_messages(ALICE).await.unwrap().len(), 100);
+    assert_eq!(reopened.all_messages(ALICE_KEY).await.unwrap().len(), 100);
 }
 
 #[tokio::test]
 async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
     let db = TestDb::new().await;
-    let (first, closed) = db.store.start_session(ALICE, MIDNIGHT_MS).await.unwrap();
+    let (first, closed) = db
+        .store
+        .start_session(ALICE_KEY, MIDNIGHT_MS)
+        .await
+        .unwrap();
     assert_eq!(closed, None);
     db.message(
-        ALICE,
+        ALICE_KEY,
         first.id,
         MessageRole::User,
         "hello",
@@ -1082,7 +1119,7 @@ async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
     .await;
     assert_eq!(
         db.store
-            .open_session(ALICE)
+            .open_session(ALICE_KEY)
             .await
             .unwrap()
             .unwrap()
@@ -1092,26 +1129,26 @@ async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
 
     let (second, closed) = db
         .store
-        .start_session(ALICE, MIDNIGHT_MS + HOUR_MS)
+        .start_session(ALICE_KEY, MIDNIGHT_MS + HOUR_MS)
         .await
         .unwrap();
 
     assert_eq!(closed, Some(first.id));
     assert_eq!(
-        db.store.open_session(ALICE).await.unwrap().unwrap().id,
+        db.store.open_session(ALICE_KEY).await.unwrap().unwrap().id,
         second.id
     );
     assert_eq!(
         db.store
-            .close_session(ALICE, MIDNIGHT_MS + 2 * HOUR_MS)
+            .close_session(ALICE_KEY, MIDNIGHT_MS + 2 * HOUR_MS)
             .await
             .unwrap(),
         Some(second.id)
     );
-    assert_eq!(db.store.open_session(ALICE).await.unwrap(), None);
+    assert_eq!(db.store.open_session(ALICE_KEY).await.unwrap(), None);
     assert_eq!(
         db.store
-            .close_session(ALICE, MIDNIGHT_MS + 2 * HOUR_MS)
+            .close_session(ALICE_KEY, MIDNIGHT_MS + 2 * HOUR_MS)
             .await
             .unwrap(),
         None
@@ -1123,21 +1160,21 @@ async fn recent_summaries_are_the_latest_ones_oldest_first_with_their_session_ti
     let db = TestDb::new().await;
     for day in 0..5 {
         let at = MIDNIGHT_MS + day * DAY_MS;
-        let session = db.session(ALICE, at).await;
+        let session = db.session(ALICE_KEY, at).await;
         db.store
-            .add_summary(session, ALICE, &format!("day {day}"), at + HOUR_MS)
+            .add_summary(session, ALICE_KEY, &format!("day {day}"), at + HOUR_MS)
             .await
             .unwrap();
     }
-    let bob_session = db.session(BOB, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     db.store
-        .add_summary(bob_session, BOB, "bob's", MIDNIGHT_MS + HOUR_MS)
+        .add_summary(bob_session, BOB_KEY, "bob's", MIDNIGHT_MS + HOUR_MS)
         .await
         .unwrap();
 
     let summaries = db
         .store
-        .recent_summaries(ALICE, MIDNIGHT_MS + DAY_MS, 3)
+        .recent_summaries(ALICE_KEY, MIDNIGHT_MS + DAY_MS, 3)
         .await
         .unwrap();
 
@@ -1150,10 +1187,10 @@ async fn recent_summaries_are_the_latest_ones_oldest_first_with_their_session_ti
 async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user() {
     let db = TestDb::new().await;
     let now = MIDNIGHT_MS + 2 * DAY_MS + HOUR_MS;
-    let group = ConversationKey::new(-5, ALICE.user_id);
+    let group = ConversationKey::new(-5, ALICE_KEY.user_id);
     for (key, at) in [
-        (ALICE, MIDNIGHT_MS),
-        (ALICE, now - HOUR_MS / 2),
+        (ALICE_KEY, MIDNIGHT_MS),
+        (ALICE_KEY, now - HOUR_MS / 2),
         (group, now - 2 * HOUR_MS),
     ] {
         let session = db.session(key, at).await;
@@ -1175,12 +1212,12 @@ async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user(
 
     let private = db
         .store
-        .conversation_stats(ALICE, now - DAY_MS, today)
+        .conversation_stats(ALICE_KEY, now - DAY_MS, today)
         .await
         .unwrap();
     let overall = db
         .store
-        .user_stats(ALICE.user_id, now - DAY_MS, today)
+        .user_stats(ALICE_KEY.user_id, now - DAY_MS, today)
         .await
         .unwrap();
     let stranger = db.store.user_stats(999, now - DAY_MS, today).await.unwrap();
