@@ -20,7 +20,7 @@ use crate::telegram::TelegramApi;
 pub struct Backoff {
     first: Duration,
     max: Duration,
-    next: Duration,
+    failures: u32,
 }
 
 impl Backoff {
@@ -28,20 +28,25 @@ impl Backoff {
         Self {
             first,
             max,
-            next: first,
+            failures: 0,
         }
+    }
+
+    /// The wait after `failures` failures in a row (the first failure waits `first`).
+    pub fn delay_after(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(16);
+        self.first.saturating_mul(1 << doublings).min(self.max)
     }
 
     /// The wait before the next attempt; each call doubles the following one, up to the maximum.
     pub fn next_delay(&mut self) -> Duration {
-        let delay = self.next;
-        self.next = (self.next * 2).min(self.max);
-        delay
+        self.failures = self.failures.saturating_add(1);
+        self.delay_after(self.failures)
     }
 
     /// After a success: the next failure waits the shortest time again.
     pub fn reset(&mut self) {
-        self.next = self.first;
+        self.failures = 0;
     }
 }
 

@@ -22,6 +22,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::telegram::TelegramApi;
+use crate::telegram::connect::Backoff;
 use crate::telegram::intake::AnswerMessages;
 use crate::telegram::render::{
     TELEGRAM_MAX_CHARS, markdown_to_telegram_html, split_for_telegram, split_plain_text,
@@ -63,6 +64,16 @@ pub struct ReplyTarget {
     pub chat_id: ChatId,
     /// In groups the bot replies to the user's message so it is clear whom it answers.
     pub reply_to: Option<MessageId>,
+}
+
+impl ReplyTarget {
+    /// The answer to `message`: in its chat, replying to it in groups.
+    pub fn answering(message: &Message) -> Self {
+        Self {
+            chat_id: message.chat.id,
+            reply_to: (!message.chat.is_private()).then_some(message.id),
+        }
+    }
 }
 
 /// The messages already showing (part of) an answer: the streamed preview, or what an earlier
@@ -396,9 +407,8 @@ impl Patience {
         match self {
             Self::Once => (failures <= 1).then_some(NETWORK_RETRY_DELAY),
             Self::UntilDelivered => {
-                let doubled =
-                    PATIENT_FIRST_DELAY.saturating_mul(1 << failures.saturating_sub(1).min(16));
-                let delay = doubled.min(PATIENT_MAX_DELAY);
+                let delay =
+                    Backoff::new(PATIENT_FIRST_DELAY, PATIENT_MAX_DELAY).delay_after(failures);
                 (elapsed + delay <= PATIENT_RETRY_WINDOW).then_some(delay)
             }
         }

@@ -38,16 +38,9 @@ pub type HandlerResult = anyhow::Result<()>;
 const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
 
-fn reply_target(message: &Message) -> ReplyTarget {
-    ReplyTarget {
-        chat_id: message.chat.id,
-        reply_to: (!message.chat.is_private()).then_some(message.id),
-    }
-}
-
 /// Answers in the message's chat, in as many messages as the text needs.
 async fn say<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
-    deliver_text(bot, reply_target(message), text).await?;
+    deliver_text(bot, ReplyTarget::answering(message), text).await?;
     Ok(())
 }
 
@@ -160,7 +153,13 @@ impl<B: TelegramApi> TurnContext<'_, B> {
     /// is one. From here on the update counts as answered: a notice is not sent twice.
     async fn notice(&self, preview: Preview, text: &str) -> HandlerResult {
         self.intake.replying(self.update_id).await;
-        deliver_notice(self.bot, reply_target(self.message), preview, text).await?;
+        deliver_notice(
+            self.bot,
+            ReplyTarget::answering(self.message),
+            preview,
+            text,
+        )
+        .await?;
         Ok(())
     }
 }
@@ -234,7 +233,7 @@ async fn answer_turn<B: TelegramApi>(
     let (progress_sender, progress) = watch::channel(String::new());
     let shown_before = preview.clone();
     let display = ProgressDisplay {
-        target: reply_target(turn.message),
+        target: ReplyTarget::answering(turn.message),
         stream,
         preview,
         answer: turn.answer.clone(),
@@ -291,7 +290,7 @@ async fn deliver_stored<B: TelegramApi>(
     reply_id: i64,
     markdown: &str,
 ) -> anyhow::Result<bool> {
-    let target = reply_target(turn.message);
+    let target = ReplyTarget::answering(turn.message);
     let message_ids = deliver_reply(turn.bot, target, preview, markdown, &turn.answer).await?;
     metrics::reply_sent();
     let Some(first) = message_ids.first() else {

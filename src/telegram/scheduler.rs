@@ -25,7 +25,7 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use teloxide::dispatching::UpdateHandler;
 use teloxide::dptree::di::DependencyMap;
-use teloxide::types::{Me, Message, Update, UpdateKind};
+use teloxide::types::{Me, Update, UpdateKind};
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -293,21 +293,19 @@ impl<B: TelegramApi> Scheduler<B> {
             Limit::Pending(max) => replies::too_many_waiting(max),
             Limit::PerMinute(max) => replies::too_many_per_minute(max),
         };
-        if let Err(error) =
-            deliver_notice(&self.bot, reply_target(message), Preview::none(), &notice).await
+        if let Err(error) = deliver_notice(
+            &self.bot,
+            ReplyTarget::answering(message),
+            Preview::none(),
+            &notice,
+        )
+        .await
         {
             tracing::warn!(
                 error = crate::telegram::loggable(&error),
                 "could not send the limit notice"
             );
         }
-    }
-}
-
-fn reply_target(message: &Message) -> ReplyTarget {
-    ReplyTarget {
-        chat_id: message.chat.id,
-        reply_to: (!message.chat.is_private()).then_some(message.id),
     }
 }
 
