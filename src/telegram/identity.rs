@@ -44,6 +44,20 @@ pub fn conversation_key(message: &Message) -> Option<ConversationKey> {
     Some(ConversationKey::new(message.chat.id.0, sender_id(message)?))
 }
 
+/// The conversation an update belongs to, as the handlers key it: a message's, or for a button
+/// press the presser's in the chat of the message carrying the button. One person's updates in
+/// one chat share it: the scheduler queues them by it and the intake stores it with them.
+pub fn update_conversation_key(update: &Update) -> Option<ConversationKey> {
+    match &update.kind {
+        UpdateKind::Message(message) => conversation_key(message),
+        UpdateKind::CallbackQuery(query) => {
+            let chat_id = query.message.as_ref()?.chat().id.0;
+            Some(ConversationKey::new(chat_id, user_id(&query.from)))
+        }
+        _ => None,
+    }
+}
+
 /// A user's id as the database keeps it. Telegram's user ids fit in 52 bits, so the cast is
 /// lossless.
 pub fn user_id(user: &User) -> i64 {

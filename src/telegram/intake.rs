@@ -41,13 +41,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::metrics;
-use crate::storage::{
-    ConversationKey, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState,
-};
+use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState};
 use crate::telegram::TelegramApi;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
-use crate::telegram::identity::{conversation_key, update_sender_id};
+use crate::telegram::identity::{conversation_key, update_conversation_key, update_sender_id};
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -283,7 +281,7 @@ impl Intake {
             if update_sender_id(update).is_some_and(|sender| self.access.is_allowed(sender)) {
                 to_store.push(UpdateRecord {
                     update_id: i64::from(update.id.0),
-                    owner: update_owner(update),
+                    owner: update_conversation_key(update),
                     payload: serde_json::to_string(update)?,
                 });
             }
@@ -313,12 +311,13 @@ impl Intake {
                 Err(error) => return Err(error.into()),
             }
         };
+        // None overtakes an older update of its chat that the replay hands over.
+        self.replay_finished.cancelled().await;
         for update in updates {
             if is_new.get(&i64::from(update.id.0)) == Some(&false) {
                 tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
                 continue;
             }
-            self.replay_finished.cancelled().await;
             self.forward(update, false).await;
         }
         Ok(())
@@ -350,19 +349,6 @@ impl Intake {
         if let Err(error) = self.store.set_update_state(update_id, state).await {
             tracing::error!(error = ?error, update_id, ?state, "could not record the update's state");
         }
-    }
-}
-
-/// The conversation an update belongs to, as the handlers key it: a message's, or for a button
-/// press the presser's in the chat of the message carrying the button.
-fn update_owner(update: &Update) -> Option<ConversationKey> {
-    match &update.kind {
-        teloxide::types::UpdateKind::Message(message) => conversation_key(message),
-        teloxide::types::UpdateKind::CallbackQuery(query) => {
-            let chat_id = query.message.as_ref()?.chat().id.0;
-            Some(ConversationKey::new(chat_id, query.from.id.0 as i64))
-        }
-        _ => None,
     }
 }
 

@@ -32,6 +32,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::clock::Clock;
 use crate::metrics;
+use crate::storage::ConversationKey;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
 use crate::telegram::delivery::{Preview, ReplyTarget, deliver_notice};
 use crate::telegram::identity;
@@ -50,8 +51,9 @@ pub struct SchedulerSettings {
     pub shutdown_grace: Duration,
 }
 
-/// Whose queue an update joins: (chat, sender identity). `None` for the rare update with neither.
-type QueueKey = (i64, i64);
+/// Whose queue an update joins: the conversation it belongs to
+/// ([`identity::update_conversation_key`]). Updates without one are not queued.
+type QueueKey = ConversationKey;
 
 /// An update waiting in a queue, with the person its admission was counted for.
 struct Queued {
@@ -179,7 +181,7 @@ impl<B: TelegramApi> Scheduler<B> {
             update,
             counted_for,
         };
-        let Some(key) = queue_key(&queued.update) else {
+        let Some(key) = identity::update_conversation_key(&queued.update) else {
             tasks.spawn(Arc::clone(self).work_unqueued(queued, Arc::clone(shared)));
             return;
         };
@@ -313,15 +315,5 @@ fn limit_label(limit: Limit) -> &'static str {
     match limit {
         Limit::Pending(_) => "pending",
         Limit::PerMinute(_) => "per_minute",
-    }
-}
-
-/// (chat, sender identity) of an update, as far as it has them.
-fn queue_key(update: &Update) -> Option<QueueKey> {
-    let chat_id = update.chat().map(|chat| chat.id.0);
-    let user_id = identity::update_sender_id(update);
-    match (chat_id, user_id) {
-        (None, None) => None,
-        (chat_id, user_id) => Some((chat_id.unwrap_or(0), user_id.unwrap_or(0))),
     }
 }
