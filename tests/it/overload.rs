@@ -132,6 +132,8 @@ async fn administrators_are_not_limited() {
     let admin = ALICE.to_string();
     let mut bot =
         TestBot::start_with_args(&["--admin-users", &admin, "--user-max-pending", "2"]).await;
+    // A model that takes a while, so more than two of the admin's messages are surely waiting.
+    bot.llm.set_default_delay(MODEL_TIME);
     for n in 0..6 {
         bot.telegram.send_text(ALICE, ALICE, &format!("admin {n}"));
     }
@@ -262,6 +264,19 @@ async fn sigterm_stops_within_the_grace_period_and_the_next_start_answers_what_w
     assert!(
         eventually(|| async { !llm.requests().is_empty() }, PATIENCE).await,
         "the model was never asked"
+    );
+    // All three are stored by the first run before it stops: what it leaves is in its database.
+    let records = Store::connect(&database_url).await.unwrap();
+    assert!(
+        eventually(
+            || async {
+                let unfinished = records.unfinished_updates(0, i64::MAX).await.unwrap();
+                unfinished.len() == 3
+            },
+            PATIENCE
+        )
+        .await,
+        "the first run did not store all three"
     );
 
     let signalled = Instant::now();
