@@ -82,6 +82,18 @@ async fn a_short_telegram_outage_delays_the_reply_but_does_not_lose_it() {
     bot.stop().await;
 
     assert_eq!(replies, ["Arrived after the outage."]);
+    let tries: Vec<bool> = bot
+        .telegram
+        .calls()
+        .iter()
+        .filter(|call| call.method == "sendMessage")
+        .map(|call| call.ok)
+        .collect();
+    assert_eq!(
+        tries,
+        [false, false, false, true],
+        "three failed tries, then the reply"
+    );
     let unfinished = bot.store.unfinished_updates(0, i64::MAX).await.unwrap();
     assert!(unfinished.is_empty(), "{unfinished:?}");
 }

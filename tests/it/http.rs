@@ -204,9 +204,17 @@ async fn healthz_and_metrics_read_no_table() {
     let contact = LastContact::default();
     contact.record_at(MIDNIGHT_MS);
     let server = Server::with_manual_clock(&db, &clock, &contact).await;
-    // Every table the row counts read is gone: a route that counted rows would fail.
+    // Every table of user data is gone: a route that counted rows would fail.
     let mut connection = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
-    for statement in ["DROP TABLE user_settings", "DROP TABLE session_summaries"] {
+    for statement in [
+        "DROP TABLE messages_fts",
+        "DROP TABLE messages",
+        "DROP TABLE sessions",
+        "DROP TABLE session_summaries",
+        "DROP TABLE user_notes",
+        "DROP TABLE user_settings",
+        "DROP TABLE processed_updates",
+    ] {
         sqlx::query(statement)
             .execute(&mut connection)
             .await
