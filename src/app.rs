@@ -16,6 +16,9 @@ use crate::config::Config;
 use crate::conversation::{ConversationSettings, Conversations};
 use crate::jobs::{self, Summarizer};
 use crate::llm::LlmClient;
+use crate::llm::embeddings::EmbeddingClient;
+use crate::memory::embedder::{Embedder, run_embedder_job};
+use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
 use crate::secret::Secret;
 use crate::storage::Store;
@@ -36,6 +39,8 @@ pub struct Core {
     pub store: Store,
     pub conversations: Conversations,
     pub summarizer: Summarizer,
+    /// Gives messages and summaries their vectors, when an embedding model is configured.
+    pub embedder: Option<Embedder>,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -49,13 +54,21 @@ impl Core {
         store.migrate().await?;
         let llm = LlmClient::new(&config.llm).context("invalid LLM configuration")?;
         let redactor = Redactor::new(&config.redaction)?;
-        let conversations = Conversations::new(
+        let embeddings = EmbeddingClient::from_config(&config.embedding, &config.llm)
+            .context("invalid embedding configuration")?;
+        let mut conversations = Conversations::new(
             store.clone(),
             llm.clone(),
             clock.clone(),
             redactor.clone(),
             ConversationSettings::from_config(&config.history, &config.memory),
         );
+        if let Some(client) = &embeddings {
+            let meaning = MeaningRecall::new(client.clone(), &config.embedding);
+            conversations = conversations.with_meaning(Arc::new(meaning));
+        }
+        let embedder = embeddings
+            .map(|client| Embedder::new(store.clone(), client, redactor.clone()));
         let summarizer = Summarizer::new(
             store.clone(),
             llm,
@@ -68,11 +81,13 @@ impl Core {
             store,
             conversations,
             summarizer,
+            embedder,
             clock,
         })
     }
 
-    /// Starts the background jobs (purge and summarizer); they stop when `shutdown` is cancelled.
+    /// Starts the background jobs (purge, summarizer and, with an embedding model, the
+    /// embedder); they stop when `shutdown` is cancelled.
     /// The process-wide [`crate::metrics::background_jobs`] follows them, for `/healthz`.
     pub fn spawn_jobs(
         &self,
@@ -93,13 +108,21 @@ impl Core {
             config.memory.summarizer_interval(),
             shutdown.clone(),
         );
-        vec![
+        let mut handles = vec![
             ("purge", jobs::spawn_watched(&watched, "purge", purge)),
             (
                 "summarizer",
                 jobs::spawn_watched(&watched, "summarizer", summarizer),
             ),
-        ]
+        ];
+        if let Some(embedder) = &self.embedder {
+            let embedder = run_embedder_job(embedder.clone(), shutdown.clone());
+            handles.push((
+                "embedder",
+                jobs::spawn_watched(&watched, "embedder", embedder),
+            ));
+        }
+        handles
     }
 }
 

@@ -342,6 +342,9 @@ pub struct Config {
     pub llm: crate::llm::LlmConfig,
 
     #[command(flatten)]
+    pub embedding: crate::llm::embeddings::EmbeddingConfig,
+
+    #[command(flatten)]
     pub http: HttpConfig,
 
     /// Log line format; the level is set with RUST_LOG (default `info`).

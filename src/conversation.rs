@@ -20,7 +20,8 @@ use crate::clock::{Clock, start_of_utc_day_ms};
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
 use crate::llm::{ChatRequest, Completion, LlmClient, LlmError};
 use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
-use crate::memory::recall::recall;
+use crate::memory::meaning::MeaningRecall;
+use crate::memory::recall::{RecallQuery, Recalled, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
@@ -190,6 +191,8 @@ pub struct Conversations {
     clock: Arc<dyn Clock>,
     redactor: Redactor,
     settings: Arc<ConversationSettings>,
+    /// Recall by meaning, when an embedding model is configured.
+    meaning: Option<Arc<MeaningRecall>>,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on.
@@ -213,7 +216,14 @@ impl Conversations {
             clock,
             redactor,
             settings: Arc::new(settings),
+            meaning: None,
         }
+    }
+
+    /// The same conversations, recalling by meaning as well as by words.
+    pub fn with_meaning(mut self, meaning: Arc<MeaningRecall>) -> Self {
+        self.meaning = Some(meaning);
+        self
     }
 
     pub fn settings(&self) -> &ConversationSettings {
@@ -313,23 +323,31 @@ impl Conversations {
         // Everything in the window fits unless the stored history already has the maximum.
         let has_older_messages = start.has_messages_before_window
             || start.history.len() as i64 >= settings.history_max_messages;
-        // Recall searches the local index, so it may use the text as written.
+        // The full-text search is local, so it may use the text as written; the embedding
+        // server may be a third party and gets it masked.
         let new_text = new_message.content.clone();
+        let masked_text = self.redactor.redact(&new_text).into_owned();
         let history = history_with(start.history, new_message, settings.history_max_messages);
         let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
+        let summaries_shown: Vec<i64> = start.summaries.iter().map(|s| s.session_id).collect();
         let recalled = if has_older_messages {
-            recall(
-                &self.store,
+            let query = RecallQuery {
                 key,
-                &new_text,
+                text: &new_text,
+                masked_text: &masked_text,
                 before_id,
-                settings.recall_limit,
-            )
-            .await
-            .context("cannot read the memory")?
+                limit: settings.recall_limit,
+                summaries_shown: &summaries_shown,
+            };
+            recall(&self.store, self.meaning.as_deref(), &query)
+                .await
+                .context("cannot read the memory")?
         } else {
-            Vec::new()
+            Recalled::default()
         };
+        let mut summaries = start.summaries;
+        summaries.extend(recalled.summaries);
+        summaries.sort_by_key(|summary| (summary.session_started_at_ms, summary.session_id));
         let notes = if settings.notes_enabled {
             start.notes
         } else {
@@ -344,8 +362,8 @@ impl Conversations {
                     noted_at_ms: note.created_at_ms,
                 })
                 .collect(),
-            summaries: start.summaries,
-            recalled,
+            summaries,
+            recalled: recalled.messages,
             history,
         }
         .masked(&self.redactor);

@@ -18,7 +18,10 @@
 //! | `telemem_active_sessions` | gauge | | open conversation sessions |
 //! | `telemem_database_bytes` | gauge | | size of the SQLite file (refreshed on every scrape) |
 //! | `telemem_last_telegram_contact_seconds` | gauge | | Unix time of the last successful poll or webhook call |
-//! | `telemem_job_running` | gauge | `job` (`purge`, `summarizer`) | 1 while the background job runs, 0 once it stopped (refreshed on every scrape) |
+//! | `telemem_embedding_failures_total` | counter | `path` (`turn`, `background`), `kind` | failed calls to the embedding server |
+//! | `telemem_recall_by_meaning_total` | counter | `outcome` (`used`, `failed`, `paused`) | turns that asked for the new message's vector, and what came of it |
+//! | `telemem_messages_waiting_for_vectors` | gauge | | messages not embedded yet |
+//! | `telemem_job_running` | gauge | `job` (`purge`, `summarizer`, `embedder`) | 1 while the background job runs, 0 once it stopped (refreshed on every scrape) |
 //!
 //! Label values must come from small fixed sets (never user ids or message text): each distinct
 //! value is a new time series that lives as long as the process.
@@ -43,6 +46,9 @@ const ACTIVE_SESSIONS: &str = "telemem_active_sessions";
 const DATABASE_BYTES: &str = "telemem_database_bytes";
 const LAST_TELEGRAM_CONTACT: &str = "telemem_last_telegram_contact_seconds";
 const JOB_RUNNING: &str = "telemem_job_running";
+const EMBEDDING_FAILURES: &str = "telemem_embedding_failures_total";
+const RECALL_BY_MEANING: &str = "telemem_recall_by_meaning_total";
+const MESSAGES_WAITING_FOR_VECTORS: &str = "telemem_messages_waiting_for_vectors";
 
 /// Upper bounds of the LLM latency buckets, in seconds: from a fast local model's first reply up
 /// to the largest `LLM_TIMEOUT_SECS` people set for slow ones.
@@ -106,6 +112,15 @@ fn describe() {
         metrics::Unit::Seconds,
         "Unix time of the last successful poll or webhook call from Telegram"
     );
+    metrics::describe_counter!(
+        EMBEDDING_FAILURES,
+        "Failed calls to the embedding server, by path (turn, background) and kind"
+    );
+    metrics::describe_counter!(
+        RECALL_BY_MEANING,
+        "Turns that asked for the new message's vector, by outcome (used, failed, paused)"
+    );
+    metrics::describe_gauge!(MESSAGES_WAITING_FOR_VECTORS, "Messages not embedded yet");
     metrics::describe_gauge!(
         JOB_RUNNING,
         "1 while the background job runs, 0 once it stopped"
@@ -155,6 +170,22 @@ pub fn tokens(tokens_in: u64, tokens_out: u64) {
 /// One error of a fixed `kind`, such as `llm_timeout`, `telegram_send` or `database`.
 pub fn error(kind: &'static str) {
     metrics::counter!(ERRORS, "kind" => kind).increment(1);
+}
+
+/// A call to the embedding server failed; `path` is `turn` or `background`, `kind` one of
+/// [`crate::llm::embeddings::EmbeddingError::kind`]'s words or `storage`.
+pub fn embedding_failed(path: &'static str, kind: &'static str) {
+    metrics::counter!(EMBEDDING_FAILURES, "path" => path, "kind" => kind).increment(1);
+}
+
+/// A turn asked for its message's vector: `used`, `failed` or `paused` (skipped after a failure).
+pub fn recall_by_meaning(outcome: &'static str) {
+    metrics::counter!(RECALL_BY_MEANING, "outcome" => outcome).increment(1);
+}
+
+/// The number of messages still waiting for their vector.
+pub fn set_messages_waiting_for_vectors(messages: u64) {
+    metrics::gauge!(MESSAGES_WAITING_FOR_VECTORS).set(messages as f64);
 }
 
 /// The number of open conversation sessions now.

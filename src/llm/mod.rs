@@ -10,6 +10,7 @@
 //! truncated and with the key masked.
 
 mod anthropic;
+pub mod embeddings;
 mod openai;
 mod retry;
 mod sse;

@@ -3,7 +3,9 @@
 //! here knows about Telegram.
 
 pub mod context;
+pub mod embedder;
 pub mod escape;
+pub mod meaning;
 pub mod recall;
 pub mod redact;
 pub mod session;

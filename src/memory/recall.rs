@@ -1,19 +1,27 @@
-//! Recall: older messages of the same conversation that are relevant to the new message, found
-//! with the FTS5 index (BM25), outside the raw history window, never another user's.
+//! Recall: older messages and session summaries of the same conversation that are relevant to
+//! the new message, outside the raw history window, never another user's. Messages are found by
+//! their words with the FTS5 index (BM25) and, when an embedding model is configured, by meaning
+//! too ([`crate::memory::meaning`]); the two rankings are fused. Summaries older than the ones
+//! every prompt carries are found by meaning only.
 //!
 //! The search expression is built here from the new message's words, never from raw user text:
 //! every term is quoted (so FTS5 operators in the message cannot change the query), very common
 //! words are dropped (they match everything and say nothing), longer words match by prefix so
-//! that "parcels" finds "parcel" and "Pakets" finds "Paket", and the owner column restricts the
-//! search to this (chat, user) inside the index itself.
+//! that "parcels" finds "parcel" and "Pakets" finds "Paket", very long words (German compounds)
+//! also by their first half, so that "Hautarzttermin" finds "Hautarzt", and the owner column
+//! restricts the search to this (chat, user) inside the index itself.
 //!
 //! Messages with the same text as a more relevant one are left out: people repeat small talk
 //! ("ok, thanks", the same question twice), and copies would fill the few slots without adding
 //! anything.
+//!
+//! Recall by meaning never fails or holds up a turn: without a vector in time, or when the
+//! search by meaning fails, the turn recalls by words alone.
 
 use std::collections::{BTreeSet, HashSet};
 
-use crate::storage::{ConversationKey, Store, StoredMessage, fts_owner_token};
+use crate::memory::meaning::{MeaningRecall, fuse};
+use crate::storage::{ConversationKey, Store, StoredMessage, SummaryRecord, fts_owner_token};
 
 /// At most this many search terms from one message: the longest words carry the most meaning.
 const MAX_TERMS: usize = 12;
@@ -23,6 +31,15 @@ const MIN_TERM_CHARS: usize = 3;
 
 /// Words at least this long match by prefix: their last two characters are left open.
 const PREFIX_FROM_CHARS: usize = 6;
+
+/// Words at least this long (in characters) also match by their first half, at least
+/// [`COMPOUND_HEAD_MIN_CHARS`] characters: in German, Dutch or Swedish the first part of a
+/// compound is often a word of its own ("Hautarzt" in "Hautarzttermin").
+const COMPOUND_FROM_CHARS: usize = 12;
+const COMPOUND_HEAD_MIN_CHARS: usize = 6;
+
+/// At most this many older session summaries are recalled by meaning.
+const MAX_RECALLED_SUMMARIES: usize = 2;
 
 /// Candidates read per message returned, so that after dropping repeated texts `limit`
 /// distinct messages usually remain.
@@ -85,42 +102,145 @@ pub fn search_terms(text: &str) -> Vec<String> {
     terms
 }
 
-/// One quoted FTS5 term; long words as a prefix query.
+/// One quoted FTS5 term; long words as a prefix query, very long ones also by their first half.
 fn fts_term(term: &str) -> String {
     let length = term.chars().count();
     let is_number = term.chars().all(|c| c.is_ascii_digit());
-    if length >= PREFIX_FROM_CHARS && !is_number {
-        let prefix: String = term.chars().take(length - 2).collect();
-        format!("\"{}\"*", prefix.replace('"', "\"\""))
-    } else {
+    let prefix = |chars: usize| {
+        let head: String = term.chars().take(chars).collect();
+        format!("\"{}\"*", head.replace('"', "\"\""))
+    };
+    if is_number || length < PREFIX_FROM_CHARS {
         format!("\"{}\"", term.replace('"', "\"\""))
+    } else if length >= COMPOUND_FROM_CHARS {
+        let head = (length / 2).max(COMPOUND_HEAD_MIN_CHARS);
+        format!("{} OR {}", prefix(length - 2), prefix(head))
+    } else {
+        prefix(length - 2)
     }
 }
 
-/// Up to `limit` of `key`'s messages older than message `before_id` that are relevant to `text`,
-/// most relevant first.
+/// What recall is asked for one turn.
+#[derive(Clone, Copy, Debug)]
+pub struct RecallQuery<'a> {
+    pub key: ConversationKey,
+    /// The new message as written, for the local full-text search.
+    pub text: &'a str,
+    /// The new message with secrets masked, for the embedding server.
+    pub masked_text: &'a str,
+    /// Only messages older than this one (the oldest of the raw history) are recalled.
+    pub before_id: i64,
+    /// At most this many messages are recalled.
+    pub limit: i64,
+    /// Sessions whose summaries the prompt carries anyway.
+    pub summaries_shown: &'a [i64],
+}
+
+/// What recall found, most relevant first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Recalled {
+    pub messages: Vec<StoredMessage>,
+    pub summaries: Vec<SummaryRecord>,
+}
+
+/// Up to `query.limit` of the conversation's older messages relevant to the new message, and a
+/// few older summaries relevant to it when `meaning` is given, most relevant first.
 pub async fn recall(
     store: &Store,
-    key: ConversationKey,
-    text: &str,
-    before_id: i64,
-    limit: i64,
-) -> Result<Vec<StoredMessage>, sqlx::Error> {
-    if limit <= 0 {
-        return Ok(Vec::new());
+    meaning: Option<&MeaningRecall>,
+    query: &RecallQuery<'_>,
+) -> Result<Recalled, sqlx::Error> {
+    if query.limit <= 0 {
+        return Ok(Recalled::default());
     }
-    let Some(expression) = match_expression(key, text) else {
+    let candidates = query.limit.saturating_mul(CANDIDATES_PER_RESULT);
+    let by_words = recall_by_words(store, query, candidates);
+    let Some(meaning) = meaning else {
+        let messages = distinct_texts(by_words.await?, query.limit);
+        return Ok(Recalled {
+            messages,
+            summaries: Vec::new(),
+        });
+    };
+    let (by_words, by_meaning) = tokio::join!(
+        by_words,
+        recall_by_meaning(store, meaning, query, candidates)
+    );
+    let by_words = by_words?;
+    let (meaning_messages, summaries) = by_meaning;
+    let rankings = [ids(&by_words), ids(&meaning_messages)];
+    let mut found: std::collections::HashMap<i64, StoredMessage> = by_words
+        .into_iter()
+        .chain(meaning_messages)
+        .map(|message| (message.id, message))
+        .collect();
+    let fused = fuse(&[&rankings[0], &rankings[1]])
+        .into_iter()
+        .filter_map(|id| found.remove(&id))
+        .collect();
+    Ok(Recalled {
+        messages: distinct_texts(fused, query.limit),
+        summaries,
+    })
+}
+
+fn ids(messages: &[StoredMessage]) -> Vec<i64> {
+    messages.iter().map(|message| message.id).collect()
+}
+
+/// Up to `candidates` messages matching the new message's words, most relevant first.
+async fn recall_by_words(
+    store: &Store,
+    query: &RecallQuery<'_>,
+    candidates: i64,
+) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    let Some(expression) = match_expression(query.key, query.text) else {
         return Ok(Vec::new());
     };
-    let candidates = store
-        .search_messages(
-            key,
-            &expression,
-            before_id,
-            limit.saturating_mul(CANDIDATES_PER_RESULT),
-        )
-        .await?;
-    Ok(distinct_texts(candidates, limit))
+    store
+        .search_messages(query.key, &expression, query.before_id, candidates)
+        .await
+}
+
+/// Up to `candidates` messages and [`MAX_RECALLED_SUMMARIES`] summaries (other than those
+/// shown anyway) at least as similar as the model's threshold, nearest first; nothing when the
+/// new message got no vector or the search failed.
+async fn recall_by_meaning(
+    store: &Store,
+    meaning: &MeaningRecall,
+    query: &RecallQuery<'_>,
+    candidates: i64,
+) -> (Vec<StoredMessage>, Vec<SummaryRecord>) {
+    let Some(vector) = meaning.query_vector(query.masked_text).await else {
+        return (Vec::new(), Vec::new());
+    };
+    let similar_enough = |similarity: f64| similarity >= meaning.min_similarity();
+    let messages = store.nearest_messages(query.key, &vector, query.before_id, candidates);
+    let summary_candidates = (MAX_RECALLED_SUMMARIES + query.summaries_shown.len()) as i64;
+    let summaries = store.nearest_summaries(query.key, &vector, summary_candidates);
+    let (messages, summaries) = tokio::join!(messages, summaries);
+    let (messages, summaries) = match (messages, summaries) {
+        (Ok(messages), Ok(summaries)) => (messages, summaries),
+        (Err(error), _) | (_, Err(error)) => {
+            tracing::warn!(error = %error, "the search by meaning failed; recalling by words alone");
+            crate::metrics::error("recall_by_meaning");
+            return (Vec::new(), Vec::new());
+        }
+    };
+    let messages = messages
+        .into_iter()
+        .filter(|(_, similarity)| similar_enough(*similarity))
+        .map(|(message, _)| message)
+        .collect();
+    let summaries = summaries
+        .into_iter()
+        .filter(|(summary, similarity)| {
+            similar_enough(*similarity) && !query.summaries_shown.contains(&summary.session_id)
+        })
+        .map(|(summary, _)| summary)
+        .take(MAX_RECALLED_SUMMARIES)
+        .collect();
+    (messages, summaries)
 }
 
 /// The first `limit` messages whose text (trimmed, ignoring case) no earlier one had.

@@ -32,6 +32,7 @@ mod settings;
 mod stats;
 mod summaries;
 mod updates;
+mod vectors;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -53,6 +54,7 @@ pub use settings::UserSettings;
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
 pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
+pub use vectors::{MemoryVector, TextToEmbed, VectorSource};
 
 /// The migrations in `migrations/`, compiled into the binary.
 pub static MIGRATOR: Migrator = sqlx::migrate!();
@@ -162,6 +164,7 @@ impl Store {
         database_url: &str,
         max_bytes: Option<u64>,
     ) -> anyhow::Result<Self> {
+        vectors::register_vector_functions();
         let options = SqliteConnectOptions::from_str(database_url)
             .with_context(|| format!("DATABASE_URL `{database_url}` is not a valid SQLite URL"))?
             .create_if_missing(true)

@@ -36,6 +36,7 @@ use telemem::config::Config;
 use telemem::conversation::{ConversationSettings, Conversations};
 use telemem::jobs::{Summarizer, SummarizerReport};
 use telemem::llm::LlmClient;
+use telemem::memory::context::{NOTES_HEADING, RECALLED_HEADING, SUMMARIES_HEADING};
 use telemem::memory::redact::Redactor;
 use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use telemem::storage::ConversationKey;
@@ -281,12 +282,6 @@ const PART_NAMES: [&str; 6] = [
     "new message",
 ];
 
-/// The headings `memory/context.rs` puts before the notes, summaries and recalled messages,
-/// in this order inside the `<memory>` block.
-const NOTES_HEADING: &str =
-    "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
-const SUMMARIES_HEADING: &str = "Summaries of recent earlier sessions:";
-const RECALLED_HEADING: &str = "Older messages that may be relevant now:";
 
 /// A prompt's tokens by part (see [`PART_NAMES`]); the system message is split at its headings.
 fn prompt_parts(body: &Value) -> [usize; PART_NAMES.len()] {

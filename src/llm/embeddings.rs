@@ -1,0 +1,345 @@
+//! The embedding client: turns texts into vectors through the OpenAI-compatible
+//! `POST {EMBEDDING_BASE_URL}/embeddings` (OpenAI, Ollama, llama.cpp's server, vLLM, LocalAI,
+//! text-embeddings-inference all speak it), and its settings.
+//!
+//! One request carries a batch of texts. Every call has its own time limit and is tried once:
+//! the caller decides what a failure means (the background embedder tries again later, a turn
+//! recalls by words alone). Like the chat client, errors never carry the key or the server's
+//! body.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde::Deserialize;
+
+use crate::llm::{LlmConfig, Provider};
+use crate::secret::Secret;
+
+/// The longest text sent to be embedded, in characters. Embedding models read a few hundred
+/// tokens at most (all-MiniLM-L6-v2 256, OpenAI's 8,191) and cut the rest themselves or, for
+/// some servers, refuse the request: the start of a long message says what it is about.
+pub const MAX_INPUT_CHARS: usize = 2_000;
+
+/// How to reach the embedding model, from flags or environment variables. Without
+/// `EMBEDDING_MODEL`, recall is by words only.
+#[derive(Clone, Debug, clap::Args)]
+pub struct EmbeddingConfig {
+    /// Embedding model for recall by meaning (e.g. `all-minilm`, `nomic-embed-text`,
+    /// `text-embedding-3-small`); unset: recall by words only.
+    #[arg(
+        id = "embedding_model",
+        long = "embedding-model",
+        env = "EMBEDDING_MODEL",
+        value_name = "EMBEDDING_MODEL",
+        global = true
+    )]
+    pub model: Option<String>,
+
+    /// Base URL of an OpenAI-compatible API with `/embeddings`. Default: `LLM_BASE_URL` when
+    /// `LLM_PROVIDER` is openai (Anthropic has no embeddings API).
+    #[arg(
+        id = "embedding_base_url",
+        long = "embedding-base-url",
+        env = "EMBEDDING_BASE_URL",
+        value_name = "EMBEDDING_BASE_URL",
+        global = true
+    )]
+    pub base_url: Option<reqwest::Url>,
+
+    /// API key of the embedding server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
+    #[arg(
+        id = "embedding_api_key",
+        long = "embedding-api-key",
+        env = "EMBEDDING_API_KEY",
+        value_name = "EMBEDDING_API_KEY",
+        hide_env_values = true,
+        global = true
+    )]
+    pub api_key: Option<Secret>,
+
+    /// How long a turn waits for the new message's vector before it recalls by words alone.
+    #[arg(
+        id = "embedding_timeout_ms",
+        long = "embedding-timeout-ms",
+        env = "EMBEDDING_TIMEOUT_MS",
+        value_name = "EMBEDDING_TIMEOUT_MS",
+        default_value_t = 1_500,
+        global = true,
+        value_parser = clap::value_parser!(u64).range(10..=60_000)
+    )]
+    pub timeout_ms: u64,
+
+    /// Least cosine similarity for a message or summary to be recalled by meaning alone.
+    /// Depends on the model: 0.3 suits all-MiniLM and OpenAI's text-embedding-3 models.
+    #[arg(
+        id = "embedding_min_similarity",
+        long = "embedding-min-similarity",
+        env = "EMBEDDING_MIN_SIMILARITY",
+        value_name = "EMBEDDING_MIN_SIMILARITY",
+        default_value_t = 0.3,
+        global = true,
+        value_parser = parse_similarity
+    )]
+    pub min_similarity: f64,
+}
+
+fn parse_similarity(value: &str) -> Result<f64, String> {
+    let similarity: f64 = value
+        .parse()
+        .map_err(|_| format!("`{value}` is not a number"))?;
+    if (-1.0..=1.0).contains(&similarity) {
+        Ok(similarity)
+    } else {
+        Err("a cosine similarity is between -1 and 1".to_owned())
+    }
+}
+
+impl EmbeddingConfig {
+    /// The model, unless unset or empty.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref().map(str::trim).filter(|m| !m.is_empty())
+    }
+
+    pub fn timeout(&self) -> Duration {
+        Duration::from_millis(self.timeout_ms)
+    }
+}
+
+/// Why texts could not be embedded. Messages never contain the key or the server's body.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddingError {
+    #[error("the embedding server did not answer in time")]
+    Timeout,
+    #[error("could not reach the embedding server")]
+    Connect(#[source] reqwest::Error),
+    #[error("the embedding server answered HTTP {status}")]
+    Status { status: u16 },
+    #[error("the embedding server sent an unusable response: {0}")]
+    BadResponse(String),
+}
+
+impl EmbeddingError {
+    /// A short label for metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Timeout => "timeout",
+            Self::Connect(_) => "connect",
+            Self::Status { .. } => "status",
+            Self::BadResponse(_) => "bad_response",
+        }
+    }
+
+    /// Whether the server refused these texts themselves (HTTP 4xx other than 429): sending
+    /// the same batch again cannot help, one text at a time may.
+    pub fn is_rejection(&self) -> bool {
+        matches!(self, Self::Status { status } if (400..500).contains(status) && *status != 429)
+    }
+}
+
+/// A client for one configured embedding model. Cloning is cheap and clones share connections.
+#[derive(Clone)]
+pub struct EmbeddingClient {
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    model: String,
+    headers: HeaderMap,
+}
+
+impl std::fmt::Debug for EmbeddingClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddingClient")
+            .field("endpoint", &self.endpoint.as_str())
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Deserialize)]
+struct EmbeddingResponse {
+    data: Vec<EmbeddingItem>,
+}
+
+#[derive(Deserialize)]
+struct EmbeddingItem {
+    #[serde(default)]
+    index: Option<usize>,
+    embedding: Vec<f32>,
+}
+
+impl EmbeddingClient {
+    /// The client for `config`, or `None` when no embedding model is set. Fails on settings
+    /// that cannot work, so that a wrong configuration stops the start with a clear message.
+    pub fn from_config(config: &EmbeddingConfig, llm: &LlmConfig) -> anyhow::Result<Option<Self>> {
+        let Some(model) = config.model() else {
+            return Ok(None);
+        };
+        let base = match (&config.base_url, llm.provider) {
+            (Some(url), _) => url.clone(),
+            (None, Provider::OpenAi) => llm.base_url(),
+            (None, Provider::Anthropic) => anyhow::bail!(
+                "EMBEDDING_MODEL is set but EMBEDDING_BASE_URL is not, and Anthropic has no \
+                 embeddings API: set EMBEDDING_BASE_URL to an OpenAI-compatible server"
+            ),
+        };
+        anyhow::ensure!(
+            matches!(base.scheme(), "http" | "https"),
+            "EMBEDDING_BASE_URL must be an http or https URL"
+        );
+        let endpoint = format!("{}/embeddings", base.as_str().trim_end_matches('/'));
+        let endpoint =
+            reqwest::Url::parse(&endpoint).context("building the embeddings endpoint URL")?;
+        let key = match (&config.api_key, llm.provider) {
+            (Some(key), _) => Some(key),
+            (None, Provider::OpenAi) => llm.api_key.as_ref(),
+            (None, Provider::Anthropic) => None,
+        };
+        let mut headers = HeaderMap::new();
+        if let Some(key) = key.filter(|key| !key.is_empty()) {
+            // The parse error does not include the value, so it is safe to report.
+            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
+                .context("EMBEDDING_API_KEY contains characters not allowed in an HTTP header")?;
+            value.set_sensitive(true);
+            headers.insert(AUTHORIZATION, value);
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .context("building the HTTP client for embeddings")?;
+        Ok(Some(Self {
+            http,
+            endpoint,
+            model: model.to_owned(),
+            headers,
+        }))
+    }
+
+    /// The model's name, as configured.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// One vector per text, in the order of `texts`, within `timeout`. Texts longer than
+    /// [`MAX_INPUT_CHARS`] are cut there.
+    pub async fn embed(
+        &self,
+        texts: &[&str],
+        timeout: Duration,
+    ) -> Result<Vec<Vec<f32>>, EmbeddingError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let input: Vec<&str> = texts.iter().map(|text| cut(text)).collect();
+        let body = serde_json::json!({ "model": self.model, "input": input });
+        let call = async {
+            let response = self
+                .http
+                .post(self.endpoint.clone())
+                .headers(self.headers.clone())
+                .json(&body)
+                .send()
+                .await
+                .map_err(EmbeddingError::Connect)?;
+            let status = response.status();
+            if !status.is_success() {
+                return Err(EmbeddingError::Status {
+                    status: status.as_u16(),
+                });
+            }
+            let bytes = response.bytes().await.map_err(EmbeddingError::Connect)?;
+            parse_response(&bytes, texts.len())
+        };
+        tokio::time::timeout(timeout, call)
+            .await
+            .unwrap_or(Err(EmbeddingError::Timeout))
+    }
+}
+
+/// The start of `text`, at most [`MAX_INPUT_CHARS`] characters, cut on a character boundary.
+fn cut(text: &str) -> &str {
+    match text.char_indices().nth(MAX_INPUT_CHARS) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}
+
+/// The vectors of a response body, in input order; every one non-empty, finite and of the
+/// same length.
+fn parse_response(body: &[u8], expected: usize) -> Result<Vec<Vec<f32>>, EmbeddingError> {
+    let response: EmbeddingResponse = serde_json::from_slice(body)
+        .map_err(|error| EmbeddingError::BadResponse(format!("invalid JSON ({error})")))?;
+    if response.data.len() != expected {
+        return Err(EmbeddingError::BadResponse(format!(
+            "{} vectors for {expected} texts",
+            response.data.len()
+        )));
+    }
+    let mut vectors: Vec<Option<Vec<f32>>> = vec![None; expected];
+    for (position, item) in response.data.into_iter().enumerate() {
+        let index = item.index.unwrap_or(position);
+        let slot = vectors
+            .get_mut(index)
+            .ok_or_else(|| EmbeddingError::BadResponse(format!("vector index {index}")))?;
+        *slot = Some(item.embedding);
+    }
+    let vectors: Vec<Vec<f32>> = vectors
+        .into_iter()
+        .collect::<Option<_>>()
+        .ok_or_else(|| EmbeddingError::BadResponse("a text got no vector".to_owned()))?;
+    let dimensions = vectors[0].len();
+    let usable = |vector: &Vec<f32>| {
+        vector.len() == dimensions && vector.iter().all(|value| value.is_finite())
+    };
+    if dimensions == 0 || !vectors.iter().all(usable) {
+        return Err(EmbeddingError::BadResponse(
+            "empty, uneven or non-finite vectors".to_owned(),
+        ));
+    }
+    Ok(vectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_come_back_in_input_order() {
+        let body = br#"{"data":[{"index":1,"embedding":[0.0,1.0]},{"index":0,"embedding":[1.0,0.0]}]}"#;
+        let vectors = parse_response(body, 2).unwrap();
+        assert_eq!(vectors, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+    }
+
+    #[test]
+    fn unusable_responses_are_errors() {
+        let cases: [(&[u8], usize); 5] = [
+            (br#"{"data":[]}"#, 2),
+            (br#"{"data":[{"embedding":[]}]}"#, 1),
+            (br#"{"data":[{"embedding":[1.0]},{"embedding":[1.0,2.0]}]}"#, 2),
+            (br#"{"data":[{"index":5,"embedding":[1.0]},{"embedding":[1.0]}]}"#, 2),
+            (b"not json", 1),
+        ];
+        for (body, texts) in cases {
+            assert!(
+                matches!(parse_response(body, texts), Err(EmbeddingError::BadResponse(_))),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn long_texts_are_cut_on_a_character_boundary() {
+        let text = "ß".repeat(MAX_INPUT_CHARS + 10);
+        assert_eq!(cut(&text).chars().count(), MAX_INPUT_CHARS);
+        assert_eq!(cut("short"), "short");
+    }
+
+    #[test]
+    fn rejections_are_4xx_other_than_429() {
+        assert!(EmbeddingError::Status { status: 400 }.is_rejection());
+        assert!(EmbeddingError::Status { status: 413 }.is_rejection());
+        assert!(!EmbeddingError::Status { status: 429 }.is_rejection());
+        assert!(!EmbeddingError::Status { status: 500 }.is_rejection());
+        assert!(!EmbeddingError::Timeout.is_rejection());
+    }
+}

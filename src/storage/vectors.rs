@@ -1,0 +1,345 @@
+//! Embedding vectors of messages and session summaries (`memory_vectors`), the embedder's
+//! progress, and the search by meaning within one conversation.
+//!
+//! Vectors are signed bytes (see the `memory_vectors` migration); computing them is the memory
+//! layer's job, this module only stores, deletes and compares them. The comparison runs inside
+//! SQLite with the sqlite-vec extension's `vec_distance_cosine`, so a search reads the
+//! conversation's vectors in one pass of C code and hands back only the nearest rows. Those
+//! queries are checked when they run, not at compile time: the compile-time checker's own
+//! connection does not have the extension.
+//!
+//! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
+//! the row it returns, like the full-text search.
+
+use std::sync::Once;
+
+use super::{ConversationKey, MessageRole, Store, StoredMessage, SummaryRecord};
+
+/// What a vector belongs to; stored as `memory_vectors.kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VectorSource {
+    /// `source_id` is a message's id.
+    Message,
+    /// `source_id` is the summarized session's id.
+    Summary,
+}
+
+/// A stored text still waiting for its vector.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextToEmbed {
+    pub key: ConversationKey,
+    pub source: VectorSource,
+    pub source_id: i64,
+    pub text: String,
+}
+
+/// The vector computed for a [`TextToEmbed`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryVector {
+    pub source: VectorSource,
+    pub source_id: i64,
+    /// The text the vector was computed from: a summary rewritten in the meantime keeps no
+    /// vector of its old text.
+    pub text: String,
+    pub vector: Vec<u8>,
+}
+
+/// Makes sqlite-vec's functions available on every SQLite connection the process opens from
+/// now on. Safe to call any number of times.
+pub(super) fn register_vector_functions() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // SAFETY: `sqlite3_vec_init` has the signature of an SQLite extension entry point, which
+        // is what `sqlite3_auto_extension` calls it as; sqlite-vec is compiled against the same
+        // SQLite as sqlx (the bundled libsqlite3-sys), so its calls go to that library.
+        let status = unsafe {
+            libsqlite3_sys::sqlite3_auto_extension(Some(std::mem::transmute::<
+                *const (),
+                unsafe extern "C" fn(
+                    *mut libsqlite3_sys::sqlite3,
+                    *mut *mut std::os::raw::c_char,
+                    *const libsqlite3_sys::sqlite3_api_routines,
+                ) -> std::os::raw::c_int,
+            >(sqlite_vec::sqlite3_vec_init as *const ())))
+        };
+        if status != libsqlite3_sys::SQLITE_OK {
+            tracing::error!(status, "cannot register the vector functions with SQLite");
+        }
+    });
+}
+
+/// A message found by meaning, as read.
+#[derive(sqlx::FromRow)]
+struct NearMessageRow {
+    id: i64,
+    chat_id: i64,
+    user_id: i64,
+    session_id: i64,
+    role: MessageRole,
+    content: String,
+    created_at_ms: i64,
+    tokens_in: i64,
+    tokens_out: i64,
+    telegram_message_id: Option<i64>,
+    similarity: f64,
+}
+
+/// A summary found by meaning, as read.
+#[derive(sqlx::FromRow)]
+struct NearSummaryRow {
+    session_id: i64,
+    chat_id: i64,
+    user_id: i64,
+    summary: String,
+    created_at_ms: i64,
+    session_started_at_ms: i64,
+    session_last_activity_at_ms: i64,
+    similarity: f64,
+}
+
+impl Store {
+    /// Makes `model` the model the stored vectors come from. When they came from another model,
+    /// all of them are deleted and every message waits for a vector again (vectors of two
+    /// models cannot be compared). Returns whether that happened.
+    pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error> {
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        let current = sqlx::query_scalar!("SELECT model FROM embedding_progress")
+            .fetch_one(&mut *transaction)
+            .await?;
+        if current.as_deref() == Some(model) {
+            return Ok(false);
+        }
+        sqlx::query!("DELETE FROM memory_vectors")
+            .execute(&mut *transaction)
+            .await?;
+        sqlx::query!(
+            "UPDATE embedding_progress SET model = ?1, messages_through = 0",
+            model
+        )
+        .execute(&mut *transaction)
+        .await?;
+        transaction.commit().await?;
+        Ok(current.is_some())
+    }
+
+    /// Up to `limit` messages waiting for a vector, oldest first.
+    pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+        let rows = sqlx::query!(
+            r#"SELECT id AS "id!", chat_id, user_id, content FROM messages
+               WHERE id > (SELECT messages_through FROM embedding_progress)
+               ORDER BY id LIMIT +?1"#,
+            limit,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TextToEmbed {
+                key: ConversationKey::new(row.chat_id, row.user_id),
+                source: VectorSource::Message,
+                source_id: row.id,
+                text: row.content,
+            })
+            .collect())
+    }
+
+    /// Up to `limit` session summaries without a vector.
+    pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+        let rows = sqlx::query!(
+            r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
+                      summary.summary
+               FROM session_summaries AS summary
+               WHERE NOT EXISTS (
+                   SELECT 1 FROM memory_vectors AS vector
+                   WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
+                     AND vector.kind = 1 AND vector.source_id = summary.session_id)
+               LIMIT +?1"#,
+            limit,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TextToEmbed {
+                key: ConversationKey::new(row.chat_id, row.user_id),
+                source: VectorSource::Summary,
+                source_id: row.session_id,
+                text: row.summary,
+            })
+            .collect())
+    }
+
+    /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
+    /// none) and, in the same transaction, marks every message up to `messages_through` as
+    /// done, including those that could not be embedded.
+    pub async fn store_vectors(
+        &self,
+        vectors: &[MemoryVector],
+        messages_through: Option<i64>,
+    ) -> Result<(), sqlx::Error> {
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        for vector in vectors {
+            match vector.source {
+                VectorSource::Message => {
+                    sqlx::query!(
+                        r#"INSERT OR REPLACE INTO memory_vectors
+                               (chat_id, user_id, kind, source_id, vector)
+                           SELECT chat_id, user_id, 0, id, ?2 FROM messages WHERE id = ?1"#,
+                        vector.source_id,
+                        vector.vector,
+                    )
+                    .execute(&mut *transaction)
+                    .await?;
+                }
+                VectorSource::Summary => {
+                    sqlx::query!(
+                        r#"INSERT OR REPLACE INTO memory_vectors
+                               (chat_id, user_id, kind, source_id, vector)
+                           SELECT chat_id, user_id, 1, session_id, ?2 FROM session_summaries
+                           WHERE session_id = ?1 AND summary = ?3"#,
+                        vector.source_id,
+                        vector.vector,
+                        vector.text,
+                    )
+                    .execute(&mut *transaction)
+                    .await?;
+                }
+            }
+        }
+        if let Some(through) = messages_through {
+            sqlx::query!(
+                "UPDATE embedding_progress SET messages_through = max(messages_through, ?1)",
+                through
+            )
+            .execute(&mut *transaction)
+            .await?;
+        }
+        transaction.commit().await
+    }
+
+    /// How many messages are still waiting for a vector.
+    pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT count(*) AS "count!: i64" FROM messages
+               WHERE id > (SELECT messages_through FROM embedding_progress)"#
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
+
+    /// The conversation's `limit` messages older than message `before_id` nearest in meaning
+    /// to `query` (a vector of the same model), nearest first, with their cosine similarity.
+    pub async fn nearest_messages(
+        &self,
+        key: ConversationKey,
+        query: &[u8],
+        before_id: i64,
+        limit: i64,
+    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+        let rows: Vec<NearMessageRow> = sqlx::query_as(
+            r#"WITH nearest AS MATERIALIZED (
+                   SELECT source_id,
+                          vec_distance_cosine(vec_int8(vector), vec_int8(?3)) AS distance
+                   FROM memory_vectors
+                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id < ?4
+                     AND length(vector) = length(?3)
+                   ORDER BY distance LIMIT ?5)
+               SELECT message.id, message.chat_id, message.user_id, message.session_id,
+                      message.role, message.content, message.created_at AS created_at_ms,
+                      message.tokens_in, message.tokens_out, message.telegram_message_id,
+                      1.0 - nearest.distance AS similarity
+               FROM nearest JOIN messages AS message ON message.id = nearest.source_id
+               WHERE message.chat_id = ?1 AND message.user_id = ?2
+               ORDER BY nearest.distance"#,
+        )
+        .bind(key.chat_id)
+        .bind(key.user_id)
+        .bind(query)
+        .bind(before_id)
+        .bind(limit)
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let message = StoredMessage {
+                    id: row.id,
+                    chat_id: row.chat_id,
+                    user_id: row.user_id,
+                    session_id: row.session_id,
+                    role: row.role,
+                    content: row.content,
+                    created_at_ms: row.created_at_ms,
+                    tokens_in: row.tokens_in,
+                    tokens_out: row.tokens_out,
+                    telegram_message_id: row.telegram_message_id,
+                };
+                (message, row.similarity)
+            })
+            .collect())
+    }
+
+    /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest
+    /// first, with their cosine similarity.
+    pub async fn nearest_summaries(
+        &self,
+        key: ConversationKey,
+        query: &[u8],
+        limit: i64,
+    ) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error> {
+        let rows: Vec<NearSummaryRow> = sqlx::query_as(
+            r#"WITH nearest AS MATERIALIZED (
+                   SELECT source_id,
+                          vec_distance_cosine(vec_int8(vector), vec_int8(?3)) AS distance
+                   FROM memory_vectors
+                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = 1
+                     AND length(vector) = length(?3)
+                   ORDER BY distance LIMIT ?4)
+               SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
+                      summary.created_at AS created_at_ms,
+                      session.started_at AS session_started_at_ms,
+                      session.last_activity_at AS session_last_activity_at_ms,
+                      1.0 - nearest.distance AS similarity
+               FROM nearest
+               JOIN session_summaries AS summary ON summary.session_id = nearest.source_id
+               JOIN sessions AS session ON session.id = summary.session_id
+               WHERE summary.chat_id = ?1 AND summary.user_id = ?2
+               ORDER BY nearest.distance"#,
+        )
+        .bind(key.chat_id)
+        .bind(key.user_id)
+        .bind(query)
+        .bind(limit)
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                let summary = SummaryRecord {
+                    session_id: row.session_id,
+                    chat_id: row.chat_id,
+                    user_id: row.user_id,
+                    summary: row.summary,
+                    created_at_ms: row.created_at_ms,
+                    session_started_at_ms: row.session_started_at_ms,
+                    session_last_activity_at_ms: row.session_last_activity_at_ms,
+                };
+                (summary, row.similarity)
+            })
+            .collect())
+    }
+
+    /// How many vectors the conversation has (for tests and `/stats`-like reports).
+    pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT count(*) AS "count!: i64" FROM memory_vectors
+               WHERE chat_id = ?1 AND user_id = ?2"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
+}

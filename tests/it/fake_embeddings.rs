@@ -1,0 +1,208 @@
+//! A fake embedding server on 127.0.0.1: OpenAI-compatible `POST /v1/embeddings`, deterministic
+//! and fast, so that tests and the memory evaluation in CI can exercise recall by meaning without
+//! a model. Point `EMBEDDING_BASE_URL` at [`FakeEmbeddings::base_url`].
+//!
+//! A text's vector is a bag of concepts: each word (lowercased, split on anything not
+//! alphanumeric; short and filler words left out) counts for its concept in [`CONCEPTS`] when it
+//! starts with one of that concept's stems (or is one, for stems of up to three characters),
+//! otherwise for a bucket chosen by hashing the word, so texts sharing words are similar too.
+//! Paraphrases are similar exactly when the table says their words mean the same thing: a
+//! stand-in for a real model's judgement, which the evaluation measures separately with a real
+//! model (docs/PERFORMANCE.md).
+//!
+//! Faults can be switched on: a delay before every answer, or an HTTP status instead of one.
+//! Every request is counted, and the texts are recorded.
+
+use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+/// Dimensions of every vector: one per concept, then the hash buckets.
+pub const DIMENSIONS: usize = 256;
+
+/// Groups of word stems that mean the same thing, in the languages the tests use. A word
+/// belongs to the first concept with a stem it starts with.
+pub const CONCEPTS: &[&[&str]] = &[
+    &["dermatolog", "skin", "haut", "dermatólog", "peau", "кож", "дерматолог"],
+    &["doctor", "dr", "arzt", "ärzt", "médico", "médecin", "врач"],
+    &["plumb", "sink", "leak", "pipe", "klempner", "waschbecken", "tropf", "fontaner", "plombier", "сантехник"],
+    &["wifi", "wi", "fi", "internet", "online", "router", "wlan", "password", "passwort"],
+    &["cabin", "hut", "cottage", "holiday", "hütte", "ferienhaus", "cabaña", "chalet", "дача"],
+    &["address", "live", "lives", "living", "moved", "move", "street", "adresse", "wohne", "umgezogen", "dirección", "vivo", "habite", "адрес", "живу"],
+    &["appointment", "termin", "cita", "rendez", "запис"],
+    &["laptop", "computer", "notebook", "ordenador", "ordinateur", "ноутбук"],
+    &["call", "phone", "number", "ring", "anrufen", "telefon", "llamar", "appeler", "позвонить"],
+];
+
+/// What the server does with requests.
+#[derive(Clone, Copy, Debug, Default)]
+struct Faults {
+    delay_ms: u64,
+    status: u16,
+}
+
+#[derive(Default)]
+struct Shared {
+    delay_ms: AtomicU64,
+    status: AtomicU16,
+    requests: AtomicUsize,
+    texts: Mutex<Vec<String>>,
+}
+
+impl Shared {
+    fn faults(&self) -> Faults {
+        Faults {
+            delay_ms: self.delay_ms.load(Ordering::SeqCst),
+            status: self.status.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// A running fake embedding server; stops when dropped.
+pub struct FakeEmbeddings {
+    base_url: String,
+    shared: Arc<Shared>,
+    server: JoinHandle<()>,
+}
+
+impl Drop for FakeEmbeddings {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+impl FakeEmbeddings {
+    pub async fn start() -> Self {
+        let shared = Arc::new(Shared::default());
+        let app = Router::new()
+            .route("/v1/embeddings", post(embeddings))
+            .with_state(Arc::clone(&shared));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind the fake embedding server");
+        let address = listener.local_addr().expect("its address");
+        let server = tokio::spawn(async move {
+            axum::serve(listener, app).await.expect("serve embeddings");
+        });
+        Self {
+            base_url: format!("http://{address}/v1"),
+            shared,
+            server,
+        }
+    }
+
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// Every answer waits this long first.
+    pub fn set_delay(&self, delay: Duration) {
+        let millis = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self.shared.delay_ms.store(millis, Ordering::SeqCst);
+    }
+
+    /// Every request fails with this HTTP status (0: answer normally).
+    pub fn set_failing_status(&self, status: u16) {
+        self.shared.status.store(status, Ordering::SeqCst);
+    }
+
+    /// Requests received so far, answered or not.
+    pub fn requests(&self) -> usize {
+        self.shared.requests.load(Ordering::SeqCst)
+    }
+
+    /// Every text received so far, in order.
+    pub fn texts(&self) -> Vec<String> {
+        self.shared
+            .texts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+async fn embeddings(State(shared): State<Arc<Shared>>, body: axum::Json<Value>) -> Response {
+    shared.requests.fetch_add(1, Ordering::SeqCst);
+    let faults = shared.faults();
+    if faults.delay_ms > 0 {
+        tokio::time::sleep(Duration::from_millis(faults.delay_ms)).await;
+    }
+    if faults.status != 0 {
+        let status = StatusCode::from_u16(faults.status).unwrap_or(StatusCode::BAD_GATEWAY);
+        return (status, "failing on purpose").into_response();
+    }
+    let inputs: Vec<String> = match &body["input"] {
+        Value::String(text) => vec![text.clone()],
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|item| item.as_str().map(str::to_owned))
+            .collect(),
+        _ => return (StatusCode::BAD_REQUEST, "input must be text").into_response(),
+    };
+    shared
+        .texts
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .extend(inputs.iter().cloned());
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, text)| json!({ "object": "embedding", "index": index, "embedding": embed(text) }))
+        .collect();
+    axum::Json(json!({ "object": "list", "data": data, "model": body["model"] })).into_response()
+}
+
+/// The fake model's vector of `text` (not normalized: the client scales it).
+pub fn embed(text: &str) -> Vec<f32> {
+    let mut vector = vec![0.0_f32; DIMENSIONS];
+    for word in text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= 2)
+    {
+        let word = word.to_lowercase();
+        if let Some(dimension) = dimension(&word) {
+            vector[dimension] += 1.0;
+        }
+    }
+    vector
+}
+
+/// Words a real model gives little weight: short ones and a few common longer ones.
+const FILLER: &[&str] = &[
+    "what", "when", "where", "which", "with", "that", "this", "have", "your", "there", "about",
+    "from", "again", "would", "could", "should", "they", "them", "were", "will", "just", "does",
+];
+
+/// Stems of up to three characters ("dr", "wi") are whole words; longer ones are prefixes.
+fn stem_matches(stem: &str, word: &str) -> bool {
+    if stem.chars().count() <= 3 {
+        word == stem
+    } else {
+        word.starts_with(stem)
+    }
+}
+
+fn dimension(word: &str) -> Option<usize> {
+    let concept = CONCEPTS
+        .iter()
+        .position(|stems| stems.iter().any(|stem| stem_matches(stem, word)));
+    match concept {
+        Some(concept) => Some(concept),
+        None if word.chars().count() < 4 || FILLER.contains(&word) => None,
+        None => {
+            // FNV-1a, so the bucket is the same on every run and platform.
+            let hash = word.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+                (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+            });
+            Some(CONCEPTS.len() + (hash % (DIMENSIONS - CONCEPTS.len()) as u64) as usize)
+        }
+    }
+}
