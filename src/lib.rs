@@ -4,6 +4,7 @@
 //!
 //! # Layout
 //! - [`app`]: wires database, LLM client, bot and jobs together; owns shutdown.
+//! - [`backoff`]: doubling waits between retries, shared by Telegram and the LLM client.
 //! - [`cli`]: the `telemem` command line and one function per subcommand.
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
 //! - [`config`]: one typed `Config` from flags and environment variables.
@@ -21,6 +22,7 @@
 //! - [`telemetry`]: tracing subscriber set-up.
 
 pub mod app;
+pub mod backoff;
 pub mod cli;
 pub mod clock;
 pub mod config;

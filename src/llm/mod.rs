@@ -482,7 +482,7 @@ fn failure(error: LlmError, text_so_far: &str) -> Failure {
     if text_so_far.is_empty() {
         Failure::from(error)
     } else {
-        Failure::final_(error)
+        Failure::not_retryable(error)
     }
 }
 

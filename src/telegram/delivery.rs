@@ -21,8 +21,8 @@ use teloxide::{ApiError, RequestError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
+use crate::backoff::Backoff;
 use crate::telegram::TelegramApi;
-use crate::telegram::connect::Backoff;
 use crate::telegram::intake::AnswerMessages;
 use crate::telegram::render::{
     TELEGRAM_MAX_CHARS, markdown_to_telegram_html, split_for_telegram, split_plain_text,
