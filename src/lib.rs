@@ -15,6 +15,7 @@
 //! - [`memory`]: sessions, summaries and notes, recall, redaction, the escaping of stored text
 //!   in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
+//! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
 //! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, commands,
@@ -32,6 +33,7 @@ pub mod jobs;
 pub mod llm;
 pub mod memory;
 pub mod metrics;
+pub mod role;
 pub mod secret;
 pub mod storage;
 pub mod telegram;

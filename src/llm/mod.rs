@@ -22,18 +22,10 @@ use futures_util::StreamExt;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 
+pub use crate::role::Role;
 use crate::secret::Secret;
 use retry::{Failure, Policy};
 use sse::{SseEvent, SseParser};
-
-/// Who said a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    System,
-    User,
-    Assistant,
-}
 
 /// One turn of a conversation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Connections, MessageRole, NewMessage, open};
+use super::{Connections, NewMessage, Role, open};
 
 /// At most this many writes go into one round: bounds a statement's size and how long other
 /// writers wait for the connection.
@@ -65,7 +65,7 @@ impl MessageRow {
     /// `message` with `role`, answering the Telegram update `update_id` (for a reply).
     pub(super) fn new(
         message: &NewMessage<'_>,
-        role: MessageRole,
+        role: Role,
         update_id: Option<i64>,
     ) -> Result<Self, sqlx::Error> {
         let json = serde_json::to_string(&(

@@ -2,24 +2,14 @@
 //! the user's activity) and reading a conversation's recent history.
 
 use super::combined::{MessageRow, Write};
-use super::{ConversationKey, Store};
-
-/// Who wrote a message. Stored as lowercase text, checked by the schema.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type, serde::Serialize, serde::Deserialize)]
-#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
-#[serde(rename_all = "lowercase")]
-pub enum MessageRole {
-    User,
-    Assistant,
-    System,
-}
+use super::{ConversationKey, Role, Store};
 
 /// A message about to be stored.
 #[derive(Clone, Debug)]
 pub struct NewMessage<'a> {
     pub key: ConversationKey,
     pub session_id: i64,
-    pub role: MessageRole,
+    pub role: Role,
     pub content: &'a str,
     pub created_at_ms: i64,
     pub tokens_in: i64,
@@ -41,7 +31,7 @@ pub struct StoredMessage {
     pub chat_id: i64,
     pub user_id: i64,
     pub session_id: i64,
-    pub role: MessageRole,
+    pub role: Role,
     pub content: String,
     pub created_at_ms: i64,
     pub tokens_in: i64,
@@ -96,7 +86,7 @@ impl Store {
         &self,
         message: &NewMessage<'_>,
     ) -> Result<(i64, bool), sqlx::Error> {
-        let row = MessageRow::new(message, MessageRole::User, None)?;
+        let row = MessageRow::new(message, Role::User, None)?;
         self.combined(|done| Write::Message { row, done }).await
     }
 
@@ -151,7 +141,7 @@ impl Store {
         sqlx::query_as!(
             StoredMessage,
             r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                      session_id AS "session_id!", role AS "role!: MessageRole",
+                      session_id AS "session_id!", role AS "role!: Role",
                       content AS "content!", created_at AS "created_at_ms!",
                       tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
                       telegram_message_id
@@ -176,7 +166,7 @@ impl Store {
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
         sqlx::query_as!(
             StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
                       content, created_at AS created_at_ms, tokens_in, tokens_out,
                       telegram_message_id
                FROM messages
@@ -196,7 +186,7 @@ impl Store {
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
         sqlx::query_as!(
             StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
                       content, created_at AS created_at_ms, tokens_in, tokens_out,
                       telegram_message_id
                FROM messages

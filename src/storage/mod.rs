@@ -45,7 +45,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection, SqliteConnection};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
-pub use messages::{MessageRole, NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
+pub use crate::role::Role;
+pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
 pub use notes::NoteRecord;
 pub use purge::PurgeCounts;
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};

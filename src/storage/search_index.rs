@@ -25,7 +25,7 @@ use super::{
     Connections, ConversationKey, Store, StoredMessage, is_storage_full, open,
     roll_back_failed_command,
 };
-use crate::storage::MessageRole;
+use crate::storage::Role;
 
 /// How often the background task indexes the messages stored since its last batch. Recall never
 /// looks at messages this young, so the index may lag behind by this much.
@@ -207,7 +207,7 @@ impl Store {
         sqlx::query_as!(
             StoredMessage,
             r#"SELECT message.id AS "id!", message.chat_id, message.user_id, message.session_id,
-                      message.role AS "role: MessageRole", message.content,
+                      message.role AS "role: Role", message.content,
                       message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
                       message.telegram_message_id
                FROM messages_fts

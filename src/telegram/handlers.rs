@@ -679,9 +679,9 @@ pub fn export_markdown(messages: &[StoredMessage]) -> String {
     let mut document = String::from("# telemem history\n");
     for message in messages {
         let author = match message.role {
-            crate::storage::MessageRole::User => "You",
-            crate::storage::MessageRole::Assistant => "Bot",
-            crate::storage::MessageRole::System => "System",
+            crate::storage::Role::User => "You",
+            crate::storage::Role::Assistant => "Bot",
+            crate::storage::Role::System => "System",
         };
         document.push_str(&format!(
             "\n## {author} — {}\n\n{}\n",

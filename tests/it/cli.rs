@@ -2,7 +2,7 @@
 
 use std::process::{Command, Output};
 
-use telemem::storage::{ConversationKey, MessageRole, Store};
+use telemem::storage::{ConversationKey, Role, Store};
 
 use crate::helpers::{DAY_MS, TestDb};
 
@@ -46,16 +46,10 @@ async fn purge_dry_run_counts_and_purge_deletes_old_rows() {
     let now = chrono::Utc::now().timestamp_millis();
     let key = ConversationKey::new(7, 7);
     let old_session = db.session(key, now - 40 * DAY_MS).await;
-    db.message(
-        key,
-        old_session,
-        MessageRole::User,
-        "ancient",
-        now - 40 * DAY_MS,
-    )
-    .await;
+    db.message(key, old_session, Role::User, "ancient", now - 40 * DAY_MS)
+        .await;
     let new_session = db.session(key, now - DAY_MS).await;
-    db.message(key, new_session, MessageRole::User, "recent", now - DAY_MS)
+    db.message(key, new_session, Role::User, "recent", now - DAY_MS)
         .await;
 
     let dry_run = telemem(&db.url, &["purge", "--dry-run"], &[]);
@@ -86,7 +80,7 @@ async fn stats_show_totals_and_one_users_usage() {
     let now = chrono::Utc::now().timestamp_millis();
     let key = ConversationKey::new(7, 77);
     let session = db.session(key, now).await;
-    db.message(key, session, MessageRole::User, "hi", now).await;
+    db.message(key, session, Role::User, "hi", now).await;
 
     let totals = telemem(&db.url, &["stats"], &[]);
     assert!(totals.status.success(), "stderr: {}", stderr(&totals));

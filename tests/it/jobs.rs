@@ -6,7 +6,7 @@ use telemem::app::{Core, join_jobs};
 use telemem::clock::ManualClock;
 use telemem::config::StorageConfig;
 use telemem::metrics;
-use telemem::storage::{ConversationKey, MessageRole};
+use telemem::storage::{ConversationKey, Role};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -31,7 +31,7 @@ async fn purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown() {
     let key = ConversationKey::new(1, 1);
     let session = db.session(key, MIDNIGHT_MS).await;
     for minute in 0..5 {
-        db.message(key, session, MessageRole::User, "old", MIDNIGHT_MS + minute)
+        db.message(key, session, Role::User, "old", MIDNIGHT_MS + minute)
             .await;
     }
     let clock = ManualClock::starting_at(MIDNIGHT_MS + 31 * DAY_MS);
