@@ -11,8 +11,10 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use super::client::StreamStep;
+use super::error::invalid_json;
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, StreamStep, invalid_json};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
 
 /// The API version this module is written against, sent as `anthropic-version`.
 pub(crate) const API_VERSION: &str = "2023-06-01";

@@ -9,8 +9,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::client::StreamStep;
+use super::error::invalid_json;
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, StreamStep, invalid_json};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
 
 /// The end-of-stream marker; a stream without it was cut off.
 const DONE: &str = "[DONE]";
