@@ -2,21 +2,21 @@
 //! inside one time budget, every failure turned into an [`LlmError`].
 //!
 //! It owns sending, reading streams and sorting out HTTP statuses; what the requests and replies
-//! look like belongs to the dialects. Nothing here may leak the API key or a provider's error
-//! body into an error message: bodies are only logged at debug level, truncated and with the key
-//! masked.
+//! look like belongs to the [`Dialect`] the configuration picked, which the client holds without
+//! knowing which one it is. Nothing here may leak the API key or a provider's error body into an
+//! error message: bodies are only logged at debug level, truncated and with the key masked.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use futures_util::StreamExt;
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
-use serde::Serialize;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 
+use super::dialect::{Dialect, StreamDecode, StreamStep};
 use super::retry::{self, Failure, Policy};
 use super::sse::{SseEvent, SseParser};
-use super::{ChatRequest, Completion, LlmConfig, LlmError, Provider, anthropic, openai};
+use super::{ChatRequest, Completion, LlmConfig, LlmError};
 
 /// A client for one configured LLM. Cloning is cheap and clones share connections.
 #[derive(Clone)]
@@ -28,9 +28,10 @@ pub struct LlmClient {
 /// What every call needs, computed once at start-up so a bad configuration fails there.
 struct Inner {
     config: LlmConfig,
+    /// The provider's wire format, chosen once from the configuration.
+    dialect: Box<dyn Dialect>,
     endpoint: reqwest::Url,
-    /// Authentication and version headers, with the key marked sensitive so that HTTP-level
-    /// debug output redacts it.
+    /// The dialect's authentication and version headers and the body's content type.
     headers: HeaderMap,
 }
 
@@ -41,13 +42,11 @@ impl LlmClient {
             matches!(base.scheme(), "http" | "https"),
             "LLM_BASE_URL must be an http or https URL"
         );
-        let path = match config.provider {
-            Provider::OpenAi => "chat/completions",
-            Provider::Anthropic => "messages",
-        };
-        let endpoint = format!("{}/{path}", base.as_str().trim_end_matches('/'));
+        let dialect = config.dialect();
+        let endpoint = format!("{}/{}", base.as_str().trim_end_matches('/'), dialect.path());
         let endpoint = reqwest::Url::parse(&endpoint).context("building the LLM endpoint URL")?;
-        let headers = auth_headers(config)?;
+        let mut headers = dialect.headers(config.api_key())?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let http = reqwest::Client::builder()
             // The call's overall budget is enforced around each call, retries included; this
             // only stops one unreachable host from eating all of it.
@@ -58,6 +57,7 @@ impl LlmClient {
             http,
             inner: Arc::new(Inner {
                 config: config.clone(),
+                dialect,
                 endpoint,
                 headers,
             }),
@@ -91,7 +91,7 @@ impl LlmClient {
     async fn complete_once(&self, request: &ChatRequest) -> Result<Completion, Failure> {
         let response = self.send(request, false).await?;
         let body = response.bytes().await.map_err(LlmError::Connect)?;
-        Ok(self.parse_completion(&body)?)
+        Ok(self.inner.dialect.parse_completion(&body)?)
     }
 
     async fn stream_once(
@@ -103,11 +103,11 @@ impl LlmClient {
         if is_json(&response) {
             // Some OpenAI-compatible servers ignore `stream: true` and answer in one piece.
             let body = response.bytes().await.map_err(LlmError::Connect)?;
-            let completion = self.parse_completion(&body)?;
+            let completion = self.inner.dialect.parse_completion(&body)?;
             progress.send_replace(completion.text.clone());
             return Ok(completion);
         }
-        let mut decoder = self.stream_decoder();
+        let mut decoder = self.inner.dialect.stream_decoder();
         let mut parser = SseParser::new();
         let mut text = String::new();
         let mut chunks = response.bytes_stream();
@@ -120,8 +120,7 @@ impl LlmClient {
                 None => (parser.finish().into_iter().collect(), true),
             };
             for event in events {
-                let finished = decoder
-                    .apply(&event, &mut text, progress)
+                let finished = apply_event(decoder.as_mut(), &event, &mut text, progress)
                     .map_err(|error| failure(error, &text))?;
                 if finished {
                     return Ok(decoder.completion(text));
@@ -142,25 +141,15 @@ impl LlmClient {
         stream: bool,
     ) -> Result<reqwest::Response, LlmError> {
         let config = &self.inner.config;
-        let body = match config.provider {
-            Provider::OpenAi => Body::OpenAi(openai::body(
-                &config.model,
-                config.max_tokens,
-                request,
-                stream,
-            )),
-            Provider::Anthropic => Body::Anthropic(anthropic::body(
-                &config.model,
-                config.max_tokens,
-                request,
-                stream,
-            )),
-        };
+        let body = self
+            .inner
+            .dialect
+            .body(&config.model, config.max_tokens, request, stream);
         let response = self
             .http
             .post(self.inner.endpoint.clone())
             .headers(self.inner.headers.clone())
-            .json(&body)
+            .body(body)
             .send()
             .await
             .map_err(LlmError::Connect)?;
@@ -195,76 +184,23 @@ impl LlmClient {
         }
         tracing::debug!(status, body = %shown, "LLM provider refused the request");
     }
-
-    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
-        match self.inner.config.provider {
-            Provider::OpenAi => openai::parse_completion(body),
-            Provider::Anthropic => anthropic::parse_completion(body),
-        }
-    }
-
-    fn stream_decoder(&self) -> StreamDecoder {
-        match self.inner.config.provider {
-            Provider::OpenAi => StreamDecoder::OpenAi(openai::StreamDecoder::default()),
-            Provider::Anthropic => StreamDecoder::Anthropic(anthropic::StreamDecoder::default()),
-        }
-    }
 }
 
-/// The request body of either dialect; serialized as the inner body.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum Body<'a> {
-    OpenAi(openai::Body<'a>),
-    Anthropic(anthropic::Body<'a>),
-}
-
-/// What one stream event meant, as told by a provider's decoder.
-#[derive(Debug)]
-pub(super) enum StreamStep {
-    /// More reply text; often empty (role-only chunks, pings, usage).
-    Text(String),
-    /// The provider's end marker: the reply is complete.
-    Finished,
-}
-
-enum StreamDecoder {
-    OpenAi(openai::StreamDecoder),
-    Anthropic(anthropic::StreamDecoder),
-}
-
-impl StreamDecoder {
-    /// Applies one event to the text so far; `Ok(true)` once the stream is complete.
-    fn apply(
-        &mut self,
-        event: &SseEvent,
-        text: &mut String,
-        progress: &tokio::sync::watch::Sender<String>,
-    ) -> Result<bool, LlmError> {
-        let step = match self {
-            Self::OpenAi(decoder) => decoder.decode(event)?,
-            Self::Anthropic(decoder) => decoder.decode(event)?,
-        };
-        match step {
-            StreamStep::Finished => Ok(true),
-            StreamStep::Text(delta) if delta.is_empty() => Ok(false),
-            StreamStep::Text(delta) => {
-                text.push_str(&delta);
-                progress.send_replace(text.clone());
-                Ok(false)
-            }
-        }
-    }
-
-    fn completion(&self, text: String) -> Completion {
-        let (tokens_in, tokens_out) = match self {
-            Self::OpenAi(decoder) => (decoder.tokens_in(), decoder.tokens_out()),
-            Self::Anthropic(decoder) => (decoder.tokens_in(), decoder.tokens_out()),
-        };
-        Completion {
-            text,
-            tokens_in,
-            tokens_out,
+/// Applies one stream event to the text so far and shows the new text; `Ok(true)` once the
+/// stream is complete.
+fn apply_event(
+    decoder: &mut dyn StreamDecode,
+    event: &SseEvent,
+    text: &mut String,
+    progress: &tokio::sync::watch::Sender<String>,
+) -> Result<bool, LlmError> {
+    match decoder.decode(event)? {
+        StreamStep::Finished => Ok(true),
+        StreamStep::Text(delta) if delta.is_empty() => Ok(false),
+        StreamStep::Text(delta) => {
+            text.push_str(&delta);
+            progress.send_replace(text.clone());
+            Ok(false)
         }
     }
 }
@@ -284,42 +220,6 @@ fn is_json(response: &reqwest::Response) -> bool {
         .get(CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("application/json"))
-}
-
-fn auth_headers(config: &LlmConfig) -> anyhow::Result<HeaderMap> {
-    let mut headers = HeaderMap::new();
-    let key = config.api_key();
-    match config.provider {
-        Provider::OpenAi => {
-            if let Some(key) = key {
-                headers.insert(
-                    AUTHORIZATION,
-                    secret_header(&format!("Bearer {}", key.expose()))?,
-                );
-            }
-        }
-        Provider::Anthropic => {
-            if let Some(key) = key {
-                headers.insert(
-                    HeaderName::from_static("x-api-key"),
-                    secret_header(key.expose())?,
-                );
-            }
-            headers.insert(
-                HeaderName::from_static("anthropic-version"),
-                HeaderValue::from_static(anthropic::API_VERSION),
-            );
-        }
-    }
-    Ok(headers)
-}
-
-fn secret_header(value: &str) -> anyhow::Result<HeaderValue> {
-    // The parse error does not include the value, so it is safe to report.
-    let mut header = HeaderValue::from_str(value)
-        .context("LLM_API_KEY contains characters not allowed in an HTTP header")?;
-    header.set_sensitive(true);
-    Ok(header)
 }
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
 //! How to reach the LLM: the [`LlmConfig`] flags and environment variables, their defaults and
-//! ranges, and the [`Provider`] that picks the API dialect.
+//! ranges, and the [`Provider`] that picks the API dialect. This is the only place that tells the
+//! providers apart: it picks their dialect and their default base URL.
 //!
 //! Bad values fail when the command line is parsed, naming the variable; the API key is a
 //! [`Secret`] so the configuration can be logged with `Debug`.
 
 use std::time::Duration;
 
+use super::anthropic::AnthropicDialect;
+use super::dialect::Dialect;
+use super::openai::OpenAiDialect;
 use crate::secret::Secret;
 
 /// Which API dialect the LLM server speaks.
@@ -101,6 +105,14 @@ impl LlmConfig {
         };
         // Both literals above are valid URLs; the test below proves it.
         reqwest::Url::parse(default).expect("default base URLs are valid")
+    }
+
+    /// The dialect the provider speaks; the only choice made on the provider after start-up.
+    pub(super) fn dialect(&self) -> Box<dyn Dialect> {
+        match self.provider {
+            Provider::OpenAi => Box::new(OpenAiDialect),
+            Provider::Anthropic => Box::new(AnthropicDialect),
+        }
     }
 
     /// The key, unless it is unset or empty (an empty `LLM_API_KEY=` means "no key").

@@ -13,13 +13,15 @@
 //! - `chat.rs`: the request and reply types; `error.rs`: [`LlmError`].
 //! - `config.rs`: [`LlmConfig`] and [`Provider`], the flags and their defaults.
 //! - `client.rs`: [`LlmClient`], sending, streaming and retrying.
-//! - `openai.rs`, `anthropic.rs`: the two dialects; `sse.rs`: the event-stream parser;
-//!   `retry.rs`: the retry policy.
+//! - `dialect.rs`: the `Dialect` trait, the provider's wire format, which `openai.rs` and
+//!   `anthropic.rs` implement.
+//! - `sse.rs`: the event-stream parser; `retry.rs`: the retry policy.
 
 mod anthropic;
 mod chat;
 mod client;
 mod config;
+mod dialect;
 mod error;
 mod openai;
 mod retry;
