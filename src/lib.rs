@@ -9,10 +9,10 @@
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
-//! - [`jobs`]: background loops (purge, summarizer), each with a step function tests can call.
+//! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
-//! - [`memory`]: sessions, summaries and notes, recall, redaction, the escaping of stored text
-//!   in prompts, context assembly and its token budget.
+//! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
+//!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
