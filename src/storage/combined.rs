@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Connections, MessageRole, NewMessage, open};
+use super::{Connections, MessageRole, NewMessage, unless_closed};
 
 /// At most this many writes go into one round: bounds a statement's size and how long other
 /// writers wait for the connection.
@@ -117,7 +117,7 @@ pub(super) async fn combine_writes(
         if !writes.messages.is_empty() {
             connections.messages_to_index();
         }
-        match open(writer) {
+        match unless_closed(writer) {
             Ok(mut connection) => write_round(&mut connection, writes).await,
             Err(_) => writes.fail_all(|| sqlx::Error::PoolClosed),
         }

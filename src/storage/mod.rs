@@ -142,7 +142,11 @@ impl Drop for PurgeRunning<'_> {
 /// A locked connection, used like `&mut SqliteConnection` (`.execute(&mut *conn)`).
 type Locked<'a> = MappedMutexGuard<'a, SqliteConnection>;
 
-fn open(guard: MutexGuard<'_, Option<SqliteConnection>>) -> Result<Locked<'_>, sqlx::Error> {
+/// The connection a lock guards, or [`sqlx::Error::PoolClosed`] once [`Store::close`] has taken
+/// it: a store used after closing fails like a closed pool.
+fn unless_closed(
+    guard: MutexGuard<'_, Option<SqliteConnection>>,
+) -> Result<Locked<'_>, sqlx::Error> {
     MutexGuard::try_map(guard, Option::as_mut).map_err(|_| sqlx::Error::PoolClosed)
 }
 
@@ -269,11 +273,11 @@ impl Store {
 
     /// The writer connection, once every earlier caller has released it.
     async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
-        open(self.connections.lock_writer().await)
+        unless_closed(self.connections.lock_writer().await)
     }
 
-    /// Hands a write to the combining task and waits for its outcome.
-    async fn combined<T>(
+    /// Queues a write for the combining task ([`combined`]) and waits for its outcome.
+    async fn queue_write<T>(
         &self,
         write: impl FnOnce(tokio::sync::oneshot::Sender<Result<T, sqlx::Error>>) -> combined::Write,
     ) -> Result<T, sqlx::Error> {
@@ -297,11 +301,11 @@ impl Store {
         let readers = &self.connections.readers;
         for reader in readers {
             if let Ok(guard) = reader.try_lock() {
-                return open(guard);
+                return unless_closed(guard);
             }
         }
         let next = self.connections.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
-        open(readers[next].lock().await)
+        unless_closed(readers[next].lock().await)
     }
 }
 
@@ -356,7 +360,7 @@ async fn checkpoint_wal(
         {
             continue;
         }
-        let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
+        let Ok(mut checkpointer) = unless_closed(connections.checkpointer.lock().await) else {
             break;
         };
         let Some(copied_completely) = checkpoint_round(&connections, &mut checkpointer).await
@@ -372,27 +376,41 @@ async fn checkpoint_wal(
     }
 }
 
+/// How a checkpoint round ends, once the checkpoints beside the writer have run.
+enum RoundEnd {
+    /// Copy the rest of the log holding the writer, so that the next write starts it over.
+    CopyTheRestHoldingTheWriter,
+    /// Leave the rest to a later round: holding the writer now would stall the chat turns.
+    LeaveTheRest,
+}
+
 /// One round of [`checkpoint_wal`]: whether it copied the log completely, `None` once the store
 /// is closed.
 async fn checkpoint_round(
     connections: &Connections,
     checkpointer: &mut SqliteConnection,
 ) -> Option<bool> {
-    let hold_the_writer = if connections.purges_running.load(Ordering::Relaxed) > 0 {
+    let round_end = if connections.purges_running.load(Ordering::Relaxed) > 0 {
         // A purge fills the log faster than anything else; holding the writer for its pages
         // would stall chat turns for as long. The log starts over once the purge is done.
-        checkpoint(checkpointer).await.map(|_| false)
+        checkpoint(checkpointer)
+            .await
+            .map(|_| RoundEnd::LeaveTheRest)
     } else {
         // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
         // stall every chat turn for as long, so the log grows until such a time has passed;
         // past LARGE_LOG_PAGES it must start over, even at the price of a stall.
         catch_up(checkpointer).await.map(|caught_up| {
-            caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES
+            if caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES {
+                RoundEnd::CopyTheRestHoldingTheWriter
+            } else {
+                RoundEnd::LeaveTheRest
+            }
         })
     };
-    match hold_the_writer {
-        Ok(true) => {}
-        Ok(false) => return Some(false),
+    match round_end {
+        Ok(RoundEnd::CopyTheRestHoldingTheWriter) => {}
+        Ok(RoundEnd::LeaveTheRest) => return Some(false),
         Err(error) => {
             tracing::debug!(error = %error, "background WAL checkpoint failed");
             return Some(false);

@@ -22,8 +22,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Connections, ConversationKey, Store, StoredMessage, is_storage_full, open,
-    roll_back_failed_command,
+    Connections, ConversationKey, Store, StoredMessage, is_storage_full, roll_back_failed_command,
+    unless_closed,
 };
 use crate::storage::MessageRole;
 
@@ -89,7 +89,7 @@ async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
     let mut batch = INDEX_BATCH;
     loop {
         let progress = {
-            let mut writer = open(connections.lock_writer().await)?;
+            let mut writer = unless_closed(connections.lock_writer().await)?;
             index_batch(&mut writer, batch).await
         };
         let progress = match progress {
