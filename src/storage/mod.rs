@@ -7,8 +7,9 @@
 //!
 //! Writes go through exactly one connection behind a fair (first come, first served) lock.
 //! SQLite allows one writer at a time anyway; queueing writers on our own lock instead of on
-//! SQLite's busy handler (which sleeps in growing steps of up to 100 ms) keeps a writer's wait
-//! short and predictable, and removes "database is locked" between our own writers entirely.
+//! SQLite's busy handler (which sleeps between tries rather than waking a writer when the lock is
+//! free) keeps a writer's wait short and predictable, and removes "database is locked" between
+//! our own writers entirely.
 //! The writes every chat turn makes (its messages and delivery record) reach that connection
 //! through one task that writes all waiting ones together ([`combined`]), so that under load
 //! they share round trips and commits instead of queueing one by one.
@@ -18,9 +19,8 @@
 //!
 //! The connections are kept open and locked directly rather than drawn from an `sqlx::Pool`: a
 //! pool pings each connection when it is taken and again when it is returned, and every ping is a
-//! round trip to the connection's worker thread. On a small virtual machine a hop between threads
-//! on different CPUs is costly enough that the pings cost more than the statements
-//! (docs/PERFORMANCE.md).
+//! round trip to the connection's worker thread that does nothing for the caller. A chat turn's
+//! statements are short, so those extra round trips would weigh on every turn.
 
 mod combined;
 mod messages;
@@ -320,27 +320,26 @@ async fn roll_back_failed_command(connection: &mut SqliteConnection) {
 /// How often the write-ahead log is copied back into the database file. The checkpoint beside
 /// the writer competes with the chat turns for the CPU while it copies, and the slowest turns are
 /// the ones in flight meanwhile. Frequent rounds copy less at a time, so they delay those turns
-/// less than rare, large ones (docs/PERFORMANCE.md).
+/// less than rare, large ones.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Copies the write-ahead log back into the database file in the background. By default SQLite
-/// does this inside the commit that crosses 1,000 WAL pages, so one chat turn in a few hundred
-/// paid tens of milliseconds for everyone's writes; the writer has automatic checkpoints turned
-/// off instead. Ends when the store is closed or its last clone is dropped.
+/// does this inside the commit that crosses its automatic checkpoint threshold, so the chat turn
+/// that happens to make that commit pays for copying everyone's writes; the writer has automatic
+/// checkpoints turned off instead. Ends when the store is closed or its last clone is dropped.
 ///
 /// Each round is a few PASSIVE checkpoints, which never wait for readers. The first ones run
 /// beside the writer: each copies what was written during the one before, so they catch up
 /// (during a purge, the first has much to copy, and the purge writes more meanwhile). The last
-/// holds the writer, so that no commit lands while it copies the
-/// little that is left: only a log copied completely lets the next write start it again from its
-/// beginning. With checkpoints only beside a writer that never pauses, the log was never
-/// complete, so it grew without end (far larger than the database itself), every
-/// commit extended the file, and every read searched an ever longer log index
-/// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow, the round skips the
-/// last one rather than stall every chat turn for as long, unless the log has grown past 256 MiB;
-/// while a purge runs, a round is one checkpoint beside the writer, and the log starts over after
-/// the purge. A round runs only when the writer was taken since the last one, or the last did
-/// not copy the log completely: an idle bot does not wake ten times a second for nothing.
+/// holds the writer, so that no commit lands while it copies the little that is left: only a log
+/// copied completely lets the next write start it again from its beginning. Beside a writer that
+/// never pauses, checkpoints alone never copy the log completely, so it would grow without end,
+/// every commit extending the file and every read searching an ever longer log index. While the
+/// checkpoints beside the writer are slow, the round skips the last one rather than stall every
+/// chat turn for as long, unless the log has grown past [`LARGE_LOG_PAGES`]; while a purge runs,
+/// a round is one checkpoint beside the writer, and the log starts over after the purge. A round
+/// runs only when the writer was taken since the last one, or the last did not copy the log
+/// completely: an idle bot does not wake at every interval for nothing.
 async fn checkpoint_wal(
     connections: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
