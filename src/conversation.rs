@@ -481,7 +481,8 @@ impl Conversations {
             .context("cannot record the reply's Telegram message")
     }
 
-    /// One whole turn without streaming (for `telemem chat` and tests).
+    /// One whole turn without streaming, for callers that need no progress (the tests and the
+    /// memory evaluation; `telemem chat` streams).
     pub async fn chat(&self, key: ConversationKey, text: &str) -> anyhow::Result<Completion> {
         let turn = self.begin_turn(key, text, None).await?;
         let completion = self

@@ -75,7 +75,9 @@ impl Store {
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
         let row = MessageRow::new(reply, reply.role, update_id)?;
-        let (id, _) = self.combined(|done| Write::Message { row, done }).await?;
+        let (id, _) = self
+            .queue_write(|done| Write::Message { row, done })
+            .await?;
         Ok(id)
     }
 
@@ -87,7 +89,7 @@ impl Store {
         message: &NewMessage<'_>,
     ) -> Result<(i64, bool), sqlx::Error> {
         let row = MessageRow::new(message, Role::User, None)?;
-        self.combined(|done| Write::Message { row, done }).await
+        self.queue_write(|done| Write::Message { row, done }).await
     }
 
     /// Records which Telegram message carried a stored reply; for a reply that answers a
@@ -99,7 +101,7 @@ impl Store {
         telegram_message_id: i64,
     ) -> Result<(), sqlx::Error> {
         let record = (message_id, telegram_message_id);
-        self.combined(|done| Write::Delivered { record, done })
+        self.queue_write(|done| Write::Delivered { record, done })
             .await
     }
 

@@ -194,7 +194,7 @@ impl Store {
         message_ids: &[i64],
     ) -> Result<(), sqlx::Error> {
         let record = (update_id, message_ids.to_vec());
-        self.combined(|done| Write::AnswerMessages { record, done })
+        self.queue_write(|done| Write::AnswerMessages { record, done })
             .await
     }
 }

@@ -1,6 +1,7 @@
 //! The endpoints of the handler tree: one small `async fn` per kind of update, with their
-//! dependencies injected by dptree. They translate between Telegram and [`Conversations`] and
-//! choose the user-facing sentence from [`replies`]; they hold no chat logic themselves.
+//! dependencies injected by dptree. They translate between Telegram and [`Conversations`] (and
+//! [`commands`] for commands) and choose the user-facing sentence from [`replies`]; they hold no
+//! chat logic themselves.
 //!
 //! Everything is keyed on the sender's identity ([`identity`]). Answers that show private
 //! material (the persona, notes and summaries, statistics, the history, a forgotten note) never
@@ -19,19 +20,20 @@ use teloxide::types::{
 use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
-use crate::conversation::{Conversations, Persona, PersonaError, Turn};
+use crate::commands::{self, Command, CommandAnswer, ExportFormat};
+use crate::conversation::{Conversations, Turn};
 use crate::llm::LlmError;
 use crate::metrics;
+use crate::replies;
 use crate::storage::{ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
-use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
 use crate::telegram::delivery::{
     self, Preview, ProgressDisplay, ReplyTarget, deliver_notice, deliver_reply, deliver_text,
     show_progress,
 };
 use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::{AnswerMessages, Intake};
-use crate::telegram::{BotSettings, TelegramApi, replies};
+use crate::telegram::{BotSettings, TelegramApi};
 
 pub type HandlerResult = anyhow::Result<()>;
 
@@ -363,96 +365,19 @@ async fn run_command<B: TelegramApi>(
     let Some(key) = conversation_key(&message) else {
         return Ok(());
     };
-    match command {
-        Command::Start => say(&bot, &message, &settings.start_text).await,
-        Command::Help => say(&bot, &message, &Command::descriptions().to_string()).await,
-        Command::Persona(argument) => persona(&bot, &message, key, &argument, &conversations).await,
-        Command::Stats => {
-            let stats = conversations.stats(key).await?;
-            say_privately(&bot, &message, &replies::stats(&stats)).await
+    let answer = commands::answer(command, &conversations, key, &settings.start_text).await?;
+    match answer {
+        CommandAnswer::Say(text) => say(&bot, &message, &text).await,
+        CommandAnswer::SayPrivately(text) => say_privately(&bot, &message, &text).await,
+        CommandAnswer::PersonaSaved { confirmation } if message.chat.is_private() => {
+            say(&bot, &message, &confirmation).await
         }
-        Command::Memory => {
-            let overview = conversations.memory_overview(key).await?;
-            say_privately(&bot, &message, &replies::memory(&overview)).await
+        // Confirmed without the text in a group: it is private from now on.
+        CommandAnswer::PersonaSaved { .. } => {
+            say(&bot, &message, replies::PERSONA_SAVED_NOT_SHOWN).await
         }
-        Command::Forget(argument) => forget(&bot, &message, key, &argument, &conversations).await,
-        Command::Reset => {
-            let was_open = conversations.reset_session(key).await?;
-            say(
-                &bot,
-                &message,
-                if was_open {
-                    replies::RESET_DONE
-                } else {
-                    replies::RESET_NOTHING_OPEN
-                },
-            )
-            .await
-        }
-        Command::Clear => ask_to_clear(&bot, &message, key).await,
-        Command::Export(argument) => {
-            export(
-                &bot,
-                &message,
-                key,
-                ExportFormat::parse(&argument),
-                &conversations,
-            )
-            .await
-        }
-    }
-}
-
-async fn persona<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-    argument: &str,
-    conversations: &Conversations,
-) -> HandlerResult {
-    match PersonaRequest::parse(argument) {
-        PersonaRequest::Show => match conversations.persona(key.user_id).await? {
-            Some(persona) => say_privately(bot, message, &replies::persona_current(&persona)).await,
-            None => say_privately(bot, message, replies::PERSONA_NONE).await,
-        },
-        PersonaRequest::Reset => {
-            conversations.set_persona(key.user_id, None).await?;
-            say(bot, message, replies::PERSONA_RESET).await
-        }
-        PersonaRequest::Set(text) => match Persona::parse(text) {
-            Ok(persona) => {
-                conversations
-                    .set_persona(key.user_id, Some(&persona))
-                    .await?;
-                // Confirmed without the text in a group: it is private from now on.
-                if message.chat.is_private() {
-                    say(bot, message, &replies::persona_set(persona.as_str())).await
-                } else {
-                    say(bot, message, replies::PERSONA_SAVED_NOT_SHOWN).await
-                }
-            }
-            Err(PersonaError::TooLong { length, .. }) => {
-                say(bot, message, &replies::persona_too_long(length)).await
-            }
-            Err(PersonaError::Empty) => say(bot, message, replies::PERSONA_NONE).await,
-        },
-    }
-}
-
-async fn forget<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-    argument: &str,
-    conversations: &Conversations,
-) -> HandlerResult {
-    let argument = argument.trim();
-    let Ok(number) = argument.parse::<usize>() else {
-        return say(bot, message, replies::FORGET_USAGE).await;
-    };
-    match conversations.forget_note(key, number).await? {
-        Some(note) => say_privately(bot, message, &replies::forgot(&note)).await,
-        None => say(bot, message, &replies::no_such_note(argument)).await,
+        CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key).await,
+        CommandAnswer::Export(format) => export(&bot, &message, key, format, &conversations).await,
     }
 }
 

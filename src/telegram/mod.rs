@@ -1,11 +1,11 @@
 //! The Telegram edge of the bot: reaching the Bot API, the crash-safe intake, the scheduler that
-//! runs the teloxide handler tree ([`schema`]) fairly per person, the command enum, the handlers,
-//! rendering of the model's Markdown to Telegram HTML, reply delivery, the sender's identity,
-//! access control, per-user limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this
-//! module only translates between Telegram and it.
+//! runs the teloxide handler tree ([`schema`]) fairly per person, the handlers, rendering of the
+//! model's Markdown to Telegram HTML, reply delivery, the sender's identity, access control and
+//! per-user limits. Chat logic lives in [`crate::conversation`], the commands and what they
+//! answer in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module
+//! only translates between Telegram and them.
 
 pub mod access;
-pub mod commands;
 pub mod connect;
 pub mod delivery;
 pub mod handlers;
@@ -13,7 +13,6 @@ pub mod identity;
 pub mod intake;
 pub mod limits;
 pub mod render;
-pub mod replies;
 pub mod scheduler;
 
 use std::sync::Arc;
@@ -25,10 +24,10 @@ use teloxide::prelude::*;
 use teloxide::types::Me;
 use teloxide::utils::command::BotCommands;
 
+use crate::commands::{self, Command};
 use crate::config::Config;
 use crate::conversation::Conversations;
 use crate::telegram::access::AccessPolicy;
-use crate::telegram::commands::Command;
 use crate::telegram::intake::Intake;
 use crate::telegram::limits::LimitSettings;
 use crate::telegram::scheduler::SchedulerSettings;
@@ -93,11 +92,7 @@ impl BotSettings {
         Self {
             max_message_chars: config.telegram.max_message_chars as usize,
             stream_replies: config.telegram.stream_replies,
-            start_text: replies::start(
-                config.history.history_window_secs,
-                config.storage.purge_after_secs,
-                config.history.session_idle_secs,
-            ),
+            start_text: commands::start_text(config),
         }
     }
 }

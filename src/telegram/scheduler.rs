@@ -32,13 +32,14 @@ use tokio_util::task::TaskTracker;
 
 use crate::clock::Clock;
 use crate::metrics;
+use crate::replies;
 use crate::storage::ConversationKey;
+use crate::telegram::TelegramApi;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
 use crate::telegram::delivery::{Preview, ReplyTarget, deliver_notice};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
-use crate::telegram::{TelegramApi, replies};
 
 /// How the scheduler runs.
 #[derive(Clone, Debug)]

@@ -34,9 +34,9 @@ use telemem::app::Core;
 use telemem::clock::ManualClock;
 use telemem::config::Config;
 use telemem::conversation::{ConversationSettings, Conversations};
-use telemem::jobs::{Summarizer, SummarizerReport};
 use telemem::llm::LlmClient;
 use telemem::memory::redact::Redactor;
+use telemem::memory::summarizer::{Summarizer, SummarizerReport};
 use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use telemem::storage::ConversationKey;
 

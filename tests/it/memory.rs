@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use telemem::app::Core;
 use telemem::clock::{Clock, ManualClock};
-use telemem::jobs::SummarizerReport;
+use telemem::memory::summarizer::SummarizerReport;
 use telemem::storage::ConversationKey;
 
 use crate::bot_harness::parse_config;
