@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use teloxide::Bot;
-use teloxide::adaptors::throttle::{Limits, Throttle};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -25,7 +24,7 @@ use crate::telegram::intake::{
     Incoming, Intake, random_webhook_secret, run_polling, webhook_router,
 };
 use crate::telegram::scheduler::{Scheduler, SchedulerParts};
-use crate::telegram::{self, TelegramApi};
+use crate::telegram::{self, TelegramBot};
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::{AllowedUpdate, Me};
 
@@ -150,24 +149,18 @@ impl App {
 
     /// Runs until `shutdown` is cancelled (or SIGTERM/SIGINT, see [`App::run`]).
     pub async fn run_until(self, shutdown: CancellationToken) -> anyhow::Result<()> {
-        if self.config.telegram.throttle {
-            // Telegram's published limits: about 30 messages a second overall, 1 a second per chat.
-            let bot = Throttle::new_spawn(self.bot.clone(), Limits::default());
-            self.run_with(bot, shutdown).await
+        let bot = if self.config.telegram.throttle {
+            TelegramBot::throttled(self.bot.clone())
         } else {
-            let bot = self.bot.clone();
-            self.run_with(bot, shutdown).await
-        }
+            TelegramBot::direct(self.bot.clone())
+        };
+        self.run_with(bot, shutdown).await
     }
 
     /// Starts the HTTP server and the jobs, reaches Telegram (retrying while it cannot be
     /// reached), takes updates by polling or webhook and handles them until `shutdown`, then
     /// stops everything in order.
-    async fn run_with<B: TelegramApi>(
-        self,
-        bot: B,
-        shutdown: CancellationToken,
-    ) -> anyhow::Result<()> {
+    async fn run_with(self, bot: TelegramBot, shutdown: CancellationToken) -> anyhow::Result<()> {
         let config = &self.config;
         if config.telegram.webhook_url.is_some() && config.http.http_addr.is_none() {
             anyhow::bail!(
@@ -221,9 +214,9 @@ impl App {
     }
 
     /// Reaches Telegram, starts taking updates and handles them until `shutdown`.
-    async fn serve_telegram<B: TelegramApi>(
+    async fn serve_telegram(
         &self,
-        bot: B,
+        bot: TelegramBot,
         access: Arc<AccessPolicy>,
         intake: Intake,
         updates: tokio::sync::mpsc::Receiver<Incoming>,
@@ -280,17 +273,17 @@ impl App {
     }
 
     /// The scheduler over the handler tree, with everything the handlers need.
-    fn scheduler<B: TelegramApi>(
+    fn scheduler(
         &self,
-        bot: B,
+        bot: TelegramBot,
         me: Me,
         access: Arc<AccessPolicy>,
         intake: Intake,
-    ) -> Scheduler<B> {
+    ) -> Scheduler {
         let config = &self.config;
         Scheduler::new(SchedulerParts {
             bot: bot.clone(),
-            handler: telegram::schema::<B>(),
+            handler: telegram::schema(),
             dependencies: telegram::dependencies(
                 bot,
                 me.clone(),
@@ -355,8 +348,8 @@ fn public_api_url(bot: &Bot) -> String {
 }
 
 /// Registers the webhook with Telegram, with its secret token.
-async fn register_webhook<B: TelegramApi>(
-    bot: &B,
+async fn register_webhook(
+    bot: &TelegramBot,
     url: &reqwest::Url,
     secret: &Secret,
 ) -> anyhow::Result<()> {

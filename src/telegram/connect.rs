@@ -8,12 +8,11 @@
 
 use std::time::Duration;
 
-use teloxide::prelude::*;
 use teloxide::types::Me;
 use teloxide::{ApiError, RequestError};
 use tokio_util::sync::CancellationToken;
 
-use crate::telegram::TelegramApi;
+use crate::telegram::TelegramBot;
 
 /// Doubling waits between attempts, from `first` up to `max`.
 #[derive(Clone, Debug)]
@@ -70,8 +69,8 @@ pub enum ConnectError {
 
 /// Asks Telegram who the bot is, retrying with backoff until it answers or `shutdown` is
 /// cancelled. An invalid token fails at once.
-pub async fn connect<B: TelegramApi>(
-    bot: &B,
+pub async fn connect(
+    bot: &TelegramBot,
     api_url: &str,
     shutdown: &CancellationToken,
 ) -> Result<Me, ConnectError> {

@@ -21,7 +21,7 @@ use teloxide::{ApiError, RequestError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::telegram::TelegramApi;
+use crate::telegram::TelegramBot;
 use crate::telegram::connect::Backoff;
 use crate::telegram::intake::AnswerMessages;
 use crate::telegram::render::{
@@ -114,8 +114,8 @@ pub struct ProgressDisplay {
 
 /// Shows `typing` until the first text arrives and, when streaming, a preview message edited with
 /// the text so far, until the model's sender side of `progress` is dropped.
-pub async fn show_progress<B: TelegramApi>(
-    bot: B,
+pub async fn show_progress(
+    bot: TelegramBot,
     mut progress: watch::Receiver<String>,
     display: ProgressDisplay,
 ) -> Preview {
@@ -159,8 +159,8 @@ pub async fn show_progress<B: TelegramApi>(
 
 /// Shows `markdown` in the preview message, sending it if there is none yet. Returns whether
 /// a message was sent.
-async fn update_preview<B: TelegramApi>(
-    bot: &B,
+async fn update_preview(
+    bot: &TelegramBot,
     target: ReplyTarget,
     preview: &mut Preview,
     markdown: &str,
@@ -200,8 +200,8 @@ async fn update_preview<B: TelegramApi>(
 /// `preview` first (see [`put_parts`]). Falls back to plain text if Telegram rejects the HTML.
 /// Each message sent while more parts are to come is recorded in `answer` first. Returns the ids
 /// of the messages that hold the reply.
-pub async fn deliver_reply<B: TelegramApi>(
-    bot: &B,
+pub async fn deliver_reply(
+    bot: &TelegramBot,
     target: ReplyTarget,
     preview: Preview,
     markdown: &str,
@@ -237,8 +237,8 @@ fn visible_parts(parts: Vec<String>) -> Vec<String> {
 }
 
 /// Sends a short notice (an error, a refusal), replacing the preview if there is one.
-pub async fn deliver_notice<B: TelegramApi>(
-    bot: &B,
+pub async fn deliver_notice(
+    bot: &TelegramBot,
     target: ReplyTarget,
     preview: Preview,
     text: &str,
@@ -257,8 +257,8 @@ pub async fn deliver_notice<B: TelegramApi>(
 
 /// Sends a command's answer as plain text, split like a reply into messages Telegram accepts
 /// (only the first replies to the user's message). Tried once more at most, like a notice.
-pub async fn deliver_text<B: TelegramApi>(
-    bot: &B,
+pub async fn deliver_text(
+    bot: &TelegramBot,
     target: ReplyTarget,
     text: &str,
 ) -> Result<(), RequestError> {
@@ -285,8 +285,8 @@ struct Delivery<'a> {
 /// rest (or in place of one that is gone), and deletes any left over from an earlier, longer
 /// attempt. A message sent while more parts are to come is recorded before the next is sent;
 /// recording the delivered reply covers the last one.
-async fn put_parts<B: TelegramApi>(
-    bot: &B,
+async fn put_parts(
+    bot: &TelegramBot,
     delivery: &mut Delivery<'_>,
     parts: &[String],
     parse_mode: Option<ParseMode>,
@@ -349,8 +349,8 @@ impl<'a> Part<'a> {
     }
 }
 
-async fn send_part<B: TelegramApi>(
-    bot: &B,
+async fn send_part(
+    bot: &TelegramBot,
     target: ReplyTarget,
     part: Part<'_>,
     patience: Patience,
@@ -370,8 +370,8 @@ async fn send_part<B: TelegramApi>(
     Ok(message.id)
 }
 
-async fn edit_part<B: TelegramApi>(
-    bot: &B,
+async fn edit_part(
+    bot: &TelegramBot,
     chat_id: ChatId,
     message_id: MessageId,
     part: Part<'_>,

@@ -31,7 +31,7 @@ use crate::telegram::delivery::{
 };
 use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::{AnswerMessages, Intake};
-use crate::telegram::{BotSettings, TelegramApi, replies};
+use crate::telegram::{BotSettings, TelegramBot, replies};
 
 pub type HandlerResult = anyhow::Result<()>;
 
@@ -39,7 +39,7 @@ const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
 
 /// Answers in the message's chat, in as many messages as the text needs.
-async fn say<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
+async fn say(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
     deliver_text(bot, ReplyTarget::answering(message), text).await?;
     Ok(())
 }
@@ -50,11 +50,7 @@ pub fn addressed_to_bot(message: Message, me: Me) -> bool {
 }
 
 /// Filter: the sender may use the bot. Refuses strangers once, politely, storing nothing.
-pub async fn sender_allowed<B: TelegramApi>(
-    bot: B,
-    message: Message,
-    access: Arc<AccessPolicy>,
-) -> bool {
+pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
     let Some(sender) = identity::sender_id(&message) else {
         return false;
     };
@@ -97,8 +93,8 @@ pub async fn ignored(update: Update, intake: Intake) -> HandlerResult {
 }
 
 /// A text message: one chat turn, or the end of one the last run left unfinished.
-pub async fn chat_message<B: TelegramApi>(
-    bot: B,
+pub async fn chat_message(
+    bot: TelegramBot,
     update: Update,
     message: Message,
     me: Me,
@@ -137,8 +133,8 @@ pub async fn chat_message<B: TelegramApi>(
 }
 
 /// What a chat turn's steps share: the update being answered and where the answer goes.
-struct TurnContext<'a, B> {
-    bot: &'a B,
+struct TurnContext<'a> {
+    bot: &'a TelegramBot,
     message: &'a Message,
     key: ConversationKey,
     conversations: &'a Conversations,
@@ -148,7 +144,7 @@ struct TurnContext<'a, B> {
     answer: AnswerMessages,
 }
 
-impl<B: TelegramApi> TurnContext<'_, B> {
+impl TurnContext<'_> {
     /// Answers with a short notice instead of a model answer, in the preview's message if there
     /// is one. From here on the update counts as answered: a notice is not sent twice.
     async fn notice(&self, preview: Preview, text: &str) -> HandlerResult {
@@ -167,8 +163,8 @@ impl<B: TelegramApi> TurnContext<'_, B> {
 /// One chat turn for a text message, its answer starting in `preview`'s messages (those an
 /// earlier run sent for it, if any). Returns `true` when the update is already marked done
 /// (recording the delivered reply does that), `false` when the caller still has to.
-async fn chat_turn<B: TelegramApi>(
-    turn: &TurnContext<'_, B>,
+async fn chat_turn(
+    turn: &TurnContext<'_>,
     me: &Me,
     settings: &BotSettings,
     preview: Preview,
@@ -224,8 +220,8 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
 
 /// Asks the model while showing progress (`typing`, or the streamed preview), stores the reply
 /// and delivers it. Returns whether the update is marked done, as [`chat_turn`] does.
-async fn answer_turn<B: TelegramApi>(
-    turn: &TurnContext<'_, B>,
+async fn answer_turn(
+    turn: &TurnContext<'_>,
     started: &Turn,
     stream: bool,
     preview: Preview,
@@ -284,8 +280,8 @@ async fn answer_turn<B: TelegramApi>(
 
 /// Delivers the stored reply `reply_id` with the text `markdown` into `preview`'s messages, then
 /// records which message carried it, which marks the update done. Returns whether it did.
-async fn deliver_stored<B: TelegramApi>(
-    turn: &TurnContext<'_, B>,
+async fn deliver_stored(
+    turn: &TurnContext<'_>,
     preview: Preview,
     reply_id: i64,
     markdown: &str,
@@ -311,8 +307,8 @@ fn is_disk_full(error: &anyhow::Error) -> bool {
 }
 
 /// Photos, stickers, voice, files: a short clear reply.
-pub async fn non_text_message<B: TelegramApi>(
-    bot: B,
+pub async fn non_text_message(
+    bot: TelegramBot,
     update: Update,
     message: Message,
     intake: Intake,
@@ -322,8 +318,8 @@ pub async fn non_text_message<B: TelegramApi>(
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
 /// start: after a crash a command is not run twice.
-pub async fn command<B: TelegramApi>(
-    bot: B,
+pub async fn command(
+    bot: TelegramBot,
     update: Update,
     message: Message,
     command: Command,
@@ -353,8 +349,8 @@ async fn answer_once(
     outcome
 }
 
-async fn run_command<B: TelegramApi>(
-    bot: B,
+async fn run_command(
+    bot: TelegramBot,
     message: Message,
     command: Command,
     conversations: Conversations,
@@ -403,8 +399,8 @@ async fn run_command<B: TelegramApi>(
     }
 }
 
-async fn persona<B: TelegramApi>(
-    bot: &B,
+async fn persona(
+    bot: &TelegramBot,
     message: &Message,
     key: ConversationKey,
     argument: &str,
@@ -439,8 +435,8 @@ async fn persona<B: TelegramApi>(
     }
 }
 
-async fn forget<B: TelegramApi>(
-    bot: &B,
+async fn forget(
+    bot: &TelegramBot,
     message: &Message,
     key: ConversationKey,
     argument: &str,
@@ -456,11 +452,7 @@ async fn forget<B: TelegramApi>(
     }
 }
 
-async fn ask_to_clear<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-) -> HandlerResult {
+async fn ask_to_clear(bot: &TelegramBot, message: &Message, key: ConversationKey) -> HandlerResult {
     // The user id travels in the button data so that only the asker can confirm in a group.
     let keyboard = InlineKeyboardMarkup::new([[
         InlineKeyboardButton::callback(
@@ -485,8 +477,8 @@ async fn ask_to_clear<B: TelegramApi>(
 }
 
 /// A press on one of the /clear confirmation buttons.
-pub async fn clear_button<B: TelegramApi>(
-    bot: B,
+pub async fn clear_button(
+    bot: TelegramBot,
     update: Update,
     query: CallbackQuery,
     conversations: Conversations,
@@ -500,8 +492,8 @@ pub async fn clear_button<B: TelegramApi>(
     .await
 }
 
-async fn press_clear_button<B: TelegramApi>(
-    bot: B,
+async fn press_clear_button(
+    bot: TelegramBot,
     query: CallbackQuery,
     conversations: Conversations,
 ) -> HandlerResult {
@@ -536,8 +528,8 @@ async fn press_clear_button<B: TelegramApi>(
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
 }
 
-async fn edit_confirmation<B: TelegramApi>(
-    bot: &B,
+async fn edit_confirmation(
+    bot: &TelegramBot,
     chat_id: ChatId,
     message_id: MessageId,
     text: &str,
@@ -546,8 +538,8 @@ async fn edit_confirmation<B: TelegramApi>(
     Ok(())
 }
 
-async fn export<B: TelegramApi>(
-    bot: &B,
+async fn export(
+    bot: &TelegramBot,
     message: &Message,
     key: ConversationKey,
     format: ExportFormat,
@@ -613,9 +605,8 @@ fn group_title(message: &Message) -> Option<&str> {
 /// Sends private material with `send` where only its owner sees it: here in a private chat;
 /// from a group to the person's private chat, with a short notice in the group that it went
 /// there, or, when the bot may not write there, a notice asking them to ask in private.
-async fn answer_privately<B, F, Fut>(bot: &B, message: &Message, send: F) -> HandlerResult
+async fn answer_privately<F, Fut>(bot: &TelegramBot, message: &Message, send: F) -> HandlerResult
 where
-    B: TelegramApi,
     F: FnOnce(ChatId) -> Fut,
     Fut: Future<Output = Result<(), RequestError>>,
 {
@@ -642,7 +633,7 @@ where
 
 /// [`answer_privately`] for a text, which names the group it was asked in when it goes to a
 /// private chat from there.
-async fn say_privately<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
+async fn say_privately(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
     let text = match group_title(message) {
         Some(title) => replies::from_group(title, text),
         None => text.to_owned(),

@@ -42,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::metrics;
 use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState};
-use crate::telegram::TelegramApi;
+use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
 use crate::telegram::identity::{conversation_key, update_conversation_key, update_sender_id};
@@ -354,7 +354,7 @@ impl Intake {
 
 /// Long polling: first the last run's unfinished updates, then each new batch, stored before the
 /// next `getUpdates` call confirms it.
-pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: CancellationToken) {
+pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: CancellationToken) {
     intake.replay_unfinished_logged().await;
     if let Err(error) = bot.delete_webhook().await {
         tracing::warn!(error = %error, "could not remove a webhook before polling");

@@ -38,7 +38,7 @@ use crate::telegram::delivery::{Preview, ReplyTarget, deliver_notice};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
-use crate::telegram::{TelegramApi, replies};
+use crate::telegram::{TelegramBot, replies};
 
 /// How the scheduler runs.
 #[derive(Clone, Debug)]
@@ -62,8 +62,8 @@ struct Queued {
 }
 
 /// Everything needed to handle updates.
-pub struct Scheduler<B> {
-    bot: B,
+pub struct Scheduler {
+    bot: TelegramBot,
     handler: Arc<UpdateHandler<anyhow::Error>>,
     dependencies: Arc<DependencyMap>,
     intake: Intake,
@@ -93,8 +93,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The parts of a [`Scheduler`]; a struct so that the call site names them.
-pub struct SchedulerParts<B> {
-    pub bot: B,
+pub struct SchedulerParts {
+    pub bot: TelegramBot,
     pub handler: UpdateHandler<anyhow::Error>,
     pub dependencies: DependencyMap,
     pub intake: Intake,
@@ -104,8 +104,8 @@ pub struct SchedulerParts<B> {
     pub settings: SchedulerSettings,
 }
 
-impl<B: TelegramApi> Scheduler<B> {
-    pub fn new(parts: SchedulerParts<B>) -> Self {
+impl Scheduler {
+    pub fn new(parts: SchedulerParts) -> Self {
         Self {
             bot: parts.bot,
             handler: Arc::new(parts.handler),
