@@ -1,7 +1,7 @@
 //! Getting a reply onto Telegram: the `typing` action while the model thinks, the streamed
 //! preview (one message edited at most once a second), and the final reply rendered from
-//! Markdown to Telegram HTML, split into messages of at most 4,096 characters, with a plain-text
-//! fallback if Telegram still rejects the HTML. Flood control (`retry_after`) is honoured, and
+//! Markdown to Telegram HTML, split into messages of at most [`TELEGRAM_MAX_CHARS`], with a
+//! plain-text fallback if Telegram still rejects the HTML. Flood control (`retry_after`) is honoured, and
 //! "message is not modified" is not an error.
 //!
 //! Every message created for an answer is recorded with its update ([`AnswerMessages`]) before
@@ -24,9 +24,8 @@ use tokio::time::Instant;
 use crate::telegram::TelegramBot;
 use crate::telegram::connect::Backoff;
 use crate::telegram::intake::AnswerMessages;
-use crate::telegram::render::{
-    TELEGRAM_MAX_CHARS, markdown_to_telegram_html, split_for_telegram, split_plain_text,
-};
+use crate::telegram::render::markdown_to_telegram_html;
+use crate::telegram::split::{TELEGRAM_MAX_CHARS, split_for_telegram, split_plain_text};
 
 /// At most one edit of the streamed message per second per chat.
 const EDIT_INTERVAL: Duration = Duration::from_secs(1);

@@ -1,9 +1,9 @@
 //! The Telegram edge of the bot: the Bot API handle ([`TelegramBot`]), reaching the Bot API, the
 //! crash-safe intake, the scheduler that runs the teloxide handler tree ([`schema`]) fairly per
-//! person, the command enum, the handlers, rendering of the model's Markdown to Telegram HTML,
-//! reply delivery, the sender's identity, access control, per-user limits and every user-facing
-//! sentence. Chat logic lives in [`crate::conversation`]; this module only translates between
-//! Telegram and it.
+//! person, the command enum, the handlers, rendering of the model's Markdown to Telegram HTML
+//! and splitting replies into messages Telegram accepts, reply delivery, the sender's identity,
+//! access control, per-user limits and every user-facing sentence. Chat logic lives in
+//! [`crate::conversation`]; this module only translates between Telegram and it.
 
 pub mod access;
 pub mod bot;
@@ -17,6 +17,7 @@ pub mod limits;
 pub mod render;
 pub mod replies;
 pub mod scheduler;
+pub mod split;
 
 pub use bot::TelegramBot;
 
