@@ -28,17 +28,17 @@ use crate::telegram::{self, TelegramBot};
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::{AllowedUpdate, Me};
 
-/// The Telegram-free core shared by the bot and `telemem chat`: the migrated store, the
-/// conversations and the summarizer, all on one clock.
+/// The Telegram-free services a chat needs, shared by the bot and `telemem chat`: the migrated
+/// store, the conversations and the summarizer, all on one clock.
 #[derive(Clone)]
-pub struct Core {
+pub struct ChatServices {
     pub store: Store,
     pub conversations: Conversations,
     pub summarizer: Summarizer,
     pub clock: Arc<dyn Clock>,
 }
 
-impl Core {
+impl ChatServices {
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
         let store = Store::connect_with_limit(
             &config.storage.database_url,
@@ -114,7 +114,7 @@ pub async fn join_jobs(jobs: Vec<(&'static str, tokio::task::JoinHandle<()>)>) {
 /// The bot, ready to run.
 pub struct App {
     config: Config,
-    core: Core,
+    services: ChatServices,
     bot: Bot,
 }
 
@@ -139,12 +139,16 @@ impl App {
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
-        let core = Core::build(&config, clock).await?;
-        Ok(Self { config, core, bot })
+        let services = ChatServices::build(&config, clock).await?;
+        Ok(Self {
+            config,
+            services,
+            bot,
+        })
     }
 
-    pub fn core(&self) -> &Core {
-        &self.core
+    pub fn services(&self) -> &ChatServices {
+        &self.services
     }
 
     /// Runs until `shutdown` is cancelled (or SIGTERM/SIGINT, see [`App::run`]).
@@ -168,11 +172,11 @@ impl App {
             );
         }
         let background = CancellationToken::new();
-        let jobs = self.core.spawn_jobs(config, &background);
+        let jobs = self.services.spawn_jobs(config, &background);
         let access = Arc::new(AccessPolicy::from_config(&config.telegram));
         let (intake, updates) = Intake::new(
-            self.core.store.clone(),
-            self.core.clock.clone(),
+            self.services.store.clone(),
+            self.services.clock.clone(),
             access.clone(),
         );
         let webhook = match &config.telegram.webhook_url {
@@ -193,13 +197,13 @@ impl App {
         };
         let http = crate::http::start(
             &config.http,
-            self.core.store.clone(),
-            self.core.clock.clone(),
+            self.services.store.clone(),
+            self.services.clock.clone(),
             webhook_routes,
             background.clone(),
         )
         .await?;
-        let services = Services {
+        let background_services = BackgroundServices {
             jobs,
             http,
             background,
@@ -208,7 +212,7 @@ impl App {
         let served = self
             .serve_telegram(bot, access, intake, updates, webhook, &shutdown)
             .await;
-        services.stop(&self.core.store).await;
+        background_services.stop(&self.services.store).await;
         tracing::info!("telemem stopped");
         served
     }
@@ -228,7 +232,7 @@ impl App {
             Err(ConnectError::Stopped) => return Ok(()),
             Err(error) => return Err(error.into()),
         };
-        crate::metrics::telegram_contact_at(self.core.clock.now_ms());
+        crate::metrics::telegram_contact_at(self.services.clock.now_ms());
         // The command menu is not needed to serve: registering it beside the start saves a round
         // trip to Telegram before the first poll.
         let menu_bot = bot.clone();
@@ -287,7 +291,7 @@ impl App {
             dependencies: telegram::dependencies(
                 bot,
                 me.clone(),
-                self.core.conversations.clone(),
+                self.services.conversations.clone(),
                 access.clone(),
                 intake.clone(),
                 config,
@@ -295,7 +299,7 @@ impl App {
             intake,
             access,
             me,
-            clock: self.core.clock.clone(),
+            clock: self.services.clock.clone(),
             settings: telegram::scheduler_settings(config),
         })
     }
@@ -315,13 +319,13 @@ struct Webhook {
 }
 
 /// What runs beside the Telegram side and stops after it: the jobs and the HTTP server.
-struct Services {
+struct BackgroundServices {
     jobs: Vec<(&'static str, tokio::task::JoinHandle<()>)>,
     http: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     background: CancellationToken,
 }
 
-impl Services {
+impl BackgroundServices {
     /// Stops the jobs and the HTTP server, then closes the database once the writes already
     /// handed to the store are done.
     async fn stop(self, store: &Store) {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::app::{App, Core, cancel_on_signal, join_jobs};
+use crate::app::{App, ChatServices, cancel_on_signal, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::config::{Config, duration_ms};
 use crate::http;
@@ -250,8 +250,8 @@ async fn print_context(
     key: ConversationKey,
     text: &str,
 ) -> anyhow::Result<()> {
-    let core = Core::build(config, clock).await?;
-    let context = core.conversations.preview_context(key, text).await?;
+    let services = ChatServices::build(config, clock).await?;
+    let context = services.conversations.preview_context(key, text).await?;
     println!("=== system ===\n{}", context.request.system);
     for message in &context.request.messages {
         let role = match message.role {
@@ -269,7 +269,7 @@ async fn print_context(
         context.recalled_used,
         context.history_used
     );
-    core.store.close().await;
+    services.store.close().await;
     Ok(())
 }
 
@@ -286,9 +286,9 @@ async fn chat_in_terminal(
 ) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-    let core = Core::build(config, clock).await?;
+    let services = ChatServices::build(config, clock).await?;
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let jobs = core.spawn_jobs(config, &shutdown);
+    let jobs = services.spawn_jobs(config, &shutdown);
     tokio::spawn(cancel_on_signal(shutdown.clone()));
     println!(
         "telemem chat as user {} in chat {}. {CHAT_HELP}",
@@ -311,22 +311,22 @@ async fn chat_in_terminal(
         if line == "/quit" || line == "/exit" {
             break;
         }
-        let reply = match chat_command(&core, key, line).await {
+        let reply = match chat_command(&services, key, line).await {
             Some(reply) => reply,
-            None => chat_turn_in_terminal(&core, key, line).await,
+            None => chat_turn_in_terminal(&services, key, line).await,
         };
         println!("{reply}");
     }
     shutdown.cancel();
     join_jobs(jobs).await;
-    core.store.close().await;
+    services.store.close().await;
     Ok(())
 }
 
 /// The REPL's commands; `None` for a plain message.
-async fn chat_command(core: &Core, key: ConversationKey, line: &str) -> Option<String> {
+async fn chat_command(services: &ChatServices, key: ConversationKey, line: &str) -> Option<String> {
     let (command, argument) = line.split_once(' ').unwrap_or((line, ""));
-    let conversations = &core.conversations;
+    let conversations = &services.conversations;
     let outcome = match command {
         "/help" => Ok(CHAT_HELP.to_owned()),
         "/reset" => conversations
@@ -393,8 +393,12 @@ async fn persona_in_terminal(
 }
 
 /// One chat turn, printing the reply as it streams in.
-async fn chat_turn_in_terminal(core: &Core, key: ConversationKey, text: &str) -> String {
-    let conversations = &core.conversations;
+async fn chat_turn_in_terminal(
+    services: &ChatServices,
+    key: ConversationKey,
+    text: &str,
+) -> String {
+    let conversations = &services.conversations;
     let turn = match conversations.begin_turn(key, text, None).await {
         Ok(turn) => turn,
         Err(error) => return format!("error: {error:#}"),

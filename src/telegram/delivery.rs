@@ -86,11 +86,6 @@ pub struct Preview {
 }
 
 impl Preview {
-    /// No message yet.
-    pub fn none() -> Self {
-        Self::of(Vec::new())
-    }
-
     /// The messages an earlier run sent for the answer.
     pub fn of(message_ids: Vec<MessageId>) -> Self {
         Self {
@@ -146,7 +141,8 @@ pub async fn show_progress(
                     break; // the model finished meanwhile: the final delivery shows the whole text
                 }
                 let text = progress.borrow_and_update().clone();
-                if update_preview(&bot, target, &mut preview, &text).await {
+                let change = update_preview(&bot, target, &mut preview, &text).await;
+                if change == PreviewChange::MessageSent {
                     // Before anything else is sent: a restart edits this message.
                     answer.record(&preview.message_ids).await;
                 }
@@ -156,20 +152,28 @@ pub async fn show_progress(
     preview
 }
 
-/// Shows `markdown` in the preview message, sending it if there is none yet. Returns whether
-/// a message was sent.
+/// What showing the text so far did to the preview's messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PreviewChange {
+    /// The preview's first message was sent: it has to be recorded before anything else is sent.
+    MessageSent,
+    /// The message was edited, or nothing changed (an empty text, a failed request).
+    SameMessages,
+}
+
+/// Shows `markdown` in the preview message, sending it if there is none yet.
 async fn update_preview(
     bot: &TelegramBot,
     target: ReplyTarget,
     preview: &mut Preview,
     markdown: &str,
-) -> bool {
+) -> PreviewChange {
     let html = markdown_to_telegram_html(markdown);
     let Some(first_part) = split_for_telegram(&html, TELEGRAM_MAX_CHARS)
         .into_iter()
         .next()
     else {
-        return false;
+        return PreviewChange::SameMessages;
     };
     let once = Patience::Once;
     let part = Part::html(&first_part);
@@ -183,7 +187,7 @@ async fn update_preview(
     match result {
         Ok(Some(message_id)) => {
             preview.message_ids.push(message_id);
-            return true;
+            return PreviewChange::MessageSent;
         }
         Ok(None) => {}
         Err(RequestError::RetryAfter(wait)) => {
@@ -192,7 +196,7 @@ async fn update_preview(
         // A failed preview is not fatal: the final delivery shows the whole reply.
         Err(error) => tracing::debug!(error = %error, "streamed preview update failed"),
     }
-    false
+    PreviewChange::SameMessages
 }
 
 /// Delivers the final reply: HTML rendered from `markdown`, split into parts, in the messages of
@@ -235,8 +239,9 @@ fn visible_parts(parts: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// Sends a short notice (an error, a refusal), replacing the preview if there is one.
-pub async fn deliver_notice(
+/// Shows a short notice (an error, a refusal) in place of the turn's answer: in the preview's
+/// first message if there is one, else in a new message. Tried once more at most.
+pub async fn replace_preview_with_notice(
     bot: &TelegramBot,
     target: ReplyTarget,
     preview: Preview,
@@ -254,9 +259,9 @@ pub async fn deliver_notice(
     }
 }
 
-/// Sends a command's answer as plain text, split like a reply into messages Telegram accepts
-/// (only the first replies to the user's message). Tried once more at most, like a notice.
-pub async fn deliver_text(
+/// Sends plain text (a command's answer, a notice), split like a reply into messages Telegram
+/// accepts (only the first replies to the user's message). Tried once more at most.
+pub async fn send_plain_text(
     bot: &TelegramBot,
     target: ReplyTarget,
     text: &str,

@@ -374,7 +374,7 @@ pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: Cancellatio
             () = shutdown.cancelled() => break,
             result = poll.send() => result,
         };
-        let stored = match updates {
+        let outcome = match updates {
             Ok(updates) => {
                 metrics::telegram_contact_at(intake.clock.now_ms());
                 store_polled(&intake, updates, &mut offset).await
@@ -382,10 +382,10 @@ pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: Cancellatio
             Err(error) => {
                 metrics::error("telegram_poll");
                 tracing::warn!(error = %crate::telegram::loggable(&error), "polling Telegram failed; retrying");
-                false
+                PollOutcome::Failed
             }
         };
-        if stored {
+        if outcome == PollOutcome::Stored {
             backoff.reset();
             continue;
         }
@@ -397,21 +397,30 @@ pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: Cancellatio
     tracing::debug!("polling stopped");
 }
 
+/// How one poll went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PollOutcome {
+    /// Its updates (if any) are stored: the next poll confirms them and comes at once.
+    Stored,
+    /// Polling or storing failed: the updates are fetched again after a pause.
+    Failed,
+}
+
 /// Stores one poll's updates and moves the offset past them, which confirms them to Telegram
-/// with the next poll. Returns whether they were stored; if not, they are fetched again.
-async fn store_polled(intake: &Intake, updates: Vec<Update>, offset: &mut i32) -> bool {
+/// with the next poll.
+async fn store_polled(intake: &Intake, updates: Vec<Update>, offset: &mut i32) -> PollOutcome {
     let next = updates.iter().map(|update| update.id.0 as i32 + 1).max();
     match intake.accept_batch(updates).await {
         Ok(()) => {
             if let Some(next) = next {
                 *offset = (*offset).max(next);
             }
-            true
+            PollOutcome::Stored
         }
         Err(error) => {
             metrics::error("database");
             tracing::error!(error = ?error, "could not store updates; they will be fetched again");
-            false
+            PollOutcome::Failed
         }
     }
 }

@@ -34,7 +34,7 @@ use crate::clock::Clock;
 use crate::metrics;
 use crate::storage::ConversationKey;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
-use crate::telegram::delivery::{Preview, ReplyTarget, deliver_notice};
+use crate::telegram::delivery::{ReplyTarget, send_plain_text};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
@@ -295,14 +295,8 @@ impl Scheduler {
             Limit::Pending(max) => replies::too_many_waiting(max),
             Limit::PerMinute(max) => replies::too_many_per_minute(max),
         };
-        if let Err(error) = deliver_notice(
-            &self.bot,
-            ReplyTarget::answering(message),
-            Preview::none(),
-            &notice,
-        )
-        .await
-        {
+        let target = ReplyTarget::answering(message);
+        if let Err(error) = send_plain_text(&self.bot, target, &notice).await {
             tracing::warn!(
                 error = crate::telegram::loggable(&error),
                 "could not send the limit notice"
