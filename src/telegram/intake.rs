@@ -45,7 +45,7 @@ use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, Up
 use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
-use crate::telegram::identity::{conversation_key, update_conversation_key, update_sender_id};
+use crate::telegram::identity::{update_conversation_key, update_sender_id};
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -153,7 +153,7 @@ impl Intake {
             .await?
         {
             let update_id = unfinished.update_id;
-            let Some((update, resumption)) = self.resumption(unfinished).await? else {
+            let Some((update, resumption)) = Self::resumption(unfinished) else {
                 self.store
                     .set_update_state(update_id, UpdateState::Done)
                     .await?;
@@ -170,18 +170,12 @@ impl Intake {
 
     /// The update to hand over again and what its handler needs to finish it, or `None` when it
     /// must not be answered again.
-    async fn resumption(
-        &self,
-        unfinished: UnfinishedUpdate,
-    ) -> anyhow::Result<Option<(Update, Resumption)>> {
+    fn resumption(unfinished: UnfinishedUpdate) -> Option<(Update, Resumption)> {
         let update_id = unfinished.update_id;
-        let Some(update) = unfinished
+        let update = unfinished
             .payload
             .as_deref()
-            .and_then(|payload| serde_json::from_str::<Update>(payload).ok())
-        else {
-            return Ok(None);
-        };
+            .and_then(|payload| serde_json::from_str::<Update>(payload).ok())?;
         let message_ids = unfinished
             .answer_message_ids
             .iter()
@@ -189,17 +183,17 @@ impl Intake {
             .collect();
         let stored_reply = match unfinished.state {
             UpdateState::Received => None,
-            UpdateState::Replying => match self.undelivered_reply(&update).await? {
+            UpdateState::Replying => match unfinished.undelivered_reply {
                 Some(reply) => Some(reply),
                 None => {
                     tracing::warn!(
                         update_id,
                         "the last run stopped while answering; not answering twice"
                     );
-                    return Ok(None);
+                    return None;
                 }
             },
-            UpdateState::Done => return Ok(None),
+            UpdateState::Done => return None,
         };
         tracing::info!(
             update_id,
@@ -210,19 +204,7 @@ impl Intake {
             message_ids,
             stored_reply,
         };
-        Ok(Some((update, resumption)))
-    }
-
-    /// The reply stored for `update` and never delivered, if any.
-    async fn undelivered_reply(&self, update: &Update) -> anyhow::Result<Option<UndeliveredReply>> {
-        let teloxide::types::UpdateKind::Message(message) = &update.kind else {
-            return Ok(None);
-        };
-        let Some(key) = conversation_key(message) else {
-            return Ok(None);
-        };
-        let update_id = i64::from(update.id.0);
-        Ok(self.store.undelivered_reply(key, update_id).await?)
+        Some((update, resumption))
     }
 
     /// What the last run left of `update_id`, once: for the handler that finishes it. Nothing
