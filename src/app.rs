@@ -179,16 +179,7 @@ impl App {
             self.services.clock.clone(),
             access.clone(),
         );
-        let webhook = match &config.telegram.webhook_url {
-            Some(url) => Some(Webhook {
-                url: url.clone(),
-                secret: match config.telegram.webhook_secret.clone() {
-                    Some(secret) => secret,
-                    None => random_webhook_secret()?,
-                },
-            }),
-            None => None,
-        };
+        let webhook = Webhook::from_config(config)?;
         let webhook_routes = match &webhook {
             Some(webhook) => {
                 webhook_router(webhook.url.path(), intake.clone(), webhook.secret.clone())
@@ -209,9 +200,13 @@ impl App {
             background,
         };
 
-        let served = self
-            .serve_telegram(bot, access, intake, updates, webhook, &shutdown)
-            .await;
+        let incoming = IncomingUpdates {
+            access,
+            intake,
+            updates,
+            webhook,
+        };
+        let served = self.serve_telegram(bot, incoming, &shutdown).await;
         background_services.stop(&self.services.store).await;
         tracing::info!("telemem stopped");
         served
@@ -221,10 +216,7 @@ impl App {
     async fn serve_telegram(
         &self,
         bot: TelegramBot,
-        access: Arc<AccessPolicy>,
-        intake: Intake,
-        updates: tokio::sync::mpsc::Receiver<Incoming>,
-        webhook: Option<Webhook>,
+        incoming: IncomingUpdates,
         shutdown: &CancellationToken,
     ) -> anyhow::Result<()> {
         let me = match connect(&bot, &public_api_url(&self.bot), shutdown).await {
@@ -241,21 +233,23 @@ impl App {
                 tracing::warn!(error = %error, "could not register the command menu with Telegram");
             }
         });
+        let IncomingUpdates {
+            access,
+            intake,
+            updates,
+            webhook,
+        } = incoming;
         let scheduler = self.scheduler(bot.clone(), me, access, intake.clone());
         // Running before the replay, which may hand over more updates than the channel holds.
         let stop = shutdown.child_token();
         let scheduling = tokio::spawn(scheduler.run(updates, stop.clone()));
-        let poller = match &webhook {
-            Some(webhook) => {
-                intake.replay_unfinished_logged().await;
-                if let Err(error) = register_webhook(&bot, &webhook.url, &webhook.secret).await {
-                    stop.cancel();
-                    let _ = scheduling.await;
-                    return Err(error);
-                }
-                None
+        let poller = match take_updates(bot, intake, webhook.as_ref(), &stop).await {
+            Ok(poller) => poller,
+            Err(error) => {
+                stop.cancel();
+                let _ = scheduling.await;
+                return Err(error);
             }
-            None => Some(tokio::spawn(run_polling(bot, intake, stop.clone()))),
         };
         tracing::info!(
             mode = if poller.is_some() {
@@ -316,6 +310,52 @@ impl App {
 struct Webhook {
     url: reqwest::Url,
     secret: Secret,
+}
+
+impl Webhook {
+    /// Webhook mode's settings, with a fresh secret when none is configured; `None` for long
+    /// polling.
+    fn from_config(config: &Config) -> anyhow::Result<Option<Self>> {
+        let Some(url) = &config.telegram.webhook_url else {
+            return Ok(None);
+        };
+        let secret = match config.telegram.webhook_secret.clone() {
+            Some(secret) => secret,
+            None => random_webhook_secret()?,
+        };
+        Ok(Some(Self {
+            url: url.clone(),
+            secret,
+        }))
+    }
+}
+
+/// How updates come in: who may use the bot, the intake with the channel on which it hands
+/// updates to the scheduler, and the webhook when Telegram calls one.
+struct IncomingUpdates {
+    access: Arc<AccessPolicy>,
+    intake: Intake,
+    updates: tokio::sync::mpsc::Receiver<Incoming>,
+    webhook: Option<Webhook>,
+}
+
+/// Starts taking updates: by long polling, in a task of its own (returned); or, with a webhook,
+/// whose route is already served, by handing over the last run's unfinished updates and then
+/// registering the webhook with Telegram.
+async fn take_updates(
+    bot: TelegramBot,
+    intake: Intake,
+    webhook: Option<&Webhook>,
+    stop: &CancellationToken,
+) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+    match webhook {
+        Some(webhook) => {
+            intake.replay_unfinished_logged().await;
+            register_webhook(&bot, &webhook.url, &webhook.secret).await?;
+            Ok(None)
+        }
+        None => Ok(Some(tokio::spawn(run_polling(bot, intake, stop.clone())))),
+    }
 }
 
 /// What runs beside the Telegram side and stops after it: the jobs and the HTTP server.

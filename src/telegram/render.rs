@@ -146,21 +146,7 @@ impl Renderer {
                 }
                 self.blockquote_depth += 1;
             }
-            Tag::CodeBlock(kind) => {
-                self.flush();
-                let language = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split_whitespace()
-                        .next()
-                        .map(str::to_owned)
-                        .filter(|language| !language.is_empty()),
-                    CodeBlockKind::Indented => None,
-                };
-                self.verbatim = Some(Verbatim::Code {
-                    language,
-                    text: String::new(),
-                });
-            }
+            Tag::CodeBlock(kind) => self.start_code_block(kind),
             Tag::HtmlBlock => {
                 self.flush();
                 self.verbatim = Some(Verbatim::Html(String::new()));
@@ -189,26 +175,46 @@ impl Renderer {
                 link_type,
                 dest_url,
                 ..
-            } => {
-                let href = if link_type == LinkType::Email {
-                    format!("mailto:{dest_url}")
-                } else {
-                    dest_url.to_string()
-                };
-                let safe = is_allowed_link(&href);
-                if safe {
-                    let mut tag = String::from("<a href=\"");
-                    escape_attribute_into(&mut tag, &href);
-                    tag.push_str("\">");
-                    self.open(&tag);
-                }
-                self.links.push(safe);
-            }
+            } => self.start_link(link_type, &dest_url),
             Tag::Image { dest_url, .. } => {
                 self.flush();
                 self.images.push((dest_url.to_string(), self.out.len()));
             }
         }
+    }
+
+    /// Collects the code block's text until its end, keeping the fence's language.
+    fn start_code_block(&mut self, kind: CodeBlockKind<'_>) {
+        self.flush();
+        let language = match kind {
+            CodeBlockKind::Fenced(info) => info
+                .split_whitespace()
+                .next()
+                .map(str::to_owned)
+                .filter(|language| !language.is_empty()),
+            CodeBlockKind::Indented => None,
+        };
+        self.verbatim = Some(Verbatim::Code {
+            language,
+            text: String::new(),
+        });
+    }
+
+    /// Opens an `<a>` for a link with an allowed scheme; any other link shows its text only.
+    fn start_link(&mut self, link_type: LinkType, dest_url: &str) {
+        let href = if link_type == LinkType::Email {
+            format!("mailto:{dest_url}")
+        } else {
+            dest_url.to_owned()
+        };
+        let safe = is_allowed_link(&href);
+        if safe {
+            let mut tag = String::from("<a href=\"");
+            escape_attribute_into(&mut tag, &href);
+            tag.push_str("\">");
+            self.open(&tag);
+        }
+        self.links.push(safe);
     }
 
     fn end(&mut self, tag: TagEnd) {
