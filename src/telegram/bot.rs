@@ -117,7 +117,8 @@ where
 
 /// For each method: the [`TelegramBot`] method that starts its request, with teloxide's
 /// arguments, and its [`BotApiMethod`] implementation, which builds teloxide's request for the
-/// route from copies of the required fields (teloxide builds requests only from those).
+/// route from copies of the required fields (teloxide builds requests only from those; copied
+/// with `Clone::clone` because some of them are `Copy`).
 macro_rules! bot_api_methods {
     ($($method:ident($($field:ident: $Field:ty),*) -> $Payload:ident;)*) => {
         impl TelegramBot {
