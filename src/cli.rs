@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use teloxide::utils::command::BotCommands;
 
-use crate::app::{App, Core, cancel_on_signal, join_jobs};
+use crate::app::{App, ChatServices, cancel_on_signal, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::commands::{self, Command as BotCommand, CommandAnswer};
 use crate::config::{Config, duration_ms};
@@ -253,8 +253,8 @@ async fn print_context(
     key: ConversationKey,
     text: &str,
 ) -> anyhow::Result<()> {
-    let core = Core::build(config, clock).await?;
-    let context = core.conversations.preview_context(key, text).await?;
+    let services = ChatServices::build(config, clock).await?;
+    let context = services.conversations.preview_context(key, text).await?;
     println!("=== system ===\n{}", context.request.system);
     for message in &context.request.messages {
         let role = match message.role {
@@ -272,7 +272,7 @@ async fn print_context(
         context.recalled_used,
         context.history_used
     );
-    core.store.close().await;
+    services.store.close().await;
     Ok(())
 }
 
@@ -286,9 +286,9 @@ async fn chat_in_terminal(
 ) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-    let core = Core::build(config, clock).await?;
+    let services = ChatServices::build(config, clock).await?;
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let jobs = core.spawn_jobs(config, &shutdown);
+    let jobs = services.spawn_jobs(config, &shutdown);
     tokio::spawn(cancel_on_signal(shutdown.clone()));
     let start_text = commands::start_text(config);
     println!("{}", replies::terminal_welcome(key.user_id, key.chat_id));
@@ -310,15 +310,15 @@ async fn chat_in_terminal(
             break;
         }
         let reply = if line.starts_with('/') {
-            command_in_terminal(&core.conversations, key, &start_text, line).await
+            command_in_terminal(&services.conversations, key, &start_text, line).await
         } else {
-            chat_turn_in_terminal(&core, key, line).await
+            chat_turn_in_terminal(&services, key, line).await
         };
         println!("{reply}");
     }
     shutdown.cancel();
     join_jobs(jobs).await;
-    core.store.close().await;
+    services.store.close().await;
     Ok(())
 }
 
@@ -349,8 +349,12 @@ async fn command_in_terminal(
 }
 
 /// One chat turn, printing the reply as it streams in.
-async fn chat_turn_in_terminal(core: &Core, key: ConversationKey, text: &str) -> String {
-    let conversations = &core.conversations;
+async fn chat_turn_in_terminal(
+    services: &ChatServices,
+    key: ConversationKey,
+    text: &str,
+) -> String {
+    let conversations = &services.conversations;
     let turn = match conversations.begin_turn(key, text, None).await {
         Ok(turn) => turn,
         Err(error) => return format!("error: {error:#}"),

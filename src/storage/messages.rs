@@ -105,30 +105,6 @@ impl Store {
             .await
     }
 
-    /// The reply of conversation `key` to the Telegram update `update_id`, if it was stored and
-    /// its delivery was never recorded (see [`Store::add_reply`]).
-    pub async fn undelivered_reply(
-        &self,
-        key: ConversationKey,
-        update_id: i64,
-    ) -> Result<Option<UndeliveredReply>, sqlx::Error> {
-        // The conversation's index narrows the search to its own messages. An update has one
-        // reply at most: its update is `replying` from then on and never answered again.
-        sqlx::query_as!(
-            UndeliveredReply,
-            r#"SELECT id AS "id!", content
-               FROM messages
-               WHERE chat_id = ?1 AND user_id = ?2 AND role = 'assistant' AND update_id = ?3
-                 AND telegram_message_id IS NULL
-               LIMIT 1"#,
-            key.chat_id,
-            key.user_id,
-            update_id,
-        )
-        .fetch_optional(&mut *self.reader().await?)
-        .await
-    }
-
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
     pub async fn history(
         &self,

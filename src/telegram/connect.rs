@@ -8,13 +8,12 @@
 
 use std::time::Duration;
 
-use teloxide::prelude::*;
 use teloxide::types::Me;
 use teloxide::{ApiError, RequestError};
 use tokio_util::sync::CancellationToken;
 
 use crate::backoff::Backoff;
-use crate::telegram::TelegramApi;
+use crate::telegram::TelegramBot;
 
 /// The waits between attempts to reach Telegram: 1, 2, 4, then every 5 seconds, so the bot is
 /// back within seconds of Telegram.
@@ -36,8 +35,8 @@ pub enum ConnectError {
 
 /// Asks Telegram who the bot is, retrying with backoff until it answers or `shutdown` is
 /// cancelled. An invalid token fails at once.
-pub async fn connect<B: TelegramApi>(
-    bot: &B,
+pub async fn connect(
+    bot: &TelegramBot,
     api_url: &str,
     shutdown: &CancellationToken,
 ) -> Result<Me, ConnectError> {

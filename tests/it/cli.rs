@@ -242,8 +242,7 @@ async fn chat_explains_the_commands_a_terminal_cannot_carry_out_and_refuses_unkn
     let key = ConversationKey::new(7, 7);
     let now = chrono::Utc::now().timestamp_millis();
     let session = db.session(key, now).await;
-    db.message(key, session, Role::User, "kept", now)
-        .await;
+    db.message(key, session, Role::User, "kept", now).await;
 
     let output = chat(
         &db.url,

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use telemem::app::{Core, join_jobs};
+use telemem::app::{ChatServices, join_jobs};
 use telemem::clock::ManualClock;
 use telemem::config::StorageConfig;
 use telemem::metrics;
@@ -63,7 +63,7 @@ async fn the_apps_jobs_run_watched_by_what_production_health_checks_read() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("jobs.db").display());
     let config = parse_config(&["--database-url", &url, "--llm-base-url", &llm.base_url()]);
-    let core = Core::build(&config, Arc::new(ManualClock::starting_at(MIDNIGHT_MS)))
+    let core = ChatServices::build(&config, Arc::new(ManualClock::starting_at(MIDNIGHT_MS)))
         .await
         .unwrap();
     let shutdown = CancellationToken::new();

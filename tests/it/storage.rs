@@ -2,7 +2,9 @@
 
 use std::collections::HashSet;
 
-use telemem::storage::{ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateState};
+use telemem::storage::{
+    ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
+};
 
 use crate::helpers::{
     ALICE_KEY, BOB_KEY, DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb, eventually,
@@ -770,11 +772,16 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let (update_id, other_update) = (9_001, 9_002);
+    let owned_by = |owner, update_id| UpdateRecord {
+        update_id,
+        owner: Some(owner),
+        payload: "{}".to_owned(),
+    };
     db.store
         .record_updates(
             &[
-                (update_id, "{}".to_owned()),
-                (other_update, "{}".to_owned()),
+                owned_by(ALICE_KEY, update_id),
+                owned_by(ALICE_KEY, other_update),
             ],
             MIDNIGHT_MS,
         )
@@ -811,14 +818,22 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
         [(update_id, vec![41, 42]), (other_update, vec![])]
     );
 
-    // The stored reply is found until its delivery is recorded; only for its own conversation.
-    assert_eq!(
-        db.store
-            .undelivered_reply(ALICE_KEY, update_id)
-            .await
-            .unwrap(),
-        None
-    );
+    // The stored reply is found with its update until its delivery is recorded; only for its own
+    // conversation.
+    let undelivered_reply = |db: &TestDb, update_id: i64| {
+        let store = db.store.clone();
+        async move {
+            store
+                .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|update| update.update_id == update_id)
+                .and_then(|update| update.undelivered_reply)
+                .map(|reply| (reply.id, reply.content))
+        }
+    };
+    assert_eq!(undelivered_reply(&db, update_id).await, None);
     let reply = NewMessage {
         key: ALICE_KEY,
         session_id: session,
@@ -830,41 +845,26 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
         telegram_message_id: None,
     };
     let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
-    let found = db
-        .store
-        .undelivered_reply(ALICE_KEY, update_id)
-        .await
-        .unwrap();
     assert_eq!(
-        found.map(|reply| (reply.id, reply.content)),
+        undelivered_reply(&db, update_id).await,
         Some((reply_id, "the stored reply".to_owned()))
     );
-    assert_eq!(
-        db.store
-            .undelivered_reply(BOB_KEY, update_id)
-            .await
-            .unwrap(),
-        None
-    );
-    assert_eq!(
-        db.store
-            .undelivered_reply(ALICE_KEY, other_update)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(undelivered_reply(&db, other_update).await, None);
     db.store
         .set_telegram_message_id(reply_id, 41)
         .await
         .unwrap();
-    assert_eq!(
-        db.store
-            .undelivered_reply(ALICE_KEY, update_id)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(undelivered_reply(&db, update_id).await, None);
     assert_eq!(answer_messages(&db).await, [(other_update, vec![])]);
+
+    // A reply in Alice's conversation is not the undelivered reply of an update of Bob's.
+    let bobs_update = 9_003;
+    db.store
+        .record_updates(&[owned_by(BOB_KEY, bobs_update)], MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store.add_reply(&reply, Some(bobs_update)).await.unwrap();
+    assert_eq!(undelivered_reply(&db, bobs_update).await, None);
 }
 
 /// One of the message writes handed over at once in the test below.

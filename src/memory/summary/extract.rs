@@ -14,9 +14,7 @@ pub fn extractive_summary(messages: &[StoredMessage]) -> String {
     let mut candidates: Vec<(usize, usize, &StoredMessage)> = messages
         .iter()
         .enumerate()
-        .filter(|(_, message)| {
-            message.role == Role::User && !message.content.trim().is_empty()
-        })
+        .filter(|(_, message)| message.role == Role::User && !message.content.trim().is_empty())
         .map(|(position, message)| (information_score(&message.content), position, message))
         .collect();
     // Lines with no information at all ("hi", "ok") only if nothing better exists.
@@ -67,10 +65,7 @@ mod tests {
                 "The Chemitek parcel has tracking 1Z999AA10123456784",
             ),
             message(Role::Assistant, "ok"),
-            message(
-                Role::User,
-                "It should arrive Wednesday at Building 7",
-            ),
+            message(Role::User, "It should arrive Wednesday at Building 7"),
         ];
         let extract = extractive_summary(&messages);
         assert!(

@@ -221,12 +221,7 @@ mod tests {
     fn a_transcript_over_the_limit_loses_whole_lines_from_the_front() {
         let long = format!("NOTES: {}", "x".repeat(TRANSCRIPT_MAX_CHARS));
         let messages: Vec<StoredMessage> = (0..40)
-            .map(|index| {
-                message(
-                    Role::User,
-                    &format!("{index} {}", "word ".repeat(200)),
-                )
-            })
+            .map(|index| message(Role::User, &format!("{index} {}", "word ".repeat(200))))
             .chain([message(Role::User, &long)])
             .collect();
 
