@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits};
+use telemem::storage::{ConversationKey, NewMessage, Role, Store, TurnStartLimits};
 use tokio::runtime::Runtime;
 
 const USERS: i64 = 1_000;
@@ -154,7 +154,7 @@ impl TurnMessages {
         NewMessage {
             key: self.key,
             session_id,
-            role: MessageRole::User,
+            role: Role::User,
             content: &self.question,
             created_at_ms: self.now,
             tokens_in: 0,
@@ -167,7 +167,7 @@ impl TurnMessages {
         NewMessage {
             key: self.key,
             session_id,
-            role: MessageRole::Assistant,
+            role: Role::Assistant,
             content: "It left the depot this morning; UPS expects delivery on Wednesday by noon.",
             created_at_ms: self.now,
             tokens_in: 900,

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use telemem::clock::{Clock, SystemClock};
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits};
+use telemem::storage::{ConversationKey, NewMessage, Role, Store, TurnStartLimits};
 use teloxide::prelude::*;
 use teloxide::types::{AllowedUpdate, Message, UpdateKind};
 
@@ -144,7 +144,7 @@ async fn answer(turn: Turn) -> anyhow::Result<()> {
     let reply = ask(&turn.http, &turn.endpoint, text).await?;
     let stored_reply = match (storage, stored_question) {
         (Some(storage), Some((key, session_id))) if storage.makes("reply") => {
-            let reply = new_message(key, session_id, MessageRole::Assistant, &reply, None);
+            let reply = new_message(key, session_id, Role::Assistant, &reply, None);
             Some(
                 storage
                     .store
@@ -194,13 +194,7 @@ async fn store_question(
     };
     if storage.makes("user") {
         let telegram_message_id = Some(i64::from(message.id.0));
-        let question = new_message(
-            key,
-            session_id,
-            MessageRole::User,
-            text,
-            telegram_message_id,
-        );
+        let question = new_message(key, session_id, Role::User, text, telegram_message_id);
         storage.store.add_user_message_once(&question).await?;
     }
     Ok((key, session_id))
@@ -209,7 +203,7 @@ async fn store_question(
 fn new_message(
     key: ConversationKey,
     session_id: i64,
-    role: MessageRole,
+    role: Role,
     content: &str,
     telegram_message_id: Option<i64>,
 ) -> NewMessage<'_> {

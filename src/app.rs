@@ -7,19 +7,19 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use teloxide::Bot;
-use teloxide::adaptors::throttle::{Limits, Throttle};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::conversation::{ConversationSettings, Conversations};
-use crate::jobs::{self, Summarizer};
+use crate::jobs;
 use crate::llm::LlmClient;
 use crate::llm::embeddings::EmbeddingClient;
 use crate::memory::embedder::{Embedder, run_embedder_job};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
+use crate::memory::summarizer::Summarizer;
 use crate::secret::Secret;
 use crate::storage::Store;
 use crate::telegram::access::AccessPolicy;
@@ -28,14 +28,14 @@ use crate::telegram::intake::{
     Incoming, Intake, random_webhook_secret, run_polling, webhook_router,
 };
 use crate::telegram::scheduler::{Scheduler, SchedulerParts};
-use crate::telegram::{self, TelegramApi};
+use crate::telegram::{self, TelegramBot};
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::{AllowedUpdate, Me};
 
-/// The Telegram-free core shared by the bot and `telemem chat`: the migrated store, the
-/// conversations and the summarizer, all on one clock.
+/// The Telegram-free services a chat needs, shared by the bot and `telemem chat`: the migrated
+/// store, the conversations and the summarizer, all on one clock.
 #[derive(Clone)]
-pub struct Core {
+pub struct ChatServices {
     pub store: Store,
     pub conversations: Conversations,
     pub summarizer: Summarizer,
@@ -44,7 +44,7 @@ pub struct Core {
     pub clock: Arc<dyn Clock>,
 }
 
-impl Core {
+impl ChatServices {
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
         let store = Store::connect_with_limit(
             &config.storage.database_url,
@@ -67,8 +67,8 @@ impl Core {
             let meaning = MeaningRecall::new(client.clone(), &config.embedding);
             conversations = conversations.with_meaning(Arc::new(meaning));
         }
-        let embedder = embeddings
-            .map(|client| Embedder::new(store.clone(), client, redactor.clone()));
+        let embedder =
+            embeddings.map(|client| Embedder::new(store.clone(), client, redactor.clone()));
         let summarizer = Summarizer::new(
             store.clone(),
             llm,
@@ -138,7 +138,7 @@ pub async fn join_jobs(jobs: Vec<(&'static str, tokio::task::JoinHandle<()>)>) {
 /// The bot, ready to run.
 pub struct App {
     config: Config,
-    core: Core,
+    services: ChatServices,
     bot: Bot,
 }
 
@@ -163,34 +163,32 @@ impl App {
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
         config.telegram.check_access_is_explicit()?;
-        let core = Core::build(&config, clock).await?;
-        Ok(Self { config, core, bot })
+        let services = ChatServices::build(&config, clock).await?;
+        Ok(Self {
+            config,
+            services,
+            bot,
+        })
     }
 
-    pub fn core(&self) -> &Core {
-        &self.core
+    pub fn services(&self) -> &ChatServices {
+        &self.services
     }
 
     /// Runs until `shutdown` is cancelled (or SIGTERM/SIGINT, see [`App::run`]).
     pub async fn run_until(self, shutdown: CancellationToken) -> anyhow::Result<()> {
-        if self.config.telegram.throttle {
-            // Telegram's published limits: about 30 messages a second overall, 1 a second per chat.
-            let bot = Throttle::new_spawn(self.bot.clone(), Limits::default());
-            self.run_with(bot, shutdown).await
+        let bot = if self.config.telegram.throttle {
+            TelegramBot::throttled(self.bot.clone())
         } else {
-            let bot = self.bot.clone();
-            self.run_with(bot, shutdown).await
-        }
+            TelegramBot::direct(self.bot.clone())
+        };
+        self.run_with(bot, shutdown).await
     }
 
     /// Starts the HTTP server and the jobs, reaches Telegram (retrying while it cannot be
     /// reached), takes updates by polling or webhook and handles them until `shutdown`, then
     /// stops everything in order.
-    async fn run_with<B: TelegramApi>(
-        self,
-        bot: B,
-        shutdown: CancellationToken,
-    ) -> anyhow::Result<()> {
+    async fn run_with(self, bot: TelegramBot, shutdown: CancellationToken) -> anyhow::Result<()> {
         let config = &self.config;
         if config.telegram.webhook_url.is_some() && config.http.http_addr.is_none() {
             anyhow::bail!(
@@ -198,23 +196,14 @@ impl App {
             );
         }
         let background = CancellationToken::new();
-        let jobs = self.core.spawn_jobs(config, &background);
+        let jobs = self.services.spawn_jobs(config, &background);
         let access = Arc::new(AccessPolicy::from_config(&config.telegram));
         let (intake, updates) = Intake::new(
-            self.core.store.clone(),
-            self.core.clock.clone(),
+            self.services.store.clone(),
+            self.services.clock.clone(),
             access.clone(),
         );
-        let webhook = match &config.telegram.webhook_url {
-            Some(url) => Some(Webhook {
-                url: url.clone(),
-                secret: match config.telegram.webhook_secret.clone() {
-                    Some(secret) => secret,
-                    None => random_webhook_secret()?,
-                },
-            }),
-            None => None,
-        };
+        let webhook = Webhook::from_config(config)?;
         let webhook_routes = match &webhook {
             Some(webhook) => {
                 webhook_router(webhook.url.path(), intake.clone(), webhook.secret.clone())
@@ -223,34 +212,35 @@ impl App {
         };
         let http = crate::http::start(
             &config.http,
-            self.core.store.clone(),
-            self.core.clock.clone(),
+            self.services.store.clone(),
+            self.services.clock.clone(),
             webhook_routes,
             background.clone(),
         )
         .await?;
-        let services = Services {
+        let background_services = BackgroundServices {
             jobs,
             http,
             background,
         };
 
-        let served = self
-            .serve_telegram(bot, access, intake, updates, webhook, &shutdown)
-            .await;
-        services.stop(&self.core.store).await;
+        let incoming = IncomingUpdates {
+            access,
+            intake,
+            updates,
+            webhook,
+        };
+        let served = self.serve_telegram(bot, incoming, &shutdown).await;
+        background_services.stop(&self.services.store).await;
         tracing::info!("telemem stopped");
         served
     }
 
     /// Reaches Telegram, starts taking updates and handles them until `shutdown`.
-    async fn serve_telegram<B: TelegramApi>(
+    async fn serve_telegram(
         &self,
-        bot: B,
-        access: Arc<AccessPolicy>,
-        intake: Intake,
-        updates: tokio::sync::mpsc::Receiver<Incoming>,
-        webhook: Option<Webhook>,
+        bot: TelegramBot,
+        incoming: IncomingUpdates,
         shutdown: &CancellationToken,
     ) -> anyhow::Result<()> {
         let me = match connect(&bot, &public_api_url(&self.bot), shutdown).await {
@@ -258,7 +248,7 @@ impl App {
             Err(ConnectError::Stopped) => return Ok(()),
             Err(error) => return Err(error.into()),
         };
-        crate::metrics::telegram_contact_at(self.core.clock.now_ms());
+        crate::metrics::telegram_contact_at(self.services.clock.now_ms());
         // The command menu is not needed to serve: registering it beside the start saves a round
         // trip to Telegram before the first poll.
         let menu_bot = bot.clone();
@@ -267,21 +257,23 @@ impl App {
                 tracing::warn!(error = %error, "could not register the command menu with Telegram");
             }
         });
+        let IncomingUpdates {
+            access,
+            intake,
+            updates,
+            webhook,
+        } = incoming;
         let scheduler = self.scheduler(bot.clone(), me, access, intake.clone());
         // Running before the replay, which may hand over more updates than the channel holds.
         let stop = shutdown.child_token();
         let scheduling = tokio::spawn(scheduler.run(updates, stop.clone()));
-        let poller = match &webhook {
-            Some(webhook) => {
-                intake.replay_unfinished_logged().await;
-                if let Err(error) = register_webhook(&bot, &webhook.url, &webhook.secret).await {
-                    stop.cancel();
-                    let _ = scheduling.await;
-                    return Err(error);
-                }
-                None
+        let poller = match take_updates(bot, intake, webhook.as_ref(), &stop).await {
+            Ok(poller) => poller,
+            Err(error) => {
+                stop.cancel();
+                let _ = scheduling.await;
+                return Err(error);
             }
-            None => Some(tokio::spawn(run_polling(bot, intake, stop.clone()))),
         };
         tracing::info!(
             mode = if poller.is_some() {
@@ -303,21 +295,21 @@ impl App {
     }
 
     /// The scheduler over the handler tree, with everything the handlers need.
-    fn scheduler<B: TelegramApi>(
+    fn scheduler(
         &self,
-        bot: B,
+        bot: TelegramBot,
         me: Me,
         access: Arc<AccessPolicy>,
         intake: Intake,
-    ) -> Scheduler<B> {
+    ) -> Scheduler {
         let config = &self.config;
         Scheduler::new(SchedulerParts {
             bot: bot.clone(),
-            handler: telegram::schema::<B>(),
+            handler: telegram::schema(),
             dependencies: telegram::dependencies(
                 bot,
                 me.clone(),
-                self.core.conversations.clone(),
+                self.services.conversations.clone(),
                 access.clone(),
                 intake.clone(),
                 config,
@@ -325,7 +317,7 @@ impl App {
             intake,
             access,
             me,
-            clock: self.core.clock.clone(),
+            clock: self.services.clock.clone(),
             settings: telegram::scheduler_settings(config),
         })
     }
@@ -344,14 +336,60 @@ struct Webhook {
     secret: Secret,
 }
 
+impl Webhook {
+    /// Webhook mode's settings, with a fresh secret when none is configured; `None` for long
+    /// polling.
+    fn from_config(config: &Config) -> anyhow::Result<Option<Self>> {
+        let Some(url) = &config.telegram.webhook_url else {
+            return Ok(None);
+        };
+        let secret = match config.telegram.webhook_secret.clone() {
+            Some(secret) => secret,
+            None => random_webhook_secret()?,
+        };
+        Ok(Some(Self {
+            url: url.clone(),
+            secret,
+        }))
+    }
+}
+
+/// How updates come in: who may use the bot, the intake with the channel on which it hands
+/// updates to the scheduler, and the webhook when Telegram calls one.
+struct IncomingUpdates {
+    access: Arc<AccessPolicy>,
+    intake: Intake,
+    updates: tokio::sync::mpsc::Receiver<Incoming>,
+    webhook: Option<Webhook>,
+}
+
+/// Starts taking updates: by long polling, in a task of its own (returned); or, with a webhook,
+/// whose route is already served, by handing over the last run's unfinished updates and then
+/// registering the webhook with Telegram.
+async fn take_updates(
+    bot: TelegramBot,
+    intake: Intake,
+    webhook: Option<&Webhook>,
+    stop: &CancellationToken,
+) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+    match webhook {
+        Some(webhook) => {
+            intake.replay_unfinished_logged().await;
+            register_webhook(&bot, &webhook.url, &webhook.secret).await?;
+            Ok(None)
+        }
+        None => Ok(Some(tokio::spawn(run_polling(bot, intake, stop.clone())))),
+    }
+}
+
 /// What runs beside the Telegram side and stops after it: the jobs and the HTTP server.
-struct Services {
+struct BackgroundServices {
     jobs: Vec<(&'static str, tokio::task::JoinHandle<()>)>,
     http: Option<tokio::task::JoinHandle<anyhow::Result<()>>>,
     background: CancellationToken,
 }
 
-impl Services {
+impl BackgroundServices {
     /// Stops the jobs and the HTTP server, then closes the database once the writes already
     /// handed to the store are done.
     async fn stop(self, store: &Store) {
@@ -378,8 +416,8 @@ fn public_api_url(bot: &Bot) -> String {
 }
 
 /// Registers the webhook with Telegram, with its secret token.
-async fn register_webhook<B: TelegramApi>(
-    bot: &B,
+async fn register_webhook(
+    bot: &TelegramBot,
     url: &reqwest::Url,
     secret: &Secret,
 ) -> anyhow::Result<()> {

@@ -5,15 +5,18 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use teloxide::utils::command::BotCommands;
 
-use crate::app::{App, Core, cancel_on_signal, join_jobs};
+use crate::app::{App, ChatServices, cancel_on_signal, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
+use crate::commands::{self, Command as BotCommand, CommandAnswer};
 use crate::config::{Config, duration_ms};
+use crate::conversation::Conversations;
 use crate::http;
 use crate::jobs;
 use crate::llm::Role;
-use crate::storage::ConversationKey;
-use crate::storage::{Store, UserStats};
+use crate::replies;
+use crate::storage::{ConversationKey, Store, UserStats};
 use crate::telemetry;
 
 /// A Telegram LLM bot with durable, bounded memory in SQLite.
@@ -250,8 +253,8 @@ async fn print_context(
     key: ConversationKey,
     text: &str,
 ) -> anyhow::Result<()> {
-    let core = Core::build(config, clock).await?;
-    let context = core.conversations.preview_context(key, text).await?;
+    let services = ChatServices::build(config, clock).await?;
+    let context = services.conversations.preview_context(key, text).await?;
     println!("=== system ===\n{}", context.request.system);
     for message in &context.request.messages {
         let role = match message.role {
@@ -269,16 +272,13 @@ async fn print_context(
         context.recalled_used,
         context.history_used
     );
-    core.store.close().await;
+    services.store.close().await;
     Ok(())
 }
 
-const CHAT_HELP: &str = "Type a message and press Enter. Commands: /reset (fresh session), /stats, \
-/memory (notes and summaries), /forget <n>, /persona [text|reset], /context <text> (show the \
-prompt), /quit.";
-
 /// `telemem chat`: a terminal REPL over the same pipeline as the bot, with the summarizer and
-/// purge jobs running as they do beside the bot.
+/// purge jobs running as they do beside the bot. Commands are the bot's own ([`Command`]), with
+/// the same answers; `/quit` (or the end of the input) leaves.
 async fn chat_in_terminal(
     config: &Config,
     clock: Arc<dyn Clock>,
@@ -286,14 +286,12 @@ async fn chat_in_terminal(
 ) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-    let core = Core::build(config, clock).await?;
+    let services = ChatServices::build(config, clock).await?;
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let jobs = core.spawn_jobs(config, &shutdown);
+    let jobs = services.spawn_jobs(config, &shutdown);
     tokio::spawn(cancel_on_signal(shutdown.clone()));
-    println!(
-        "telemem chat as user {} in chat {}. {CHAT_HELP}",
-        key.user_id, key.chat_id
-    );
+    let start_text = commands::start_text(config);
+    println!("{}", replies::terminal_welcome(key.user_id, key.chat_id));
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
     loop {
@@ -311,90 +309,52 @@ async fn chat_in_terminal(
         if line == "/quit" || line == "/exit" {
             break;
         }
-        let reply = match chat_command(&core, key, line).await {
-            Some(reply) => reply,
-            None => chat_turn_in_terminal(&core, key, line).await,
+        let reply = if line.starts_with('/') {
+            command_in_terminal(&services.conversations, key, &start_text, line).await
+        } else {
+            chat_turn_in_terminal(&services, key, line).await
         };
         println!("{reply}");
     }
     shutdown.cancel();
     join_jobs(jobs).await;
-    core.store.close().await;
+    services.store.close().await;
     Ok(())
 }
 
-/// The REPL's commands; `None` for a plain message.
-async fn chat_command(core: &Core, key: ConversationKey, line: &str) -> Option<String> {
-    let (command, argument) = line.split_once(' ').unwrap_or((line, ""));
-    let conversations = &core.conversations;
-    let outcome = match command {
-        "/help" => Ok(CHAT_HELP.to_owned()),
-        "/reset" => conversations
-            .reset_session(key)
-            .await
-            .map(|_| "Started a fresh session.".to_owned()),
-        "/stats" => conversations
-            .stats(key)
-            .await
-            .map(|stats| crate::telegram::replies::stats(&stats)),
-        "/memory" => conversations
-            .memory_overview(key)
-            .await
-            .map(|overview| crate::telegram::replies::memory(&overview)),
-        "/forget" => match argument.trim().parse::<usize>() {
-            Ok(number) => conversations
-                .forget_note(key, number)
-                .await
-                .map(|forgotten| match forgotten {
-                    Some(note) => format!("Forgotten: {note}"),
-                    None => format!("No note number {number}."),
-                }),
-            Err(_) => Ok("Usage: /forget <number from /memory>".to_owned()),
-        },
-        "/persona" => persona_in_terminal(conversations, key, argument.trim()).await,
-        "/context" => conversations
-            .preview_context(key, argument)
-            .await
-            .map(|context| {
-                format!(
-                    "{}\n---\n{:#?}",
-                    context.request.system, context.request.messages
-                )
-            }),
-        _ if command.starts_with('/') => Ok(format!("Unknown command. {CHAT_HELP}")),
-        _ => return None,
-    };
-    Some(outcome.unwrap_or_else(|error| format!("error: {error:#}")))
-}
-
-async fn persona_in_terminal(
-    conversations: &crate::conversation::Conversations,
+/// The answer to a command typed in the terminal: what Telegram would answer in a private chat,
+/// or why a command that needs Telegram (buttons, a file) does nothing here.
+async fn command_in_terminal(
+    conversations: &Conversations,
     key: ConversationKey,
-    argument: &str,
-) -> anyhow::Result<String> {
-    use crate::conversation::Persona;
-    match argument {
-        "" => Ok(conversations
-            .persona(key.user_id)
-            .await?
-            .unwrap_or_else(|| "(default)".to_owned())),
-        "reset" => conversations
-            .set_persona(key.user_id, None)
-            .await
-            .map(|()| "Persona reset.".to_owned()),
-        text => match Persona::parse(text) {
-            Ok(persona) => conversations
-                .set_persona(key.user_id, Some(&persona))
-                .await
-                .map(|()| "Persona saved.".to_owned()),
-            Err(error) => Ok(format!("Not saved: {error}.")),
-        },
+    start_text: &str,
+    line: &str,
+) -> String {
+    // A terminal has no bot name, so only commands without one (or with an empty one) parse.
+    let Ok(command) = BotCommand::parse(line, "") else {
+        return replies::unknown_command(&BotCommand::descriptions().to_string());
+    };
+    match commands::answer(command, conversations, key, start_text).await {
+        // The terminal is a private chat: private material and the persona may be shown.
+        Ok(
+            CommandAnswer::Say(text)
+            | CommandAnswer::SayPrivately(text)
+            | CommandAnswer::PersonaSaved { confirmation: text },
+        ) => text,
+        Ok(CommandAnswer::ConfirmClear) => replies::TERMINAL_CANNOT_CLEAR.to_owned(),
+        Ok(CommandAnswer::Export(_)) => replies::TERMINAL_CANNOT_EXPORT.to_owned(),
+        // The terminal's user runs the bot, so the error is theirs to read.
+        Err(error) => format!("error: {error:#}"),
     }
 }
 
 /// One chat turn, printing the reply as it streams in.
-async fn chat_turn_in_terminal(core: &Core, key: ConversationKey, text: &str) -> String {
-    let conversations = &core.conversations;
+async fn chat_turn_in_terminal(
+    services: &ChatServices,
+    key: ConversationKey,
+    text: &str,
+) -> String {
+    let conversations = &services.conversations;
     let turn = match conversations.begin_turn(key, text, None).await {
         Ok(turn) => turn,
         Err(error) => return format!("error: {error:#}"),

@@ -26,7 +26,7 @@ use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
-    ConversationKey, MessageRole, NewMessage, NoteRecord, PurgeCounts, Store, StoredMessage,
+    ConversationKey, NewMessage, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
     SummaryRecord, TurnStart, TurnStartLimits,
 };
 
@@ -257,7 +257,7 @@ impl Conversations {
         let message = NewMessage {
             key,
             session_id: session.session_id,
-            role: MessageRole::User,
+            role: Role::User,
             content: text,
             created_at_ms: now_ms,
             tokens_in: 0,
@@ -274,7 +274,7 @@ impl Conversations {
             chat_id: key.chat_id,
             user_id: key.user_id,
             session_id: session.session_id,
-            role: MessageRole::User,
+            role: Role::User,
             content: text.to_owned(),
             created_at_ms: now_ms,
             tokens_in: 0,
@@ -393,7 +393,7 @@ impl Conversations {
             chat_id: key.chat_id,
             user_id: key.user_id,
             session_id: 0,
-            role: MessageRole::User,
+            role: Role::User,
             content: text.to_owned(),
             created_at_ms: now_ms,
             tokens_in: 0,
@@ -472,7 +472,7 @@ impl Conversations {
         let reply = NewMessage {
             key: turn.key,
             session_id: turn.session_id,
-            role: MessageRole::Assistant,
+            role: Role::Assistant,
             content: &completion.text,
             created_at_ms: self.clock.now_ms(),
             tokens_in,
@@ -499,7 +499,8 @@ impl Conversations {
             .context("cannot record the reply's Telegram message")
     }
 
-    /// One whole turn without streaming (for `telemem chat` and tests).
+    /// One whole turn without streaming, for callers that need no progress (the tests and the
+    /// memory evaluation; `telemem chat` streams).
     pub async fn chat(&self, key: ConversationKey, text: &str) -> anyhow::Result<Completion> {
         let turn = self.begin_turn(key, text, None).await?;
         let completion = self
@@ -598,7 +599,7 @@ mod tests {
             chat_id: 1,
             user_id: 1,
             session_id: 1,
-            role: MessageRole::User,
+            role: Role::User,
             content: format!("message {id}"),
             created_at_ms,
             tokens_in: 0,

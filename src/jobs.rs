@@ -1,25 +1,23 @@
-//! Background jobs. Each has a step function that does one run (tests and the CLI call it) and a
-//! loop that runs it on a tokio interval until the shutdown token is cancelled. [`spawn_watched`]
-//! starts a loop so that `/healthz` and `/metrics` see it stop, whether it ends or panics.
-//! The summarizer isolates each session: an error or a panic while summarizing one is a failed
-//! attempt of that session alone, never the end of the job.
+//! Scheduling of the background jobs: when the purge and the summarizer run, and how they stop.
+//! Each job has a step function that does one run (tests and the CLI call it): the purge's is
+//! [`purge_once`], the summarizer's is [`Summarizer::summarize_pending_once`] in
+//! [`crate::memory::summarizer`]. The loops here run a step on a tokio interval until the
+//! shutdown token is cancelled, and [`spawn_watched`] starts a loop so that `/healthz` and
+//! `/metrics` see it stop, whether it ends or panics. What a run does is not decided here.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use anyhow::Context;
-use futures_util::FutureExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::config::{HistoryConfig, MemoryConfig, StorageConfig, duration_ms};
-use crate::llm::LlmClient;
-use crate::memory::summary::{extractive_summary, parse_summary_answer, summary_request};
+use crate::config::{StorageConfig, duration_ms};
+use crate::memory::summarizer::{Summarizer, SummarizerReport};
 use crate::metrics::BackgroundJobs;
-use crate::storage::{ConversationKey, PurgeCounts, SessionRecord, Store, StoredMessage};
+use crate::storage::{PurgeCounts, Store};
 
 /// One purge: deletes everything older than the configured retention, in batches.
 pub async fn purge_once(
@@ -73,249 +71,6 @@ pub async fn run_purge_job(
     tracing::debug!("purge job stopped");
 }
 
-/// Sessions summarized per look, so one look stays short and a backlog drains over a few.
-const SUMMARIES_PER_LOOK: i64 = 8;
-
-/// What one look of the summarizer did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SummarizerReport {
-    /// Open sessions found idle past the timeout and closed.
-    pub closed_idle: u64,
-    /// Sessions summarized by the model.
-    pub summarized: u32,
-    /// Sessions given the extractive summary after repeated failures.
-    pub extracted: u32,
-    /// Failed attempts that will be retried later.
-    pub failed: u32,
-    /// Sessions without messages, marked done.
-    pub empty: u32,
-}
-
-/// Everything the summarizer needs; cheap to clone.
-#[derive(Clone)]
-pub struct Summarizer {
-    pub store: Store,
-    pub llm: LlmClient,
-    pub clock: Arc<dyn Clock>,
-    pub redactor: crate::memory::redact::Redactor,
-    pub session_idle_ms: i64,
-    pub max_attempts: i64,
-    pub retry_ms: i64,
-}
-
-impl Summarizer {
-    pub fn new(
-        store: Store,
-        llm: LlmClient,
-        clock: Arc<dyn Clock>,
-        redactor: crate::memory::redact::Redactor,
-        history: &HistoryConfig,
-        memory: &MemoryConfig,
-    ) -> Self {
-        Self {
-            store,
-            llm,
-            clock,
-            redactor,
-            session_idle_ms: duration_ms(history.session_idle()),
-            max_attempts: i64::from(memory.summary_max_attempts),
-            retry_ms: i64::try_from(memory.summary_retry_secs.saturating_mul(1_000))
-                .unwrap_or(i64::MAX),
-        }
-    }
-
-    /// One look: closes sessions idle past the timeout (also those left open when the process
-    /// stopped), then summarizes closed sessions that have no summary yet and are due. A session
-    /// that fails, by an error or a panic, fails alone: the look goes on with the others.
-    pub async fn summarize_pending_once(&self) -> anyhow::Result<SummarizerReport> {
-        let now_ms = self.clock.now_ms();
-        let mut report = SummarizerReport {
-            closed_idle: self
-                .store
-                .close_idle_sessions(now_ms - self.session_idle_ms)
-                .await
-                .context("cannot close idle sessions")?,
-            ..SummarizerReport::default()
-        };
-        let due = self
-            .store
-            .sessions_awaiting_summary(now_ms, SUMMARIES_PER_LOOK)
-            .await
-            .context("cannot list sessions awaiting a summary")?;
-        for session in due {
-            report.count(self.summarize_session(&session).await);
-        }
-        Ok(report)
-    }
-
-    /// One attempt at one session. Whatever goes wrong, an error or a panic, is a failed attempt:
-    /// retried after the backoff, and once the attempts are used up the extract is stored.
-    async fn summarize_session(&self, session: &SessionRecord) -> SessionOutcome {
-        let started_ms = self.clock.now_ms();
-        let retry_at_ms = started_ms.saturating_add(self.backoff_ms(session.summary_attempts + 1));
-        // Counted before the model is asked, so that an attempt that takes the whole process down
-        // (an abort, the out-of-memory killer) counts too: such a session is not picked first
-        // after every restart, and ends with the extract like any other failing one.
-        let attempt = match self
-            .store
-            .begin_summary_attempt(session.id, retry_at_ms)
-            .await
-        {
-            Ok(attempt) => attempt,
-            Err(error) => {
-                tracing::warn!(error = ?error, session_id = session.id, "cannot count a summary attempt");
-                return SessionOutcome::Failed;
-            }
-        };
-        let error = match isolated(self.attempt_summary(session, attempt, started_ms)).await {
-            Ok(outcome) => return outcome,
-            Err(error) => error,
-        };
-        tracing::warn!(error = ?error, session_id = session.id, attempt, "summarizing a session failed");
-        if attempt >= self.max_attempts {
-            return match isolated(self.store_extract(session)).await {
-                Ok(outcome) => outcome,
-                Err(error) => {
-                    tracing::error!(error = ?error, session_id = session.id, "cannot store the extractive summary");
-                    SessionOutcome::Failed
-                }
-            };
-        }
-        // The wait counts from the failure, not the start: a model call can take its whole timeout.
-        let retry_at_ms = self.clock.now_ms().saturating_add(self.backoff_ms(attempt));
-        if let Err(error) = self
-            .store
-            .schedule_summary_retry(session.id, retry_at_ms)
-            .await
-        {
-            tracing::warn!(error = ?error, session_id = session.id, "cannot postpone a summary retry");
-        }
-        SessionOutcome::Failed
-    }
-
-    /// Asks the model for the session's summary and notes and stores them. Once the attempts are
-    /// used up (by earlier ones that failed or never finished), stores the extract instead.
-    async fn attempt_summary(
-        &self,
-        session: &SessionRecord,
-        attempt: i64,
-        now_ms: i64,
-    ) -> anyhow::Result<SessionOutcome> {
-        if attempt > self.max_attempts {
-            return self.store_extract(session).await;
-        }
-        let messages = self.redacted_messages(session).await?;
-        if messages.is_empty() {
-            self.store.mark_session_summarized(session.id).await?;
-            return Ok(SessionOutcome::Empty);
-        }
-        let key = ConversationKey::new(session.chat_id, session.user_id);
-        let notes: Vec<String> = self
-            .store
-            .notes(key)
-            .await?
-            .into_iter()
-            .map(|note| note.note)
-            .collect();
-        let answer = self
-            .llm
-            .complete(&summary_request(&messages, &notes))
-            .await
-            .context("the model call failed")?;
-        let parsed = parse_summary_answer(&answer.text);
-        if parsed.summary.is_empty() {
-            anyhow::bail!("the model returned an empty summary");
-        }
-        if let Some(new_notes) = parsed.notes {
-            self.store
-                .replace_notes(key, &new_notes, session.id, now_ms)
-                .await?;
-        }
-        // Storing the summary marks the session done, so it comes last: a failure before it
-        // leaves the whole session to the next attempt.
-        self.store
-            .add_summary(session.id, key, &parsed.summary, now_ms)
-            .await?;
-        Ok(SessionOutcome::Summarized)
-    }
-
-    /// Stores the extractive summary: the session's most informative lines, without the model.
-    async fn store_extract(&self, session: &SessionRecord) -> anyhow::Result<SessionOutcome> {
-        let messages = self.redacted_messages(session).await?;
-        if messages.is_empty() {
-            self.store.mark_session_summarized(session.id).await?;
-            return Ok(SessionOutcome::Empty);
-        }
-        let key = ConversationKey::new(session.chat_id, session.user_id);
-        self.store
-            .add_summary(
-                session.id,
-                key,
-                &extractive_summary(&messages),
-                self.clock.now_ms(),
-            )
-            .await?;
-        Ok(SessionOutcome::Extracted)
-    }
-
-    /// The session's messages with secrets masked: they never reach the model, not even the
-    /// summarizer's, nor a summary.
-    async fn redacted_messages(
-        &self,
-        session: &SessionRecord,
-    ) -> anyhow::Result<Vec<StoredMessage>> {
-        let mut messages = self
-            .store
-            .session_messages(session.id)
-            .await
-            .context("cannot read a session")?;
-        for message in &mut messages {
-            message.content = self.redactor.redact(&message.content).into_owned();
-        }
-        Ok(messages)
-    }
-
-    /// The wait before retrying after failed attempt number `attempt`: `retry_ms`, then twice
-    /// that, four times, ...
-    fn backoff_ms(&self, attempt: i64) -> i64 {
-        self.retry_ms
-            .saturating_mul(1_i64 << (attempt - 1).clamp(0, 20))
-    }
-}
-
-/// What became of one session in one look.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SessionOutcome {
-    Summarized,
-    Extracted,
-    Failed,
-    Empty,
-}
-
-impl SummarizerReport {
-    fn count(&mut self, outcome: SessionOutcome) {
-        match outcome {
-            SessionOutcome::Summarized => self.summarized += 1,
-            SessionOutcome::Extracted => self.extracted += 1,
-            SessionOutcome::Failed => self.failed += 1,
-            SessionOutcome::Empty => self.empty += 1,
-        }
-    }
-}
-
-/// Runs `step`, turning a panic inside it into an error, so that one bad input (a session, a
-/// model's answer) fails its own step and nothing else. The panic hook has already reported
-/// where it happened; the error leaves out the panic's message, which can quote the text the
-/// step was working on (a summary, a conversation).
-async fn isolated<T>(step: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
-    // Unwind safety: what a step changes is rows in the database, each write a statement or a
-    // transaction of its own, so a panic half-way leaves no broken state in memory to be reused.
-    match AssertUnwindSafe(step).catch_unwind().await {
-        Ok(result) => result,
-        Err(_panic) => Err(anyhow::anyhow!("panicked (see the panic's log line)")),
-    }
-}
-
 /// Runs [`Summarizer::summarize_pending_once`] right away (sessions closed while the process was
 /// down are picked up first) and then every `interval`, until `shutdown` is cancelled. It runs
 /// beside the chat turns and never delays a reply.
@@ -364,26 +119,6 @@ pub fn spawn_watched(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[tokio::test]
-    async fn a_panic_in_an_isolated_step_becomes_an_error_without_its_message() {
-        let answer = String::from("Ρώτησε για την πρωτεΐνη");
-        let outcome = isolated(async { Ok(answer[..3].to_owned()) }).await;
-
-        let error = outcome.expect_err("the panic is an error").to_string();
-        assert!(error.starts_with("panicked"), "{error}");
-        assert!(
-            !error.contains("πρωτ") && !error.contains("boundary"),
-            "{error}"
-        );
-    }
-
-    #[tokio::test]
-    async fn an_isolated_step_that_succeeds_or_fails_keeps_its_result() {
-        assert_eq!(isolated(async { Ok(7) }).await.unwrap(), 7);
-        let failed: anyhow::Result<()> = isolated(async { anyhow::bail!("model down") }).await;
-        assert_eq!(failed.unwrap_err().to_string(), "model down");
-    }
 
     #[tokio::test]
     async fn a_watched_job_is_reported_stopped_once_it_panics() {

@@ -4,25 +4,31 @@
 //!
 //! # Layout
 //! - [`app`]: wires database, LLM client, bot and jobs together; owns shutdown.
+//! - [`backoff`]: doubling waits between retries, shared by Telegram and the LLM client.
 //! - [`cli`]: the `telemem` command line and one function per subcommand.
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
+//! - [`commands`]: the bot's commands and what each answers, for Telegram and `telemem chat`.
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
-//! - [`jobs`]: background loops (purge, summarizer), each with a step function tests can call.
+//! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
-//! - [`memory`]: sessions, summaries and notes, recall, redaction, the escaping of stored text
-//!   in prompts, context assembly and its token budget.
+//! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
+//!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
+//! - [`replies`]: every sentence users see, for both front ends.
+//! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
-//! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, commands,
-//!   rendering and reply delivery.
+//! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, rendering
+//!   and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
 
 pub mod app;
+pub mod backoff;
 pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod config;
 pub mod conversation;
 pub mod http;
@@ -30,6 +36,8 @@ pub mod jobs;
 pub mod llm;
 pub mod memory;
 pub mod metrics;
+pub mod replies;
+pub mod role;
 pub mod secret;
 pub mod storage;
 pub mod telegram;

@@ -1,6 +1,6 @@
-//! The Anthropic Messages dialect (`POST {base}/messages`). This module only builds request
-//! bodies and reads responses and stream events; headers, sending, retrying and error mapping by
-//! HTTP status live in [`super`].
+//! The Anthropic Messages dialect (`POST {base}/messages`): [`AnthropicDialect`]. This module
+//! only builds headers and request bodies and reads responses and stream events; sending,
+//! retrying and error mapping by HTTP status live in the client (`client.rs`).
 //!
 //! Anthropic takes the system prompt as a top-level `system` field and accepts only `user` and
 //! `assistant` turns, so any `system` turn in the history is folded into that field. A stream is
@@ -9,16 +9,56 @@
 
 use std::borrow::Cow;
 
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 
+use super::dialect::{Dialect, StreamDecode, StreamStep, json_body, secret_header};
+use super::error::invalid_json;
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, StreamStep, invalid_json};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
+use crate::secret::Secret;
 
 /// The API version this module is written against, sent as `anthropic-version`.
-pub(crate) const API_VERSION: &str = "2023-06-01";
+const API_VERSION: &str = "2023-06-01";
+
+/// The Anthropic Messages dialect; the key, if any, travels as `x-api-key`.
+pub(super) struct AnthropicDialect;
+
+impl Dialect for AnthropicDialect {
+    fn path(&self) -> &'static str {
+        "messages"
+    }
+
+    fn headers(&self, api_key: Option<&Secret>) -> anyhow::Result<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = api_key {
+            headers.insert(
+                HeaderName::from_static("x-api-key"),
+                secret_header(key.expose())?,
+            );
+        }
+        headers.insert(
+            HeaderName::from_static("anthropic-version"),
+            HeaderValue::from_static(API_VERSION),
+        );
+        Ok(headers)
+    }
+
+    fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
+        json_body(&body(model, max_tokens, request, stream))
+    }
+
+    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
+        parse_completion(body)
+    }
+
+    fn stream_decoder(&self) -> Box<dyn StreamDecode> {
+        Box::<StreamDecoder>::default()
+    }
+}
 
 #[derive(Debug, Serialize)]
-pub(crate) struct Body<'a> {
+struct Body<'a> {
     model: &'a str,
     #[serde(skip_serializing_if = "str::is_empty")]
     system: Cow<'a, str>,
@@ -27,12 +67,7 @@ pub(crate) struct Body<'a> {
     stream: bool,
 }
 
-pub(crate) fn body<'a>(
-    model: &'a str,
-    max_tokens: u32,
-    request: &'a ChatRequest,
-    stream: bool,
-) -> Body<'a> {
+fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: bool) -> Body<'a> {
     let (system_turns, conversation): (Vec<&ChatMessage>, Vec<&ChatMessage>) = request
         .messages
         .iter()
@@ -78,7 +113,7 @@ struct Usage {
 }
 
 /// Reads a non-streaming response body.
-pub(crate) fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
+fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
     let response: Response =
         serde_json::from_slice(body).map_err(|error| invalid_json("response", &error))?;
     let text = response
@@ -142,13 +177,13 @@ struct ProviderError {
 
 /// Follows one streamed response, remembering the usage it reports.
 #[derive(Debug, Default)]
-pub(crate) struct StreamDecoder {
+struct StreamDecoder {
     tokens_in: Option<u32>,
     tokens_out: Option<u32>,
 }
 
-impl StreamDecoder {
-    pub fn decode(&mut self, event: &SseEvent) -> Result<StreamStep, LlmError> {
+impl StreamDecode for StreamDecoder {
+    fn decode(&mut self, event: &SseEvent) -> Result<StreamStep, LlmError> {
         let parsed: Event = serde_json::from_str(&event.data)
             .map_err(|error| invalid_json("stream event", &error))?;
         match parsed {
@@ -176,11 +211,11 @@ impl StreamDecoder {
         Ok(StreamStep::Text(String::new()))
     }
 
-    pub fn tokens_in(&self) -> Option<u32> {
+    fn tokens_in(&self) -> Option<u32> {
         self.tokens_in
     }
 
-    pub fn tokens_out(&self) -> Option<u32> {
+    fn tokens_out(&self) -> Option<u32> {
         self.tokens_out
     }
 }

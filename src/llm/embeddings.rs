@@ -98,7 +98,10 @@ fn parse_similarity(value: &str) -> Result<f64, String> {
 impl EmbeddingConfig {
     /// The model, unless unset or empty.
     pub fn model(&self) -> Option<&str> {
-        self.model.as_deref().map(str::trim).filter(|m| !m.is_empty())
+        self.model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
     }
 
     pub fn timeout(&self) -> Duration {
@@ -304,7 +307,8 @@ mod tests {
 
     #[test]
     fn vectors_come_back_in_input_order() {
-        let body = br#"{"data":[{"index":1,"embedding":[0.0,1.0]},{"index":0,"embedding":[1.0,0.0]}]}"#;
+        let body =
+            br#"{"data":[{"index":1,"embedding":[0.0,1.0]},{"index":0,"embedding":[1.0,0.0]}]}"#;
         let vectors = parse_response(body, 2).unwrap();
         assert_eq!(vectors, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
     }
@@ -314,13 +318,22 @@ mod tests {
         let cases: [(&[u8], usize); 5] = [
             (br#"{"data":[]}"#, 2),
             (br#"{"data":[{"embedding":[]}]}"#, 1),
-            (br#"{"data":[{"embedding":[1.0]},{"embedding":[1.0,2.0]}]}"#, 2),
-            (br#"{"data":[{"index":5,"embedding":[1.0]},{"embedding":[1.0]}]}"#, 2),
+            (
+                br#"{"data":[{"embedding":[1.0]},{"embedding":[1.0,2.0]}]}"#,
+                2,
+            ),
+            (
+                br#"{"data":[{"index":5,"embedding":[1.0]},{"embedding":[1.0]}]}"#,
+                2,
+            ),
             (b"not json", 1),
         ];
         for (body, texts) in cases {
             assert!(
-                matches!(parse_response(body, texts), Err(EmbeddingError::BadResponse(_))),
+                matches!(
+                    parse_response(body, texts),
+                    Err(EmbeddingError::BadResponse(_))
+                ),
                 "{}",
                 String::from_utf8_lossy(body)
             );

@@ -1,22 +1,58 @@
 //! The OpenAI chat-completions dialect (`POST {base}/chat/completions`), which OpenAI, Ollama,
-//! vLLM, llama.cpp and most other servers speak. This module only builds request bodies and reads
-//! responses and stream events; sending, retrying and error mapping by HTTP status live in
-//! [`super`].
+//! vLLM, llama.cpp and most other servers speak: [`OpenAiDialect`]. This module only builds
+//! headers and request bodies and reads responses and stream events; sending, retrying and error
+//! mapping by HTTP status live in the client (`client.rs`).
 //!
 //! Compatible servers differ in what they stream: many send no usage even when asked, some send
 //! a role-only first chunk, chunks with an empty `delta` or empty `choices`. All of that is normal
 //! and must be tolerated; only the `[DONE]` marker tells a finished stream from a cut-off one.
 
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::{Deserialize, Serialize};
 
+use super::dialect::{Dialect, StreamDecode, StreamStep, json_body, secret_header};
+use super::error::invalid_json;
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, StreamStep, invalid_json};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
+use crate::secret::Secret;
 
 /// The end-of-stream marker; a stream without it was cut off.
 const DONE: &str = "[DONE]";
 
+/// The OpenAI chat-completions dialect; the key, if any, travels as a bearer token.
+pub(super) struct OpenAiDialect;
+
+impl Dialect for OpenAiDialect {
+    fn path(&self) -> &'static str {
+        "chat/completions"
+    }
+
+    fn headers(&self, api_key: Option<&Secret>) -> anyhow::Result<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = api_key {
+            headers.insert(
+                AUTHORIZATION,
+                secret_header(&format!("Bearer {}", key.expose()))?,
+            );
+        }
+        Ok(headers)
+    }
+
+    fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
+        json_body(&body(model, max_tokens, request, stream))
+    }
+
+    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
+        parse_completion(body)
+    }
+
+    fn stream_decoder(&self) -> Box<dyn StreamDecode> {
+        Box::<StreamDecoder>::default()
+    }
+}
+
 #[derive(Debug, Serialize)]
-pub(crate) struct Body<'a> {
+struct Body<'a> {
     model: &'a str,
     messages: Vec<Message<'a>>,
     max_tokens: u32,
@@ -46,12 +82,7 @@ struct StreamOptions {
 }
 
 /// The request body: the system prompt travels as the first `system` message.
-pub(crate) fn body<'a>(
-    model: &'a str,
-    max_tokens: u32,
-    request: &'a ChatRequest,
-    stream: bool,
-) -> Body<'a> {
+fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: bool) -> Body<'a> {
     let system = (!request.system.is_empty()).then(|| Message {
         role: Role::System,
         content: &request.system,
@@ -97,7 +128,7 @@ struct Usage {
 }
 
 /// Reads a non-streaming response body.
-pub(crate) fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
+fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
     let response: Response =
         serde_json::from_slice(body).map_err(|error| invalid_json("response", &error))?;
     let choice = response
@@ -135,12 +166,12 @@ struct Delta {
 
 /// Follows one streamed response, remembering the usage if the server reports it.
 #[derive(Debug, Default)]
-pub(crate) struct StreamDecoder {
+struct StreamDecoder {
     usage: Usage,
 }
 
-impl StreamDecoder {
-    pub fn decode(&mut self, event: &SseEvent) -> Result<StreamStep, LlmError> {
+impl StreamDecode for StreamDecoder {
+    fn decode(&mut self, event: &SseEvent) -> Result<StreamStep, LlmError> {
         if event.data == DONE {
             return Ok(StreamStep::Finished);
         }
@@ -164,11 +195,11 @@ impl StreamDecoder {
         Ok(StreamStep::Text(text))
     }
 
-    pub fn tokens_in(&self) -> Option<u32> {
+    fn tokens_in(&self) -> Option<u32> {
         self.usage.prompt_tokens
     }
 
-    pub fn tokens_out(&self) -> Option<u32> {
+    fn tokens_out(&self) -> Option<u32> {
         self.usage.completion_tokens
     }
 }

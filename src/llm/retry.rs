@@ -1,9 +1,9 @@
 //! Bounded retries with exponential backoff for one LLM call, all inside one time budget.
 //!
 //! Only transient failures are retried (HTTP 429, 5xx, a connection that could not be made or was
-//! lost) and only while nothing has been shown to the user: the caller marks a failure as final
-//! once a stream has produced text, because retrying would restart the text under the user's eyes.
-//! This module never looks at requests or replies, so it cannot leak them into logs.
+//! lost) and only while nothing has been shown to the user: the caller marks a failure as not
+//! retryable once a stream has produced text, because retrying would restart the text under the
+//! user's eyes. This module never looks at requests or replies, so it cannot leak them into logs.
 
 use std::future::Future;
 use std::time::Duration;
@@ -11,11 +11,14 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::LlmError;
+use crate::backoff::Backoff;
 
 /// The first retry waits this long; each later one waits twice as long as the one before.
 const BASE_DELAY: Duration = Duration::from_millis(250);
 /// Doubling stops here, so a large retry count cannot produce absurd waits.
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
+/// The waits between attempts when the provider does not say how long to wait.
+const BACKOFF: Backoff = Backoff::new(BASE_DELAY, MAX_BACKOFF);
 /// A provider may ask for minutes in `Retry-After`; a chat user will not wait that long, and the
 /// time budget would cut the wait short anyway.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
@@ -36,7 +39,7 @@ pub(crate) struct Failure {
 
 impl Failure {
     /// A failure that must not be retried, whatever its kind.
-    pub fn final_(error: LlmError) -> Self {
+    pub fn not_retryable(error: LlmError) -> Self {
         Self {
             error,
             retryable: false,
@@ -114,9 +117,10 @@ fn delay_before_retry(error: &LlmError, retries_done: u32) -> Duration {
     backoff(retries_done)
 }
 
+/// The backoff before retry number `retries_done + 1`, which comes after `retries_done + 1`
+/// failures in a row.
 fn backoff(retries_done: u32) -> Duration {
-    let factor = 2u32.saturating_pow(retries_done);
-    BASE_DELAY.saturating_mul(factor).min(MAX_BACKOFF)
+    BACKOFF.delay_after(retries_done.saturating_add(1))
 }
 
 /// Reads `Retry-After` in its seconds form. The HTTP-date form is rare from API providers and is
@@ -176,6 +180,6 @@ mod tests {
         assert!(!Failure::from(LlmError::Rejected { status: 401 }).retryable);
         assert!(!Failure::from(LlmError::BadResponse("x".into())).retryable);
         assert!(!Failure::from(LlmError::Timeout).retryable);
-        assert!(!Failure::final_(LlmError::Server { status: 500 }).retryable);
+        assert!(!Failure::not_retryable(LlmError::Server { status: 500 }).retryable);
     }
 }

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::backoff::Backoff;
 use crate::llm::embeddings::{EmbeddingClient, EmbeddingError};
 use crate::memory::meaning::quantize;
 use crate::memory::redact::Redactor;
@@ -127,7 +128,10 @@ impl Embedder {
                     }
                 }
                 let refused = one_by_one.iter().filter(|vector| vector.is_none()).count();
-                Ok((stored_vectors(texts, one_by_one.iter().map(Option::as_ref)), refused))
+                Ok((
+                    stored_vectors(texts, one_by_one.iter().map(Option::as_ref)),
+                    refused,
+                ))
             }
             Err(error) if error.is_rejection() => Ok((Vec::new(), 1)),
             Err(error) => Err(error.into()),
@@ -160,6 +164,7 @@ fn stored_vectors<'a>(
 /// Runs the embedder until `shutdown` is cancelled: a look every [`LOOK_INTERVAL`], and after
 /// a failure a wait that doubles up to [`LONGEST_WAIT`].
 pub async fn run_embedder_job(embedder: Embedder, shutdown: CancellationToken) {
+    let mut backoff = Backoff::new(LOOK_INTERVAL * 2, LONGEST_WAIT);
     let mut wait = LOOK_INTERVAL;
     let mut failing = false;
     let mut started = false;
@@ -180,6 +185,7 @@ pub async fn run_embedder_job(embedder: Embedder, shutdown: CancellationToken) {
                         tracing::debug!(?report, "embedded messages and summaries");
                     }
                     failing = false;
+                    backoff.reset();
                     wait = LOOK_INTERVAL;
                 }
                 Err(error) => {
@@ -193,7 +199,7 @@ pub async fn run_embedder_job(embedder: Embedder, shutdown: CancellationToken) {
                         tracing::warn!(error = %error, "embedding failed; trying again later");
                     }
                     failing = true;
-                    wait = (wait * 2).min(LONGEST_WAIT);
+                    wait = backoff.next_delay();
                 }
             }
         }

@@ -154,8 +154,12 @@ mod tests {
 
     #[test]
     fn quantized_vectors_keep_their_cosine_similarity() {
-        let a: Vec<f32> = (0..384).map(|i| ((i * 7 % 13) as f32 - 6.0) / 3.0).collect();
-        let b: Vec<f32> = (0..384).map(|i| ((i * 5 % 11) as f32 - 5.0) / 2.0).collect();
+        let a: Vec<f32> = (0..384)
+            .map(|i| ((i * 7 % 13) as f32 - 6.0) / 3.0)
+            .collect();
+        let b: Vec<f32> = (0..384)
+            .map(|i| ((i * 5 % 11) as f32 - 5.0) / 2.0)
+            .collect();
         let exact = {
             let dot: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(x * y)).sum();
             let norm = |v: &[f32]| v.iter().map(|x| f64::from(x * x)).sum::<f64>().sqrt();
@@ -169,7 +173,10 @@ mod tests {
     #[test]
     fn quantized_values_stay_in_range_and_zero_stays_zero() {
         let stored = quantize(&[1000.0, -1000.0, 0.0]);
-        assert_eq!(stored.iter().map(|b| *b as i8).collect::<Vec<_>>(), [90, -90, 0]);
+        assert_eq!(
+            stored.iter().map(|b| *b as i8).collect::<Vec<_>>(),
+            [90, -90, 0]
+        );
         assert_eq!(quantize(&[0.0, 0.0]), [0, 0]);
         assert_eq!(quantize(&[-5.0]).first().map(|b| *b as i8), Some(-127));
     }

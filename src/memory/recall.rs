@@ -286,7 +286,7 @@ mod tests {
             chat_id: 1,
             user_id: 1,
             session_id: 1,
-            role: crate::storage::MessageRole::User,
+            role: crate::storage::Role::User,
             content: content.to_owned(),
             created_at_ms: id,
             tokens_in: 0,

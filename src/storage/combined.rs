@@ -8,7 +8,7 @@
 //! messages of all waiting turns in one `INSERT … SELECT … FROM json_each`, the delivery records
 //! in one `UPDATE` and the answers' messages in another. The commit then writes each touched page
 //! (the table's last page, index pages) once for all of them. The triggers (session activity,
-//! user activity, update states) run for each row as before.
+//! user activity, update states) run for each row, exactly as for a row inserted alone.
 //!
 //! A combined statement that fails is retried write by write, so one bad write (say, for a session
 //! that `/clear` has just deleted) fails alone. The task ends when the last [`Store`] clone is
@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Connections, MessageRole, NewMessage, open};
+use super::{Connections, NewMessage, Role, unless_closed};
 
 /// At most this many writes go into one round: bounds a statement's size and how long other
 /// writers wait for the connection.
@@ -65,7 +65,7 @@ impl MessageRow {
     /// `message` with `role`, answering the Telegram update `update_id` (for a reply).
     pub(super) fn new(
         message: &NewMessage<'_>,
-        role: MessageRole,
+        role: Role,
         update_id: Option<i64>,
     ) -> Result<Self, sqlx::Error> {
         let json = serde_json::to_string(&(
@@ -117,7 +117,7 @@ pub(super) async fn combine_writes(
         if !writes.messages.is_empty() {
             connections.messages_to_index();
         }
-        match open(writer) {
+        match unless_closed(writer) {
             Ok(mut connection) => write_round(&mut connection, writes).await,
             Err(_) => writes.fail_all(|| sqlx::Error::PoolClosed),
         }
@@ -228,9 +228,10 @@ struct Inserted {
 
 /// The messages `rows`, the delivery records `delivered` and the answers' messages `answers` in
 /// one transaction, sent to the database thread as one command (one round trip, one commit). An
-/// error means nothing was written. Otherwise, for each row in the order of `rows`, its id and whether it was new: a
-/// user's message already stored (same chat and Telegram message id, as when an update is handled
-/// again after a crash) is not inserted, and its existing id is looked up after the commit.
+/// error means nothing was written. Otherwise, for each row in the order of `rows`, its id and
+/// whether it was new: a user's message already stored (same chat and Telegram message id, as
+/// when an update is handled again after a crash) is not inserted, and its existing id is looked
+/// up after the commit.
 async fn round_statement(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],

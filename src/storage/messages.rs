@@ -2,24 +2,14 @@
 //! the user's activity) and reading a conversation's recent history.
 
 use super::combined::{MessageRow, Write};
-use super::{ConversationKey, Store};
-
-/// Who wrote a message. Stored as lowercase text, checked by the schema.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type, serde::Serialize, serde::Deserialize)]
-#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
-#[serde(rename_all = "lowercase")]
-pub enum MessageRole {
-    User,
-    Assistant,
-    System,
-}
+use super::{ConversationKey, Role, Store};
 
 /// A message about to be stored.
 #[derive(Clone, Debug)]
 pub struct NewMessage<'a> {
     pub key: ConversationKey,
     pub session_id: i64,
-    pub role: MessageRole,
+    pub role: Role,
     pub content: &'a str,
     pub created_at_ms: i64,
     pub tokens_in: i64,
@@ -41,7 +31,7 @@ pub struct StoredMessage {
     pub chat_id: i64,
     pub user_id: i64,
     pub session_id: i64,
-    pub role: MessageRole,
+    pub role: Role,
     pub content: String,
     pub created_at_ms: i64,
     pub tokens_in: i64,
@@ -85,7 +75,9 @@ impl Store {
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
         let row = MessageRow::new(reply, reply.role, update_id)?;
-        let (id, _) = self.combined(|done| Write::Message { row, done }).await?;
+        let (id, _) = self
+            .queue_write(|done| Write::Message { row, done })
+            .await?;
         Ok(id)
     }
 
@@ -96,8 +88,8 @@ impl Store {
         &self,
         message: &NewMessage<'_>,
     ) -> Result<(i64, bool), sqlx::Error> {
-        let row = MessageRow::new(message, MessageRole::User, None)?;
-        self.combined(|done| Write::Message { row, done }).await
+        let row = MessageRow::new(message, Role::User, None)?;
+        self.queue_write(|done| Write::Message { row, done }).await
     }
 
     /// Records which Telegram message carried a stored reply; for a reply that answers a
@@ -109,32 +101,8 @@ impl Store {
         telegram_message_id: i64,
     ) -> Result<(), sqlx::Error> {
         let record = (message_id, telegram_message_id);
-        self.combined(|done| Write::Delivered { record, done })
+        self.queue_write(|done| Write::Delivered { record, done })
             .await
-    }
-
-    /// The reply of conversation `key` to the Telegram update `update_id`, if it was stored and
-    /// its delivery was never recorded (see [`Store::add_reply`]).
-    pub async fn undelivered_reply(
-        &self,
-        key: ConversationKey,
-        update_id: i64,
-    ) -> Result<Option<UndeliveredReply>, sqlx::Error> {
-        // The conversation's index narrows the search to its own messages. An update has one
-        // reply at most: its update is `replying` from then on and never answered again.
-        sqlx::query_as!(
-            UndeliveredReply,
-            r#"SELECT id AS "id!", content
-               FROM messages
-               WHERE chat_id = ?1 AND user_id = ?2 AND role = 'assistant' AND update_id = ?3
-                 AND telegram_message_id IS NULL
-               LIMIT 1"#,
-            key.chat_id,
-            key.user_id,
-            update_id,
-        )
-        .fetch_optional(&mut *self.reader().await?)
-        .await
     }
 
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
@@ -151,7 +119,7 @@ impl Store {
         sqlx::query_as!(
             StoredMessage,
             r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                      session_id AS "session_id!", role AS "role!: MessageRole",
+                      session_id AS "session_id!", role AS "role!: Role",
                       content AS "content!", created_at AS "created_at_ms!",
                       tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
                       telegram_message_id
@@ -176,7 +144,7 @@ impl Store {
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
         sqlx::query_as!(
             StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
                       content, created_at AS created_at_ms, tokens_in, tokens_out,
                       telegram_message_id
                FROM messages
@@ -196,7 +164,7 @@ impl Store {
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
         sqlx::query_as!(
             StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: MessageRole",
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
                       content, created_at AS created_at_ms, tokens_in, tokens_out,
                       telegram_message_id
                FROM messages

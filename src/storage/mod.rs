@@ -7,8 +7,9 @@
 //!
 //! Writes go through exactly one connection behind a fair (first come, first served) lock.
 //! SQLite allows one writer at a time anyway; queueing writers on our own lock instead of on
-//! SQLite's busy handler (which sleeps in growing steps of up to 100 ms) keeps a writer's wait
-//! short and predictable, and removes "database is locked" between our own writers entirely.
+//! SQLite's busy handler (which sleeps between tries rather than waking a writer when the lock is
+//! free) keeps a writer's wait short and predictable, and removes "database is locked" between
+//! our own writers entirely.
 //! The writes every chat turn makes (its messages and delivery record) reach that connection
 //! through one task that writes all waiting ones together ([`combined`]), so that under load
 //! they share round trips and commits instead of queueing one by one.
@@ -18,9 +19,8 @@
 //!
 //! The connections are kept open and locked directly rather than drawn from an `sqlx::Pool`: a
 //! pool pings each connection when it is taken and again when it is returned, and every ping is a
-//! round trip to the connection's worker thread. On a small virtual machine a hop between threads
-//! on different CPUs is costly enough that the pings cost more than the statements
-//! (docs/PERFORMANCE.md).
+//! round trip to the connection's worker thread that does nothing for the caller. A chat turn's
+//! statements are short, so those extra round trips would weigh on every turn.
 
 mod combined;
 mod messages;
@@ -46,7 +46,8 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection, SqliteConnection};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
-pub use messages::{MessageRole, NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
+pub use crate::role::Role;
+pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
 pub use notes::NoteRecord;
 pub use purge::PurgeCounts;
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
@@ -144,7 +145,11 @@ impl Drop for PurgeRunning<'_> {
 /// A locked connection, used like `&mut SqliteConnection` (`.execute(&mut *conn)`).
 type Locked<'a> = MappedMutexGuard<'a, SqliteConnection>;
 
-fn open(guard: MutexGuard<'_, Option<SqliteConnection>>) -> Result<Locked<'_>, sqlx::Error> {
+/// The connection a lock guards, or [`sqlx::Error::PoolClosed`] once [`Store::close`] has taken
+/// it: a store used after closing fails like a closed pool.
+fn unless_closed(
+    guard: MutexGuard<'_, Option<SqliteConnection>>,
+) -> Result<Locked<'_>, sqlx::Error> {
     MutexGuard::try_map(guard, Option::as_mut).map_err(|_| sqlx::Error::PoolClosed)
 }
 
@@ -272,11 +277,11 @@ impl Store {
 
     /// The writer connection, once every earlier caller has released it.
     async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
-        open(self.connections.lock_writer().await)
+        unless_closed(self.connections.lock_writer().await)
     }
 
-    /// Hands a write to the combining task and waits for its outcome.
-    async fn combined<T>(
+    /// Queues a write for the combining task ([`combined`]) and waits for its outcome.
+    async fn queue_write<T>(
         &self,
         write: impl FnOnce(tokio::sync::oneshot::Sender<Result<T, sqlx::Error>>) -> combined::Write,
     ) -> Result<T, sqlx::Error> {
@@ -300,11 +305,11 @@ impl Store {
         let readers = &self.connections.readers;
         for reader in readers {
             if let Ok(guard) = reader.try_lock() {
-                return open(guard);
+                return unless_closed(guard);
             }
         }
         let next = self.connections.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
-        open(readers[next].lock().await)
+        unless_closed(readers[next].lock().await)
     }
 }
 
@@ -319,27 +324,26 @@ async fn roll_back_failed_command(connection: &mut SqliteConnection) {
 /// How often the write-ahead log is copied back into the database file. The checkpoint beside
 /// the writer competes with the chat turns for the CPU while it copies, and the slowest turns are
 /// the ones in flight meanwhile. Frequent rounds copy less at a time, so they delay those turns
-/// less than rare, large ones (docs/PERFORMANCE.md).
+/// less than rare, large ones.
 const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Copies the write-ahead log back into the database file in the background. By default SQLite
-/// does this inside the commit that crosses 1,000 WAL pages, so one chat turn in a few hundred
-/// paid tens of milliseconds for everyone's writes; the writer has automatic checkpoints turned
-/// off instead. Ends when the store is closed or its last clone is dropped.
+/// does this inside the commit that crosses its automatic checkpoint threshold, so the chat turn
+/// that happens to make that commit pays for copying everyone's writes; the writer has automatic
+/// checkpoints turned off instead. Ends when the store is closed or its last clone is dropped.
 ///
 /// Each round is a few PASSIVE checkpoints, which never wait for readers. The first ones run
 /// beside the writer: each copies what was written during the one before, so they catch up
 /// (during a purge, the first has much to copy, and the purge writes more meanwhile). The last
-/// holds the writer, so that no commit lands while it copies the
-/// little that is left: only a log copied completely lets the next write start it again from its
-/// beginning. With checkpoints only beside a writer that never pauses, the log was never
-/// complete, so it grew without end (far larger than the database itself), every
-/// commit extended the file, and every read searched an ever longer log index
-/// (docs/PERFORMANCE.md). While the checkpoints beside the writer are slow, the round skips the
-/// last one rather than stall every chat turn for as long, unless the log has grown past 256 MiB;
-/// while a purge runs, a round is one checkpoint beside the writer, and the log starts over after
-/// the purge. A round runs only when the writer was taken since the last one, or the last did
-/// not copy the log completely: an idle bot does not wake ten times a second for nothing.
+/// holds the writer, so that no commit lands while it copies the little that is left: only a log
+/// copied completely lets the next write start it again from its beginning. Beside a writer that
+/// never pauses, checkpoints alone never copy the log completely, so it would grow without end,
+/// every commit extending the file and every read searching an ever longer log index. While the
+/// checkpoints beside the writer are slow, the round skips the last one rather than stall every
+/// chat turn for as long, unless the log has grown past [`LARGE_LOG_PAGES`]; while a purge runs,
+/// a round is one checkpoint beside the writer, and the log starts over after the purge. A round
+/// runs only when the writer was taken since the last one, or the last did not copy the log
+/// completely: an idle bot does not wake at every interval for nothing.
 async fn checkpoint_wal(
     connections: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
@@ -359,7 +363,7 @@ async fn checkpoint_wal(
         {
             continue;
         }
-        let Ok(mut checkpointer) = open(connections.checkpointer.lock().await) else {
+        let Ok(mut checkpointer) = unless_closed(connections.checkpointer.lock().await) else {
             break;
         };
         let Some(copied_completely) = checkpoint_round(&connections, &mut checkpointer).await
@@ -375,27 +379,41 @@ async fn checkpoint_wal(
     }
 }
 
+/// How a checkpoint round ends, once the checkpoints beside the writer have run.
+enum RoundEnd {
+    /// Copy the rest of the log holding the writer, so that the next write starts it over.
+    CopyTheRestHoldingTheWriter,
+    /// Leave the rest to a later round: holding the writer now would stall the chat turns.
+    LeaveTheRest,
+}
+
 /// One round of [`checkpoint_wal`]: whether it copied the log completely, `None` once the store
 /// is closed.
 async fn checkpoint_round(
     connections: &Connections,
     checkpointer: &mut SqliteConnection,
 ) -> Option<bool> {
-    let hold_the_writer = if connections.purges_running.load(Ordering::Relaxed) > 0 {
+    let round_end = if connections.purges_running.load(Ordering::Relaxed) > 0 {
         // A purge fills the log faster than anything else; holding the writer for its pages
         // would stall chat turns for as long. The log starts over once the purge is done.
-        checkpoint(checkpointer).await.map(|_| false)
+        checkpoint(checkpointer)
+            .await
+            .map(|_| RoundEnd::LeaveTheRest)
     } else {
         // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
         // stall every chat turn for as long, so the log grows until such a time has passed;
         // past LARGE_LOG_PAGES it must start over, even at the price of a stall.
         catch_up(checkpointer).await.map(|caught_up| {
-            caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES
+            if caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES {
+                RoundEnd::CopyTheRestHoldingTheWriter
+            } else {
+                RoundEnd::LeaveTheRest
+            }
         })
     };
-    match hold_the_writer {
-        Ok(true) => {}
-        Ok(false) => return Some(false),
+    match round_end {
+        Ok(RoundEnd::CopyTheRestHoldingTheWriter) => {}
+        Ok(RoundEnd::LeaveTheRest) => return Some(false),
         Err(error) => {
             tracing::debug!(error = %error, "background WAL checkpoint failed");
             return Some(false);

@@ -1,9 +1,9 @@
 //! The full-text index over messages (`messages_fts`, FTS5) and recall's search in it.
 //!
 //! Messages are indexed in batches by a background task, not by a trigger inside each message's
-//! insert: one message per transaction made FTS5 write a new segment and rewrite its structure
-//! record at every commit, and merge those tiny segments over and over, which cost much of the
-//! bot's CPU under load and made the writer's slowest rounds (docs/PERFORMANCE.md). Every
+//! insert: one message per transaction would make FTS5 write a new segment and rewrite its
+//! structure record at every commit, then merge those tiny segments over and over, all of it on
+//! the writer that the chat turns wait for. A batch writes one segment for many messages. Every
 //! [`INDEX_INTERVAL`], the task indexes the messages stored since the last batch, in one
 //! transaction per [`INDEX_BATCH`] messages, and moves the mark
 //! `search_index_progress.indexed_through` in the same transaction (see the
@@ -22,10 +22,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    Connections, ConversationKey, Store, StoredMessage, is_storage_full, open,
-    roll_back_failed_command,
+    Connections, ConversationKey, Store, StoredMessage, is_storage_full, roll_back_failed_command,
+    unless_closed,
 };
-use crate::storage::MessageRole;
+use crate::storage::Role;
 
 /// How often the background task indexes the messages stored since its last batch. Recall never
 /// looks at messages this young, so the index may lag behind by this much.
@@ -41,7 +41,7 @@ const INTERVALS_AFTER_A_FAILURE: u32 = 25;
 /// Indexes pending messages every [`INDEX_INTERVAL`] until the store is closed or dropped.
 pub(super) async fn index_in_background(connections: Weak<Connections>, stop: CancellationToken) {
     // Whether the last attempt failed: a lasting failure (a full disk, say) is logged once, not
-    // five times a second, and retried every few seconds.
+    // at every interval, and retried only after a few intervals.
     let mut failing = false;
     let mut intervals_to_skip = 0;
     loop {
@@ -89,7 +89,7 @@ async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
     let mut batch = INDEX_BATCH;
     loop {
         let progress = {
-            let mut writer = open(connections.lock_writer().await)?;
+            let mut writer = unless_closed(connections.lock_writer().await)?;
             index_batch(&mut writer, batch).await
         };
         let progress = match progress {
@@ -180,9 +180,9 @@ impl Store {
     /// must restrict the owner column to this conversation (see the `messages_fts_owner`
     /// migration), and the query re-checks chat and user so that a wrong expression can never
     /// return another user's messages. `CROSS JOIN` fixes the join order (full-text match first,
-    /// then the row by id): without planner statistics SQLite would otherwise run the match once
-    /// per message of the conversation, many times slower. The rowid bound inside
-    /// the full-text query lets FTS5 skip the newer rows (the raw window) itself.
+    /// then the row by id): without planner statistics SQLite could otherwise run the match once
+    /// per message of the conversation instead of once. The rowid bound inside the full-text
+    /// query lets FTS5 skip the newer rows (the raw window) itself.
     ///
     /// If a message older than `before_id` may not be indexed yet, everything pending is indexed
     /// first. Should that fail, the search still runs and may miss only those few messages.
@@ -207,7 +207,7 @@ impl Store {
         sqlx::query_as!(
             StoredMessage,
             r#"SELECT message.id AS "id!", message.chat_id, message.user_id, message.session_id,
-                      message.role AS "role: MessageRole", message.content,
+                      message.role AS "role: Role", message.content,
                       message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
                       message.telegram_message_id
                FROM messages_fts

@@ -3,7 +3,7 @@
 //! loses no message and answers none twice.
 
 use super::combined::Write;
-use super::{ConversationKey, Store};
+use super::{ConversationKey, Store, UndeliveredReply};
 
 /// An update to record for crash recovery: its id, its payload (the update's JSON), and the
 /// conversation it belongs to, if any, so that `/clear` finds the payload.
@@ -46,14 +46,20 @@ pub struct UnfinishedUpdate {
     pub state: UpdateState,
     /// The Telegram messages recorded as carrying the answer so far, in reading order.
     pub answer_message_ids: Vec<i64>,
+    /// For an update left `replying`: the reply stored for it in its conversation whose delivery
+    /// was never recorded, if there is one.
+    pub undelivered_reply: Option<UndeliveredReply>,
 }
 
-/// A row of `processed_updates` as read, before its message ids are parsed.
+/// A row of `processed_updates` as read, with its undelivered reply's columns, before its
+/// message ids are parsed.
 struct UnfinishedRow {
     update_id: i64,
     payload: Option<String>,
     state: UpdateState,
     answer_message_ids: Option<String>,
+    reply_id: Option<i64>,
+    reply_content: Option<String>,
 }
 
 impl From<UnfinishedRow> for UnfinishedUpdate {
@@ -63,11 +69,16 @@ impl From<UnfinishedRow> for UnfinishedUpdate {
             .answer_message_ids
             .and_then(|ids| serde_json::from_str(&ids).ok())
             .unwrap_or_default();
+        let undelivered_reply = row
+            .reply_id
+            .zip(row.reply_content)
+            .map(|(id, content)| UndeliveredReply { id, content });
         Self {
             update_id: row.update_id,
             payload: row.payload,
             state: row.state,
             answer_message_ids,
+            undelivered_reply,
         }
     }
 }
@@ -162,19 +173,30 @@ impl Store {
     }
 
     /// Updates received from `since_ms` up to (not including) `before_ms` whose handling did not
-    /// finish, oldest first.
+    /// finish, oldest first, each left `replying` with its undelivered reply (see
+    /// [`Store::add_reply`]).
     pub async fn unfinished_updates(
         &self,
         since_ms: i64,
         before_ms: i64,
     ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
+        // The update's owner leads the join through the conversation's index to its own
+        // messages. An update has one reply at most: it is `replying` from then on and never
+        // answered again, so the join adds no rows.
         let rows = sqlx::query_as!(
             UnfinishedRow,
-            r#"SELECT update_id AS "update_id!", payload, state AS "state: UpdateState",
-                      answer_message_ids
-               FROM processed_updates
-               WHERE state <> 'done' AND received_at >= ?1 AND received_at < ?2
-               ORDER BY update_id"#,
+            r#"SELECT update_.update_id AS "update_id!", update_.payload,
+                      update_.state AS "state: UpdateState", update_.answer_message_ids,
+                      reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
+               FROM processed_updates AS update_
+               LEFT JOIN messages AS reply
+                 ON update_.state = 'replying'
+                AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
+                AND reply.update_id = update_.update_id AND reply.role = 'assistant'
+                AND reply.telegram_message_id IS NULL
+               WHERE update_.state <> 'done'
+                 AND update_.received_at >= ?1 AND update_.received_at < ?2
+               ORDER BY update_.update_id"#,
             since_ms,
             before_ms,
         )
@@ -194,7 +216,7 @@ impl Store {
         message_ids: &[i64],
     ) -> Result<(), sqlx::Error> {
         let record = (update_id, message_ids.to_vec());
-        self.combined(|done| Write::AnswerMessages { record, done })
+        self.queue_write(|done| Write::AnswerMessages { record, done })
             .await
     }
 }

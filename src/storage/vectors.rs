@@ -13,7 +13,7 @@
 
 use std::sync::Once;
 
-use super::{ConversationKey, MessageRole, Store, StoredMessage, SummaryRecord};
+use super::{ConversationKey, Role, Store, StoredMessage, SummaryRecord};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,7 +60,9 @@ pub(super) fn register_vector_functions() {
                     *mut *mut std::os::raw::c_char,
                     *const libsqlite3_sys::sqlite3_api_routines,
                 ) -> std::os::raw::c_int,
-            >(sqlite_vec::sqlite3_vec_init as *const ())))
+            >(
+                sqlite_vec::sqlite3_vec_init as *const (),
+            )))
         };
         if status != libsqlite3_sys::SQLITE_OK {
             tracing::error!(status, "cannot register the vector functions with SQLite");
@@ -75,7 +77,7 @@ struct NearMessageRow {
     chat_id: i64,
     user_id: i64,
     session_id: i64,
-    role: MessageRole,
+    role: Role,
     content: String,
     created_at_ms: i64,
     tokens_in: i64,

@@ -20,8 +20,8 @@ use std::sync::Mutex;
 use teloxide::types::{Me, Message, MessageEntityKind};
 use teloxide::utils::command::BotCommands;
 
+use crate::commands::Command;
 use crate::config::TelegramConfig;
-use crate::telegram::commands::Command;
 
 /// The allow list and the memory of who was already refused.
 #[derive(Debug)]

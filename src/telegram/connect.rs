@@ -8,47 +8,12 @@
 
 use std::time::Duration;
 
-use teloxide::prelude::*;
 use teloxide::types::Me;
 use teloxide::{ApiError, RequestError};
 use tokio_util::sync::CancellationToken;
 
-use crate::telegram::TelegramApi;
-
-/// Doubling waits between attempts, from `first` up to `max`.
-#[derive(Clone, Debug)]
-pub struct Backoff {
-    first: Duration,
-    max: Duration,
-    failures: u32,
-}
-
-impl Backoff {
-    pub fn new(first: Duration, max: Duration) -> Self {
-        Self {
-            first,
-            max,
-            failures: 0,
-        }
-    }
-
-    /// The wait after `failures` failures in a row (the first failure waits `first`).
-    pub fn delay_after(&self, failures: u32) -> Duration {
-        let doublings = failures.saturating_sub(1).min(16);
-        self.first.saturating_mul(1 << doublings).min(self.max)
-    }
-
-    /// The wait before the next attempt; each call doubles the following one, up to the maximum.
-    pub fn next_delay(&mut self) -> Duration {
-        self.failures = self.failures.saturating_add(1);
-        self.delay_after(self.failures)
-    }
-
-    /// After a success: the next failure waits the shortest time again.
-    pub fn reset(&mut self) {
-        self.failures = 0;
-    }
-}
+use crate::backoff::Backoff;
+use crate::telegram::TelegramBot;
 
 /// The waits between attempts to reach Telegram: 1, 2, 4, then every 5 seconds, so the bot is
 /// back within seconds of Telegram.
@@ -70,8 +35,8 @@ pub enum ConnectError {
 
 /// Asks Telegram who the bot is, retrying with backoff until it answers or `shutdown` is
 /// cancelled. An invalid token fails at once.
-pub async fn connect<B: TelegramApi>(
-    bot: &B,
+pub async fn connect(
+    bot: &TelegramBot,
     api_url: &str,
     shutdown: &CancellationToken,
 ) -> Result<Me, ConnectError> {
@@ -105,19 +70,5 @@ pub async fn connect<B: TelegramApi>(
             () = shutdown.cancelled() => return Err(ConnectError::Stopped),
             () = tokio::time::sleep(delay) => {}
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_backoff_doubles_up_to_its_maximum_and_starts_over_after_a_success() {
-        let mut backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(5));
-        let delays: Vec<u64> = (0..5).map(|_| backoff.next_delay().as_secs()).collect();
-        assert_eq!(delays, [1, 2, 4, 5, 5]);
-        backoff.reset();
-        assert_eq!(backoff.next_delay(), Duration::from_secs(1));
     }
 }

@@ -1,7 +1,7 @@
 //! Getting a reply onto Telegram: the `typing` action while the model thinks, the streamed
 //! preview (one message edited at most once a second), and the final reply rendered from
-//! Markdown to Telegram HTML, split into messages of at most 4,096 characters, with a plain-text
-//! fallback if Telegram still rejects the HTML. Flood control (`retry_after`) is honoured, and
+//! Markdown to Telegram HTML, split into messages of at most [`TELEGRAM_MAX_CHARS`], with a
+//! plain-text fallback if Telegram still rejects the HTML. Flood control (`retry_after`) is honoured, and
 //! "message is not modified" is not an error.
 //!
 //! Every message created for an answer is recorded with its update ([`AnswerMessages`]) before
@@ -21,12 +21,11 @@ use teloxide::{ApiError, RequestError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::telegram::TelegramApi;
-use crate::telegram::connect::Backoff;
+use crate::backoff::Backoff;
+use crate::telegram::TelegramBot;
 use crate::telegram::intake::AnswerMessages;
-use crate::telegram::render::{
-    TELEGRAM_MAX_CHARS, markdown_to_telegram_html, split_for_telegram, split_plain_text,
-};
+use crate::telegram::render::markdown_to_telegram_html;
+use crate::telegram::split::{TELEGRAM_MAX_CHARS, split_for_telegram, split_plain_text};
 
 /// At most one edit of the streamed message per second per chat.
 const EDIT_INTERVAL: Duration = Duration::from_secs(1);
@@ -87,11 +86,6 @@ pub struct Preview {
 }
 
 impl Preview {
-    /// No message yet.
-    pub fn none() -> Self {
-        Self::of(Vec::new())
-    }
-
     /// The messages an earlier run sent for the answer.
     pub fn of(message_ids: Vec<MessageId>) -> Self {
         Self {
@@ -114,8 +108,8 @@ pub struct ProgressDisplay {
 
 /// Shows `typing` until the first text arrives and, when streaming, a preview message edited with
 /// the text so far, until the model's sender side of `progress` is dropped.
-pub async fn show_progress<B: TelegramApi>(
-    bot: B,
+pub async fn show_progress(
+    bot: TelegramBot,
     mut progress: watch::Receiver<String>,
     display: ProgressDisplay,
 ) -> Preview {
@@ -147,7 +141,8 @@ pub async fn show_progress<B: TelegramApi>(
                     break; // the model finished meanwhile: the final delivery shows the whole text
                 }
                 let text = progress.borrow_and_update().clone();
-                if update_preview(&bot, target, &mut preview, &text).await {
+                let change = update_preview(&bot, target, &mut preview, &text).await;
+                if change == PreviewChange::MessageSent {
                     // Before anything else is sent: a restart edits this message.
                     answer.record(&preview.message_ids).await;
                 }
@@ -157,20 +152,28 @@ pub async fn show_progress<B: TelegramApi>(
     preview
 }
 
-/// Shows `markdown` in the preview message, sending it if there is none yet. Returns whether
-/// a message was sent.
-async fn update_preview<B: TelegramApi>(
-    bot: &B,
+/// What showing the text so far did to the preview's messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PreviewChange {
+    /// The preview's first message was sent: it has to be recorded before anything else is sent.
+    MessageSent,
+    /// The message was edited, or nothing changed (an empty text, a failed request).
+    SameMessages,
+}
+
+/// Shows `markdown` in the preview message, sending it if there is none yet.
+async fn update_preview(
+    bot: &TelegramBot,
     target: ReplyTarget,
     preview: &mut Preview,
     markdown: &str,
-) -> bool {
+) -> PreviewChange {
     let html = markdown_to_telegram_html(markdown);
     let Some(first_part) = split_for_telegram(&html, TELEGRAM_MAX_CHARS)
         .into_iter()
         .next()
     else {
-        return false;
+        return PreviewChange::SameMessages;
     };
     let once = Patience::Once;
     let part = Part::html(&first_part);
@@ -184,7 +187,7 @@ async fn update_preview<B: TelegramApi>(
     match result {
         Ok(Some(message_id)) => {
             preview.message_ids.push(message_id);
-            return true;
+            return PreviewChange::MessageSent;
         }
         Ok(None) => {}
         Err(RequestError::RetryAfter(wait)) => {
@@ -193,15 +196,15 @@ async fn update_preview<B: TelegramApi>(
         // A failed preview is not fatal: the final delivery shows the whole reply.
         Err(error) => tracing::debug!(error = %error, "streamed preview update failed"),
     }
-    false
+    PreviewChange::SameMessages
 }
 
 /// Delivers the final reply: HTML rendered from `markdown`, split into parts, in the messages of
 /// `preview` first (see [`put_parts`]). Falls back to plain text if Telegram rejects the HTML.
 /// Each message sent while more parts are to come is recorded in `answer` first. Returns the ids
 /// of the messages that hold the reply.
-pub async fn deliver_reply<B: TelegramApi>(
-    bot: &B,
+pub async fn deliver_reply(
+    bot: &TelegramBot,
     target: ReplyTarget,
     preview: Preview,
     markdown: &str,
@@ -236,9 +239,10 @@ fn visible_parts(parts: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// Sends a short notice (an error, a refusal), replacing the preview if there is one.
-pub async fn deliver_notice<B: TelegramApi>(
-    bot: &B,
+/// Shows a short notice (an error, a refusal) in place of the turn's answer: in the preview's
+/// first message if there is one, else in a new message. Tried once more at most.
+pub async fn replace_preview_with_notice(
+    bot: &TelegramBot,
     target: ReplyTarget,
     preview: Preview,
     text: &str,
@@ -255,10 +259,10 @@ pub async fn deliver_notice<B: TelegramApi>(
     }
 }
 
-/// Sends a command's answer as plain text, split like a reply into messages Telegram accepts
-/// (only the first replies to the user's message). Tried once more at most, like a notice.
-pub async fn deliver_text<B: TelegramApi>(
-    bot: &B,
+/// Sends plain text (a command's answer, a notice), split like a reply into messages Telegram
+/// accepts (only the first replies to the user's message). Tried once more at most.
+pub async fn send_plain_text(
+    bot: &TelegramBot,
     target: ReplyTarget,
     text: &str,
 ) -> Result<(), RequestError> {
@@ -285,8 +289,8 @@ struct Delivery<'a> {
 /// rest (or in place of one that is gone), and deletes any left over from an earlier, longer
 /// attempt. A message sent while more parts are to come is recorded before the next is sent;
 /// recording the delivered reply covers the last one.
-async fn put_parts<B: TelegramApi>(
-    bot: &B,
+async fn put_parts(
+    bot: &TelegramBot,
     delivery: &mut Delivery<'_>,
     parts: &[String],
     parse_mode: Option<ParseMode>,
@@ -349,8 +353,8 @@ impl<'a> Part<'a> {
     }
 }
 
-async fn send_part<B: TelegramApi>(
-    bot: &B,
+async fn send_part(
+    bot: &TelegramBot,
     target: ReplyTarget,
     part: Part<'_>,
     patience: Patience,
@@ -370,8 +374,8 @@ async fn send_part<B: TelegramApi>(
     Ok(message.id)
 }
 
-async fn edit_part<B: TelegramApi>(
-    bot: &B,
+async fn edit_part(
+    bot: &TelegramBot,
     chat_id: ChatId,
     message_id: MessageId,
     part: Part<'_>,

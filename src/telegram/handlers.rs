@@ -1,6 +1,7 @@
 //! The endpoints of the handler tree: one small `async fn` per kind of update, with their
-//! dependencies injected by dptree. They translate between Telegram and [`Conversations`] and
-//! choose the user-facing sentence from [`replies`]; they hold no chat logic themselves.
+//! dependencies injected by dptree. They translate between Telegram and [`Conversations`] (and
+//! [`commands`] for commands) and choose the user-facing sentence from [`replies`]; they hold no
+//! chat logic themselves.
 //!
 //! Everything is keyed on the sender's identity ([`identity`]). Answers that show private
 //! material (the persona, notes and summaries, statistics, the history, a forgotten note) never
@@ -19,28 +20,29 @@ use teloxide::types::{
 use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
-use crate::conversation::{Conversations, Persona, PersonaError, Turn};
-use crate::llm::LlmError;
+use crate::commands::{self, Command, CommandAnswer, ExportFormat};
+use crate::conversation::{Conversations, Turn};
+use crate::llm::{Completion, LlmError};
 use crate::metrics;
+use crate::replies;
 use crate::storage::{ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
-use crate::telegram::commands::{Command, ExportFormat, PersonaRequest};
 use crate::telegram::delivery::{
-    self, Preview, ProgressDisplay, ReplyTarget, deliver_notice, deliver_reply, deliver_text,
-    show_progress,
+    self, Preview, ProgressDisplay, ReplyTarget, deliver_reply, replace_preview_with_notice,
+    send_plain_text, show_progress,
 };
 use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::{AnswerMessages, Intake};
-use crate::telegram::{BotSettings, TelegramApi, replies};
+use crate::telegram::{BotSettings, TelegramBot};
 
 pub type HandlerResult = anyhow::Result<()>;
 
 const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
 
-/// Answers in the message's chat, in as many messages as the text needs.
-async fn say<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
-    deliver_text(bot, ReplyTarget::answering(message), text).await?;
+/// Answers in the message's chat as plain text, in as many messages as the text needs.
+async fn reply_in_chat(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
+    send_plain_text(bot, ReplyTarget::answering(message), text).await?;
     Ok(())
 }
 
@@ -50,11 +52,7 @@ pub fn addressed_to_bot(message: Message, me: Me) -> bool {
 }
 
 /// Filter: the sender may use the bot. Refuses strangers once, politely, storing nothing.
-pub async fn sender_allowed<B: TelegramApi>(
-    bot: B,
-    message: Message,
-    access: Arc<AccessPolicy>,
-) -> bool {
+pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
     let Some(sender) = identity::sender_id(&message) else {
         return false;
     };
@@ -72,7 +70,7 @@ pub async fn sender_allowed<B: TelegramApi>(
             } else {
                 replies::NOT_ALLOWED
             };
-            if let Err(error) = say(&bot, &message, refusal).await {
+            if let Err(error) = reply_in_chat(&bot, &message, refusal).await {
                 tracing::warn!(
                     error = crate::telegram::loggable_chain(&error),
                     "could not send the refusal"
@@ -97,8 +95,8 @@ pub async fn ignored(update: Update, intake: Intake) -> HandlerResult {
 }
 
 /// A text message: one chat turn, or the end of one the last run left unfinished.
-pub async fn chat_message<B: TelegramApi>(
-    bot: B,
+pub async fn chat_message(
+    bot: TelegramBot,
     update: Update,
     message: Message,
     me: Me,
@@ -122,7 +120,7 @@ pub async fn chat_message<B: TelegramApi>(
         answer: intake.answer_messages(update_id),
     };
     let preview = Preview::of(resumption.message_ids);
-    let marked_done = match resumption.stored_reply {
+    let outcome = match resumption.stored_reply {
         Some(reply) => {
             // The model is not asked again: the person gets the reply already in the history.
             tracing::info!(update_id, "delivering a reply stored by the last run");
@@ -130,15 +128,25 @@ pub async fn chat_message<B: TelegramApi>(
         }
         None => chat_turn(&turn, &me, &settings, preview).await?,
     };
-    if !marked_done {
+    if outcome == TurnOutcome::UpdateStillOpen {
         intake.done(update_id).await;
     }
     Ok(())
 }
 
+/// How a chat turn left its update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TurnOutcome {
+    /// The reply was delivered and recorded, which marked the update done.
+    ReplyRecorded,
+    /// Answered otherwise (a notice, or a reply with nothing to show): the update still has to be
+    /// marked done.
+    UpdateStillOpen,
+}
+
 /// What a chat turn's steps share: the update being answered and where the answer goes.
-struct TurnContext<'a, B> {
-    bot: &'a B,
+struct TurnContext<'a> {
+    bot: &'a TelegramBot,
     message: &'a Message,
     key: ConversationKey,
     conversations: &'a Conversations,
@@ -148,34 +156,32 @@ struct TurnContext<'a, B> {
     answer: AnswerMessages,
 }
 
-impl<B: TelegramApi> TurnContext<'_, B> {
+impl TurnContext<'_> {
     /// Answers with a short notice instead of a model answer, in the preview's message if there
     /// is one. From here on the update counts as answered: a notice is not sent twice.
-    async fn notice(&self, preview: Preview, text: &str) -> HandlerResult {
+    async fn answer_with_notice(
+        &self,
+        preview: Preview,
+        text: &str,
+    ) -> anyhow::Result<TurnOutcome> {
         self.intake.replying(self.update_id).await;
-        deliver_notice(
-            self.bot,
-            ReplyTarget::answering(self.message),
-            preview,
-            text,
-        )
-        .await?;
-        Ok(())
+        let target = ReplyTarget::answering(self.message);
+        replace_preview_with_notice(self.bot, target, preview, text).await?;
+        Ok(TurnOutcome::UpdateStillOpen)
     }
 }
 
 /// One chat turn for a text message, its answer starting in `preview`'s messages (those an
-/// earlier run sent for it, if any). Returns `true` when the update is already marked done
-/// (recording the delivered reply does that), `false` when the caller still has to.
-async fn chat_turn<B: TelegramApi>(
-    turn: &TurnContext<'_, B>,
+/// earlier run sent for it, if any).
+async fn chat_turn(
+    turn: &TurnContext<'_>,
     me: &Me,
     settings: &BotSettings,
     preview: Preview,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<TurnOutcome> {
     let text = match turn_text(turn.message, me, settings.max_message_chars) {
         Ok(text) => text,
-        Err(reply) => return turn.notice(preview, &reply).await.map(|()| false),
+        Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
     let telegram_message_id = Some(i64::from(turn.message.id.0));
     let started = match turn
@@ -192,7 +198,7 @@ async fn chat_turn<B: TelegramApi>(
             } else {
                 replies::INTERNAL_ERROR
             };
-            turn.notice(preview, reply).await?;
+            turn.answer_with_notice(preview, reply).await?;
             return Err(error.context("could not start the chat turn"));
         }
     };
@@ -223,13 +229,52 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
 }
 
 /// Asks the model while showing progress (`typing`, or the streamed preview), stores the reply
-/// and delivers it. Returns whether the update is marked done, as [`chat_turn`] does.
-async fn answer_turn<B: TelegramApi>(
-    turn: &TurnContext<'_, B>,
+/// and delivers it.
+async fn answer_turn(
+    turn: &TurnContext<'_>,
     started: &Turn,
     stream: bool,
     preview: Preview,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<TurnOutcome> {
+    let (answer, preview) = ask_showing_progress(turn, started, stream, preview).await;
+    let completion = match answer {
+        Ok(completion) if completion.text.trim().is_empty() => {
+            return turn.answer_with_notice(preview, replies::EMPTY_REPLY).await;
+        }
+        Ok(completion) => completion,
+        Err(error) => {
+            metrics::error("llm");
+            tracing::error!(error = ?error, chat_id = turn.key.chat_id, user_id = turn.key.user_id, "the model call failed");
+            let reply = match error {
+                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
+                _ => replies::MODEL_UNAVAILABLE,
+            };
+            return turn.answer_with_notice(preview, reply).await;
+        }
+    };
+    // Stored before it is sent, together with the update's `replying` mark: a crash from here on
+    // leaves the reply in the history, and the next start delivers it into the messages recorded
+    // so far instead of asking the model again.
+    let reply_id = turn
+        .conversations
+        .finish_turn(started, &completion, Some(turn.update_id))
+        .await?;
+    let outcome = deliver_stored(turn, preview, reply_id, &completion.text).await?;
+    metrics::tokens(
+        u64::from(completion.tokens_in.unwrap_or(0)),
+        u64::from(completion.tokens_out.unwrap_or(0)),
+    );
+    Ok(outcome)
+}
+
+/// Asks the model while `typing` or the streamed preview shows progress. Returns the answer and
+/// the preview as the progress display left it.
+async fn ask_showing_progress(
+    turn: &TurnContext<'_>,
+    started: &Turn,
+    stream: bool,
+    preview: Preview,
+) -> (Result<Completion, LlmError>, Preview) {
     let (progress_sender, progress) = watch::channel(String::new());
     let shown_before = preview.clone();
     let display = ProgressDisplay {
@@ -250,56 +295,27 @@ async fn answer_turn<B: TelegramApi>(
         if answer.is_ok() { "ok" } else { "error" },
     );
     let preview = display.await.unwrap_or(shown_before);
-    let completion = match answer {
-        Ok(completion) if completion.text.trim().is_empty() => {
-            turn.notice(preview, replies::EMPTY_REPLY).await?;
-            return Ok(false);
-        }
-        Ok(completion) => completion,
-        Err(error) => {
-            metrics::error("llm");
-            tracing::error!(error = ?error, chat_id = turn.key.chat_id, user_id = turn.key.user_id, "the model call failed");
-            let reply = match error {
-                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
-                _ => replies::MODEL_UNAVAILABLE,
-            };
-            turn.notice(preview, reply).await?;
-            return Ok(false);
-        }
-    };
-    // Stored before it is sent, together with the update's `replying` mark: a crash from here on
-    // leaves the reply in the history, and the next start delivers it into the messages recorded
-    // so far instead of asking the model again.
-    let reply_id = turn
-        .conversations
-        .finish_turn(started, &completion, Some(turn.update_id))
-        .await?;
-    let marked_done = deliver_stored(turn, preview, reply_id, &completion.text).await?;
-    metrics::tokens(
-        u64::from(completion.tokens_in.unwrap_or(0)),
-        u64::from(completion.tokens_out.unwrap_or(0)),
-    );
-    Ok(marked_done)
+    (answer, preview)
 }
 
 /// Delivers the stored reply `reply_id` with the text `markdown` into `preview`'s messages, then
-/// records which message carried it, which marks the update done. Returns whether it did.
-async fn deliver_stored<B: TelegramApi>(
-    turn: &TurnContext<'_, B>,
+/// records which message carried it, which marks the update done.
+async fn deliver_stored(
+    turn: &TurnContext<'_>,
     preview: Preview,
     reply_id: i64,
     markdown: &str,
-) -> anyhow::Result<bool> {
+) -> anyhow::Result<TurnOutcome> {
     let target = ReplyTarget::answering(turn.message);
     let message_ids = deliver_reply(turn.bot, target, preview, markdown, &turn.answer).await?;
     metrics::reply_sent();
     let Some(first) = message_ids.first() else {
-        return Ok(false);
+        return Ok(TurnOutcome::UpdateStillOpen);
     };
     turn.conversations
         .reply_delivered(reply_id, i64::from(first.0))
         .await?;
-    Ok(true)
+    Ok(TurnOutcome::ReplyRecorded)
 }
 
 fn is_disk_full(error: &anyhow::Error) -> bool {
@@ -311,19 +327,24 @@ fn is_disk_full(error: &anyhow::Error) -> bool {
 }
 
 /// Photos, stickers, voice, files: a short clear reply.
-pub async fn non_text_message<B: TelegramApi>(
-    bot: B,
+pub async fn non_text_message(
+    bot: TelegramBot,
     update: Update,
     message: Message,
     intake: Intake,
 ) -> HandlerResult {
-    answer_once(&intake, &update, say(&bot, &message, replies::TEXT_ONLY)).await
+    answer_once(
+        &intake,
+        &update,
+        reply_in_chat(&bot, &message, replies::TEXT_ONLY),
+    )
+    .await
 }
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
 /// start: after a crash a command is not run twice.
-pub async fn command<B: TelegramApi>(
-    bot: B,
+pub async fn command(
+    bot: TelegramBot,
     update: Update,
     message: Message,
     command: Command,
@@ -353,8 +374,8 @@ async fn answer_once(
     outcome
 }
 
-async fn run_command<B: TelegramApi>(
-    bot: B,
+async fn run_command(
+    bot: TelegramBot,
     message: Message,
     command: Command,
     conversations: Conversations,
@@ -363,104 +384,23 @@ async fn run_command<B: TelegramApi>(
     let Some(key) = conversation_key(&message) else {
         return Ok(());
     };
-    match command {
-        Command::Start => say(&bot, &message, &settings.start_text).await,
-        Command::Help => say(&bot, &message, &Command::descriptions().to_string()).await,
-        Command::Persona(argument) => persona(&bot, &message, key, &argument, &conversations).await,
-        Command::Stats => {
-            let stats = conversations.stats(key).await?;
-            say_privately(&bot, &message, &replies::stats(&stats)).await
+    let answer = commands::answer(command, &conversations, key, &settings.start_text).await?;
+    match answer {
+        CommandAnswer::Say(text) => reply_in_chat(&bot, &message, &text).await,
+        CommandAnswer::SayPrivately(text) => reply_privately(&bot, &message, &text).await,
+        CommandAnswer::PersonaSaved { confirmation } if message.chat.is_private() => {
+            reply_in_chat(&bot, &message, &confirmation).await
         }
-        Command::Memory => {
-            let overview = conversations.memory_overview(key).await?;
-            say_privately(&bot, &message, &replies::memory(&overview)).await
+        // Confirmed without the text in a group: it is private from now on.
+        CommandAnswer::PersonaSaved { .. } => {
+            reply_in_chat(&bot, &message, replies::PERSONA_SAVED_NOT_SHOWN).await
         }
-        Command::Forget(argument) => forget(&bot, &message, key, &argument, &conversations).await,
-        Command::Reset => {
-            let was_open = conversations.reset_session(key).await?;
-            say(
-                &bot,
-                &message,
-                if was_open {
-                    replies::RESET_DONE
-                } else {
-                    replies::RESET_NOTHING_OPEN
-                },
-            )
-            .await
-        }
-        Command::Clear => ask_to_clear(&bot, &message, key).await,
-        Command::Export(argument) => {
-            export(
-                &bot,
-                &message,
-                key,
-                ExportFormat::parse(&argument),
-                &conversations,
-            )
-            .await
-        }
+        CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key).await,
+        CommandAnswer::Export(format) => export(&bot, &message, key, format, &conversations).await,
     }
 }
 
-async fn persona<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-    argument: &str,
-    conversations: &Conversations,
-) -> HandlerResult {
-    match PersonaRequest::parse(argument) {
-        PersonaRequest::Show => match conversations.persona(key.user_id).await? {
-            Some(persona) => say_privately(bot, message, &replies::persona_current(&persona)).await,
-            None => say_privately(bot, message, replies::PERSONA_NONE).await,
-        },
-        PersonaRequest::Reset => {
-            conversations.set_persona(key.user_id, None).await?;
-            say(bot, message, replies::PERSONA_RESET).await
-        }
-        PersonaRequest::Set(text) => match Persona::parse(text) {
-            Ok(persona) => {
-                conversations
-                    .set_persona(key.user_id, Some(&persona))
-                    .await?;
-                // Confirmed without the text in a group: it is private from now on.
-                if message.chat.is_private() {
-                    say(bot, message, &replies::persona_set(persona.as_str())).await
-                } else {
-                    say(bot, message, replies::PERSONA_SAVED_NOT_SHOWN).await
-                }
-            }
-            Err(PersonaError::TooLong { length, .. }) => {
-                say(bot, message, &replies::persona_too_long(length)).await
-            }
-            Err(PersonaError::Empty) => say(bot, message, replies::PERSONA_NONE).await,
-        },
-    }
-}
-
-async fn forget<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-    argument: &str,
-    conversations: &Conversations,
-) -> HandlerResult {
-    let argument = argument.trim();
-    let Ok(number) = argument.parse::<usize>() else {
-        return say(bot, message, replies::FORGET_USAGE).await;
-    };
-    match conversations.forget_note(key, number).await? {
-        Some(note) => say_privately(bot, message, &replies::forgot(&note)).await,
-        None => say(bot, message, &replies::no_such_note(argument)).await,
-    }
-}
-
-async fn ask_to_clear<B: TelegramApi>(
-    bot: &B,
-    message: &Message,
-    key: ConversationKey,
-) -> HandlerResult {
+async fn ask_to_clear(bot: &TelegramBot, message: &Message, key: ConversationKey) -> HandlerResult {
     // The user id travels in the button data so that only the asker can confirm in a group.
     let keyboard = InlineKeyboardMarkup::new([[
         InlineKeyboardButton::callback(
@@ -485,8 +425,8 @@ async fn ask_to_clear<B: TelegramApi>(
 }
 
 /// A press on one of the /clear confirmation buttons.
-pub async fn clear_button<B: TelegramApi>(
-    bot: B,
+pub async fn clear_button(
+    bot: TelegramBot,
     update: Update,
     query: CallbackQuery,
     conversations: Conversations,
@@ -500,8 +440,8 @@ pub async fn clear_button<B: TelegramApi>(
     .await
 }
 
-async fn press_clear_button<B: TelegramApi>(
-    bot: B,
+async fn press_clear_button(
+    bot: TelegramBot,
     query: CallbackQuery,
     conversations: Conversations,
 ) -> HandlerResult {
@@ -536,8 +476,8 @@ async fn press_clear_button<B: TelegramApi>(
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
 }
 
-async fn edit_confirmation<B: TelegramApi>(
-    bot: &B,
+async fn edit_confirmation(
+    bot: &TelegramBot,
     chat_id: ChatId,
     message_id: MessageId,
     text: &str,
@@ -546,8 +486,8 @@ async fn edit_confirmation<B: TelegramApi>(
     Ok(())
 }
 
-async fn export<B: TelegramApi>(
-    bot: &B,
+async fn export(
+    bot: &TelegramBot,
     message: &Message,
     key: ConversationKey,
     format: ExportFormat,
@@ -555,7 +495,7 @@ async fn export<B: TelegramApi>(
 ) -> HandlerResult {
     let messages = conversations.export(key).await?;
     if messages.is_empty() {
-        return say_privately(bot, message, replies::EXPORT_EMPTY).await;
+        return reply_privately(bot, message, replies::EXPORT_EMPTY).await;
     }
     let (bytes, file_name) = match format {
         ExportFormat::Json => (
@@ -571,7 +511,7 @@ async fn export<B: TelegramApi>(
         Some(title) => replies::export_caption_from_group(title),
         None => replies::EXPORT_CAPTION.to_owned(),
     };
-    answer_privately(bot, message, |chat_id| async move {
+    send_private_material(bot, message, |chat_id| async move {
         bot.send_document(chat_id, InputFile::memory(bytes).file_name(file_name))
             .caption(caption)
             .await
@@ -613,46 +553,49 @@ fn group_title(message: &Message) -> Option<&str> {
 /// Sends private material with `send` where only its owner sees it: here in a private chat;
 /// from a group to the person's private chat, with a short notice in the group that it went
 /// there, or, when the bot may not write there, a notice asking them to ask in private.
-async fn answer_privately<B, F, Fut>(bot: &B, message: &Message, send: F) -> HandlerResult
+async fn send_private_material<F, Fut>(
+    bot: &TelegramBot,
+    message: &Message,
+    send: F,
+) -> HandlerResult
 where
-    B: TelegramApi,
     F: FnOnce(ChatId) -> Fut,
     Fut: Future<Output = Result<(), RequestError>>,
 {
     let chat_id = match private_destination(message) {
         PrivateDestination::ThisChat => return Ok(send(message.chat.id).await?),
         PrivateDestination::Nobody => {
-            return say(bot, message, replies::PRIVATE_NEEDS_A_PERSON).await;
+            return reply_in_chat(bot, message, replies::PRIVATE_NEEDS_A_PERSON).await;
         }
         PrivateDestination::PrivateChat(chat_id) => chat_id,
     };
     match send(chat_id).await {
-        Ok(()) => say(bot, message, replies::ANSWERED_IN_PRIVATE).await,
+        Ok(()) => reply_in_chat(bot, message, replies::ANSWERED_IN_PRIVATE).await,
         Err(error) if cannot_write_to(&error) => {
             tracing::info!(
                 error = crate::telegram::loggable(&error),
                 chat_id = chat_id.0,
                 "cannot write to a private chat"
             );
-            say(bot, message, replies::ASK_IN_PRIVATE).await
+            reply_in_chat(bot, message, replies::ASK_IN_PRIVATE).await
         }
         Err(error) => Err(error.into()),
     }
 }
 
-/// [`answer_privately`] for a text, which names the group it was asked in when it goes to a
+/// [`send_private_material`] for a text, which names the group it was asked in when it goes to a
 /// private chat from there.
-async fn say_privately<B: TelegramApi>(bot: &B, message: &Message, text: &str) -> HandlerResult {
+async fn reply_privately(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
     let text = match group_title(message) {
         Some(title) => replies::from_group(title, text),
         None => text.to_owned(),
     };
-    answer_privately(bot, message, |chat_id| {
+    send_private_material(bot, message, |chat_id| {
         let target = ReplyTarget {
             chat_id,
             reply_to: None,
         };
-        deliver_text(bot, target, &text)
+        send_plain_text(bot, target, &text)
     })
     .await
 }
@@ -679,9 +622,9 @@ pub fn export_markdown(messages: &[StoredMessage]) -> String {
     let mut document = String::from("# telemem history\n");
     for message in messages {
         let author = match message.role {
-            crate::storage::MessageRole::User => "You",
-            crate::storage::MessageRole::Assistant => "Bot",
-            crate::storage::MessageRole::System => "System",
+            crate::storage::Role::User => "You",
+            crate::storage::Role::Assistant => "Bot",
+            crate::storage::Role::System => "System",
         };
         document.push_str(&format!(
             "\n## {author} — {}\n\n{}\n",

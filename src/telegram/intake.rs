@@ -42,10 +42,10 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::metrics;
 use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState};
-use crate::telegram::TelegramApi;
+use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
-use crate::telegram::identity::{conversation_key, update_conversation_key, update_sender_id};
+use crate::telegram::identity::{update_conversation_key, update_sender_id};
 
 /// How long one `getUpdates` call waits for updates (Telegram's long polling).
 const POLL_TIMEOUT_SECS: u32 = 10;
@@ -153,7 +153,7 @@ impl Intake {
             .await?
         {
             let update_id = unfinished.update_id;
-            let Some((update, resumption)) = self.resumption(unfinished).await? else {
+            let Some((update, resumption)) = Self::resumption(unfinished) else {
                 self.store
                     .set_update_state(update_id, UpdateState::Done)
                     .await?;
@@ -170,18 +170,12 @@ impl Intake {
 
     /// The update to hand over again and what its handler needs to finish it, or `None` when it
     /// must not be answered again.
-    async fn resumption(
-        &self,
-        unfinished: UnfinishedUpdate,
-    ) -> anyhow::Result<Option<(Update, Resumption)>> {
+    fn resumption(unfinished: UnfinishedUpdate) -> Option<(Update, Resumption)> {
         let update_id = unfinished.update_id;
-        let Some(update) = unfinished
+        let update = unfinished
             .payload
             .as_deref()
-            .and_then(|payload| serde_json::from_str::<Update>(payload).ok())
-        else {
-            return Ok(None);
-        };
+            .and_then(|payload| serde_json::from_str::<Update>(payload).ok())?;
         let message_ids = unfinished
             .answer_message_ids
             .iter()
@@ -189,17 +183,17 @@ impl Intake {
             .collect();
         let stored_reply = match unfinished.state {
             UpdateState::Received => None,
-            UpdateState::Replying => match self.undelivered_reply(&update).await? {
+            UpdateState::Replying => match unfinished.undelivered_reply {
                 Some(reply) => Some(reply),
                 None => {
                     tracing::warn!(
                         update_id,
                         "the last run stopped while answering; not answering twice"
                     );
-                    return Ok(None);
+                    return None;
                 }
             },
-            UpdateState::Done => return Ok(None),
+            UpdateState::Done => return None,
         };
         tracing::info!(
             update_id,
@@ -210,19 +204,7 @@ impl Intake {
             message_ids,
             stored_reply,
         };
-        Ok(Some((update, resumption)))
-    }
-
-    /// The reply stored for `update` and never delivered, if any.
-    async fn undelivered_reply(&self, update: &Update) -> anyhow::Result<Option<UndeliveredReply>> {
-        let teloxide::types::UpdateKind::Message(message) = &update.kind else {
-            return Ok(None);
-        };
-        let Some(key) = conversation_key(message) else {
-            return Ok(None);
-        };
-        let update_id = i64::from(update.id.0);
-        Ok(self.store.undelivered_reply(key, update_id).await?)
+        Some((update, resumption))
     }
 
     /// What the last run left of `update_id`, once: for the handler that finishes it. Nothing
@@ -354,7 +336,7 @@ impl Intake {
 
 /// Long polling: first the last run's unfinished updates, then each new batch, stored before the
 /// next `getUpdates` call confirms it.
-pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: CancellationToken) {
+pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: CancellationToken) {
     intake.replay_unfinished_logged().await;
     if let Err(error) = bot.delete_webhook().await {
         tracing::warn!(error = %error, "could not remove a webhook before polling");
@@ -374,7 +356,7 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             () = shutdown.cancelled() => break,
             result = poll.send() => result,
         };
-        let stored = match updates {
+        let outcome = match updates {
             Ok(updates) => {
                 metrics::telegram_contact_at(intake.clock.now_ms());
                 store_polled(&intake, updates, &mut offset).await
@@ -382,10 +364,10 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
             Err(error) => {
                 metrics::error("telegram_poll");
                 tracing::warn!(error = %crate::telegram::loggable(&error), "polling Telegram failed; retrying");
-                false
+                PollOutcome::Failed
             }
         };
-        if stored {
+        if outcome == PollOutcome::Stored {
             backoff.reset();
             continue;
         }
@@ -397,21 +379,30 @@ pub async fn run_polling<B: TelegramApi>(bot: B, intake: Intake, shutdown: Cance
     tracing::debug!("polling stopped");
 }
 
+/// How one poll went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PollOutcome {
+    /// Its updates (if any) are stored: the next poll confirms them and comes at once.
+    Stored,
+    /// Polling or storing failed: the updates are fetched again after a pause.
+    Failed,
+}
+
 /// Stores one poll's updates and moves the offset past them, which confirms them to Telegram
-/// with the next poll. Returns whether they were stored; if not, they are fetched again.
-async fn store_polled(intake: &Intake, updates: Vec<Update>, offset: &mut i32) -> bool {
+/// with the next poll.
+async fn store_polled(intake: &Intake, updates: Vec<Update>, offset: &mut i32) -> PollOutcome {
     let next = updates.iter().map(|update| update.id.0 as i32 + 1).max();
     match intake.accept_batch(updates).await {
         Ok(()) => {
             if let Some(next) = next {
                 *offset = (*offset).max(next);
             }
-            true
+            PollOutcome::Stored
         }
         Err(error) => {
             metrics::error("database");
             tracing::error!(error = ?error, "could not store updates; they will be fetched again");
-            false
+            PollOutcome::Failed
         }
     }
 }

@@ -1,11 +1,13 @@
-//! The Telegram edge of the bot: reaching the Bot API, the crash-safe intake, the scheduler that
-//! runs the teloxide handler tree ([`schema`]) fairly per person, the command enum, the handlers,
-//! rendering of the model's Markdown to Telegram HTML, reply delivery, the sender's identity,
-//! access control, per-user limits and every user-facing sentence. Chat logic lives in [`crate::conversation`]; this
-//! module only translates between Telegram and it.
+//! The Telegram edge of the bot: the Bot API handle ([`TelegramBot`]), reaching the Bot API, the
+//! crash-safe intake, the scheduler that runs the teloxide handler tree ([`schema`]) fairly per
+//! person, the handlers, rendering of the model's Markdown to Telegram HTML and splitting replies
+//! into messages Telegram accepts, reply delivery, the sender's identity, access control and
+//! per-user limits. Chat logic lives in [`crate::conversation`], the commands and what they answer
+//! in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
+//! translates between Telegram and them.
 
 pub mod access;
-pub mod commands;
+pub mod bot;
 pub mod connect;
 pub mod delivery;
 pub mod handlers;
@@ -13,8 +15,10 @@ pub mod identity;
 pub mod intake;
 pub mod limits;
 pub mod render;
-pub mod replies;
 pub mod scheduler;
+pub mod split;
+
+pub use bot::TelegramBot;
 
 use std::sync::Arc;
 
@@ -25,54 +29,13 @@ use teloxide::prelude::*;
 use teloxide::types::Me;
 use teloxide::utils::command::BotCommands;
 
+use crate::commands::{self, Command};
 use crate::config::Config;
 use crate::conversation::Conversations;
 use crate::telegram::access::AccessPolicy;
-use crate::telegram::commands::Command;
 use crate::telegram::intake::Intake;
 use crate::telegram::limits::LimitSettings;
 use crate::telegram::scheduler::SchedulerSettings;
-
-/// What the handlers need of a bot: the plain `Bot` or teloxide's `Throttle<Bot>` (chosen at
-/// start by `TELEGRAM_THROTTLE`), so the handlers are generic over it. The requests the bot
-/// builds must be `Send` because handlers run on tokio's multi-threaded runtime.
-pub trait TelegramApi:
-    Requester<
-        Err = RequestError,
-        GetUpdates: Send,
-        SendMessage: Send,
-        SendDocument: Send,
-        EditMessageText: Send,
-        AnswerCallbackQuery: Send,
-        DeleteMessage: Send,
-        SendChatAction: Send,
-        SetMyCommands: Send,
-        GetMe: Send,
-    > + Clone
-    + Send
-    + Sync
-    + 'static
-{
-}
-
-impl<B> TelegramApi for B where
-    B: Requester<
-            Err = RequestError,
-            GetUpdates: Send,
-            SendMessage: Send,
-            SendDocument: Send,
-            EditMessageText: Send,
-            AnswerCallbackQuery: Send,
-            DeleteMessage: Send,
-            SendChatAction: Send,
-            SetMyCommands: Send,
-            GetMe: Send,
-        > + Clone
-        + Send
-        + Sync
-        + 'static
-{
-}
 
 /// Settings the handlers need, fixed at start.
 #[derive(Clone, Debug)]
@@ -93,11 +56,7 @@ impl BotSettings {
         Self {
             max_message_chars: config.telegram.max_message_chars as usize,
             stream_replies: config.telegram.stream_replies,
-            start_text: replies::start(
-                config.history.history_window_secs,
-                config.storage.purge_after_secs,
-                config.history.session_idle_secs,
-            ),
+            start_text: commands::start_text(config),
         }
     }
 }
@@ -105,28 +64,28 @@ impl BotSettings {
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
 /// mention, reply or command in groups), sender allowed (strangers are refused once), first
 /// delivery of the update; then commands, text, and everything else.
-pub fn schema<B: TelegramApi>() -> UpdateHandler<anyhow::Error> {
+pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
-        .filter_async(handlers::sender_allowed::<B>)
+        .filter_async(handlers::sender_allowed)
         .branch(
             dptree::entry()
                 .filter_command::<Command>()
-                .endpoint(handlers::command::<B>),
+                .endpoint(handlers::command),
         )
-        .branch(Message::filter_text().endpoint(handlers::chat_message::<B>))
-        .branch(dptree::endpoint(handlers::non_text_message::<B>));
+        .branch(Message::filter_text().endpoint(handlers::chat_message))
+        .branch(dptree::endpoint(handlers::non_text_message));
     let messages = Update::filter_message()
         .branch(for_the_bot)
         .branch(dptree::endpoint(handlers::ignored));
     let buttons = Update::filter_callback_query()
-        .branch(dptree::filter(handlers::presser_allowed).endpoint(handlers::clear_button::<B>))
+        .branch(dptree::filter(handlers::presser_allowed).endpoint(handlers::clear_button))
         .branch(dptree::endpoint(handlers::ignored));
     dptree::entry().branch(messages).branch(buttons)
 }
 
 /// What the handlers of [`schema`] are given: the bot, who it is (`Me`), and the services.
-pub fn dependencies<B: TelegramApi>(
-    bot: B,
+pub fn dependencies(
+    bot: TelegramBot,
     me: Me,
     conversations: Conversations,
     access: Arc<AccessPolicy>,
@@ -192,7 +151,7 @@ pub fn loggable_chain(error: &anyhow::Error) -> String {
 }
 
 /// Registers the command menu with Telegram.
-pub async fn register_commands<B: TelegramApi>(bot: &B) -> Result<(), RequestError> {
+pub async fn register_commands(bot: &TelegramBot) -> Result<(), RequestError> {
     bot.set_my_commands(Command::bot_commands()).await?;
     Ok(())
 }

@@ -32,13 +32,14 @@ use tokio_util::task::TaskTracker;
 
 use crate::clock::Clock;
 use crate::metrics;
+use crate::replies;
 use crate::storage::ConversationKey;
+use crate::telegram::TelegramBot;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
-use crate::telegram::delivery::{Preview, ReplyTarget, deliver_notice};
+use crate::telegram::delivery::{ReplyTarget, send_plain_text};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
-use crate::telegram::{TelegramApi, replies};
 
 /// How the scheduler runs.
 #[derive(Clone, Debug)]
@@ -62,8 +63,8 @@ struct Queued {
 }
 
 /// Everything needed to handle updates.
-pub struct Scheduler<B> {
-    bot: B,
+pub struct Scheduler {
+    bot: TelegramBot,
     handler: Arc<UpdateHandler<anyhow::Error>>,
     dependencies: Arc<DependencyMap>,
     intake: Intake,
@@ -93,8 +94,8 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The parts of a [`Scheduler`]; a struct so that the call site names them.
-pub struct SchedulerParts<B> {
-    pub bot: B,
+pub struct SchedulerParts {
+    pub bot: TelegramBot,
     pub handler: UpdateHandler<anyhow::Error>,
     pub dependencies: DependencyMap,
     pub intake: Intake,
@@ -104,8 +105,8 @@ pub struct SchedulerParts<B> {
     pub settings: SchedulerSettings,
 }
 
-impl<B: TelegramApi> Scheduler<B> {
-    pub fn new(parts: SchedulerParts<B>) -> Self {
+impl Scheduler {
+    pub fn new(parts: SchedulerParts) -> Self {
         Self {
             bot: parts.bot,
             handler: Arc::new(parts.handler),
@@ -295,14 +296,8 @@ impl<B: TelegramApi> Scheduler<B> {
             Limit::Pending(max) => replies::too_many_waiting(max),
             Limit::PerMinute(max) => replies::too_many_per_minute(max),
         };
-        if let Err(error) = deliver_notice(
-            &self.bot,
-            ReplyTarget::answering(message),
-            Preview::none(),
-            &notice,
-        )
-        .await
-        {
+        let target = ReplyTarget::answering(message);
+        if let Err(error) = send_plain_text(&self.bot, target, &notice).await {
             tracing::warn!(
                 error = crate::telegram::loggable(&error),
                 "could not send the limit notice"

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MessageRole};
+use telemem::storage::{ConversationKey, Role};
 
 use crate::bot_harness::{ALICE, BOB, CAROL, PATIENCE, TestBot};
 use crate::fake_llm::Behaviour;
@@ -60,8 +60,8 @@ async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_oth
         .all_messages(ConversationKey::new(ALICE, ALICE))
         .await
         .unwrap();
-    let roles: Vec<MessageRole> = alice_history.iter().map(|m| m.role).collect();
-    assert_eq!(roles, [MessageRole::User, MessageRole::Assistant]);
+    let roles: Vec<Role> = alice_history.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
     assert_eq!(alice_history[1].content, alice_replies[0]);
 }
 

@@ -1,9 +1,14 @@
 //! Specifications of the `telemem` command line, run as the real binary.
 
-use std::process::{Command, Output};
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
-use telemem::storage::{ConversationKey, MessageRole, Store};
+use telemem::commands::Command as BotCommand;
+use telemem::replies;
+use telemem::storage::{ConversationKey, Role, Store};
+use teloxide::utils::command::BotCommands;
 
+use crate::fake_llm::{Behaviour, FakeLlm};
 use crate::helpers::{DAY_MS, TestDb};
 
 fn telemem(db_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
@@ -46,16 +51,10 @@ async fn purge_dry_run_counts_and_purge_deletes_old_rows() {
     let now = chrono::Utc::now().timestamp_millis();
     let key = ConversationKey::new(7, 7);
     let old_session = db.session(key, now - 40 * DAY_MS).await;
-    db.message(
-        key,
-        old_session,
-        MessageRole::User,
-        "ancient",
-        now - 40 * DAY_MS,
-    )
-    .await;
+    db.message(key, old_session, Role::User, "ancient", now - 40 * DAY_MS)
+        .await;
     let new_session = db.session(key, now - DAY_MS).await;
-    db.message(key, new_session, MessageRole::User, "recent", now - DAY_MS)
+    db.message(key, new_session, Role::User, "recent", now - DAY_MS)
         .await;
 
     let dry_run = telemem(&db.url, &["purge", "--dry-run"], &[]);
@@ -86,7 +85,7 @@ async fn stats_show_totals_and_one_users_usage() {
     let now = chrono::Utc::now().timestamp_millis();
     let key = ConversationKey::new(7, 77);
     let session = db.session(key, now).await;
-    db.message(key, session, MessageRole::User, "hi", now).await;
+    db.message(key, session, Role::User, "hi", now).await;
 
     let totals = telemem(&db.url, &["stats"], &[]);
     assert!(totals.status.success(), "stderr: {}", stderr(&totals));
@@ -133,4 +132,140 @@ fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
     let message = stderr(&output);
     assert!(message.contains("DATABASE_URL"), "{message}");
     assert!(!message.contains("panicked"), "{message}");
+}
+
+/// `telemem chat --user 7` on `db_url` against `llm`, with `input` typed in: its output once the
+/// input ends. Run off the test's runtime, so the fake LLM on it keeps answering.
+async fn chat(db_url: &str, llm: &FakeLlm, input: &str) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
+    command
+        .args(["chat", "--user", "7"])
+        .env("DATABASE_URL", db_url)
+        .env("LLM_BASE_URL", llm.base_url())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let input = input.to_owned();
+    tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().expect("run the telemem binary");
+        let mut stdin = child.stdin.take().expect("the chat's standard input");
+        stdin
+            .write_all(input.as_bytes())
+            .expect("type into the chat");
+        drop(stdin);
+        child.wait_with_output().expect("wait for the chat to end")
+    })
+    .await
+    .unwrap()
+}
+
+/// `output`'s answers, one per line typed, without the prompt that precedes each.
+fn answers(output: &Output) -> Vec<String> {
+    stdout(output)
+        .split("\n> ")
+        .skip(1)
+        .map(|answer| answer.trim_end().to_owned())
+        .filter(|answer| !answer.is_empty())
+        .collect()
+}
+
+#[tokio::test]
+async fn chat_answers_commands_with_the_sentences_telegram_uses() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.push(Behaviour::reply("It is on its way."));
+
+    let output = chat(
+        &db.url,
+        &llm,
+        "/reset\nWhere is my parcel?\n/reset\n/help\n/forget two\n/forget 3\n/quit\n",
+    )
+    .await;
+
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert_eq!(
+        answers(&output),
+        [
+            replies::RESET_NOTHING_OPEN.to_owned(),
+            "It is on its way.".to_owned(),
+            replies::RESET_DONE.to_owned(),
+            BotCommand::descriptions().to_string(),
+            replies::FORGET_USAGE.to_owned(),
+            replies::no_such_note("3"),
+        ]
+    );
+    let history = db.store.all_messages(ConversationKey::new(7, 7)).await;
+    assert_eq!(
+        history.unwrap().len(),
+        2,
+        "the turn is stored like the bot's"
+    );
+}
+
+#[tokio::test]
+async fn chat_shows_private_material_and_saves_the_persona_like_a_private_chat() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+
+    let output = chat(
+        &db.url,
+        &llm,
+        "/persona\n/persona Be terse.\n/persona\n/memory\n/stats\n/persona reset\n",
+    )
+    .await;
+
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let answers = answers(&output);
+    assert_eq!(answers.len(), 6, "{answers:#?}");
+    assert_eq!(answers[0], replies::PERSONA_NONE);
+    assert_eq!(answers[1], replies::persona_set("Be terse."));
+    assert_eq!(answers[2], replies::persona_current("Be terse."));
+    assert!(
+        answers[3].starts_with("I keep no notes about you"),
+        "{}",
+        answers[3]
+    );
+    assert!(
+        answers[4].starts_with("Your statistics in this chat"),
+        "{}",
+        answers[4]
+    );
+    assert_eq!(answers[5], replies::PERSONA_RESET);
+    assert!(llm.requests().is_empty(), "commands never reach the model");
+}
+
+#[tokio::test]
+async fn chat_explains_the_commands_a_terminal_cannot_carry_out_and_refuses_unknown_ones() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    let key = ConversationKey::new(7, 7);
+    let now = chrono::Utc::now().timestamp_millis();
+    let session = db.session(key, now).await;
+    db.message(key, session, Role::User, "kept", now).await;
+
+    let output = chat(
+        &db.url,
+        &llm,
+        "/clear\n/export json\n/context hello\n/stats@other_bot\n",
+    )
+    .await;
+
+    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    let unknown = replies::unknown_command(&BotCommand::descriptions().to_string());
+    assert_eq!(
+        answers(&output),
+        [
+            replies::TERMINAL_CANNOT_CLEAR.to_owned(),
+            replies::TERMINAL_CANNOT_EXPORT.to_owned(),
+            unknown.clone(),
+            unknown,
+        ]
+    );
+    assert_eq!(
+        db.store.all_messages(key).await.unwrap().len(),
+        1,
+        "nothing deleted"
+    );
+    assert!(llm.requests().is_empty(), "commands never reach the model");
 }

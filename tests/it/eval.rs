@@ -1,5 +1,5 @@
 //! The memory evaluation (issue item 7): scripted multi-session conversations in five languages,
-//! run through the real pipeline (`Core`: sessions, summarizer, notes, recall, context assembly,
+//! run through the real pipeline (`ChatServices`: sessions, summarizer, notes, recall, context assembly,
 //! storage) against a fake model that behaves like a modest real one (`eval/model.rs`), with a
 //! `ManualClock` so that ten days pass in seconds. The same turns also go, in the same run, to a
 //! baseline that sends only the last 30 messages within 24 hours
@@ -30,14 +30,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use telemem::app::Core;
+use telemem::app::ChatServices;
 use telemem::clock::ManualClock;
 use telemem::config::Config;
 use telemem::conversation::{ConversationSettings, Conversations};
-use telemem::jobs::{Summarizer, SummarizerReport};
 use telemem::llm::LlmClient;
 use telemem::memory::context::{NOTES_HEADING, RECALLED_HEADING, SUMMARIES_HEADING};
 use telemem::memory::redact::Redactor;
+use telemem::memory::summarizer::{Summarizer, SummarizerReport};
 use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use telemem::storage::ConversationKey;
 
@@ -101,7 +101,7 @@ impl Arm {
         let dir = tempfile::tempdir().expect("temporary directory");
         let clock = ManualClock::starting_at(first_turn_ms);
         let config = config(&dir, &llm);
-        let core = Core::build(&config, Arc::new(clock.clone()))
+        let core = ChatServices::build(&config, Arc::new(clock.clone()))
             .await
             .expect("build the core");
         let (conversations, summarizer) = if baseline {
@@ -281,7 +281,6 @@ const PART_NAMES: [&str; 6] = [
     "earlier raw turns",
     "new message",
 ];
-
 
 /// A prompt's tokens by part (see [`PART_NAMES`]); the system message is split at its headings.
 fn prompt_parts(body: &Value) -> [usize; PART_NAMES.len()] {

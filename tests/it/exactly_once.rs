@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MessageRole, Store};
+use telemem::storage::{ConversationKey, Role, Store};
 
 use crate::bot_harness::{ALICE, PATIENCE};
 use crate::bot_process::{BotProcess, wait_for_update_counts};
@@ -241,8 +241,8 @@ async fn a_streamed_reply_stored_but_not_yet_shown_is_shown_after_the_restart_fr
         .all_messages(ConversationKey::new(ALICE, ALICE))
         .await
         .unwrap();
-    let roles: Vec<MessageRole> = history.iter().map(|m| m.role).collect();
-    assert_eq!(roles, [MessageRole::User, MessageRole::Assistant]);
+    let roles: Vec<Role> = history.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+use telemem::storage::{ConversationKey, NewMessage, Role, Store};
 
 use crate::bot_harness::{ALICE, BOB, GROUP_FOR_TESTS, PATIENCE, TestBot};
 use crate::fake_llm::Behaviour;
@@ -137,7 +137,7 @@ async fn a_full_database_gets_a_clear_reply_and_the_bot_recovers_when_space_retu
             .add_message(&NewMessage {
                 key,
                 session_id: session.id,
-                role: MessageRole::User,
+                role: Role::User,
                 content: &big,
                 created_at_ms: index,
                 tokens_in: 0,

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MessageRole, NewMessage, Store};
+use telemem::storage::{ConversationKey, NewMessage, Role, Store};
 
 /// 2026-11-30 00:00:00 UTC: tests place their messages around a midnight on purpose.
 pub const MIDNIGHT_MS: i64 = 1_795_996_800_000;
@@ -89,7 +89,7 @@ impl TestDb {
         &self,
         key: ConversationKey,
         session_id: i64,
-        role: MessageRole,
+        role: Role,
         content: &str,
         at_ms: i64,
     ) -> i64 {

@@ -2,11 +2,11 @@
 
 use std::sync::Arc;
 
-use telemem::app::{Core, join_jobs};
+use telemem::app::{ChatServices, join_jobs};
 use telemem::clock::ManualClock;
 use telemem::config::StorageConfig;
 use telemem::metrics;
-use telemem::storage::{ConversationKey, MessageRole};
+use telemem::storage::{ConversationKey, Role};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -31,7 +31,7 @@ async fn purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown() {
     let key = ConversationKey::new(1, 1);
     let session = db.session(key, MIDNIGHT_MS).await;
     for minute in 0..5 {
-        db.message(key, session, MessageRole::User, "old", MIDNIGHT_MS + minute)
+        db.message(key, session, Role::User, "old", MIDNIGHT_MS + minute)
             .await;
     }
     let clock = ManualClock::starting_at(MIDNIGHT_MS + 31 * DAY_MS);
@@ -63,7 +63,7 @@ async fn the_apps_jobs_run_watched_by_what_production_health_checks_read() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("jobs.db").display());
     let config = parse_config(&["--database-url", &url, "--llm-base-url", &llm.base_url()]);
-    let core = Core::build(&config, Arc::new(ManualClock::starting_at(MIDNIGHT_MS)))
+    let core = ChatServices::build(&config, Arc::new(ManualClock::starting_at(MIDNIGHT_MS)))
         .await
         .unwrap();
     let shutdown = CancellationToken::new();

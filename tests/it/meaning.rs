@@ -1,12 +1,12 @@
 //! Specifications of recall by meaning: background embedding of messages and summaries, the
 //! fusion with recall by words, the fall-back to words when the embedding server is slow or
 //! failing, vectors deleted with their rows, a changed model, and isolation between people,
-//! through the real pipeline (`Core`) against the fake LLM and the fake embedding server.
+//! through the real pipeline (`ChatServices`) against the fake LLM and the fake embedding server.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use telemem::app::Core;
+use telemem::app::ChatServices;
 use telemem::clock::ManualClock;
 use telemem::storage::ConversationKey;
 
@@ -21,7 +21,7 @@ const MINUTE_MS: i64 = 60_000;
 const FILLER_TURNS: usize = 8;
 
 struct Pipeline {
-    core: Core,
+    core: ChatServices,
     llm: FakeLlm,
     embeddings: FakeEmbeddings,
     clock: ManualClock,
@@ -34,7 +34,14 @@ impl Pipeline {
         let dir = tempfile::tempdir().unwrap();
         let llm = FakeLlm::start().await;
         let embeddings = FakeEmbeddings::start().await;
-        let core = build(&dir, &llm, with_embeddings.then_some(&embeddings), extra, None).await;
+        let core = build(
+            &dir,
+            &llm,
+            with_embeddings.then_some(&embeddings),
+            extra,
+            None,
+        )
+        .await;
         Self {
             clock: core.1,
             core: core.0,
@@ -51,7 +58,11 @@ impl Pipeline {
             .chat(key, text)
             .await
             .expect("chat turn");
-        self.llm.requests().last().cloned().expect("a model request")
+        self.llm
+            .requests()
+            .last()
+            .cloned()
+            .expect("a model request")
     }
 
     /// What the background embedder does in one look.
@@ -64,8 +75,11 @@ impl Pipeline {
     /// Small talk that shares no word with the facts of these tests.
     async fn small_talk(&self, key: ConversationKey) {
         for turn in 0..FILLER_TURNS {
-            self.say(key, &format!("tell me a fun fact number {turn} about penguins"))
-                .await;
+            self.say(
+                key,
+                &format!("tell me a fun fact number {turn} about penguins"),
+            )
+            .await;
         }
     }
 }
@@ -76,7 +90,7 @@ async fn build(
     embeddings: Option<&FakeEmbeddings>,
     extra: &[&str],
     model: Option<&str>,
-) -> (Core, ManualClock) {
+) -> (ChatServices, ManualClock) {
     let url = format!("sqlite://{}", dir.path().join("meaning.db").display());
     let base_url = llm.base_url();
     let mut args = vec![
@@ -100,7 +114,7 @@ async fn build(
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let clock = ManualClock::starting_at(MIDNIGHT_MS + 9 * HOUR_MS);
-    let core = Core::build(&parse_config(&args), Arc::new(clock.clone()))
+    let core = ChatServices::build(&parse_config(&args), Arc::new(clock.clone()))
         .await
         .unwrap();
     (core, clock)
@@ -118,14 +132,19 @@ async fn a_paraphrase_finds_the_fact_by_meaning_and_not_by_words() {
     for with_embeddings in [true, false] {
         let pipeline = Pipeline::start(with_embeddings, &[]).await;
         pipeline
-            .say(ALICE_KEY, "My dermatologist is Dr. Okonkwo at the Lindenhof practice.")
+            .say(
+                ALICE_KEY,
+                "My dermatologist is Dr. Okonkwo at the Lindenhof practice.",
+            )
             .await;
         pipeline.small_talk(ALICE_KEY).await;
         if with_embeddings {
             pipeline.embed().await;
         }
 
-        let request = pipeline.say(ALICE_KEY, "who is the skin doctor I see?").await;
+        let request = pipeline
+            .say(ALICE_KEY, "who is the skin doctor I see?")
+            .await;
 
         assert_eq!(
             system_of(&request).contains("Okonkwo"),
@@ -140,17 +159,27 @@ async fn a_paraphrase_finds_the_fact_by_meaning_and_not_by_words() {
 async fn messages_and_summaries_are_embedded_in_the_background_and_never_on_a_reply_path() {
     let pipeline = Pipeline::start(true, &["--session-idle-secs", "60"]).await;
     pipeline.say(ALICE_KEY, "hello there").await;
-    pipeline.say(ALICE_KEY, "I need a plumber for the sink").await;
+    pipeline
+        .say(ALICE_KEY, "I need a plumber for the sink")
+        .await;
     // A turn with nothing older than its raw history asks nothing of the embedding server, and
     // storing messages does not either.
     assert_eq!(pipeline.embeddings.requests(), 0);
 
     pipeline.embed().await;
     // Two messages and two replies.
-    assert_eq!(pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(), 4);
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        4
+    );
 
     pipeline.clock.advance_ms(10 * MINUTE_MS);
-    pipeline.core.summarizer.summarize_pending_once().await.unwrap();
+    pipeline
+        .core
+        .summarizer
+        .summarize_pending_once()
+        .await
+        .unwrap();
     pipeline.embed().await;
     assert_eq!(
         pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
@@ -159,7 +188,11 @@ async fn messages_and_summaries_are_embedded_in_the_background_and_never_on_a_re
     );
     let requests = pipeline.embeddings.requests();
     pipeline.embed().await;
-    assert_eq!(pipeline.embeddings.requests(), requests, "nothing is embedded twice");
+    assert_eq!(
+        pipeline.embeddings.requests(),
+        requests,
+        "nothing is embedded twice"
+    );
 }
 
 #[tokio::test]
@@ -168,11 +201,17 @@ async fn a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_
     let llm = FakeLlm::start().await;
     let embeddings = FakeEmbeddings::start().await;
     let (core, _clock) = build(&dir, &llm, Some(&embeddings), &[], None).await;
-    core.conversations.chat(ALICE_KEY, "first message").await.unwrap();
+    core.conversations
+        .chat(ALICE_KEY, "first message")
+        .await
+        .unwrap();
     let embedder = core.embedder.clone().unwrap();
     embedder.start().await.unwrap();
     embedder.embed_waiting().await.unwrap();
-    core.conversations.chat(ALICE_KEY, "second message").await.unwrap();
+    core.conversations
+        .chat(ALICE_KEY, "second message")
+        .await
+        .unwrap();
     core.store.close().await;
     drop(core);
 
@@ -183,7 +222,11 @@ async fn a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_
     embedder.embed_waiting().await.unwrap();
     assert_eq!(core.store.vector_count(ALICE_KEY).await.unwrap(), 4);
     let embedded_now = embeddings.texts()[texts_before..].to_vec();
-    assert_eq!(embedded_now.len(), 2, "only what the last run had not embedded: {embedded_now:?}");
+    assert_eq!(
+        embedded_now.len(),
+        2,
+        "only what the last run had not embedded: {embedded_now:?}"
+    );
     assert_eq!(embedded_now[0], "second message");
     core.store.close().await;
     drop(core);
@@ -195,7 +238,11 @@ async fn a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_
     assert_eq!(core.store.vector_count(ALICE_KEY).await.unwrap(), 0);
     embedder.embed_waiting().await.unwrap();
     assert_eq!(core.store.vector_count(ALICE_KEY).await.unwrap(), 4);
-    assert_eq!(embeddings.texts().len() - texts_before, 4, "everything again");
+    assert_eq!(
+        embeddings.texts().len() - texts_before,
+        4,
+        "everything again"
+    );
 }
 
 #[tokio::test]
@@ -208,49 +255,88 @@ async fn a_failing_or_slow_embedding_server_never_fails_or_holds_up_a_turn() {
     pipeline.embed().await;
 
     pipeline.embeddings.set_failing_status(500);
-    let request = pipeline.say(ALICE_KEY, "is my dermatologist open today?").await;
+    let request = pipeline
+        .say(ALICE_KEY, "is my dermatologist open today?")
+        .await;
     assert!(
         system_of(&request).contains("Okonkwo"),
         "recall by words still works"
     );
     let embedder = pipeline.core.embedder.as_ref().unwrap();
-    assert!(embedder.embed_waiting().await.is_err(), "the background job sees the failure");
+    assert!(
+        embedder.embed_waiting().await.is_err(),
+        "the background job sees the failure"
+    );
 
     // A slow server: the turn waits its timeout once, and the next turns do not wait at all.
     let pipeline = Pipeline::start(true, &["--embedding-timeout-ms", "200"]).await;
-    pipeline.say(ALICE_KEY, "My dermatologist is Dr. Okonkwo.").await;
+    pipeline
+        .say(ALICE_KEY, "My dermatologist is Dr. Okonkwo.")
+        .await;
     pipeline.small_talk(ALICE_KEY).await;
     pipeline.embed().await;
     pipeline.embeddings.set_delay(Duration::from_secs(5));
     let started = Instant::now();
-    let request = pipeline.say(ALICE_KEY, "who is the skin doctor I see?").await;
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    let request = pipeline
+        .say(ALICE_KEY, "who is the skin doctor I see?")
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
     assert!(!system_of(&request).contains("Okonkwo"));
     let asked = pipeline.embeddings.requests();
     let started = Instant::now();
-    pipeline.say(ALICE_KEY, "who is the skin doctor I see?").await;
-    assert!(started.elapsed() < Duration::from_millis(150), "{:?}", started.elapsed());
-    assert_eq!(pipeline.embeddings.requests(), asked, "paused after the failure");
+    pipeline
+        .say(ALICE_KEY, "who is the skin doctor I see?")
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_millis(150),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        pipeline.embeddings.requests(),
+        asked,
+        "paused after the failure"
+    );
 }
 
 #[tokio::test]
 async fn vectors_are_deleted_with_their_rows() {
     let pipeline = Pipeline::start(true, &["--session-idle-secs", "60"]).await;
-    pipeline.say(ALICE_KEY, "I need a plumber for the sink").await;
+    pipeline
+        .say(ALICE_KEY, "I need a plumber for the sink")
+        .await;
     pipeline.say(BOB_KEY, "I need a plumber too").await;
     pipeline.clock.advance_ms(10 * MINUTE_MS);
-    pipeline.core.summarizer.summarize_pending_once().await.unwrap();
+    pipeline
+        .core
+        .summarizer
+        .summarize_pending_once()
+        .await
+        .unwrap();
     pipeline.embed().await;
-    assert_eq!(pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(), 3);
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        3
+    );
 
     pipeline.core.conversations.clear(ALICE_KEY).await.unwrap();
 
-    assert_eq!(pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(), 0);
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        0
+    );
     assert_eq!(pipeline.core.store.vector_count(BOB_KEY).await.unwrap(), 3);
 
     // The purge of old rows takes their vectors along.
     pipeline.clock.advance_ms(400 * 24 * HOUR_MS);
-    let url = format!("sqlite://{}", pipeline.dir.path().join("meaning.db").display());
+    let url = format!(
+        "sqlite://{}",
+        pipeline.dir.path().join("meaning.db").display()
+    );
     let config = parse_config(&["--database-url", &url, "--purge-after-secs", "60"]);
     telemem::jobs::purge_once(&pipeline.core.store, &pipeline.clock, &config.storage)
         .await
@@ -271,7 +357,9 @@ async fn recall_by_meaning_never_crosses_to_another_person() {
     let request = pipeline.say(BOB_KEY, "who is the skin doctor I see?").await;
 
     assert!(!request.body.to_string().contains("Okonkwo"));
-    let request = pipeline.say(ALICE_KEY, "who is the skin doctor I see?").await;
+    let request = pipeline
+        .say(ALICE_KEY, "who is the skin doctor I see?")
+        .await;
     assert!(request.body.to_string().contains("Okonkwo"));
 }
 
@@ -289,7 +377,9 @@ async fn a_changed_fact_comes_first_and_is_marked_as_the_newer() {
 
     let system = system_of(&pipeline.say(ALICE_KEY, "where do I live now?").await);
 
-    let new = system.find("Oak Avenue 12").expect("the new address is recalled");
+    let new = system
+        .find("Oak Avenue 12")
+        .expect("the new address is recalled");
     let old = system.find("Elm Street 5").expect("the old one too, dated");
     assert!(new < old, "newest first:\n{system}");
     assert!(system.contains("newest first"), "{system}");
@@ -310,6 +400,9 @@ async fn secrets_are_masked_before_texts_go_to_the_embedding_server() {
         .await;
 
     let texts = pipeline.embeddings.texts();
-    assert!(texts.iter().any(|text| text.contains("OpenAI key")), "{texts:?}");
+    assert!(
+        texts.iter().any(|text| text.contains("OpenAI key")),
+        "{texts:?}"
+    );
     assert!(!texts.iter().any(|text| text.contains(key)), "{texts:?}");
 }

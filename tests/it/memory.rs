@@ -1,12 +1,12 @@
 //! Specifications of memory across sessions: session boundaries, the summarizer (with retries,
 //! the extractive fallback and pick-up after a restart), durable notes, recall, redaction and
-//! the prompt's wrapper, all through the real pipeline (`Core`) against the fake LLM.
+//! the prompt's wrapper, all through the real pipeline (`ChatServices`) against the fake LLM.
 
 use std::sync::Arc;
 
-use telemem::app::Core;
+use telemem::app::ChatServices;
 use telemem::clock::{Clock, ManualClock};
-use telemem::jobs::SummarizerReport;
+use telemem::memory::summarizer::SummarizerReport;
 use telemem::storage::ConversationKey;
 
 use crate::bot_harness::parse_config;
@@ -16,7 +16,7 @@ use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, HOUR_MS, MIDNIGHT_MS};
 const MINUTE_MS: i64 = 60_000;
 
 struct Pipeline {
-    core: Core,
+    core: ChatServices,
     llm: FakeLlm,
     clock: ManualClock,
     _dir: tempfile::TempDir,
@@ -42,7 +42,7 @@ impl Pipeline {
         ];
         args.extend_from_slice(extra);
         let clock = ManualClock::starting_at(MIDNIGHT_MS + 9 * HOUR_MS);
-        let core = Core::build(&parse_config(&args), Arc::new(clock.clone()))
+        let core = ChatServices::build(&parse_config(&args), Arc::new(clock.clone()))
             .await
             .unwrap();
         Self {
@@ -510,7 +510,7 @@ async fn sessions_left_open_by_a_stopped_process_are_closed_and_summarized_after
     let later = ManualClock::starting_at(pipeline.clock.now_ms() + DAY_MS);
     let base_url = pipeline.llm.base_url();
     let url = format!("sqlite://{}", dir_path.display());
-    let restarted = Core::build(
+    let restarted = ChatServices::build(
         &parse_config(&["--database-url", &url, "--llm-base-url", &base_url]),
         Arc::new(later),
     )

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MessageRole, Store};
+use telemem::storage::{ConversationKey, Role, Store};
 
 use crate::bot_harness::{ALICE, PATIENCE, TestBot};
 use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
@@ -160,8 +160,8 @@ async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
         .all_messages(ConversationKey::new(ALICE, ALICE))
         .await
         .unwrap();
-    let roles: Vec<MessageRole> = history.iter().map(|m| m.role).collect();
-    assert_eq!(roles, [MessageRole::User, MessageRole::Assistant]);
+    let roles: Vec<Role> = history.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
 }
 
 #[tokio::test]
@@ -268,9 +268,9 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
             .all_messages(ConversationKey::new(user, user))
             .await
             .unwrap();
-        let roles: Vec<MessageRole> = history.iter().map(|m| m.role).collect();
-        let expected: Vec<MessageRole> = (0..TURNS)
-            .flat_map(|_| [MessageRole::User, MessageRole::Assistant])
+        let roles: Vec<Role> = history.iter().map(|m| m.role).collect();
+        let expected: Vec<Role> = (0..TURNS)
+            .flat_map(|_| [Role::User, Role::Assistant])
             .collect();
         assert_eq!(
             roles, expected,

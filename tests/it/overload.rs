@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use telemem::storage::{ConversationKey, MessageRole, Store};
+use telemem::storage::{ConversationKey, Role, Store};
 
 use crate::bot_harness::{ALICE, BOB, PATIENCE, TestBot};
 use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
@@ -95,10 +95,7 @@ async fn past_the_pending_limit_a_flood_gets_one_notice_and_never_reaches_the_mo
         .await
         .unwrap();
     assert_eq!(
-        stored
-            .iter()
-            .filter(|m| m.role == MessageRole::User)
-            .count(),
+        stored.iter().filter(|m| m.role == Role::User).count(),
         5,
         "messages turned away are not stored"
     );

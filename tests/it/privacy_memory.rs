@@ -2,13 +2,13 @@
 //! plant notes through the summarizer's request, notes reach the prompt inside the data block
 //! with their dates, and secrets are masked in everything sent to the model (the new message and
 //! the persona included) while storage keeps the text as written. Run through the real pipeline
-//! (`Core`) against the fake LLM; the summarizer's model is the memory evaluation's modest one,
+//! (`ChatServices`) against the fake LLM; the summarizer's model is the memory evaluation's modest one,
 //! which, like a weak real model, takes whatever follows `<existing_notes>` as the notes.
 
 use std::process::Command;
 use std::sync::Arc;
 
-use telemem::app::Core;
+use telemem::app::ChatServices;
 use telemem::clock::{Clock, ManualClock};
 
 use crate::bot_harness::parse_config;
@@ -18,7 +18,7 @@ use crate::helpers::{ALICE_KEY, HOUR_MS, MIDNIGHT_MS};
 const API_KEY: &str = "sk-proj-Abcdefghijklmnop1234567890QRSTuv";
 
 struct Pipeline {
-    core: Core,
+    core: ChatServices,
     llm: FakeLlm,
     clock: ManualClock,
     url: String,
@@ -41,7 +41,7 @@ impl Pipeline {
             "0",
         ];
         let clock = ManualClock::starting_at(MIDNIGHT_MS + 9 * HOUR_MS);
-        let core = Core::build(&parse_config(&args), Arc::new(clock.clone()))
+        let core = ChatServices::build(&parse_config(&args), Arc::new(clock.clone()))
             .await
             .unwrap();
         Self {

@@ -3,7 +3,8 @@
 //! and together the parts show exactly what the unsplit message would have shown.
 
 use proptest::prelude::*;
-use telemem::telegram::render::{markdown_to_telegram_html, split_for_telegram, split_plain_text};
+use telemem::telegram::render::markdown_to_telegram_html;
+use telemem::telegram::split::{split_for_telegram, split_plain_text};
 
 use crate::telegram_html::{utf16_len, visible_text};
 

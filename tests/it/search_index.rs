@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MIGRATOR, MessageRole, Store, fts_owner_token};
+use telemem::storage::{ConversationKey, MIGRATOR, Role, Store, fts_owner_token};
 
 use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb, eventually};
 
@@ -132,7 +132,7 @@ async fn the_background_task_indexes_new_messages_without_any_search() {
             .message(
                 ALICE_KEY,
                 session,
-                MessageRole::User,
+                Role::User,
                 &format!("message number {number} about lisbon"),
                 MIDNIGHT_MS + number,
             )
@@ -235,7 +235,7 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     db.message(
         ALICE_KEY,
         alice_session,
-        MessageRole::User,
+        Role::User,
         "indexed chemitek parcel",
         MIDNIGHT_MS,
     )
@@ -358,7 +358,7 @@ async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_re
         let message = telemem::storage::NewMessage {
             key: BOB_KEY,
             session_id: session,
-            role: MessageRole::User,
+            role: Role::User,
             content: &text,
             created_at_ms: MIDNIGHT_MS + number,
             tokens_in: 0,
@@ -388,7 +388,7 @@ async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_re
         .message(
             ALICE_KEY,
             alice_session,
-            MessageRole::User,
+            Role::User,
             "the chemitek parcel",
             MIDNIGHT_MS,
         )

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    ConversationKey, MessageRole, NewMessage, Store, TurnStartLimits, UpdateState,
+    ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
 };
 
 use crate::helpers::{
@@ -21,7 +21,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "too old",
         now - DAY_MS - SECOND_MS,
     )
@@ -29,7 +29,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "just inside",
         now - DAY_MS + SECOND_MS,
     )
@@ -37,7 +37,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "yesterday evening",
         MIDNIGHT_MS - HOUR_MS,
     )
@@ -45,7 +45,7 @@ async fn history_window_includes_a_message_just_inside_and_excludes_one_just_out
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "after midnight",
         MIDNIGHT_MS + 60 * SECOND_MS,
     )
@@ -67,9 +67,9 @@ async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first()
     let session = db.session(ALICE_KEY, start).await;
     for index in 0..45 {
         let role = if index % 2 == 0 {
-            MessageRole::User
+            Role::User
         } else {
-            MessageRole::Assistant
+            Role::Assistant
         };
         db.message(
             ALICE_KEY,
@@ -102,22 +102,10 @@ async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first()
 async fn messages_with_the_same_timestamp_keep_their_insertion_order() {
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
-    db.message(
-        ALICE_KEY,
-        session,
-        MessageRole::User,
-        "question",
-        MIDNIGHT_MS,
-    )
-    .await;
-    db.message(
-        ALICE_KEY,
-        session,
-        MessageRole::Assistant,
-        "answer",
-        MIDNIGHT_MS,
-    )
-    .await;
+    db.message(ALICE_KEY, session, Role::User, "question", MIDNIGHT_MS)
+        .await;
+    db.message(ALICE_KEY, session, Role::Assistant, "answer", MIDNIGHT_MS)
+        .await;
 
     let history = db.store.history(ALICE_KEY, MIDNIGHT_MS, 30).await.unwrap();
 
@@ -135,8 +123,7 @@ async fn one_user_never_gets_another_users_history_even_in_the_same_group() {
     for key in [ALICE_KEY, BOB_KEY, alice_in_group, bob_in_group] {
         let session = db.session(key, now).await;
         let secret = format!("secret of user {} in chat {}", key.user_id, key.chat_id);
-        db.message(key, session, MessageRole::User, &secret, now)
-            .await;
+        db.message(key, session, Role::User, &secret, now).await;
     }
 
     for key in [ALICE_KEY, BOB_KEY, alice_in_group, bob_in_group] {
@@ -217,7 +204,7 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "where is the chemitek parcel",
         MIDNIGHT_MS,
     )
@@ -225,7 +212,7 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::Assistant,
+        Role::Assistant,
         "ups tracking says transit",
         MIDNIGHT_MS,
     )
@@ -242,7 +229,7 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
     db.message(
         BOB_KEY,
         bob_session,
-        MessageRole::User,
+        Role::User,
         "my own parcel",
         MIDNIGHT_MS,
     )
@@ -294,7 +281,7 @@ async fn purge_in_small_batches_removes_exactly_the_old_rows() {
                 .message(
                     key,
                     session,
-                    MessageRole::User,
+                    Role::User,
                     &format!("note day{day} minute {minute}"),
                     at + minute * 60_000,
                 )
@@ -395,8 +382,7 @@ async fn after_a_purge_the_write_ahead_log_starts_over_again() {
     let session = db.session(key, MIDNIGHT_MS - 40 * DAY_MS).await;
     for turn in 0..50 {
         let at = MIDNIGHT_MS - 40 * DAY_MS + turn;
-        db.message(key, session, MessageRole::User, "old news", at)
-            .await;
+        db.message(key, session, Role::User, "old news", at).await;
     }
     let counts = db
         .store
@@ -465,7 +451,7 @@ async fn chat_turn(
         .add_message(&NewMessage {
             key,
             session_id,
-            role: MessageRole::User,
+            role: Role::User,
             content: &question,
             created_at_ms: at,
             tokens_in: 0,
@@ -479,7 +465,7 @@ async fn chat_turn(
         .add_message(&NewMessage {
             key,
             session_id,
-            role: MessageRole::Assistant,
+            role: Role::Assistant,
             content: &answer,
             created_at_ms: at,
             tokens_in: 12,
@@ -507,7 +493,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
         db.message(
             ALICE_KEY,
             session,
-            MessageRole::User,
+            Role::User,
             text,
             MIDNIGHT_MS + index as i64,
         )
@@ -530,7 +516,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
         let message = NewMessage {
             key: BOB_KEY,
             session_id: bob_session,
-            role: MessageRole::User,
+            role: Role::User,
             content: text,
             created_at_ms: MIDNIGHT_MS + 2 * index as i64,
             tokens_in: 0,
@@ -539,7 +525,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
         };
         db.store.add_user_message_once(&message).await.unwrap();
         let reply = NewMessage {
-            role: MessageRole::Assistant,
+            role: Role::Assistant,
             created_at_ms: MIDNIGHT_MS + 2 * index as i64 + 1,
             telegram_message_id: None,
             ..message
@@ -559,7 +545,7 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
 async fn migrations_rerun_on_an_existing_database_change_nothing() {
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
-    db.message(ALICE_KEY, session, MessageRole::User, "kept", MIDNIGHT_MS)
+    db.message(ALICE_KEY, session, Role::User, "kept", MIDNIGHT_MS)
         .await;
     db.store.close().await;
 
@@ -624,7 +610,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "hi",
         MIDNIGHT_MS + SECOND_MS,
     )
@@ -682,20 +668,14 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     db.message(
         ALICE_KEY,
         session,
-        MessageRole::User,
+        Role::User,
         "old",
         MIDNIGHT_MS - SECOND_MS,
     )
     .await;
     for text in ["two", "three"] {
-        db.message(
-            ALICE_KEY,
-            session,
-            MessageRole::User,
-            text,
-            MIDNIGHT_MS + HOUR_MS,
-        )
-        .await;
+        db.message(ALICE_KEY, session, Role::User, text, MIDNIGHT_MS + HOUR_MS)
+            .await;
     }
     let start = db.store.turn_start(ALICE_KEY, limits).await.unwrap();
     assert!(start.has_messages_before_window);
@@ -739,7 +719,7 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
     let reply = NewMessage {
         key: ALICE_KEY,
         session_id: session,
-        role: MessageRole::Assistant,
+        role: Role::Assistant,
         content: "hello",
         created_at_ms: MIDNIGHT_MS + 2 * SECOND_MS,
         tokens_in: 10,
@@ -792,11 +772,16 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let (update_id, other_update) = (9_001, 9_002);
+    let owned_by = |owner, update_id| UpdateRecord {
+        update_id,
+        owner: Some(owner),
+        payload: "{}".to_owned(),
+    };
     db.store
         .record_updates(
             &[
-                (update_id, "{}".to_owned()),
-                (other_update, "{}".to_owned()),
+                owned_by(ALICE_KEY, update_id),
+                owned_by(ALICE_KEY, other_update),
             ],
             MIDNIGHT_MS,
         )
@@ -833,18 +818,26 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
         [(update_id, vec![41, 42]), (other_update, vec![])]
     );
 
-    // The stored reply is found until its delivery is recorded; only for its own conversation.
-    assert_eq!(
-        db.store
-            .undelivered_reply(ALICE_KEY, update_id)
-            .await
-            .unwrap(),
-        None
-    );
+    // The stored reply is found with its update until its delivery is recorded; only for its own
+    // conversation.
+    let undelivered_reply = |db: &TestDb, update_id: i64| {
+        let store = db.store.clone();
+        async move {
+            store
+                .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(|update| update.update_id == update_id)
+                .and_then(|update| update.undelivered_reply)
+                .map(|reply| (reply.id, reply.content))
+        }
+    };
+    assert_eq!(undelivered_reply(&db, update_id).await, None);
     let reply = NewMessage {
         key: ALICE_KEY,
         session_id: session,
-        role: MessageRole::Assistant,
+        role: Role::Assistant,
         content: "the stored reply",
         created_at_ms: MIDNIGHT_MS + SECOND_MS,
         tokens_in: 1,
@@ -852,48 +845,33 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
         telegram_message_id: None,
     };
     let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
-    let found = db
-        .store
-        .undelivered_reply(ALICE_KEY, update_id)
-        .await
-        .unwrap();
     assert_eq!(
-        found.map(|reply| (reply.id, reply.content)),
+        undelivered_reply(&db, update_id).await,
         Some((reply_id, "the stored reply".to_owned()))
     );
-    assert_eq!(
-        db.store
-            .undelivered_reply(BOB_KEY, update_id)
-            .await
-            .unwrap(),
-        None
-    );
-    assert_eq!(
-        db.store
-            .undelivered_reply(ALICE_KEY, other_update)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(undelivered_reply(&db, other_update).await, None);
     db.store
         .set_telegram_message_id(reply_id, 41)
         .await
         .unwrap();
-    assert_eq!(
-        db.store
-            .undelivered_reply(ALICE_KEY, update_id)
-            .await
-            .unwrap(),
-        None
-    );
+    assert_eq!(undelivered_reply(&db, update_id).await, None);
     assert_eq!(answer_messages(&db).await, [(other_update, vec![])]);
+
+    // A reply in Alice's conversation is not the undelivered reply of an update of Bob's.
+    let bobs_update = 9_003;
+    db.store
+        .record_updates(&[owned_by(BOB_KEY, bobs_update)], MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store.add_reply(&reply, Some(bobs_update)).await.unwrap();
+    assert_eq!(undelivered_reply(&db, bobs_update).await, None);
 }
 
 /// One of the message writes handed over at once in the test below.
 struct Write {
     key: ConversationKey,
     session_id: i64,
-    role: MessageRole,
+    role: Role,
     content: String,
     telegram_message_id: Option<i64>,
     update_id: Option<i64>,
@@ -923,9 +901,9 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
                 key,
                 session_id,
                 role: if is_reply {
-                    MessageRole::Assistant
+                    Role::Assistant
                 } else {
-                    MessageRole::User
+                    Role::User
                 },
                 content: format!("message {index} ✉️ «{}»", "x".repeat(index as usize)),
                 telegram_message_id: (!is_reply).then_some(if index == 40 { 10 } else { index }),
@@ -999,7 +977,7 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
     let orphan = NewMessage {
         key: ALICE_KEY,
         session_id: 999_999,
-        role: MessageRole::User,
+        role: Role::User,
         content: "orphan",
         created_at_ms: MIDNIGHT_MS + HOUR_MS,
         tokens_in: 0,
@@ -1074,7 +1052,7 @@ async fn closing_the_store_first_finishes_the_writes_already_handed_over() {
                 .add_user_message_once(&NewMessage {
                     key: ALICE_KEY,
                     session_id: session,
-                    role: MessageRole::User,
+                    role: Role::User,
                     content: &text,
                     created_at_ms: MIDNIGHT_MS + index,
                     tokens_in: 0,
@@ -1112,7 +1090,7 @@ async fn starting_a_session_closes_the_open_one_at_its_last_activity() {
     db.message(
         ALICE_KEY,
         first.id,
-        MessageRole::User,
+        Role::User,
         "hello",
         MIDNIGHT_MS + 5 * SECOND_MS,
     )
@@ -1198,7 +1176,7 @@ async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user(
             .add_message(&NewMessage {
                 key,
                 session_id: session,
-                role: MessageRole::Assistant,
+                role: Role::Assistant,
                 content: "a",
                 created_at_ms: at,
                 tokens_in: 10,

@@ -1,5 +1,6 @@
-//! Every sentence the bot says to users, in one place. Replies never carry internal error text
-//! or provider responses: those go to the log.
+//! Every sentence the bot says to users, in one place, for both front ends: Telegram and
+//! `telemem chat` in a terminal. Replies never carry internal error text or provider responses:
+//! those go to the log.
 
 use crate::clock::format_utc_ms;
 use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
@@ -194,6 +195,21 @@ pub fn stats(stats: &ConversationStats) -> String {
         stats.messages_stored, stats.messages_in_context, stats.tokens_today, stats.tokens_total,
     )
 }
+
+/// `telemem chat`'s greeting.
+pub fn terminal_welcome(user_id: i64, chat_id: i64) -> String {
+    format!(
+        "telemem chat as user {user_id} in chat {chat_id}. Type a message and press Enter; /help \
+         lists the commands, /quit leaves."
+    )
+}
+
+/// `/clear` in a terminal: Telegram asks for the confirmation with buttons.
+pub const TERMINAL_CANNOT_CLEAR: &str = "/clear asks for a confirmation with buttons, which a terminal cannot show, so nothing was deleted.";
+
+/// `/export` in a terminal: Telegram sends the history as a file.
+pub const TERMINAL_CANNOT_EXPORT: &str =
+    "/export sends your history as a file, which a terminal cannot receive.";
 
 /// "3 days", "1 hour 30 minutes", "45 seconds".
 pub fn human_duration(total_secs: u64) -> String {

@@ -1,0 +1,180 @@
+//! How to reach the LLM: the [`LlmConfig`] flags and environment variables, their defaults and
+//! ranges, and the [`Provider`] that picks the API dialect. This is the only place that tells the
+//! providers apart: it picks their dialect and their default base URL.
+//!
+//! Bad values fail when the command line is parsed, naming the variable; the API key is a
+//! [`Secret`] so the configuration can be logged with `Debug`.
+
+use std::time::Duration;
+
+use super::anthropic::AnthropicDialect;
+use super::dialect::Dialect;
+use super::openai::OpenAiDialect;
+use crate::secret::Secret;
+
+/// Which API dialect the LLM server speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Provider {
+    /// OpenAI-compatible `/chat/completions` (OpenAI, Ollama, vLLM, llama.cpp, ...).
+    #[value(name = "openai")]
+    OpenAi,
+    /// Anthropic's `/messages`.
+    Anthropic,
+}
+
+/// How to reach the LLM, from flags or environment variables.
+#[derive(Clone, Debug, clap::Args)]
+pub struct LlmConfig {
+    /// Which API dialect the LLM server speaks.
+    #[arg(
+        long = "llm-provider",
+        env = "LLM_PROVIDER",
+        value_name = "LLM_PROVIDER",
+        value_enum,
+        default_value_t = Provider::OpenAi
+    )]
+    pub provider: Provider,
+
+    /// Base URL of the API, up to and including the version segment. Default: a local Ollama
+    /// (`http://127.0.0.1:11434/v1`) for openai, `https://api.anthropic.com/v1` for anthropic.
+    #[arg(
+        long = "llm-base-url",
+        env = "LLM_BASE_URL",
+        value_name = "LLM_BASE_URL"
+    )]
+    pub base_url: Option<reqwest::Url>,
+
+    /// API key; local servers usually need none.
+    #[arg(
+        long = "llm-api-key",
+        env = "LLM_API_KEY",
+        value_name = "LLM_API_KEY",
+        hide_env_values = true
+    )]
+    pub api_key: Option<Secret>,
+
+    /// Model name, as the server knows it.
+    #[arg(
+        long = "llm-model",
+        env = "LLM_MODEL",
+        value_name = "LLM_MODEL",
+        default_value = "llama3.2"
+    )]
+    pub model: String,
+
+    /// Upper bound on the reply length, in tokens.
+    #[arg(
+        long = "llm-max-tokens",
+        env = "LLM_MAX_TOKENS",
+        value_name = "LLM_MAX_TOKENS",
+        default_value_t = 1024,
+        value_parser = clap::value_parser!(u32).range(1..=200_000)
+    )]
+    pub max_tokens: u32,
+
+    /// Time budget for one call in seconds, retries and waits included.
+    #[arg(
+        long = "llm-timeout-secs",
+        env = "LLM_TIMEOUT_SECS",
+        value_name = "LLM_TIMEOUT_SECS",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..=3600)
+    )]
+    pub timeout_secs: u64,
+
+    /// How often to retry a call after a rate limit, server error or connection failure.
+    #[arg(
+        long = "llm-max-retries",
+        env = "LLM_MAX_RETRIES",
+        value_name = "LLM_MAX_RETRIES",
+        default_value_t = 3,
+        value_parser = clap::value_parser!(u32).range(0..=10)
+    )]
+    pub max_retries: u32,
+}
+
+impl LlmConfig {
+    /// The configured base URL, or the provider's usual one.
+    pub fn base_url(&self) -> reqwest::Url {
+        if let Some(url) = &self.base_url {
+            return url.clone();
+        }
+        let default = match self.provider {
+            Provider::OpenAi => "http://127.0.0.1:11434/v1",
+            Provider::Anthropic => "https://api.anthropic.com/v1",
+        };
+        // Both literals above are valid URLs; the test below proves it.
+        reqwest::Url::parse(default).expect("default base URLs are valid")
+    }
+
+    /// The dialect the provider speaks; the only choice made on the provider after start-up.
+    pub(super) fn dialect(&self) -> Box<dyn Dialect> {
+        match self.provider {
+            Provider::OpenAi => Box::new(OpenAiDialect),
+            Provider::Anthropic => Box::new(AnthropicDialect),
+        }
+    }
+
+    /// The key, unless it is unset or empty (an empty `LLM_API_KEY=` means "no key").
+    pub(super) fn api_key(&self) -> Option<&Secret> {
+        self.api_key.as_ref().filter(|key| !key.is_empty())
+    }
+
+    pub(super) fn timeout(&self) -> Duration {
+        Duration::from_secs(self.timeout_secs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        llm: LlmConfig,
+    }
+
+    #[test]
+    fn defaults_point_openai_at_a_local_ollama() {
+        let cli = Cli::try_parse_from(["telemem"]).unwrap();
+        assert_eq!(cli.llm.provider, Provider::OpenAi);
+        assert_eq!(cli.llm.base_url().as_str(), "http://127.0.0.1:11434/v1");
+        assert_eq!(cli.llm.model, "llama3.2");
+        assert_eq!(
+            (
+                cli.llm.max_tokens,
+                cli.llm.timeout_secs,
+                cli.llm.max_retries
+            ),
+            (1024, 60, 3)
+        );
+        assert!(cli.llm.api_key.is_none());
+    }
+
+    #[test]
+    fn an_out_of_range_value_names_the_variable_and_the_range() {
+        let error = Cli::try_parse_from(["telemem", "--llm-max-tokens", "0"]).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("LLM_MAX_TOKENS"), "{message}");
+        assert!(message.contains("1..=200000"), "{message}");
+    }
+
+    #[test]
+    fn an_unknown_provider_names_the_variable_and_the_choices() {
+        let error = Cli::try_parse_from(["telemem", "--llm-provider", "gemini"]).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("LLM_PROVIDER"), "{message}");
+        assert!(
+            message.contains("openai") && message.contains("anthropic"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_key_is_redacted_in_the_config_debug_output() {
+        let cli = Cli::try_parse_from(["telemem", "--llm-api-key", "sk-live-123"]).unwrap();
+        assert!(!format!("{cli:?}").contains("sk-live-123"));
+    }
+}
