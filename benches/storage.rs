@@ -12,6 +12,11 @@
 //! 2. `purge`: deleting the 250,000 rows older than 30 days of that database while a writer keeps
 //!    running chat turns; prints the purge's duration and the writer's longest wait.
 //!
+//! 3. `recall_by_meaning`: the search by meaning of one conversation with 10,000 embedded
+//!    messages (384 dimensions, as all-MiniLM-L6-v2), in a database where 9 other people have as
+//!    many: the query the turn adds when an embedding model is configured, the embedding server's
+//!    answer aside. Criterion measures the mean; a second pass prints p50 and p99.
+//!
 //! The preloaded database is built once into `target/bench-data/` and copied for each benchmark.
 
 use std::path::{Path, PathBuf};
@@ -20,7 +25,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
-use telemem::storage::{ConversationKey, NewMessage, Role, Store, TurnStartLimits};
+use telemem::memory::meaning::quantize;
+use telemem::storage::{
+    ConversationKey, MemoryVector, NewMessage, Role, Store, TurnStartLimits, VectorSource,
+};
 use tokio::runtime::Runtime;
 
 const USERS: i64 = 1_000;
@@ -352,10 +360,105 @@ fn purge_benchmark(_criterion: &mut Criterion) {
     println!("{report}");
 }
 
+/// Messages (and vectors) per conversation, and conversations, in `recall_by_meaning`.
+const MEANING_MESSAGES: i64 = 10_000;
+const MEANING_CONVERSATIONS: i64 = 10;
+const MEANING_DIMENSIONS: usize = 384;
+
+/// A deterministic pseudo-random vector (SplitMix64), as an embedding model's output.
+fn pseudo_embedding(seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    (0..MEANING_DIMENSIONS)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % 2_000) as f32 / 1_000.0 - 1.0
+        })
+        .collect()
+}
+
+/// A fresh database with `MEANING_CONVERSATIONS` conversations of `MEANING_MESSAGES` embedded
+/// messages each.
+async fn embedded_conversations() -> Store {
+    let path = bench_data_dir().join("meaning.db");
+    std::fs::create_dir_all(bench_data_dir()).expect("bench data directory");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let url = format!("sqlite://{}", path.display());
+    let store = Store::connect(&url).await.expect("open bench database");
+    store.migrate().await.expect("migrate bench database");
+    store.use_embedding_model("bench").await.expect("model");
+    for user in 0..MEANING_CONVERSATIONS {
+        let key = ConversationKey::new(user, user);
+        let (session, _) = store.start_session(key, START_MS).await.expect("session");
+        let session_id = session.id;
+        let mut vectors = Vec::new();
+        for index in 0..MEANING_MESSAGES {
+            let content = format!("Message {index} of person {user} about parcel {}", index % 97);
+            let message = NewMessage {
+                key,
+                session_id,
+                role: Role::User,
+                content: &content,
+                created_at_ms: START_MS + index * 60_000,
+                tokens_in: 0,
+                tokens_out: 0,
+                telegram_message_id: None,
+            };
+            let id = store.add_message(&message).await.expect("message");
+            vectors.push(MemoryVector {
+                source: VectorSource::Message,
+                source_id: id,
+                text: String::new(),
+                vector: quantize(&pseudo_embedding((user * MEANING_MESSAGES + index) as u64)),
+            });
+        }
+        for batch in vectors.chunks(1_000) {
+            store.store_vectors(batch, None).await.expect("vectors");
+        }
+    }
+    store
+}
+
+fn recall_by_meaning_benchmark(criterion: &mut Criterion) {
+    let runtime = Runtime::new().expect("tokio runtime");
+    let store = runtime.block_on(embedded_conversations());
+    let key = ConversationKey::new(3, 3);
+    let query = quantize(&pseudo_embedding(u64::MAX));
+    let search = || async {
+        store
+            .nearest_messages(key, &query, i64::MAX, 15)
+            .await
+            .expect("search by meaning")
+    };
+    assert_eq!(runtime.block_on(search()).len(), 15);
+    criterion.bench_function("recall_by_meaning_10k", |bencher| {
+        bencher.to_async(&runtime).iter(search);
+    });
+    let mut times: Vec<Duration> = (0..500)
+        .map(|_| {
+            let started = Instant::now();
+            runtime.block_on(search());
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    println!(
+        "recall_by_meaning: {MEANING_MESSAGES} vectors of {MEANING_DIMENSIONS} dimensions in the \
+         conversation, {MEANING_CONVERSATIONS} conversations: p50 {:?}, p99 {:?}",
+        percentile(&times, 0.50),
+        percentile(&times, 0.99)
+    );
+    runtime.block_on(store.close());
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(Duration::from_secs(10));
-    targets = chat_turn_benchmark, purge_benchmark
+    targets = chat_turn_benchmark, purge_benchmark, recall_by_meaning_benchmark
 }
 
 fn main() {
