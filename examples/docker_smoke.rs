@@ -12,7 +12,7 @@
 #[path = "../tests/it/fake_llm.rs"]
 #[allow(dead_code)]
 mod fake_llm;
-#[path = "../tests/it/fake_telegram.rs"]
+#[path = "../tests/it/fake_telegram/mod.rs"]
 #[allow(dead_code)]
 mod fake_telegram;
 #[path = "../tests/it/telegram_html.rs"]

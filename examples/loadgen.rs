@@ -24,7 +24,7 @@ use serde_json::json;
 #[path = "../tests/it/fake_llm.rs"]
 mod fake_llm;
 #[allow(dead_code)]
-#[path = "../tests/it/fake_telegram.rs"]
+#[path = "../tests/it/fake_telegram/mod.rs"]
 mod fake_telegram;
 #[path = "../tests/it/loadgen.rs"]
 mod loadgen;
