@@ -4,14 +4,15 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, Role};
 
-use crate::bot_harness::{ALICE, BOB, CAROL, PATIENCE, TestBot};
-use crate::fake_llm::Behaviour;
-use crate::fake_telegram::Fault;
+use crate::support::bot_harness::{ALICE, BOB, CAROL, TestBot};
+use crate::support::fake_llm::Behaviour;
+use crate::support::fake_telegram::Fault;
+use crate::support::waiting::PATIENCE;
 
 const STRANGER: i64 = 999;
 const GROUP: i64 = -100_500;
 
-fn prompt_text(request: &crate::fake_llm::RecordedRequest) -> String {
+fn prompt_text(request: &crate::support::fake_llm::RecordedRequest) -> String {
     request.body.to_string()
 }
 
@@ -129,7 +130,7 @@ async fn a_stranger_gets_one_polite_refusal_and_nothing_is_stored_or_sent_to_the
 
 #[tokio::test]
 async fn the_bot_refuses_to_start_without_an_explicit_allow_list() {
-    let telegram = crate::fake_telegram::FakeTelegram::start().await;
+    let telegram = crate::support::fake_telegram::FakeTelegram::start().await;
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("x.db").display());
     #[derive(clap::Parser)]

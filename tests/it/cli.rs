@@ -8,8 +8,9 @@ use telemem::replies;
 use telemem::storage::{ConversationKey, Role, Store};
 use teloxide::utils::command::BotCommands;
 
-use crate::fake_llm::{Behaviour, FakeLlm};
-use crate::helpers::{DAY_MS, TestDb};
+use crate::support::database::TestDb;
+use crate::support::fake_llm::{Behaviour, FakeLlm};
+use crate::support::times::DAY_MS;
 
 fn telemem(db_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));

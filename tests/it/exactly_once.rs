@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, Role, Store};
 
-use crate::bot_harness::{ALICE, PATIENCE};
-use crate::bot_process::{BotProcess, wait_for_update_counts};
-use crate::fake_llm::{Behaviour, FakeLlm};
-use crate::fake_telegram::{FakeTelegram, Hold};
+use crate::support::bot_harness::ALICE;
+use crate::support::bot_process::{BotProcess, wait_for_update_counts};
+use crate::support::fake_llm::{Behaviour, FakeLlm};
+use crate::support::fake_telegram::{FakeTelegram, Hold};
+use crate::support::waiting::PATIENCE;
 
 /// The model's answer to `question` when nothing is scripted.
 fn default_answer(question: &str) -> String {
@@ -147,7 +148,7 @@ impl CrashRun {
 }
 
 /// Whether `calls` holds a successful call of `method` in `chat_id`.
-fn succeeded(calls: &[crate::fake_telegram::Call], method: &str) -> bool {
+fn succeeded(calls: &[crate::support::fake_telegram::Call], method: &str) -> bool {
     calls
         .iter()
         .any(|call| call.method == method && call.ok && call.params["chat_id"] == ALICE)

@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, NewMessage, Role, Store};
 
-use crate::bot_harness::{ALICE, BOB, GROUP_FOR_TESTS, PATIENCE, TestBot};
-use crate::fake_llm::Behaviour;
-use crate::fake_telegram::Fault;
+use crate::support::bot_harness::{ALICE, BOB, GROUP_FOR_TESTS, TestBot};
+use crate::support::fake_llm::Behaviour;
+use crate::support::fake_telegram::Fault;
+use crate::support::waiting::PATIENCE;
 
 #[tokio::test]
 async fn a_truncated_stream_from_the_model_gets_a_polite_reply_and_no_partial_answer() {

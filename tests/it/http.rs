@@ -17,7 +17,8 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::helpers::{MIDNIGHT_MS, SECOND_MS, TestDb};
+use crate::support::database::TestDb;
+use crate::support::times::{MIDNIGHT_MS, SECOND_MS};
 
 const MAX_SILENCE: Duration = Duration::from_secs(120);
 

@@ -10,9 +10,10 @@ use telemem::storage::{ConversationKey, Role};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::bot_harness::parse_config;
-use crate::fake_llm::FakeLlm;
-use crate::helpers::{DAY_MS, MIDNIGHT_MS, TestDb};
+use crate::support::bot_harness::parse_config;
+use crate::support::database::TestDb;
+use crate::support::fake_llm::FakeLlm;
+use crate::support::times::{DAY_MS, MIDNIGHT_MS};
 
 fn storage_config(url: &str) -> StorageConfig {
     StorageConfig {

@@ -10,10 +10,11 @@ use telemem::app::ChatServices;
 use telemem::clock::ManualClock;
 use telemem::storage::ConversationKey;
 
-use crate::bot_harness::parse_config;
-use crate::fake_embeddings::FakeEmbeddings;
-use crate::fake_llm::{FakeLlm, RecordedRequest};
-use crate::helpers::{ALICE_KEY, BOB_KEY, HOUR_MS, MIDNIGHT_MS};
+use crate::support::bot_harness::parse_config;
+use crate::support::database::{ALICE_KEY, BOB_KEY};
+use crate::support::fake_embeddings::FakeEmbeddings;
+use crate::support::fake_llm::{FakeLlm, RecordedRequest};
+use crate::support::times::{HOUR_MS, MIDNIGHT_MS};
 
 const MINUTE_MS: i64 = 60_000;
 

@@ -9,9 +9,10 @@ use telemem::clock::{Clock, ManualClock};
 use telemem::memory::summarizer::SummarizerReport;
 use telemem::storage::ConversationKey;
 
-use crate::bot_harness::parse_config;
-use crate::fake_llm::{Behaviour, FakeLlm, RecordedRequest};
-use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, HOUR_MS, MIDNIGHT_MS};
+use crate::support::bot_harness::parse_config;
+use crate::support::database::{ALICE_KEY, BOB_KEY};
+use crate::support::fake_llm::{Behaviour, FakeLlm, RecordedRequest};
+use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS};
 
 const MINUTE_MS: i64 = 60_000;
 

@@ -5,11 +5,12 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, Role, Store};
 
-use crate::bot_harness::{ALICE, PATIENCE, TestBot};
-use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
-use crate::fake_llm::{Behaviour, FakeLlm};
-use crate::fake_telegram::FakeTelegram;
-use crate::helpers::eventually;
+use crate::support::bot_harness::{ALICE, TestBot};
+use crate::support::bot_process::{BotProcess, free_port, wait_for_update_counts};
+use crate::support::fake_llm::{Behaviour, FakeLlm};
+use crate::support::fake_telegram::FakeTelegram;
+use crate::support::waiting::PATIENCE;
+use crate::support::waiting::eventually;
 
 #[tokio::test]
 async fn in_webhook_mode_updates_are_accepted_only_with_the_secret_token() {

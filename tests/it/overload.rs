@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use telemem::storage::{ConversationKey, Role, Store};
 
-use crate::bot_harness::{ALICE, BOB, PATIENCE, TestBot};
-use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
-use crate::fake_llm::{Behaviour, FakeLlm, last_user_message};
-use crate::fake_telegram::FakeTelegram;
-use crate::helpers::eventually;
+use crate::support::bot_harness::{ALICE, BOB, TestBot};
+use crate::support::bot_process::{BotProcess, free_port, wait_for_update_counts};
+use crate::support::fake_llm::{Behaviour, FakeLlm, last_user_message};
+use crate::support::fake_telegram::FakeTelegram;
+use crate::support::waiting::PATIENCE;
+use crate::support::waiting::eventually;
 
 /// How long the fake model takes per answer in the flood scenarios.
 const MODEL_TIME: Duration = Duration::from_millis(300);

@@ -6,8 +6,8 @@
 
 use telemem::storage::ConversationKey;
 
-use crate::bot_harness::{ALICE, BOB, CAROL, TestBot};
-use crate::fake_telegram::{CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID};
+use crate::support::bot_harness::{ALICE, BOB, CAROL, TestBot};
+use crate::support::fake_telegram::{CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID};
 
 const GROUP: i64 = -100_600;
 const CHANNEL_X: i64 = -100_701;
@@ -18,7 +18,7 @@ const ANSWERED_IN_PRIVATE: &str = "in our private chat";
 const ASK_IN_PRIVATE: &str = "cannot write to you there";
 const NO_PRIVATE_CHAT: &str = "has no private chat";
 
-fn prompt_text(request: &crate::fake_llm::RecordedRequest) -> String {
+fn prompt_text(request: &crate::support::fake_llm::RecordedRequest) -> String {
     request.body.to_string()
 }
 
@@ -29,7 +29,7 @@ async fn wait_for_help(bot: &TestBot, chat_id: i64) -> Vec<String> {
     telegram
         .wait_for(
             |_| telegram.sent_messages(chat_id).iter().any(is_help),
-            crate::bot_harness::PATIENCE,
+            crate::support::waiting::PATIENCE,
         )
         .await;
     telegram.sent_messages(chat_id)
@@ -140,7 +140,7 @@ async fn private_material_asked_for_in_a_group_goes_to_the_private_chat() {
     telegram
         .wait_for(
             |_| telegram.documents_in(ALICE).len() == 1,
-            crate::bot_harness::PATIENCE,
+            crate::support::waiting::PATIENCE,
         )
         .await;
     bot.wait_for_messages(ALICE, 4).await;

@@ -11,9 +11,10 @@ use std::sync::Arc;
 use telemem::app::ChatServices;
 use telemem::clock::{Clock, ManualClock};
 
-use crate::bot_harness::parse_config;
-use crate::fake_llm::{FakeLlm, RecordedRequest};
-use crate::helpers::{ALICE_KEY, HOUR_MS, MIDNIGHT_MS};
+use crate::support::bot_harness::parse_config;
+use crate::support::database::ALICE_KEY;
+use crate::support::fake_llm::{FakeLlm, RecordedRequest};
+use crate::support::times::{HOUR_MS, MIDNIGHT_MS};
 
 const API_KEY: &str = "sk-proj-Abcdefghijklmnop1234567890QRSTuv";
 
@@ -28,7 +29,7 @@ struct Pipeline {
 impl Pipeline {
     async fn start() -> Self {
         let llm = FakeLlm::start().await;
-        llm.set_responder(Arc::new(crate::eval::model::respond));
+        llm.set_responder(Arc::new(crate::support::modest_model::respond));
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("memory.db").display());
         let base_url = llm.base_url();

@@ -6,14 +6,16 @@ use std::os::unix::fs::PermissionsExt;
 use serde_json::json;
 use telemem::storage::{ConversationKey, Store, UpdateRecord, UpdateState};
 
-use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
+use crate::support::times::{DAY_MS, MIDNIGHT_MS};
 
 use telemem::telegram::intake::random_webhook_secret;
 
-use crate::bot_harness::{PATIENCE, TestBot};
-use crate::bot_process::BotProcess;
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::{FakeTelegram, Fault};
+use crate::support::bot_harness::TestBot;
+use crate::support::bot_process::BotProcess;
+use crate::support::fake_llm::FakeLlm;
+use crate::support::fake_telegram::{FakeTelegram, Fault};
+use crate::support::waiting::PATIENCE;
 
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path)
@@ -212,7 +214,7 @@ async fn sqlx_count_payloads(url: &str) -> i64 {
 
 #[tokio::test]
 async fn the_webhook_checks_the_secret_before_reading_the_body_and_caps_its_size() {
-    let port = crate::bot_process::free_port();
+    let port = crate::support::bot_process::free_port();
     let http_addr = format!("127.0.0.1:{port}");
     let hook = format!("http://127.0.0.1:{port}/telegram/hook");
     let mut bot = TestBot::start_with_args(&[

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use telemem::storage::{ConversationKey, MIGRATOR, Role, Store, fts_owner_token};
 
-use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb, eventually};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
+use crate::support::times::{DAY_MS, MIDNIGHT_MS};
+use crate::support::waiting::eventually;
 
 /// A recall-style expression: `term` among this conversation's messages.
 fn expression(key: ConversationKey, term: &str) -> String {

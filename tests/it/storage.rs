@@ -6,9 +6,9 @@ use telemem::storage::{
     ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
 };
 
-use crate::helpers::{
-    ALICE_KEY, BOB_KEY, DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb, eventually,
-};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
+use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS};
+use crate::support::waiting::eventually;
 
 #[tokio::test]
 async fn history_window_includes_a_message_just_inside_and_excludes_one_just_outside() {

@@ -2,7 +2,6 @@
 //! this test process against a fake Telegram Bot API server and a fake LLM server on 127.0.0.1.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use clap::Parser;
 use telemem::app::App;
@@ -12,11 +11,9 @@ use telemem::storage::Store;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::FakeTelegram;
-
-/// How long a test waits for the bot to do something before it fails.
-pub const PATIENCE: Duration = Duration::from_secs(20);
+use super::fake_llm::FakeLlm;
+use super::fake_telegram::FakeTelegram;
+use super::waiting::PATIENCE;
 
 /// Users on the test bot's allow list.
 pub const ALICE: i64 = 111;

@@ -10,10 +10,10 @@ use std::time::Duration;
 use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
 
-use crate::bot_harness::PATIENCE;
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::FakeTelegram;
-use crate::helpers::eventually;
+use super::fake_llm::FakeLlm;
+use super::fake_telegram::FakeTelegram;
+use super::waiting::PATIENCE;
+use super::waiting::eventually;
 
 /// A port that was free a moment ago on 127.0.0.1.
 pub fn free_port() -> u16 {

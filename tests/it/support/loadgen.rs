@@ -27,8 +27,8 @@ use anyhow::Context;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::{Call, FakeTelegram};
+use super::fake_llm::FakeLlm;
+use super::fake_telegram::{Call, FakeTelegram};
 
 /// Simulated users' ids (each user talks in a private chat with the same id) start above this.
 const FIRST_USER_ID: i64 = 1_000_000;

@@ -1,16 +1,7 @@
-//! Shared test set-up: a real SQLite database in a fresh temporary directory, and waiting for
-//! something to happen.
-
-use std::time::Duration;
+//! Test databases: a migrated store on a file in a temporary directory ([`TestDb`]), and the
+//! conversation keys the store tests use.
 
 use telemem::storage::{ConversationKey, NewMessage, Role, Store};
-
-/// 2026-11-30 00:00:00 UTC: tests place their messages around a midnight on purpose.
-pub const MIDNIGHT_MS: i64 = 1_795_996_800_000;
-
-pub const SECOND_MS: i64 = 1_000;
-pub const HOUR_MS: i64 = 3_600 * SECOND_MS;
-pub const DAY_MS: i64 = 24 * HOUR_MS;
 
 /// Two people's private conversations, for tests that call the store or the pipeline directly
 /// (the bot harness's `ALICE` and `BOB` are user ids).
@@ -22,28 +13,6 @@ pub const BOB_KEY: ConversationKey = ConversationKey {
     chat_id: 22,
     user_id: 22,
 };
-
-/// How often [`eventually`] looks again.
-const POLL_INTERVAL: Duration = Duration::from_millis(20);
-
-/// Looks at `condition` until it holds, for `patience` at most; whether it came to hold. The last
-/// look is at or after the deadline, so a condition that holds by then counts.
-pub async fn eventually<F, Fut>(mut condition: F, patience: Duration) -> bool
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    let deadline = tokio::time::Instant::now() + patience;
-    loop {
-        if condition().await {
-            return true;
-        }
-        if tokio::time::Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(POLL_INTERVAL).await;
-    }
-}
 
 /// A migrated store on a file in a temporary directory that lives as long as this value.
 pub struct TestDb {
