@@ -28,6 +28,8 @@ mod fake_llm;
 mod fake_telegram;
 #[path = "../tests/it/support/loadgen.rs"]
 mod loadgen;
+#[path = "../tests/it/support/run_command.rs"]
+mod run_command;
 #[allow(dead_code)]
 #[path = "../tests/it/support/telegram_html.rs"]
 mod telegram_html;

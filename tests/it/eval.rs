@@ -40,7 +40,8 @@ use telemem::memory::summarizer::{Summarizer, SummarizerReport};
 use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use telemem::storage::ConversationKey;
 
-use crate::support::bot_harness::parse_config;
+use crate::support::config::parse_config;
+use crate::support::database::TempDatabase;
 use crate::support::fake_llm::FakeLlm;
 use crate::support::modest_model;
 use scenario::{Kind, SESSION_IDLE_MS, Scenario, Turn};
@@ -80,7 +81,7 @@ struct Arm {
     llm: FakeLlm,
     clock: ManualClock,
     summaries: SummarizerReport,
-    _dir: tempfile::TempDir,
+    _database: TempDatabase,
     /// By kind and language: probes whose referent was in the prompt (for isolation: leaks).
     tallies: BTreeMap<(Kind, &'static str), Tally>,
     prompt_tokens: Vec<usize>,
@@ -98,9 +99,9 @@ impl Arm {
     async fn start(name: &'static str, baseline: bool, first_turn_ms: i64) -> Self {
         let llm = FakeLlm::start().await;
         llm.set_responder(Arc::new(modest_model::respond));
-        let dir = tempfile::tempdir().expect("temporary directory");
+        let database = TempDatabase::new();
         let clock = ManualClock::starting_at(first_turn_ms);
-        let config = config(&dir, &llm);
+        let config = config(&database, &llm);
         let core = ChatServices::build(&config, Arc::new(clock.clone()))
             .await
             .expect("build the core");
@@ -124,7 +125,7 @@ impl Arm {
             llm,
             clock,
             summaries: SummarizerReport::default(),
-            _dir: dir,
+            _database: database,
             tallies: BTreeMap::new(),
             prompt_tokens: Vec::new(),
             parts: Vec::new(),
@@ -329,11 +330,10 @@ fn median_and_max(values: &[usize]) -> (usize, usize) {
 
 /// The production defaults (the report lists them): the clock, not the settings, is what is
 /// sped up. The idle timeout is set because the scenario's breaks are planned around it.
-fn config(dir: &tempfile::TempDir, llm: &FakeLlm) -> Config {
-    let url = format!("sqlite://{}", dir.path().join("eval.db").display());
+fn config(database: &TempDatabase, llm: &FakeLlm) -> Config {
     parse_config(&[
         "--database-url",
-        &url,
+        &database.url,
         "--llm-base-url",
         &llm.base_url(),
         "--llm-max-retries",

@@ -10,7 +10,7 @@ use telemem::app::ChatServices;
 use telemem::clock::ManualClock;
 use telemem::storage::ConversationKey;
 
-use crate::support::bot_harness::parse_config;
+use crate::support::config::parse_config;
 use crate::support::database::{ALICE_KEY, BOB_KEY};
 use crate::support::fake_embeddings::FakeEmbeddings;
 use crate::support::fake_llm::{FakeLlm, RecordedRequest};

@@ -5,5 +5,6 @@
 pub const MIDNIGHT_MS: i64 = 1_795_996_800_000;
 
 pub const SECOND_MS: i64 = 1_000;
-pub const HOUR_MS: i64 = 3_600 * SECOND_MS;
+pub const MINUTE_MS: i64 = 60 * SECOND_MS;
+pub const HOUR_MS: i64 = 60 * MINUTE_MS;
 pub const DAY_MS: i64 = 24 * HOUR_MS;

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::fake_llm::FakeLlm;
+
 /// How long a test waits for the bot to do something before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 
@@ -25,5 +27,16 @@ where
             return false;
         }
         tokio::time::sleep(POLL_INTERVAL).await;
+    }
+}
+
+/// Waits until the model has been asked `count` times in all, answered or not; fails the test
+/// after [`PATIENCE`].
+pub async fn wait_for_model_requests(llm: &FakeLlm, count: usize) {
+    if tokio::time::timeout(PATIENCE, llm.wait_for_requests(count))
+        .await
+        .is_err()
+    {
+        panic!("the model was not asked {count} times");
     }
 }

@@ -72,6 +72,11 @@ pub struct Call {
     pub held: bool,
 }
 
+/// Whether `calls` hold a call of `method` (in Telegram's camelCase spelling).
+pub fn called(calls: &[Call], method: &str) -> bool {
+    calls.iter().any(|call| call.method == method)
+}
+
 /// The first time `getUpdates` handed one update to the bot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Handout {
@@ -243,6 +248,22 @@ impl FakeTelegram {
                 );
             }
         }
+    }
+
+    /// Waits until some message the bot has on show in `chat_id` (the text users see) is
+    /// `wanted`, then returns them all; panics like [`Self::wait_for`] after `timeout`.
+    pub async fn wait_for_message(
+        &self,
+        chat_id: i64,
+        wanted: impl Fn(&str) -> bool,
+        timeout: Duration,
+    ) -> Vec<String> {
+        self.wait_for(
+            |_| self.sent_messages(chat_id).iter().any(|text| wanted(text)),
+            timeout,
+        )
+        .await;
+        self.sent_messages(chat_id)
     }
 }
 

@@ -1,0 +1,26 @@
+//! The real `telemem` binary run for one command, as an operator would run it (`migrate`,
+//! `purge`, `stats`, `context`...), and its output read as text.
+
+use std::process::{Command, Output};
+
+/// Runs `telemem <args>` on the database at `database_url`, logging warnings only, with
+/// `extra_env` on top, and waits for it to finish.
+pub fn run_telemem(database_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
+    command
+        .args(args)
+        .env("DATABASE_URL", database_url)
+        .env("RUST_LOG", "warn");
+    for (name, value) in extra_env {
+        command.env(name, value);
+    }
+    command.output().expect("run the telemem binary")
+}
+
+pub fn stdout_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
