@@ -9,7 +9,7 @@ use telemem::clock::{Clock, ManualClock};
 use telemem::memory::summarizer::SummarizerReport;
 use telemem::storage::ConversationKey;
 
-use crate::support::command_line::{run_telemem, stderr_of, stdout_of};
+use crate::support::command_line::{printed_by, run_telemem};
 use crate::support::config::parse_config;
 use crate::support::database::{ALICE_KEY, BOB_KEY, CAROL_KEY};
 use crate::support::fake_llm::Behaviour;
@@ -561,8 +561,7 @@ async fn the_context_command_prints_the_prompt_without_storing_the_message() {
         &[],
     );
 
-    let printed = stdout_of(&output);
-    assert!(output.status.success(), "{}", stderr_of(&output));
+    let printed = printed_by(&output);
     assert!(
         printed.contains("=== system ===") && printed.contains("Current date and time"),
         "{printed}"

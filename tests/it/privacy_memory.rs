@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use telemem::clock::Clock;
 
-use crate::support::command_line::{run_telemem, stderr_of, stdout_of};
+use crate::support::command_line::{printed_by, run_telemem};
 use crate::support::database::ALICE_KEY;
 use crate::support::fake_llm::RecordedRequest;
 use crate::support::modest_model;
@@ -219,8 +219,7 @@ async fn the_context_preview_shows_the_masked_prompt() {
     let previewed = format!("{:?}", preview.request);
     assert!(!previewed.contains(PASTED_API_KEY), "{previewed}");
     assert!(previewed.contains("check [redacted]"), "{previewed}");
-    let printed = stdout_of(&output);
-    assert!(output.status.success(), "{}", stderr_of(&output));
+    let printed = printed_by(&output);
     assert!(!printed.contains(PASTED_API_KEY), "{printed}");
     assert!(
         printed.contains("Our key is [redacted].") && printed.contains("check [redacted]"),

@@ -17,10 +17,13 @@ pub fn run_telemem(database_url: &str, args: &[&str], extra_env: &[(&str, &str)]
     command.output().expect("run the telemem binary")
 }
 
-pub fn stdout_of(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 pub fn stderr_of(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// What a command that succeeded printed; the test fails with its standard error if it did not
+/// succeed.
+pub fn printed_by(output: &Output) -> String {
+    assert!(output.status.success(), "stderr: {}", stderr_of(output));
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }

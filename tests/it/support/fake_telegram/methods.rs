@@ -128,14 +128,13 @@ impl State {
             Ok(chat_id) => chat_id,
             Err(reply) => return reply,
         };
-        let raw_text = params["text"].as_str().unwrap_or_default().to_owned();
-        let parse_mode = params["parse_mode"].as_str().map(str::to_owned);
-        let text = match checked_text(&raw_text, parse_mode.as_deref(), MESSAGE_LIMIT) {
-            Ok(text) => text,
-            Err(TextProblem::TooLong) => {
-                return Reply::bad_request("Bad Request: message is too long");
-            }
-            Err(TextProblem::Invalid(description)) => return Reply::bad_request(description),
+        let SentText {
+            raw_text,
+            parse_mode,
+            text,
+        } = match sent_text(params, "Bad Request: message is too long") {
+            Ok(sent) => sent,
+            Err(reply) => return reply,
         };
         self.last_message_id += 1;
         let message = BotMessage {
@@ -153,15 +152,14 @@ impl State {
     }
 
     fn edit_message_text(&mut self, params: &Value) -> Reply {
-        let raw_text = params["text"].as_str().unwrap_or_default().to_owned();
-        let parse_mode = params["parse_mode"].as_str().map(str::to_owned);
-        let text = match checked_text(&raw_text, parse_mode.as_deref(), MESSAGE_LIMIT) {
-            Ok(text) => text,
-            // Telegram words this one differently for edits.
-            Err(TextProblem::TooLong) => {
-                return Reply::bad_request("Bad Request: MESSAGE_TOO_LONG");
-            }
-            Err(TextProblem::Invalid(description)) => return Reply::bad_request(description),
+        // Telegram words "too long" differently for edits.
+        let SentText {
+            raw_text,
+            parse_mode,
+            text,
+        } = match sent_text(params, "Bad Request: MESSAGE_TOO_LONG") {
+            Ok(sent) => sent,
+            Err(reply) => return reply,
         };
         let reply_markup = inline_keyboard(params);
         let index = match self.find_bot_message(params, "Bad Request: message to edit not found") {
@@ -228,13 +226,13 @@ impl State {
         };
         let parse_mode = params["parse_mode"].as_str();
         let caption = match params["caption"].as_str() {
-            Some(raw) => match checked_text(raw, parse_mode, CAPTION_LIMIT) {
-                Ok(caption) => Some(caption),
-                Err(TextProblem::TooLong) => {
-                    return Reply::bad_request("Bad Request: message caption is too long");
+            Some(raw) => {
+                let too_long = "Bad Request: message caption is too long";
+                match checked_text(raw, parse_mode, CAPTION_LIMIT, too_long) {
+                    Ok(caption) => Some(caption),
+                    Err(reply) => return reply,
                 }
-                Err(TextProblem::Invalid(description)) => return Reply::bad_request(description),
-            },
+            }
             None => None,
         };
         self.last_message_id += 1;
@@ -289,26 +287,45 @@ impl State {
     }
 }
 
-enum TextProblem {
-    TooLong,
-    Invalid(String),
+/// The text of a `sendMessage` or `editMessageText` call: as sent, its parse mode, and what
+/// users see.
+struct SentText {
+    raw_text: String,
+    parse_mode: Option<String>,
+    text: String,
 }
 
-/// The visible text of a message text or caption, checked the way Telegram checks it.
-fn checked_text(raw: &str, parse_mode: Option<&str>, limit: usize) -> Result<String, TextProblem> {
+/// The call's text, or Telegram's refusal of it (`too_long` in the method's own words).
+fn sent_text(params: &Value, too_long: &str) -> Result<SentText, Reply> {
+    let raw_text = params["text"].as_str().unwrap_or_default().to_owned();
+    let parse_mode = params["parse_mode"].as_str().map(str::to_owned);
+    let text = checked_text(&raw_text, parse_mode.as_deref(), MESSAGE_LIMIT, too_long)?;
+    Ok(SentText {
+        raw_text,
+        parse_mode,
+        text,
+    })
+}
+
+/// The visible text of a message text or caption, checked the way Telegram checks it, or
+/// Telegram's refusal (past `limit`, in the words of `too_long`).
+fn checked_text(
+    raw: &str,
+    parse_mode: Option<&str>,
+    limit: usize,
+    too_long: &str,
+) -> Result<String, Reply> {
     let text = match parse_mode {
         Some(mode) if mode.eq_ignore_ascii_case("html") => {
-            visible_text(raw).map_err(TextProblem::Invalid)?
+            visible_text(raw).map_err(Reply::bad_request)?
         }
         _ => raw.to_owned(),
     };
     if text.trim().is_empty() {
-        return Err(TextProblem::Invalid(
-            "Bad Request: message text is empty".to_owned(),
-        ));
+        return Err(Reply::bad_request("Bad Request: message text is empty"));
     }
     if utf16_len(&text) > limit {
-        return Err(TextProblem::TooLong);
+        return Err(Reply::bad_request(too_long));
     }
     Ok(text)
 }
