@@ -1,14 +1,14 @@
 //! Specifications of the `telemem` command line, run as the real binary.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use telemem::commands::Command as BotCommand;
 use telemem::replies;
 use telemem::storage::{ConversationKey, Role, Store};
 use teloxide::utils::command::BotCommands;
 
-use crate::support::command_line::{printed_by, run_telemem, stderr_of};
+use crate::support::command_line::{printed_by, run_telemem, stderr_of, telemem_command};
 use crate::support::database::{TempDatabase, TestDb};
 use crate::support::fake_llm::{Behaviour, FakeLlm};
 use crate::support::times::DAY_MS;
@@ -102,12 +102,13 @@ fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
 /// `telemem chat --user 7` on `db_url` against `llm`, with `input` typed in: its output once the
 /// input ends. Run off the test's runtime, so the fake LLM on it keeps answering.
 async fn chat(db_url: &str, llm: &FakeLlm, input: &str) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
+    let llm_url = llm.base_url();
+    let mut command = telemem_command(
+        db_url,
+        &["chat", "--user", "7"],
+        &[("LLM_BASE_URL", &llm_url)],
+    );
     command
-        .args(["chat", "--user", "7"])
-        .env("DATABASE_URL", db_url)
-        .env("LLM_BASE_URL", llm.base_url())
-        .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -1,11 +1,11 @@
 //! The real `telemem` binary run for one command, as an operator would run it (`migrate`,
-//! `purge`, `stats`, `context`...), and its output read as text.
+//! `purge`, `stats`, `context`, `chat`...), and its output read as text.
 
 use std::process::{Command, Output};
 
-/// Runs `telemem <args>` on the database at `database_url`, logging warnings only, with
-/// `extra_env` on top, and waits for it to finish.
-pub fn run_telemem(database_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
+/// `telemem <args>` on the database at `database_url`, logging warnings only, with `extra_env`
+/// on top.
+pub fn telemem_command(database_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
     command
         .args(args)
@@ -14,7 +14,14 @@ pub fn run_telemem(database_url: &str, args: &[&str], extra_env: &[(&str, &str)]
     for (name, value) in extra_env {
         command.env(name, value);
     }
-    command.output().expect("run the telemem binary")
+    command
+}
+
+/// Runs [`telemem_command`] and waits for it to finish.
+pub fn run_telemem(database_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
+    telemem_command(database_url, args, extra_env)
+        .output()
+        .expect("run the telemem binary")
 }
 
 pub fn stderr_of(output: &Output) -> String {
