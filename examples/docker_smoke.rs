@@ -9,13 +9,13 @@
 //!
 //! It needs a Docker daemon, so it is a documented command rather than part of `cargo test`.
 
-#[path = "../tests/it/fake_llm.rs"]
+#[path = "../tests/it/support/fake_llm.rs"]
 #[allow(dead_code)]
 mod fake_llm;
-#[path = "../tests/it/fake_telegram.rs"]
+#[path = "../tests/it/support/fake_telegram/mod.rs"]
 #[allow(dead_code)]
 mod fake_telegram;
-#[path = "../tests/it/telegram_html.rs"]
+#[path = "../tests/it/support/telegram_html.rs"]
 #[allow(dead_code)]
 mod telegram_html;
 

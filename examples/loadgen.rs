@@ -7,8 +7,8 @@
 //! cargo build --release && cargo run --release --example loadgen -- --users 1000 --turns 5
 //! ```
 //!
-//! The measuring itself lives in `tests/it/loadgen.rs`, shared with the short load test, and uses
-//! the test suite's fakes; they are compiled into this example from there.
+//! The measuring itself lives in `tests/it/support/loadgen.rs`, shared with the short load test,
+//! and uses the test suite's fakes; they are compiled into this example from there.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,15 +21,17 @@ use serde_json::json;
 // The test doubles and the load generator are shared with the integration tests, which use
 // parts of them this example does not.
 #[allow(dead_code)]
-#[path = "../tests/it/fake_llm.rs"]
+#[path = "../tests/it/support/fake_llm.rs"]
 mod fake_llm;
 #[allow(dead_code)]
-#[path = "../tests/it/fake_telegram.rs"]
+#[path = "../tests/it/support/fake_telegram/mod.rs"]
 mod fake_telegram;
-#[path = "../tests/it/loadgen.rs"]
+#[path = "../tests/it/support/loadgen.rs"]
 mod loadgen;
+#[path = "../tests/it/support/run_command.rs"]
+mod run_command;
 #[allow(dead_code)]
-#[path = "../tests/it/telegram_html.rs"]
+#[path = "../tests/it/support/telegram_html.rs"]
 mod telegram_html;
 
 use loadgen::{Distribution, LoadOptions, Report, mebibytes, millis};

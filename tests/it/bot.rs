@@ -1,19 +1,20 @@
 //! End-to-end specifications of the bot: real dispatcher and handlers, fake Telegram and LLM.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use telemem::app::App;
+use telemem::clock::SystemClock;
 use telemem::storage::{ConversationKey, Role};
 
-use crate::bot_harness::{ALICE, BOB, CAROL, PATIENCE, TestBot};
-use crate::fake_llm::Behaviour;
-use crate::fake_telegram::Fault;
+use crate::support::bot_harness::{ALICE, BOB, CAROL, GROUP, TestBot};
+use crate::support::config::parse_config;
+use crate::support::database::TempDatabase;
+use crate::support::fake_llm::{Behaviour, RecordedRequest};
+use crate::support::fake_telegram::{FakeTelegram, Fault, called};
+use crate::support::waiting::PATIENCE;
 
 const STRANGER: i64 = 999;
-const GROUP: i64 = -100_500;
-
-fn prompt_text(request: &crate::fake_llm::RecordedRequest) -> String {
-    request.body.to_string()
-}
 
 #[tokio::test]
 async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_other() {
@@ -45,7 +46,7 @@ async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_oth
     let requests = bot.llm.requests();
     let bob_prompts: Vec<String> = requests
         .iter()
-        .map(prompt_text)
+        .map(RecordedRequest::everything_sent)
         .filter(|p| p.contains("Whiskers"))
         .collect();
     assert!(!bob_prompts.is_empty());
@@ -80,10 +81,7 @@ async fn the_prompt_carries_the_persona_the_time_and_the_earlier_turns() {
 
     let requests = bot.llm.requests();
     let last = requests.last().expect("a model call");
-    let system = last.body["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned();
+    let system = last.system_prompt();
     assert_eq!(last.body["messages"][0]["role"], "system");
     assert!(system.contains("Answer like a pirate."), "{system}");
     assert!(system.contains("Current date and time:"), "{system}");
@@ -129,19 +127,10 @@ async fn a_stranger_gets_one_polite_refusal_and_nothing_is_stored_or_sent_to_the
 
 #[tokio::test]
 async fn the_bot_refuses_to_start_without_an_explicit_allow_list() {
-    let telegram = crate::fake_telegram::FakeTelegram::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("x.db").display());
-    #[derive(clap::Parser)]
-    struct Cli {
-        #[command(flatten)]
-        config: telemem::config::Config,
-    }
-    let config = <Cli as clap::Parser>::try_parse_from(["telemem", "--database-url", &url])
-        .unwrap()
-        .config;
-    let clock = std::sync::Arc::new(telemem::clock::SystemClock);
-    let result = telemem::app::App::build_with(config, telegram.bot(), clock).await;
+    let telegram = FakeTelegram::start().await;
+    let database = TempDatabase::new();
+    let config = parse_config(&["--database-url", &database.url]);
+    let result = App::build_with(config, telegram.bot(), Arc::new(SystemClock)).await;
 
     let error = result.err().expect("refused to start").to_string();
     assert!(
@@ -392,14 +381,14 @@ async fn in_a_group_the_bot_answers_only_when_mentioned_or_replied_to_and_keeps_
     assert!(
         requests
             .iter()
-            .all(|r| !prompt_text(r).contains("PIN is 1234"))
+            .all(|r| !r.everything_sent().contains("PIN is 1234"))
     );
     assert!(
-        !prompt_text(&requests[0]).contains("@telemem_test_bot"),
+        !requests[0].everything_sent().contains("@telemem_test_bot"),
         "the mention is removed from the prompt"
     );
     assert!(
-        !prompt_text(&requests[1]).contains("capital of France"),
+        !requests[1].everything_sent().contains("capital of France"),
         "Bob never sees Alice's question"
     );
     let replies = bot
@@ -595,10 +584,7 @@ async fn clear_asks_first_only_the_asker_can_confirm_and_the_persona_stays() {
         .press_button(ALICE, BOB, confirmation.message_id, &yes);
     let telegram = &bot.telegram;
     telegram
-        .wait_for(
-            |calls| calls.iter().any(|c| c.method == "answerCallbackQuery"),
-            PATIENCE,
-        )
+        .wait_for(|calls| called(calls, "answerCallbackQuery"), PATIENCE)
         .await;
     assert_eq!(
         bot.store

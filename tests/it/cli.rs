@@ -1,35 +1,17 @@
 //! Specifications of the `telemem` command line, run as the real binary.
 
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use telemem::commands::Command as BotCommand;
 use telemem::replies;
 use telemem::storage::{ConversationKey, Role, Store};
 use teloxide::utils::command::BotCommands;
 
-use crate::fake_llm::{Behaviour, FakeLlm};
-use crate::helpers::{DAY_MS, TestDb};
-
-fn telemem(db_url: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
-    command
-        .args(args)
-        .env("DATABASE_URL", db_url)
-        .env("RUST_LOG", "warn");
-    for (name, value) in extra_env {
-        command.env(name, value);
-    }
-    command.output().expect("run the telemem binary")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::support::command_line::{printed_by, run_telemem, stderr_of, telemem_command};
+use crate::support::database::{TempDatabase, TestDb};
+use crate::support::fake_llm::{Behaviour, FakeLlm};
+use crate::support::times::DAY_MS;
 
 #[tokio::test]
 async fn migrate_creates_the_database_and_its_directory() {
@@ -37,9 +19,9 @@ async fn migrate_creates_the_database_and_its_directory() {
     let path = dir.path().join("nested").join("data").join("bot.db");
     let url = format!("sqlite://{}", path.display());
 
-    let output = telemem(&url, &["migrate"], &[]);
+    let output = run_telemem(&url, &["migrate"], &[]);
 
-    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(output.status.success(), "stderr: {}", stderr_of(&output));
     assert!(path.exists());
     let store = Store::connect(&url).await.unwrap();
     assert_eq!(store.database_totals().await.unwrap().messages, 0);
@@ -57,23 +39,15 @@ async fn purge_dry_run_counts_and_purge_deletes_old_rows() {
     db.message(key, new_session, Role::User, "recent", now - DAY_MS)
         .await;
 
-    let dry_run = telemem(&db.url, &["purge", "--dry-run"], &[]);
-    assert!(dry_run.status.success(), "stderr: {}", stderr(&dry_run));
-    assert!(
-        stdout(&dry_run).contains("would delete"),
-        "{}",
-        stdout(&dry_run)
-    );
-    assert!(
-        stdout(&dry_run).contains("1 messages, 1 sessions"),
-        "{}",
-        stdout(&dry_run)
-    );
+    let dry_run = run_telemem(&db.url, &["purge", "--dry-run"], &[]);
+    let printed = printed_by(&dry_run);
+    assert!(printed.contains("would delete"), "{printed}");
+    assert!(printed.contains("1 messages, 1 sessions"), "{printed}");
     assert_eq!(db.store.all_messages(key).await.unwrap().len(), 2);
 
-    let purge = telemem(&db.url, &["purge"], &[]);
-    assert!(purge.status.success(), "stderr: {}", stderr(&purge));
-    assert!(stdout(&purge).contains("deleted"), "{}", stdout(&purge));
+    let purge = run_telemem(&db.url, &["purge"], &[]);
+    let printed = printed_by(&purge);
+    assert!(printed.contains("deleted"), "{printed}");
     let remaining = db.store.all_messages(key).await.unwrap();
     assert_eq!(remaining.len(), 1);
     assert_eq!(remaining[0].content, "recent");
@@ -87,37 +61,28 @@ async fn stats_show_totals_and_one_users_usage() {
     let session = db.session(key, now).await;
     db.message(key, session, Role::User, "hi", now).await;
 
-    let totals = telemem(&db.url, &["stats"], &[]);
-    assert!(totals.status.success(), "stderr: {}", stderr(&totals));
-    assert!(
-        stdout(&totals).contains("messages:       1"),
-        "{}",
-        stdout(&totals)
-    );
+    let totals = run_telemem(&db.url, &["stats"], &[]);
+    let printed = printed_by(&totals);
+    assert!(printed.contains("messages:       1"), "{printed}");
 
-    let user = telemem(&db.url, &["stats", "--user", "77"], &[]);
-    assert!(user.status.success(), "stderr: {}", stderr(&user));
-    assert!(
-        stdout(&user).contains("messages stored:      1"),
-        "{}",
-        stdout(&user)
-    );
+    let user = run_telemem(&db.url, &["stats", "--user", "77"], &[]);
+    let printed = printed_by(&user);
+    assert!(printed.contains("messages stored:      1"), "{printed}");
 }
 
 #[test]
 fn an_invalid_setting_fails_at_start_naming_the_variable_and_its_range() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("x.db").display());
+    let database = TempDatabase::new();
     for (variable, value, range) in [
         ("SESSION_IDLE_SECS", "0", "1..="),
         ("HISTORY_MAX_MESSAGES", "100000", "1..=1000"),
         ("PURGE_AFTER_SECS", "soon", "PURGE_AFTER_SECS"),
         ("HISTORY_WINDOW_SECS", "-5", "HISTORY_WINDOW_SECS"),
     ] {
-        let output = telemem(&url, &["migrate"], &[(variable, value)]);
+        let output = run_telemem(&database.url, &["migrate"], &[(variable, value)]);
 
         assert!(!output.status.success(), "{variable}={value} was accepted");
-        let message = stderr(&output);
+        let message = stderr_of(&output);
         assert!(message.contains(variable), "{variable}: {message}");
         assert!(message.contains(range), "{variable}: {message}");
         assert!(!message.contains("panicked"), "{message}");
@@ -126,10 +91,10 @@ fn an_invalid_setting_fails_at_start_naming_the_variable_and_its_range() {
 
 #[test]
 fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
-    let output = telemem("postgres://nope", &["migrate"], &[]);
+    let output = run_telemem("postgres://nope", &["migrate"], &[]);
 
     assert!(!output.status.success());
-    let message = stderr(&output);
+    let message = stderr_of(&output);
     assert!(message.contains("DATABASE_URL"), "{message}");
     assert!(!message.contains("panicked"), "{message}");
 }
@@ -137,12 +102,13 @@ fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
 /// `telemem chat --user 7` on `db_url` against `llm`, with `input` typed in: its output once the
 /// input ends. Run off the test's runtime, so the fake LLM on it keeps answering.
 async fn chat(db_url: &str, llm: &FakeLlm, input: &str) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
+    let llm_url = llm.base_url();
+    let mut command = telemem_command(
+        db_url,
+        &["chat", "--user", "7"],
+        &[("LLM_BASE_URL", &llm_url)],
+    );
     command
-        .args(["chat", "--user", "7"])
-        .env("DATABASE_URL", db_url)
-        .env("LLM_BASE_URL", llm.base_url())
-        .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -160,9 +126,10 @@ async fn chat(db_url: &str, llm: &FakeLlm, input: &str) -> Output {
     .unwrap()
 }
 
-/// `output`'s answers, one per line typed, without the prompt that precedes each.
-fn answers(output: &Output) -> Vec<String> {
-    stdout(output)
+/// The chat's answers in what it `printed`, one per line typed, without the prompt that precedes
+/// each.
+fn answers(printed: &str) -> Vec<String> {
+    printed
         .split("\n> ")
         .skip(1)
         .map(|answer| answer.trim_end().to_owned())
@@ -183,9 +150,8 @@ async fn chat_answers_commands_with_the_sentences_telegram_uses() {
     )
     .await;
 
-    assert!(output.status.success(), "stderr: {}", stderr(&output));
     assert_eq!(
-        answers(&output),
+        answers(&printed_by(&output)),
         [
             replies::RESET_NOTHING_OPEN.to_owned(),
             "It is on its way.".to_owned(),
@@ -215,8 +181,7 @@ async fn chat_shows_private_material_and_saves_the_persona_like_a_private_chat()
     )
     .await;
 
-    assert!(output.status.success(), "stderr: {}", stderr(&output));
-    let answers = answers(&output);
+    let answers = answers(&printed_by(&output));
     assert_eq!(answers.len(), 6, "{answers:#?}");
     assert_eq!(answers[0], replies::PERSONA_NONE);
     assert_eq!(answers[1], replies::persona_set("Be terse."));
@@ -251,10 +216,9 @@ async fn chat_explains_the_commands_a_terminal_cannot_carry_out_and_refuses_unkn
     )
     .await;
 
-    assert!(output.status.success(), "stderr: {}", stderr(&output));
     let unknown = replies::unknown_command(&BotCommand::descriptions().to_string());
     assert_eq!(
-        answers(&output),
+        answers(&printed_by(&output)),
         [
             replies::TERMINAL_CANNOT_CLEAR.to_owned(),
             replies::TERMINAL_CANNOT_EXPORT.to_owned(),

@@ -1,20 +1,13 @@
 //! Configuration parsing: every value either parses within its documented range or is refused
 //! with a message naming the variable, for arbitrary input, never with a panic.
 
-use clap::Parser;
 use proptest::prelude::*;
 use telemem::config::Config;
 
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    config: Config,
-}
+use crate::support::config::try_parse_config;
 
 fn parse(flag: &str, value: &str) -> Result<Config, String> {
-    Cli::try_parse_from(["telemem", &format!("--{flag}={value}")])
-        .map(|cli| cli.config)
-        .map_err(|error| error.to_string())
+    try_parse_config(&[format!("--{flag}={value}")]).map_err(|error| error.to_string())
 }
 
 /// (flag, variable, smallest, largest) of the numeric settings.

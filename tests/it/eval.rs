@@ -1,9 +1,9 @@
 //! The memory evaluation (issue item 7): scripted multi-session conversations in five languages,
 //! run through the real pipeline (`ChatServices`: sessions, summarizer, notes, recall, context assembly,
-//! storage) against a fake model that behaves like a modest real one (`eval/model.rs`), with a
-//! `ManualClock` so that ten days pass in seconds. The same turns also go, in the same run, to a
-//! baseline that sends only the last 30 messages within 24 hours
-//! (`ConversationSettings::without_long_term_memory`).
+//! storage) against a fake model that behaves like a modest real one
+//! (`support/modest_model.rs`), with a `ManualClock` so that ten days pass in seconds. The same
+//! turns also go, in the same run, to a baseline that sends only the last 30 messages within 24
+//! hours (`ConversationSettings::without_long_term_memory`).
 //!
 //! A probe is a turn whose prompt is checked for a referent: a value the person gave earlier
 //! (a tracking number, a booking code, a name...) or a preference they stated. The prompt is
@@ -21,7 +21,6 @@
 //! `target/memory-eval.md` and recorded in `docs/PERFORMANCE.md`.
 
 mod languages;
-pub(crate) mod model;
 mod scenario;
 
 use std::collections::{BTreeMap, HashMap};
@@ -41,8 +40,10 @@ use telemem::memory::summarizer::{Summarizer, SummarizerReport};
 use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use telemem::storage::ConversationKey;
 
-use crate::bot_harness::parse_config;
-use crate::fake_llm::FakeLlm;
+use crate::support::config::parse_config;
+use crate::support::database::TempDatabase;
+use crate::support::fake_llm::FakeLlm;
+use crate::support::modest_model;
 use scenario::{Kind, SESSION_IDLE_MS, Scenario, Turn};
 
 /// The issue's targets for telemem.
@@ -80,7 +81,7 @@ struct Arm {
     llm: FakeLlm,
     clock: ManualClock,
     summaries: SummarizerReport,
-    _dir: tempfile::TempDir,
+    _database: TempDatabase,
     /// By kind and language: probes whose referent was in the prompt (for isolation: leaks).
     tallies: BTreeMap<(Kind, &'static str), Tally>,
     prompt_tokens: Vec<usize>,
@@ -97,10 +98,10 @@ impl Arm {
     /// telemem as configured, or with `baseline` the plain last-messages context.
     async fn start(name: &'static str, baseline: bool, first_turn_ms: i64) -> Self {
         let llm = FakeLlm::start().await;
-        llm.set_responder(Arc::new(model::respond));
-        let dir = tempfile::tempdir().expect("temporary directory");
+        llm.set_responder(Arc::new(modest_model::respond));
+        let database = TempDatabase::new();
         let clock = ManualClock::starting_at(first_turn_ms);
-        let config = config(&dir, &llm);
+        let config = config(&database, &llm);
         let core = ChatServices::build(&config, Arc::new(clock.clone()))
             .await
             .expect("build the core");
@@ -124,7 +125,7 @@ impl Arm {
             llm,
             clock,
             summaries: SummarizerReport::default(),
-            _dir: dir,
+            _database: database,
             tallies: BTreeMap::new(),
             prompt_tokens: Vec::new(),
             parts: Vec::new(),
@@ -329,11 +330,10 @@ fn median_and_max(values: &[usize]) -> (usize, usize) {
 
 /// The production defaults (the report lists them): the clock, not the settings, is what is
 /// sped up. The idle timeout is set because the scenario's breaks are planned around it.
-fn config(dir: &tempfile::TempDir, llm: &FakeLlm) -> Config {
-    let url = format!("sqlite://{}", dir.path().join("eval.db").display());
+fn config(database: &TempDatabase, llm: &FakeLlm) -> Config {
     parse_config(&[
         "--database-url",
-        &url,
+        &database.url,
         "--llm-base-url",
         &llm.base_url(),
         "--llm-max-retries",

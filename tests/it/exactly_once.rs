@@ -5,122 +5,89 @@
 //! database. What counts is the chat as the person sees it in the fake Telegram, after every
 //! send, edit and delete: each message has exactly one answer there, complete.
 
+use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
 use telemem::storage::{ConversationKey, Role, Store};
 
-use crate::bot_harness::{ALICE, PATIENCE};
-use crate::bot_process::{BotProcess, wait_for_update_counts};
-use crate::fake_llm::{Behaviour, FakeLlm};
-use crate::fake_telegram::{FakeTelegram, Hold};
+use crate::support::bot_harness::ALICE;
+use crate::support::bot_process::{BotProcess, Surroundings, wait_for_update_counts};
+use crate::support::fake_llm::{Behaviour, last_user_message};
+use crate::support::fake_telegram::{Call, Hold};
+use crate::support::waiting::{PATIENCE, wait_for_model_requests};
 
 /// The model's answer to `question` when nothing is scripted.
 fn default_answer(question: &str) -> String {
     format!("reply to: {question}")
 }
 
-/// The last user message of a model request, without the time the prompt puts before it.
+/// The person's message in a model request, without the time the prompt puts before it.
 fn question_in(body: &serde_json::Value) -> String {
-    let last = body["messages"]
-        .as_array()
-        .and_then(|messages| messages.last())
-        .and_then(|last| last["content"].as_str())
-        .unwrap_or_default();
+    let last = last_user_message(body);
     match last.split_once("] ") {
         Some((time, question)) if time.starts_with('[') => question.to_owned(),
-        _ => last.to_owned(),
+        _ => last,
     }
 }
 
 /// The real binary on a database that outlives its runs, against the fakes.
 struct CrashRun {
-    telegram: FakeTelegram,
-    llm: FakeLlm,
-    database_url: String,
+    around: Surroundings,
     stream_replies: bool,
     bot: BotProcess,
-    _dir: tempfile::TempDir,
+}
+
+impl Deref for CrashRun {
+    type Target = Surroundings;
+
+    fn deref(&self) -> &Surroundings {
+        &self.around
+    }
 }
 
 impl CrashRun {
     async fn start(stream_replies: bool) -> Self {
-        let telegram = FakeTelegram::start().await;
-        let llm = FakeLlm::start().await;
-        llm.set_responder(Arc::new(|body| default_answer(&question_in(body))));
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
-        let bot = Self::spawn(&telegram, &llm, &database_url, stream_replies);
+        let around = Surroundings::start().await;
+        around
+            .llm
+            .set_responder(Arc::new(|body| default_answer(&question_in(body))));
+        let bot = Self::spawn(&around, stream_replies);
         Self {
-            telegram,
-            llm,
-            database_url,
+            around,
             stream_replies,
             bot,
-            _dir: dir,
         }
     }
 
-    /// The bot on `database_url`, streaming replies or not.
-    fn spawn(
-        telegram: &FakeTelegram,
-        llm: &FakeLlm,
-        database_url: &str,
-        stream_replies: bool,
-    ) -> BotProcess {
+    /// The bot, streaming replies or not.
+    fn spawn(around: &Surroundings, stream_replies: bool) -> BotProcess {
         let stream_replies = stream_replies.to_string();
-        BotProcess::spawn(
-            telegram,
-            llm,
-            database_url,
-            &[("STREAM_REPLIES", &stream_replies)],
-        )
+        around.spawn_bot(&[("STREAM_REPLIES", &stream_replies)])
     }
 
     /// SIGKILL, then a new process on the same database.
     async fn kill_and_restart(&mut self) {
         self.bot.signal("KILL");
         self.bot.wait_for_exit().await;
-        self.bot = Self::spawn(
-            &self.telegram,
-            &self.llm,
-            &self.database_url,
-            self.stream_replies,
-        );
+        self.bot = Self::spawn(&self.around, self.stream_replies);
     }
 
-    /// Waits until the model has been asked `count` times.
-    async fn wait_for_model_requests(&self, count: usize) {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        while self.llm.requests().len() < count {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "the model was not asked {count} times"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// Waits until the first call matching `hold` is being held.
-    async fn wait_until_held(&self) {
+    /// Holds the first call that matches `hold`, sends `question`, and once the call is being
+    /// held, kills the bot and starts it again.
+    async fn ask_and_crash_while_held(&mut self, question: &str, hold: Hold) {
+        self.telegram.hold_next(hold);
+        self.telegram.send_text(ALICE, ALICE, question);
         self.telegram
             .wait_for(|calls| calls.iter().any(|call| call.held), PATIENCE)
             .await;
+        self.kill_and_restart().await;
     }
 
     /// Waits until some bot message in `chat_id` reads exactly `text`.
     async fn wait_for_visible(&self, chat_id: i64, text: &str) {
-        let telegram = &self.telegram;
-        telegram
-            .wait_for(
-                |_| {
-                    telegram
-                        .sent_messages(chat_id)
-                        .iter()
-                        .any(|shown| shown == text)
-                },
-                PATIENCE,
-            )
+        self.telegram
+            .wait_for_message(chat_id, |shown| shown == text, PATIENCE)
             .await;
     }
 
@@ -130,7 +97,7 @@ impl CrashRun {
         self.bot.signal("TERM");
         let status = self.bot.wait_for_exit().await;
         assert!(status.success(), "exit status {status:?}");
-        let store = Store::connect(&self.database_url).await.unwrap();
+        let store = self.store().await;
         let unfinished = store.unfinished_updates(0, i64::MAX).await.unwrap();
         assert!(unfinished.is_empty(), "left unfinished: {unfinished:?}");
         store
@@ -146,11 +113,43 @@ impl CrashRun {
     }
 }
 
-/// Whether `calls` holds a successful call of `method` in `chat_id`.
-fn succeeded(calls: &[crate::fake_telegram::Call], method: &str) -> bool {
+/// Whether `calls` holds a successful call of `method` in ALICE's chat.
+fn succeeded(calls: &[Call], method: &str) -> bool {
     calls
         .iter()
         .any(|call| call.method == method && call.ok && call.params["chat_id"] == ALICE)
+}
+
+/// A streamed answer whose preview shows its first piece; the rest arrives within the second,
+/// so only the final edit, the one that carries `END`, shows it.
+const STREAMED_ANSWER: &str = "Here is the whole answer. END";
+
+fn stream_in_two_pieces() -> Behaviour {
+    Behaviour::chunks(
+        &[
+            (Duration::ZERO, "Here is "),
+            (Duration::from_millis(200), "the whole answer. END"),
+        ],
+        false,
+    )
+}
+
+/// The final edit of a streamed answer, held: `applied`, Telegram made it and the bot never
+/// heard back; otherwise it never happened.
+fn held_final_edit(applied: bool) -> Hold {
+    Hold {
+        applied,
+        ..held_call("editMessageText", "END")
+    }
+}
+
+/// The first call of `method` whose text contains `text`, held before it takes effect.
+fn held_call(method: &str, text: &str) -> Hold {
+    Hold {
+        method: method.to_owned(),
+        text_contains: text.to_owned(),
+        applied: false,
+    }
 }
 
 #[tokio::test]
@@ -159,7 +158,7 @@ async fn killed_before_the_first_preview_the_restart_answers_once() {
     run.llm.push(Behaviour::Hang);
     let question = "a question the model thinks about";
     run.telegram.send_text(ALICE, ALICE, question);
-    run.wait_for_model_requests(1).await;
+    wait_for_model_requests(&run.llm, 1).await;
 
     run.kill_and_restart().await;
     let answer = default_answer(question);
@@ -208,30 +207,15 @@ async fn killed_between_previews_the_restart_finishes_the_answer_in_the_preview_
 #[tokio::test]
 async fn a_streamed_reply_stored_but_not_yet_shown_is_shown_after_the_restart_from_the_store() {
     let mut run = CrashRun::start(true).await;
-    // The preview shows the first piece; the rest arrives within the second, so only the final
-    // delivery shows it.
-    let answer = "Here is the whole answer. END";
-    run.llm.push(Behaviour::chunks(
-        &[
-            (Duration::ZERO, "Here is "),
-            (Duration::from_millis(200), "the whole answer. END"),
-        ],
-        false,
-    ));
-    run.telegram.hold_next(Hold {
-        method: "editMessageText".to_owned(),
-        text_contains: "END".to_owned(),
-        applied: false,
-    });
+    run.llm.push(stream_in_two_pieces());
     let question = "tell me everything";
-    run.telegram.send_text(ALICE, ALICE, question);
-    run.wait_until_held().await;
 
-    run.kill_and_restart().await;
-    run.wait_for_visible(ALICE, answer).await;
+    run.ask_and_crash_while_held(question, held_final_edit(false))
+        .await;
+    run.wait_for_visible(ALICE, STREAMED_ANSWER).await;
     let store = run.stop_with_nothing_unfinished().await;
 
-    assert_eq!(run.telegram.sent_messages(ALICE), [answer]);
+    assert_eq!(run.telegram.sent_messages(ALICE), [STREAMED_ANSWER]);
     assert_eq!(
         run.model_calls_for(question),
         1,
@@ -248,25 +232,11 @@ async fn a_streamed_reply_stored_but_not_yet_shown_is_shown_after_the_restart_fr
 #[tokio::test]
 async fn a_streamed_reply_shown_but_not_yet_recorded_is_not_shown_twice() {
     let mut run = CrashRun::start(true).await;
-    let answer = "Here is the whole answer. END";
-    run.llm.push(Behaviour::chunks(
-        &[
-            (Duration::ZERO, "Here is "),
-            (Duration::from_millis(200), "the whole answer. END"),
-        ],
-        false,
-    ));
-    // Telegram edits the message; the bot never hears back.
-    run.telegram.hold_next(Hold {
-        method: "editMessageText".to_owned(),
-        text_contains: "END".to_owned(),
-        applied: true,
-    });
+    run.llm.push(stream_in_two_pieces());
     let question = "tell me everything";
-    run.telegram.send_text(ALICE, ALICE, question);
-    run.wait_until_held().await;
 
-    run.kill_and_restart().await;
+    run.ask_and_crash_while_held(question, held_final_edit(true))
+        .await;
     // The chat's updates are handled in order, the last run's first: once the next message is
     // answered, the restarted run is done with the first.
     let next = "and then?";
@@ -277,7 +247,7 @@ async fn a_streamed_reply_shown_but_not_yet_recorded_is_not_shown_twice() {
 
     assert_eq!(
         run.telegram.sent_messages(ALICE),
-        [answer, next_answer.as_str()]
+        [STREAMED_ANSWER, next_answer.as_str()]
     );
     assert_eq!(run.model_calls_for(question), 1);
 }
@@ -287,16 +257,10 @@ async fn a_reply_stored_but_not_yet_sent_is_sent_after_the_restart_from_the_stor
     let mut run = CrashRun::start(false).await;
     let answer = "The answer, at last. END";
     run.llm.push(Behaviour::reply(answer));
-    run.telegram.hold_next(Hold {
-        method: "sendMessage".to_owned(),
-        text_contains: "END".to_owned(),
-        applied: false,
-    });
     let question = "what is the answer";
-    run.telegram.send_text(ALICE, ALICE, question);
-    run.wait_until_held().await;
 
-    run.kill_and_restart().await;
+    run.ask_and_crash_while_held(question, held_call("sendMessage", "END"))
+        .await;
     run.wait_for_visible(ALICE, answer).await;
     run.stop_with_nothing_unfinished().await;
 
@@ -312,16 +276,10 @@ async fn a_long_reply_cut_between_its_parts_is_completed_after_the_restart() {
     let second = format!("{}END", "omega ".repeat(500));
     let answer = format!("{}\n\n{second}", first.trim());
     run.llm.push(Behaviour::reply(&answer));
-    run.telegram.hold_next(Hold {
-        method: "sendMessage".to_owned(),
-        text_contains: "omega".to_owned(),
-        applied: false,
-    });
     let question = "a long story please";
-    run.telegram.send_text(ALICE, ALICE, question);
-    run.wait_until_held().await;
 
-    run.kill_and_restart().await;
+    run.ask_and_crash_while_held(question, held_call("sendMessage", "omega"))
+        .await;
     run.wait_for_visible(ALICE, &second).await;
     run.stop_with_nothing_unfinished().await;
 
@@ -350,7 +308,7 @@ async fn a_kill_9_under_load_with_streaming_leaves_every_message_one_whole_visib
     // the one window left open (a message Telegram created before the bot could record it), not
     // in it.
     let users_count = users.len() as i64;
-    wait_for_update_counts(&run.database_url, |updates| {
+    wait_for_update_counts(&run.database.url, |updates| {
         updates.done >= users_count && updates.shown == users_count
     })
     .await;

@@ -14,7 +14,7 @@ use teloxide::{
     },
 };
 
-use crate::fake_telegram::{BOT_USER_ID, BOT_USERNAME, Call, FakeTelegram, Fault};
+use crate::support::fake_telegram::{BOT_USER_ID, BOT_USERNAME, Call, FakeTelegram, Fault};
 
 const CHAT: i64 = 42;
 const USER: i64 = 7;

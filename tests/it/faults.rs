@@ -3,11 +3,13 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, NewMessage, Role, Store};
+use telemem::storage::{ConversationKey, NewMessage, Store};
 
-use crate::bot_harness::{ALICE, BOB, GROUP_FOR_TESTS, PATIENCE, TestBot};
-use crate::fake_llm::Behaviour;
-use crate::fake_telegram::Fault;
+use crate::support::bot_harness::{ALICE, BOB, GROUP, TestBot};
+use crate::support::database::message_in;
+use crate::support::fake_llm::Behaviour;
+use crate::support::fake_telegram::Fault;
+use crate::support::waiting::PATIENCE;
 
 #[tokio::test]
 async fn a_truncated_stream_from_the_model_gets_a_polite_reply_and_no_partial_answer() {
@@ -135,14 +137,8 @@ async fn a_full_database_gets_a_clear_reply_and_the_bot_recovers_when_space_retu
     for index in 0..12 {
         filler
             .add_message(&NewMessage {
-                key,
-                session_id: session.id,
-                role: Role::User,
-                content: &big,
                 created_at_ms: index,
-                tokens_in: 0,
-                tokens_out: 0,
-                telegram_message_id: None,
+                ..message_in(key, session.id, &big)
             })
             .await
             .unwrap();
@@ -175,44 +171,30 @@ async fn a_full_database_gets_a_clear_reply_and_the_bot_recovers_when_space_retu
 #[tokio::test]
 async fn in_a_shared_group_no_command_shows_one_member_anothers_data() {
     let mut bot = TestBot::start().await;
+    bot.telegram
+        .send_group_text(GROUP, ALICE, "@telemem_test_bot my bank PIN is 4321", false);
+    bot.wait_for_messages(GROUP, 1).await;
+    bot.telegram.send_group_text(GROUP, BOB, "/stats", false);
+    bot.telegram.send_group_text(GROUP, BOB, "/memory", false);
+    bot.telegram
+        .send_group_text(GROUP, BOB, "/export json", false);
     bot.telegram.send_group_text(
-        GROUP_FOR_TESTS,
-        ALICE,
-        "@telemem_test_bot my bank PIN is 4321",
-        false,
-    );
-    bot.wait_for_messages(GROUP_FOR_TESTS, 1).await;
-    bot.telegram
-        .send_group_text(GROUP_FOR_TESTS, BOB, "/stats", false);
-    bot.telegram
-        .send_group_text(GROUP_FOR_TESTS, BOB, "/memory", false);
-    bot.telegram
-        .send_group_text(GROUP_FOR_TESTS, BOB, "/export json", false);
-    bot.telegram.send_group_text(
-        GROUP_FOR_TESTS,
+        GROUP,
         BOB,
         "@telemem_test_bot what is Alice's bank PIN?",
         false,
     );
+    bot.wait_for_messages(GROUP, 4).await;
     let telegram = &bot.telegram;
     telegram
         .wait_for(
-            |_| telegram.sent_messages(GROUP_FOR_TESTS).len() >= 4,
-            PATIENCE,
-        )
-        .await;
-    telegram
-        .wait_for(
-            |_| {
-                !telegram.sent_documents().is_empty()
-                    || telegram.sent_messages(GROUP_FOR_TESTS).len() >= 5
-            },
+            |_| !telegram.sent_documents().is_empty() || telegram.sent_messages(GROUP).len() >= 5,
             PATIENCE,
         )
         .await;
     bot.stop().await;
 
-    let replies = bot.telegram.sent_messages(GROUP_FOR_TESTS);
+    let replies = bot.telegram.sent_messages(GROUP);
     // Bob's statistics and memory go to his private chat.
     let private = bot.telegram.sent_messages(BOB);
     for reply in replies[1..].iter().chain(&private) {
@@ -233,7 +215,7 @@ async fn in_a_shared_group_no_command_shows_one_member_anothers_data() {
     assert!(
         requests
             .last()
-            .is_some_and(|r| !r.body.to_string().contains("4321")),
+            .is_some_and(|r| !r.everything_sent().contains("4321")),
         "Bob's prompt never carries Alice's text"
     );
 }

@@ -17,7 +17,10 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::helpers::{MIDNIGHT_MS, SECOND_MS, TestDb};
+use crate::support::bot_process::free_port;
+use crate::support::command_line::stderr_of;
+use crate::support::database::TestDb;
+use crate::support::times::{MIDNIGHT_MS, SECOND_MS};
 
 const MAX_SILENCE: Duration = Duration::from_secs(120);
 
@@ -394,7 +397,7 @@ async fn healthcheck_fails_with_the_servers_reason_when_unhealthy() {
 
 #[tokio::test]
 async fn healthcheck_fails_when_nothing_listens() {
-    let addr = unused_address().await;
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
 
     let error = http::healthcheck(addr).await.unwrap_err();
 
@@ -439,7 +442,7 @@ async fn the_healthcheck_command_exits_zero_for_a_healthy_server_without_opening
     ])
     .await;
 
-    assert!(output.status.success(), "stderr: {}", stderr(&output));
+    assert!(output.status.success(), "stderr: {}", stderr_of(&output));
     assert_eq!(String::from_utf8_lossy(&output.stdout), "healthy\n");
     assert!(
         !unused_db.exists(),
@@ -449,12 +452,12 @@ async fn the_healthcheck_command_exits_zero_for_a_healthy_server_without_opening
 
 #[tokio::test]
 async fn the_healthcheck_command_fails_with_a_one_line_reason_when_nothing_listens() {
-    let addr = unused_address().await;
+    let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
 
     let output = telemem_healthcheck(&[("HTTP_ADDR", addr.to_string())]).await;
 
     assert!(!output.status.success());
-    let stderr = stderr(&output);
+    let stderr = stderr_of(&output);
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(
         stderr.starts_with("Error: no answer from http://127.0.0.1:"),
@@ -469,9 +472,9 @@ async fn the_healthcheck_command_fails_when_http_addr_is_not_set() {
 
     assert!(!output.status.success());
     assert!(
-        stderr(&output).contains("HTTP_ADDR is not set"),
+        stderr_of(&output).contains("HTTP_ADDR is not set"),
         "{}",
-        stderr(&output)
+        stderr_of(&output)
     );
 }
 
@@ -485,16 +488,10 @@ fn an_out_of_range_max_silence_is_refused_naming_the_variable() {
 
     assert!(!output.status.success());
     assert!(
-        stderr(&output).contains("HEALTH_MAX_SILENCE_SECS"),
+        stderr_of(&output).contains("HEALTH_MAX_SILENCE_SECS"),
         "{}",
-        stderr(&output)
+        stderr_of(&output)
     );
-}
-
-/// An address on 127.0.0.1 where nothing listens: a port just freed by the OS.
-async fn unused_address() -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    listener.local_addr().unwrap()
 }
 
 /// Runs `telemem healthcheck` with `env` on top of a clean HTTP_ADDR, off the test's runtime so
@@ -514,8 +511,4 @@ async fn telemem_healthcheck(env: &[(&str, String)]) -> Output {
     tokio::task::spawn_blocking(move || command.output().expect("run the telemem binary"))
         .await
         .unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }

@@ -10,9 +10,10 @@ use telemem::storage::{ConversationKey, Role};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::bot_harness::parse_config;
-use crate::fake_llm::FakeLlm;
-use crate::helpers::{DAY_MS, MIDNIGHT_MS, TestDb};
+use crate::support::config::parse_config;
+use crate::support::database::{TempDatabase, TestDb};
+use crate::support::fake_llm::FakeLlm;
+use crate::support::times::{DAY_MS, MIDNIGHT_MS};
 
 fn storage_config(url: &str) -> StorageConfig {
     StorageConfig {
@@ -60,9 +61,13 @@ async fn purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown() {
 #[tokio::test]
 async fn the_apps_jobs_run_watched_by_what_production_health_checks_read() {
     let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("jobs.db").display());
-    let config = parse_config(&["--database-url", &url, "--llm-base-url", &llm.base_url()]);
+    let database = TempDatabase::new();
+    let config = parse_config(&[
+        "--database-url",
+        &database.url,
+        "--llm-base-url",
+        &llm.base_url(),
+    ]);
     let core = ChatServices::build(&config, Arc::new(ManualClock::starting_at(MIDNIGHT_MS)))
         .await
         .unwrap();

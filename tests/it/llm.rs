@@ -10,7 +10,7 @@ use telemem::llm::{
 use telemem::secret::Secret;
 use tokio::sync::watch;
 
-use crate::fake_llm::{Behaviour, FakeLlm};
+use crate::support::fake_llm::{Behaviour, FakeLlm};
 
 const PROVIDERS: [Provider; 2] = [Provider::OpenAi, Provider::Anthropic];
 const API_KEY: &str = "sk-test-very-secret-key";

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::loadgen::{self, LoadOptions};
+use crate::support::loadgen::{self, LoadOptions};
 
 /// No turn's overhead (its time in the bot, the model's excluded) may exceed this, even in a
 /// debug build under load.

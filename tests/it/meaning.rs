@@ -10,12 +10,11 @@ use telemem::app::ChatServices;
 use telemem::clock::ManualClock;
 use telemem::storage::ConversationKey;
 
-use crate::bot_harness::parse_config;
-use crate::fake_embeddings::FakeEmbeddings;
-use crate::fake_llm::{FakeLlm, RecordedRequest};
-use crate::helpers::{ALICE_KEY, BOB_KEY, HOUR_MS, MIDNIGHT_MS};
-
-const MINUTE_MS: i64 = 60_000;
+use crate::support::config::parse_config;
+use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase};
+use crate::support::fake_embeddings::FakeEmbeddings;
+use crate::support::fake_llm::{FakeLlm, RecordedRequest};
+use crate::support::times::{HOUR_MS, MIDNIGHT_MS, MINUTE_MS};
 
 /// Turns of small talk that push a fact out of the raw history (`--history-max-messages 10`).
 const FILLER_TURNS: usize = 8;
@@ -25,17 +24,17 @@ struct Pipeline {
     llm: FakeLlm,
     embeddings: FakeEmbeddings,
     clock: ManualClock,
-    dir: tempfile::TempDir,
+    database: TempDatabase,
 }
 
 impl Pipeline {
     /// With recall by meaning (`with_embeddings`) or by words only.
     async fn start(with_embeddings: bool, extra: &[&str]) -> Self {
-        let dir = tempfile::tempdir().unwrap();
+        let database = TempDatabase::new();
         let llm = FakeLlm::start().await;
         let embeddings = FakeEmbeddings::start().await;
         let core = build(
-            &dir,
+            &database,
             &llm,
             with_embeddings.then_some(&embeddings),
             extra,
@@ -47,7 +46,7 @@ impl Pipeline {
             core: core.0,
             llm,
             embeddings,
-            dir,
+            database,
         }
     }
 
@@ -58,11 +57,7 @@ impl Pipeline {
             .chat(key, text)
             .await
             .expect("chat turn");
-        self.llm
-            .requests()
-            .last()
-            .cloned()
-            .expect("a model request")
+        self.llm.last_request().expect("a model request")
     }
 
     /// What the background embedder does in one look.
@@ -85,17 +80,16 @@ impl Pipeline {
 }
 
 async fn build(
-    dir: &tempfile::TempDir,
+    database: &TempDatabase,
     llm: &FakeLlm,
     embeddings: Option<&FakeEmbeddings>,
     extra: &[&str],
     model: Option<&str>,
 ) -> (ChatServices, ManualClock) {
-    let url = format!("sqlite://{}", dir.path().join("meaning.db").display());
     let base_url = llm.base_url();
     let mut args = vec![
         "--database-url".to_owned(),
-        url,
+        database.url.clone(),
         "--llm-base-url".to_owned(),
         base_url,
         "--llm-max-retries".to_owned(),
@@ -120,13 +114,6 @@ async fn build(
     (core, clock)
 }
 
-fn system_of(request: &RecordedRequest) -> String {
-    request.body["messages"][0]["content"]
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
-}
-
 #[tokio::test]
 async fn a_paraphrase_finds_the_fact_by_meaning_and_not_by_words() {
     for with_embeddings in [true, false] {
@@ -147,10 +134,10 @@ async fn a_paraphrase_finds_the_fact_by_meaning_and_not_by_words() {
             .await;
 
         assert_eq!(
-            system_of(&request).contains("Okonkwo"),
+            request.system_prompt().contains("Okonkwo"),
             with_embeddings,
             "with embeddings: {with_embeddings}\n{}",
-            system_of(&request)
+            request.system_prompt()
         );
     }
 }
@@ -197,10 +184,10 @@ async fn messages_and_summaries_are_embedded_in_the_background_and_never_on_a_re
 
 #[tokio::test]
 async fn a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_over() {
-    let dir = tempfile::tempdir().unwrap();
+    let database = TempDatabase::new();
     let llm = FakeLlm::start().await;
     let embeddings = FakeEmbeddings::start().await;
-    let (core, _clock) = build(&dir, &llm, Some(&embeddings), &[], None).await;
+    let (core, _clock) = build(&database, &llm, Some(&embeddings), &[], None).await;
     core.conversations
         .chat(ALICE_KEY, "first message")
         .await
@@ -215,7 +202,7 @@ async fn a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_
     core.store.close().await;
     drop(core);
 
-    let (core, _clock) = build(&dir, &llm, Some(&embeddings), &[], None).await;
+    let (core, _clock) = build(&database, &llm, Some(&embeddings), &[], None).await;
     let texts_before = embeddings.texts().len();
     let embedder = core.embedder.clone().unwrap();
     embedder.start().await.unwrap();
@@ -231,7 +218,14 @@ async fn a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_
     core.store.close().await;
     drop(core);
 
-    let (core, _clock) = build(&dir, &llm, Some(&embeddings), &[], Some("another-model")).await;
+    let (core, _clock) = build(
+        &database,
+        &llm,
+        Some(&embeddings),
+        &[],
+        Some("another-model"),
+    )
+    .await;
     let texts_before = embeddings.texts().len();
     let embedder = core.embedder.clone().unwrap();
     embedder.start().await.unwrap();
@@ -259,7 +253,7 @@ async fn a_failing_or_slow_embedding_server_never_fails_or_holds_up_a_turn() {
         .say(ALICE_KEY, "is my dermatologist open today?")
         .await;
     assert!(
-        system_of(&request).contains("Okonkwo"),
+        request.system_prompt().contains("Okonkwo"),
         "recall by words still works"
     );
     let embedder = pipeline.core.embedder.as_ref().unwrap();
@@ -285,7 +279,7 @@ async fn a_failing_or_slow_embedding_server_never_fails_or_holds_up_a_turn() {
         "{:?}",
         started.elapsed()
     );
-    assert!(!system_of(&request).contains("Okonkwo"));
+    assert!(!request.system_prompt().contains("Okonkwo"));
     let asked = pipeline.embeddings.requests();
     let started = Instant::now();
     pipeline
@@ -333,11 +327,12 @@ async fn vectors_are_deleted_with_their_rows() {
 
     // The purge of old rows takes their vectors along.
     pipeline.clock.advance_ms(400 * 24 * HOUR_MS);
-    let url = format!(
-        "sqlite://{}",
-        pipeline.dir.path().join("meaning.db").display()
-    );
-    let config = parse_config(&["--database-url", &url, "--purge-after-secs", "60"]);
+    let config = parse_config(&[
+        "--database-url",
+        &pipeline.database.url,
+        "--purge-after-secs",
+        "60",
+    ]);
     telemem::jobs::purge_once(&pipeline.core.store, &pipeline.clock, &config.storage)
         .await
         .unwrap();
@@ -375,7 +370,10 @@ async fn a_changed_fact_comes_first_and_is_marked_as_the_newer() {
     pipeline.small_talk(ALICE_KEY).await;
     pipeline.embed().await;
 
-    let system = system_of(&pipeline.say(ALICE_KEY, "where do I live now?").await);
+    let system = pipeline
+        .say(ALICE_KEY, "where do I live now?")
+        .await
+        .system_prompt();
 
     let new = system
         .find("Oak Avenue 12")

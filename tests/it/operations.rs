@@ -3,81 +3,44 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, Role, Store};
+use telemem::storage::{ConversationKey, Role};
 
-use crate::bot_harness::{ALICE, PATIENCE, TestBot};
-use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
-use crate::fake_llm::{Behaviour, FakeLlm};
-use crate::fake_telegram::FakeTelegram;
-use crate::helpers::eventually;
+use crate::support::bot_harness::{ALICE, TestBot, WEBHOOK_SECRET, post_to_webhook};
+use crate::support::bot_process::{Surroundings, free_port, wait_for_update_counts};
+use crate::support::fake_llm::Behaviour;
+use crate::support::fake_telegram::called;
+use crate::support::waiting::{PATIENCE, wait_for_model_requests};
 
 #[tokio::test]
 async fn in_webhook_mode_updates_are_accepted_only_with_the_secret_token() {
-    let port = free_port();
-    let http_addr = format!("127.0.0.1:{port}");
-    let hook = format!("http://127.0.0.1:{port}/telegram/hook");
-    let mut bot = TestBot::start_with_args(&[
-        "--http-addr",
-        &http_addr,
-        "--telegram-webhook-url",
-        &hook,
-        "--telegram-webhook-secret",
-        "s3cret-Token_1",
-    ])
-    .await;
-    let telegram = &bot.telegram;
-    let calls = telegram
-        .wait_for(
-            |calls| calls.iter().any(|c| c.method == "setWebhook"),
-            PATIENCE,
-        )
-        .await;
+    let (mut bot, hook) = TestBot::start_with_webhook().await;
+    let calls = bot.telegram.calls();
     let registration = calls.iter().find(|c| c.method == "setWebhook").unwrap();
     assert_eq!(registration.params["url"], hook);
-    assert_eq!(registration.params["secret_token"], "s3cret-Token_1");
-    assert!(
-        calls.iter().all(|c| c.method != "getUpdates"),
-        "no polling in webhook mode"
-    );
+    assert_eq!(registration.params["secret_token"], WEBHOOK_SECRET);
+    assert!(!called(&calls, "getUpdates"), "no polling in webhook mode");
 
     bot.telegram
         .send_text(ALICE, ALICE, "forged without the secret");
     bot.telegram
         .send_text(ALICE, ALICE, "hello through the webhook");
     let updates = bot.telegram.take_pending_updates();
-    let client = reqwest::Client::new();
-    let forged = client.post(&hook).json(&updates[0]).send().await.unwrap();
-    let wrong = client
-        .post(&hook)
-        .header("X-Telegram-Bot-Api-Secret-Token", "guess")
-        .json(&updates[0])
-        .send()
-        .await
-        .unwrap();
-    let genuine = client
-        .post(&hook)
-        .header("X-Telegram-Bot-Api-Secret-Token", "s3cret-Token_1")
-        .json(&updates[1])
-        .send()
-        .await
-        .unwrap();
+    let forged = serde_json::to_vec(&updates[0]).unwrap();
+    let genuine = serde_json::to_vec(&updates[1]).unwrap();
+    let without_secret = post_to_webhook(&hook, None, forged.clone()).await;
+    let with_a_wrong_one = post_to_webhook(&hook, Some("guess"), forged).await;
+    let with_the_secret = post_to_webhook(&hook, Some(WEBHOOK_SECRET), genuine.clone()).await;
 
-    assert_eq!(forged.status(), 401);
-    assert_eq!(wrong.status(), 401);
-    assert_eq!(genuine.status(), 200);
+    assert_eq!(without_secret, 401);
+    assert_eq!(with_a_wrong_one, 401);
+    assert_eq!(with_the_secret, 200);
     let replies = bot.wait_for_messages(ALICE, 1).await;
     assert!(
         replies[0].contains("hello through the webhook"),
         "{replies:?}"
     );
-    let again = client
-        .post(&hook)
-        .header("X-Telegram-Bot-Api-Secret-Token", "s3cret-Token_1")
-        .json(&updates[1])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(again.status(), 200, "a redelivery is acknowledged");
+    let again = post_to_webhook(&hook, Some(WEBHOOK_SECRET), genuine).await;
+    assert_eq!(again, 200, "a redelivery is acknowledged");
     bot.stop().await;
     assert_eq!(
         bot.telegram.sent_messages(ALICE).len(),
@@ -135,27 +98,24 @@ async fn health_and_metrics_report_a_live_bot_and_its_conversation() {
 
 #[tokio::test]
 async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
-    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url, &[]);
-    llm.push(Behaviour::delay(
+    let around = Surroundings::start().await;
+    let mut bot = around.spawn_bot(&[]);
+    around.llm.push(Behaviour::delay(
         Duration::from_millis(1_500),
         Behaviour::reply("finished after SIGTERM"),
     ));
-    telegram.send_text(ALICE, ALICE, "a slow question");
-    assert!(
-        eventually(|| async { !llm.requests().is_empty() }, PATIENCE).await,
-        "the model was never asked"
-    );
+    around.telegram.send_text(ALICE, ALICE, "a slow question");
+    wait_for_model_requests(&around.llm, 1).await;
 
     bot.signal("TERM");
     let status = bot.wait_for_exit().await;
 
     assert!(status.success(), "exit status {status:?}");
-    assert_eq!(telegram.sent_messages(ALICE), ["finished after SIGTERM"]);
-    let store = Store::connect(&database_url).await.unwrap();
+    assert_eq!(
+        around.telegram.sent_messages(ALICE),
+        ["finished after SIGTERM"]
+    );
+    let store = around.store().await;
     let history = store
         .all_messages(ConversationKey::new(ALICE, ALICE))
         .await
@@ -166,29 +126,19 @@ async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
 
 #[tokio::test]
 async fn the_bot_token_never_appears_in_logs_even_at_trace_level() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
+    let around = Surroundings::start().await;
+    let telegram = &around.telegram;
     // Streaming and throttling on, as in production: the bot makes every kind of call it makes
     // there.
-    let mut bot = BotProcess::spawn(
-        &telegram,
-        &llm,
-        &database_url,
-        &[
-            ("LLM_API_KEY", "sk-test-SECRETKEY1234567890abcdef"),
-            ("RUST_LOG", "trace"),
-            ("STREAM_REPLIES", "true"),
-            ("TELEGRAM_THROTTLE", "true"),
-        ],
-    );
+    let mut bot = around.spawn_bot(&[
+        ("LLM_API_KEY", "sk-test-SECRETKEY1234567890abcdef"),
+        ("RUST_LOG", "trace"),
+        ("STREAM_REPLIES", "true"),
+        ("TELEGRAM_THROTTLE", "true"),
+    ]);
     telegram.send_text(ALICE, ALICE, "hello");
     telegram
-        .wait_for(
-            |calls| calls.iter().any(|c| c.method == "sendMessage"),
-            PATIENCE,
-        )
+        .wait_for(|calls| called(calls, "sendMessage"), PATIENCE)
         .await;
     bot.signal("TERM");
     bot.wait_for_exit().await;
@@ -211,13 +161,11 @@ async fn the_bot_token_never_appears_in_logs_even_at_trace_level() {
 
 #[tokio::test]
 async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
+    let around = Surroundings::start().await;
+    let telegram = &around.telegram;
     // A model that takes a while, as real ones do: most of a turn is spent waiting for it, so the
     // kill mostly lands there, where an unfinished turn is simply handled again.
-    llm.set_default_delay(Duration::from_millis(300));
+    around.llm.set_default_delay(Duration::from_millis(300));
     let users: Vec<i64> = (1..=8).map(|n| 5_000 + n).collect();
     const TURNS: usize = 4;
     for turn in 0..TURNS {
@@ -225,17 +173,20 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
             telegram.send_text(user, user, &format!("user {user} message {turn}"));
         }
     }
-    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url, &[]);
+    let mut bot = around.spawn_bot(&[]);
     // Killed once the first two replies of every user are delivered and recorded, while the
     // third turns wait for the model. Not the moment Telegram has taken a reply: that is the one
     // window left open (on Telegram, not yet recorded), where the next run sends it again
     // (docs/ARCHITECTURE.md).
     let first_run_replies = (users.len() * 2) as i64;
-    wait_for_update_counts(&database_url, |updates| updates.done >= first_run_replies).await;
+    wait_for_update_counts(&around.database.url, |updates| {
+        updates.done >= first_run_replies
+    })
+    .await;
 
     bot.signal("KILL");
     bot.wait_for_exit().await;
-    let mut restarted = BotProcess::spawn(&telegram, &llm, &database_url, &[]);
+    let mut restarted = around.spawn_bot(&[]);
     let all = users.len() * TURNS;
     telegram
         .wait_for(
@@ -252,7 +203,7 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
     restarted.signal("TERM");
     restarted.wait_for_exit().await;
 
-    let store = Store::connect(&database_url).await.unwrap();
+    let store = around.store().await;
     for &user in &users {
         let replies = telegram.sent_messages(user);
         assert_eq!(replies.len(), TURNS, "user {user} got {replies:?}");

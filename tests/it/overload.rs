@@ -6,11 +6,10 @@ use std::time::{Duration, Instant};
 
 use telemem::storage::{ConversationKey, Role, Store};
 
-use crate::bot_harness::{ALICE, BOB, PATIENCE, TestBot};
-use crate::bot_process::{BotProcess, free_port, wait_for_update_counts};
-use crate::fake_llm::{Behaviour, FakeLlm, last_user_message};
-use crate::fake_telegram::FakeTelegram;
-use crate::helpers::eventually;
+use crate::support::bot_harness::{ALICE, BOB, TestBot};
+use crate::support::bot_process::{Surroundings, free_port, wait_for_update_counts};
+use crate::support::fake_llm::{Behaviour, FakeLlm, last_user_message};
+use crate::support::waiting::{PATIENCE, eventually, wait_for_model_requests};
 
 /// How long the fake model takes per answer in the flood scenarios.
 const MODEL_TIME: Duration = Duration::from_millis(300);
@@ -185,22 +184,18 @@ async fn health(http_addr: &str) -> (u16, serde_json::Value) {
 
 #[tokio::test]
 async fn a_bot_started_while_telegram_is_unreachable_waits_unhealthy_and_then_serves() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
+    let around = Surroundings::start().await;
+    let telegram = &around.telegram;
     let http_addr = format!("127.0.0.1:{}", free_port());
     telegram.set_down(true);
 
-    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url, &[("HTTP_ADDR", &http_addr)]);
+    let mut bot = around.spawn_bot(&[("HTTP_ADDR", &http_addr)]);
     bot.wait_for_log("cannot reach the Telegram Bot API", 2)
         .await;
     let (status_while_down, body_while_down) = health(&http_addr).await;
     telegram.set_down(false);
     telegram.send_text(ALICE, ALICE, "are you there?");
-    telegram
-        .wait_for(|_| !telegram.sent_messages(ALICE).is_empty(), PATIENCE)
-        .await;
+    telegram.wait_for_message(ALICE, |_| true, PATIENCE).await;
     let (status_after, _) = health(&http_addr).await;
     bot.signal("TERM");
     let exit = bot.wait_for_exit().await;
@@ -223,18 +218,10 @@ async fn a_bot_started_while_telegram_is_unreachable_waits_unhealthy_and_then_se
 
 #[tokio::test]
 async fn an_invalid_token_ends_the_start_at_once_with_a_clear_message() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
+    let around = Surroundings::start().await;
 
     let started = Instant::now();
-    let mut bot = BotProcess::spawn(
-        &telegram,
-        &llm,
-        &database_url,
-        &[("TELOXIDE_TOKEN", "123456:not-the-token")],
-    );
+    let mut bot = around.spawn_bot(&[("TELOXIDE_TOKEN", "123456:not-the-token")]);
     let exit = bot.wait_for_exit().await;
     let logs = bot.logs();
 
@@ -248,22 +235,17 @@ async fn an_invalid_token_ends_the_start_at_once_with_a_clear_message() {
 
 #[tokio::test]
 async fn sigterm_stops_within_the_grace_period_and_the_next_start_answers_what_was_left() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
+    let around = Surroundings::start().await;
+    let telegram = &around.telegram;
     let grace = [("SHUTDOWN_GRACE_SECS", "1")];
-    llm.push(Behaviour::Hang);
-    let mut first = BotProcess::spawn(&telegram, &llm, &database_url, &grace);
+    around.llm.push(Behaviour::Hang);
+    let mut first = around.spawn_bot(&grace);
     for n in 0..3 {
         telegram.send_text(ALICE, ALICE, &format!("left over {n}"));
     }
-    assert!(
-        eventually(|| async { !llm.requests().is_empty() }, PATIENCE).await,
-        "the model was never asked"
-    );
+    wait_for_model_requests(&around.llm, 1).await;
     // All three are stored by the first run before it stops: what it leaves is in its database.
-    let records = Store::connect(&database_url).await.unwrap();
+    let records = around.store().await;
     assert!(
         eventually(
             || async {
@@ -280,12 +262,11 @@ async fn sigterm_stops_within_the_grace_period_and_the_next_start_answers_what_w
     first.signal("TERM");
     let exit = first.wait_for_exit().await;
     let stop_time = signalled.elapsed();
-    let mut second = BotProcess::spawn(&telegram, &llm, &database_url, &grace);
+    let mut second = around.spawn_bot(&grace);
     telegram
         .wait_for(|_| telegram.sent_messages(ALICE).len() >= 3, PATIENCE)
         .await;
-    let store = Store::connect(&database_url).await.unwrap();
-    wait_until_every_update_is_finished(&store).await;
+    wait_until_every_update_is_finished(&records).await;
     second.signal("TERM");
     second.wait_for_exit().await;
 

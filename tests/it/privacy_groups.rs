@@ -6,10 +6,10 @@
 
 use telemem::storage::ConversationKey;
 
-use crate::bot_harness::{ALICE, BOB, CAROL, TestBot};
-use crate::fake_telegram::{CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID};
+use crate::support::bot_harness::{ALICE, BOB, CAROL, GROUP, TestBot};
+use crate::support::fake_telegram::{CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID};
+use crate::support::waiting::PATIENCE;
 
-const GROUP: i64 = -100_600;
 const CHANNEL_X: i64 = -100_701;
 const CHANNEL_Y: i64 = -100_702;
 
@@ -18,21 +18,12 @@ const ANSWERED_IN_PRIVATE: &str = "in our private chat";
 const ASK_IN_PRIVATE: &str = "cannot write to you there";
 const NO_PRIVATE_CHAT: &str = "has no private chat";
 
-fn prompt_text(request: &crate::fake_llm::RecordedRequest) -> String {
-    request.body.to_string()
-}
-
 /// Waits for the /help answer in `chat_id`; returns every message there.
 async fn wait_for_help(bot: &TestBot, chat_id: i64) -> Vec<String> {
-    let telegram = &bot.telegram;
-    let is_help = |text: &String| text.contains("/persona") && !text.contains("don't know");
-    telegram
-        .wait_for(
-            |_| telegram.sent_messages(chat_id).iter().any(is_help),
-            crate::bot_harness::PATIENCE,
-        )
-        .await;
-    telegram.sent_messages(chat_id)
+    let is_help = |text: &str| text.contains("/persona") && !text.contains("don't know");
+    bot.telegram
+        .wait_for_message(chat_id, is_help, PATIENCE)
+        .await
 }
 
 async fn stored(bot: &TestBot, chat_id: i64, identity: i64) -> usize {
@@ -64,11 +55,11 @@ async fn posts_as_different_channels_or_anonymously_are_different_identities() {
     let requests = bot.llm.requests();
     assert_eq!(requests.len(), 3);
     assert!(
-        !prompt_text(&requests[1]).contains("4711"),
+        !requests[1].everything_sent().contains("4711"),
         "channel Y was given channel X's secret"
     );
     assert!(
-        !prompt_text(&requests[2]).contains("4711"),
+        !requests[2].everything_sent().contains("4711"),
         "the anonymous admins were given channel X's secret"
     );
     telegram.send_group_text_as_chat(GROUP, CHANNEL_X, "/stats");
@@ -138,10 +129,7 @@ async fn private_material_asked_for_in_a_group_goes_to_the_private_chat() {
     }
     bot.wait_for_messages(GROUP, 5).await;
     telegram
-        .wait_for(
-            |_| telegram.documents_in(ALICE).len() == 1,
-            crate::bot_harness::PATIENCE,
-        )
+        .wait_for(|_| telegram.documents_in(ALICE).len() == 1, PATIENCE)
         .await;
     bot.wait_for_messages(ALICE, 4).await;
     bot.stop().await;
@@ -158,7 +146,7 @@ async fn private_material_asked_for_in_a_group_goes_to_the_private_chat() {
     let private = bot.telegram.sent_messages(ALICE);
     assert!(private[1].contains("Captain Nemo"), "{private:?}");
     assert!(
-        private[1].contains("Test group -100600"),
+        private[1].contains(&format!("Test group {GROUP}")),
         "names the group: {private:?}"
     );
     assert!(private[2].contains("Messages stored: 2"), "{private:?}");
@@ -209,7 +197,7 @@ async fn only_an_exact_mention_of_the_bot_counts() {
 
     let requests = bot.llm.requests();
     assert_eq!(requests.len(), 1, "the longer usernames are not the bot");
-    assert!(prompt_text(&requests[0]).contains("what does  say?"));
+    assert!(requests[0].everything_sent().contains("what does  say?"));
     assert_eq!(stored(&bot, GROUP, CAROL).await, 2);
 }
 

@@ -5,15 +5,14 @@ use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
 use telemem::storage::{ConversationKey, Store, UpdateRecord, UpdateState};
-
-use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb};
-
 use telemem::telegram::intake::random_webhook_secret;
 
-use crate::bot_harness::{PATIENCE, TestBot};
-use crate::bot_process::BotProcess;
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::{FakeTelegram, Fault};
+use crate::support::bot_harness::{ALICE, TestBot, WEBHOOK_SECRET, post_to_webhook};
+use crate::support::bot_process::Surroundings;
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
+use crate::support::fake_telegram::Fault;
+use crate::support::times::{DAY_MS, MIDNIGHT_MS};
+use crate::support::waiting::{PATIENCE, eventually};
 
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path)
@@ -48,18 +47,10 @@ async fn the_database_and_its_wal_files_are_readable_by_their_owner_only() {
     store.close().await;
 }
 
-const ALICE: i64 = 4_101;
-
-/// A database URL in `dir`.
-fn database_url(dir: &tempfile::TempDir) -> String {
-    format!("sqlite://{}", dir.path().join("bot.db").display())
-}
-
 #[tokio::test]
 async fn updates_telemem_cannot_read_never_put_their_text_in_the_logs() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
+    let around = Surroundings::start().await;
+    let telegram = &around.telegram;
     // A poll whose answer cannot be read at all, then an update whose message cannot be read.
     telegram.fail_next(
         "getUpdates",
@@ -75,13 +66,11 @@ async fn updates_telemem_cannot_read_never_put_their_text_in_the_logs() {
             "from": { "id": ALICE, "is_bot": false, "first_name": "Alice" },
             "text": "my diagnosis is SECRET-UPDATE-TEXT" } })
     });
-    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url(&dir), &[]);
+    let mut bot = around.spawn_bot(&[]);
 
     // A readable message after both: once it is answered, the bot has been past them.
     telegram.send_text(ALICE, ALICE, "hello");
-    telegram
-        .wait_for(|_| !telegram.sent_messages(ALICE).is_empty(), PATIENCE)
-        .await;
+    telegram.wait_for_message(ALICE, |_| true, PATIENCE).await;
     bot.signal("TERM");
     bot.wait_for_exit().await;
     let logs = bot.logs();
@@ -212,46 +201,17 @@ async fn sqlx_count_payloads(url: &str) -> i64 {
 
 #[tokio::test]
 async fn the_webhook_checks_the_secret_before_reading_the_body_and_caps_its_size() {
-    let port = crate::bot_process::free_port();
-    let http_addr = format!("127.0.0.1:{port}");
-    let hook = format!("http://127.0.0.1:{port}/telegram/hook");
-    let mut bot = TestBot::start_with_args(&[
-        "--http-addr",
-        &http_addr,
-        "--telegram-webhook-url",
-        &hook,
-        "--telegram-webhook-secret",
-        "s3cret-Token_1",
-    ])
-    .await;
-    bot.telegram
-        .wait_for(
-            |calls| calls.iter().any(|c| c.method == "setWebhook"),
-            PATIENCE,
-        )
-        .await;
-    let client = reqwest::Client::new();
-    let post = |secret: &'static str, body: Vec<u8>| {
-        client
-            .post(&hook)
-            .header("X-Telegram-Bot-Api-Secret-Token", secret)
-            .header("Content-Type", "application/json")
-            .body(body)
-            .send()
-    };
+    let (mut bot, hook) = TestBot::start_with_webhook().await;
+    let garbage = b"not json at all".to_vec();
 
-    let garbage_without_secret = post("guess", b"not json at all".to_vec()).await.unwrap();
-    let garbage_with_secret = post("s3cret-Token_1", b"not json at all".to_vec())
-        .await
-        .unwrap();
-    let oversized = post("s3cret-Token_1", vec![b' '; 1024 * 1024 + 1])
-        .await
-        .unwrap();
+    let garbage_with_a_wrong_secret = post_to_webhook(&hook, Some("guess"), garbage.clone()).await;
+    let garbage_with_secret = post_to_webhook(&hook, Some(WEBHOOK_SECRET), garbage).await;
+    let oversized = post_to_webhook(&hook, Some(WEBHOOK_SECRET), vec![b' '; 1024 * 1024 + 1]).await;
     bot.stop().await;
 
-    assert_eq!(garbage_without_secret.status(), 401);
-    assert_eq!(garbage_with_secret.status(), 400);
-    assert_eq!(oversized.status(), 413);
+    assert_eq!(garbage_with_a_wrong_secret, 401);
+    assert_eq!(garbage_with_secret, 400);
+    assert_eq!(oversized, 413);
 }
 
 #[test]
@@ -266,9 +226,7 @@ fn the_default_webhook_secret_is_128_random_bits() {
 
 #[tokio::test]
 async fn variables_left_empty_count_as_not_set() {
-    let telegram = FakeTelegram::start().await;
-    let llm = FakeLlm::start().await;
-    let dir = tempfile::tempdir().unwrap();
+    let around = Surroundings::start().await;
     // As an `.env` file or a compose file leaves them; ALLOW_ALL_USERS=true comes with the bot.
     let empty: Vec<(&str, &str)> = [
         "ALLOWED_USERS",
@@ -308,22 +266,24 @@ async fn variables_left_empty_count_as_not_set() {
     .into_iter()
     .map(|name| (name, ""))
     .collect();
-    let mut bot = BotProcess::spawn(&telegram, &llm, &database_url(&dir), &empty);
+    let mut bot = around.spawn_bot(&empty);
 
-    telegram.send_text(ALICE, ALICE, "hello");
-    let answered = tokio::time::timeout(PATIENCE, async {
-        while telegram.sent_messages(ALICE).is_empty() {
-            if let Some(status) = bot.child.try_wait().unwrap() {
-                return Err(status);
+    around.telegram.send_text(ALICE, ALICE, "hello");
+    let mut exited = None;
+    let answered_or_exited = eventually(
+        || {
+            let answered = !around.telegram.sent_messages(ALICE).is_empty();
+            if !answered {
+                exited = bot.exit_status();
             }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        Ok(())
-    })
-    .await
-    .expect("neither answered nor stopped");
+            std::future::ready(answered || exited.is_some())
+        },
+        PATIENCE,
+    )
+    .await;
 
-    assert_eq!(answered, Ok(()), "{}", bot.logs());
+    assert!(answered_or_exited, "neither answered nor stopped");
+    assert_eq!(exited, None, "{}", bot.logs());
     bot.signal("TERM");
     assert!(bot.wait_for_exit().await.success());
 }

@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use telemem::telegram::render::markdown_to_telegram_html;
 use telemem::telegram::split::{split_for_telegram, split_plain_text};
 
-use crate::telegram_html::{utf16_len, visible_text};
+use crate::support::telegram_html::{utf16_len, visible_text};
 
 /// Fragments an LLM reply is made of, plus the characters that break naive renderers.
 fn markdown_fragment() -> impl Strategy<Value = String> {

@@ -6,9 +6,11 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MIGRATOR, Role, Store, fts_owner_token};
+use telemem::storage::{ConversationKey, MIGRATOR, NewMessage, Role, Store, fts_owner_token};
 
-use crate::helpers::{ALICE_KEY, BOB_KEY, DAY_MS, MIDNIGHT_MS, TestDb, eventually};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase, TestDb, message_in};
+use crate::support::times::{DAY_MS, MIDNIGHT_MS};
+use crate::support::waiting::eventually;
 
 /// A recall-style expression: `term` among this conversation's messages.
 fn expression(key: ConversationKey, term: &str) -> String {
@@ -292,9 +294,8 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
 
 #[tokio::test]
 async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migration() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
-    let mut connection = connection_beside_the_store(&url).await;
+    let database = TempDatabase::new();
+    let mut connection = connection_beside_the_store(&database.url).await;
     // The schema as it was before indexing moved to batches: the migrations before that one.
     const INDEXING_IN_BATCHES: i64 = 20261201000013;
     let before = sqlx::migrate::Migrator {
@@ -328,9 +329,9 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
     }
     drop(connection);
 
-    let store = Store::connect(&url).await.unwrap();
+    let store = database.connect().await;
     store.migrate().await.unwrap();
-    let db = TestDb::from_store(store, url, dir);
+    let db = TestDb::from_store(store, database);
 
     assert_eq!(indexed_through(&db).await, 2);
     assert!(index_is_consistent(&db).await);
@@ -342,28 +343,21 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
 
 #[tokio::test]
 async fn a_database_at_its_size_cap_indexes_what_fits_and_the_rest_once_space_returns() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
-    let store = Store::connect_with_limit(&url, Some(1024 * 1024))
+    let database = TempDatabase::new();
+    let store = Store::connect_with_limit(&database.url, Some(1024 * 1024))
         .await
         .unwrap();
     store.migrate().await.unwrap();
-    let db = TestDb::from_store(store, url, dir);
+    let db = TestDb::from_store(store, database);
     let session = db.session(BOB_KEY, MIDNIGHT_MS).await;
     // Messages of distinct words, so that their index entries need pages of their own, until
     // the file is full.
     let mut stored = 0;
     for number in 0..5_000 {
         let text: String = (0..200).map(|word| format!("w{number}x{word} ")).collect();
-        let message = telemem::storage::NewMessage {
-            key: BOB_KEY,
-            session_id: session,
-            role: Role::User,
-            content: &text,
+        let message = NewMessage {
             created_at_ms: MIDNIGHT_MS + number,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: None,
+            ..message_in(BOB_KEY, session, &text)
         };
         match db.store.add_message(&message).await {
             Ok(_) => stored += 1,

@@ -6,9 +6,9 @@ use telemem::storage::{
     ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
 };
 
-use crate::helpers::{
-    ALICE_KEY, BOB_KEY, DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS, TestDb, eventually,
-};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, message_in};
+use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS};
+use crate::support::waiting::eventually;
 
 #[tokio::test]
 async fn history_window_includes_a_message_just_inside_and_excludes_one_just_outside() {
@@ -449,28 +449,20 @@ async fn chat_turn(
     let question = format!("question {turn}");
     store
         .add_message(&NewMessage {
-            key,
-            session_id,
-            role: Role::User,
-            content: &question,
             created_at_ms: at,
-            tokens_in: 0,
-            tokens_out: 0,
             telegram_message_id: Some(turn),
+            ..message_in(key, session_id, &question)
         })
         .await?;
     store.history(key, at - DAY_MS, 30).await?;
     let answer = format!("answer {turn}");
     store
         .add_message(&NewMessage {
-            key,
-            session_id,
             role: Role::Assistant,
-            content: &answer,
             created_at_ms: at,
             tokens_in: 12,
             tokens_out: 34,
-            telegram_message_id: None,
+            ..message_in(key, session_id, &answer)
         })
         .await?;
     Ok(())
@@ -514,14 +506,9 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
     samples.push("nul \u{0} inside".to_owned());
     for (index, text) in samples.iter().enumerate() {
         let message = NewMessage {
-            key: BOB_KEY,
-            session_id: bob_session,
-            role: Role::User,
-            content: text,
             created_at_ms: MIDNIGHT_MS + 2 * index as i64,
-            tokens_in: 0,
-            tokens_out: 0,
             telegram_message_id: Some(index as i64),
+            ..message_in(BOB_KEY, bob_session, text)
         };
         db.store.add_user_message_once(&message).await.unwrap();
         let reply = NewMessage {
@@ -717,14 +704,11 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         .unwrap();
     assert_eq!(again, vec![false, true, false]);
     let reply = NewMessage {
-        key: ALICE_KEY,
-        session_id: session,
         role: Role::Assistant,
-        content: "hello",
         created_at_ms: MIDNIGHT_MS + 2 * SECOND_MS,
         tokens_in: 10,
         tokens_out: 2,
-        telegram_message_id: None,
+        ..message_in(ALICE_KEY, session, "hello")
     };
     let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
     let states = |db: &TestDb| {
@@ -835,14 +819,11 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
     };
     assert_eq!(undelivered_reply(&db, update_id).await, None);
     let reply = NewMessage {
-        key: ALICE_KEY,
-        session_id: session,
         role: Role::Assistant,
-        content: "the stored reply",
         created_at_ms: MIDNIGHT_MS + SECOND_MS,
         tokens_in: 1,
         tokens_out: 3,
-        telegram_message_id: None,
+        ..message_in(ALICE_KEY, session, "the stored reply")
     };
     let reply_id = db.store.add_reply(&reply, Some(update_id)).await.unwrap();
     assert_eq!(
@@ -913,14 +894,10 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
         .collect();
     let writes = expected.iter().enumerate().map(|(index, write)| {
         let message = NewMessage {
-            key: write.key,
-            session_id: write.session_id,
             role: write.role,
-            content: &write.content,
             created_at_ms: MIDNIGHT_MS + index as i64,
-            tokens_in: 0,
-            tokens_out: 0,
             telegram_message_id: write.telegram_message_id,
+            ..message_in(write.key, write.session_id, &write.content)
         };
         let store = &db.store;
         async move {
@@ -975,14 +952,9 @@ async fn message_writes_made_at_once_are_combined_and_each_gets_its_own_outcome(
 
     // A write that fails (its session does not exist) fails alone; the one beside it is stored.
     let orphan = NewMessage {
-        key: ALICE_KEY,
-        session_id: 999_999,
-        role: Role::User,
-        content: "orphan",
         created_at_ms: MIDNIGHT_MS + HOUR_MS,
-        tokens_in: 0,
-        tokens_out: 0,
         telegram_message_id: Some(1_000),
+        ..message_in(ALICE_KEY, 999_999, "orphan")
     };
     let beside = NewMessage {
         session_id: alice_session,
@@ -1050,14 +1022,9 @@ async fn closing_the_store_first_finishes_the_writes_already_handed_over() {
             let text = format!("last words {index}");
             store
                 .add_user_message_once(&NewMessage {
-                    key: ALICE_KEY,
-                    session_id: session,
-                    role: Role::User,
-                    content: &text,
                     created_at_ms: MIDNIGHT_MS + index,
-                    tokens_in: 0,
-                    tokens_out: 0,
                     telegram_message_id: Some(index),
+                    ..message_in(ALICE_KEY, session, &text)
                 })
                 .await
         })
@@ -1174,14 +1141,11 @@ async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user(
         let session = db.session(key, at).await;
         db.store
             .add_message(&NewMessage {
-                key,
-                session_id: session,
                 role: Role::Assistant,
-                content: "a",
                 created_at_ms: at,
                 tokens_in: 10,
                 tokens_out: 5,
-                telegram_message_id: None,
+                ..message_in(key, session, "a")
             })
             .await
             .unwrap();

@@ -9,9 +9,7 @@ use std::collections::HashMap;
 use telemem::storage::ConversationKey;
 
 use super::languages::{LANGUAGES, Language, SECRET_KINDS, SecretKind, TOPIC_KINDS, TopicKind};
-use crate::helpers::{DAY_MS, HOUR_MS, MIDNIGHT_MS};
-
-pub const MINUTE_MS: i64 = 60_000;
+use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, MINUTE_MS};
 
 /// The idle timeout the evaluation runs with (the default, 30 minutes).
 pub const SESSION_IDLE_MS: i64 = 30 * MINUTE_MS;

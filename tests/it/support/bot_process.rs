@@ -1,19 +1,22 @@
-//! The real `telemem` binary as a child process against the fakes: start it, read its logs as
-//! they come, watch its updates in the database, send it signals, wait for it to exit.
+//! The real `telemem` binary as a child process against the fakes: the surroundings that outlive
+//! its runs, starting it, reading its logs as they come, watching its updates in the database,
+//! sending it signals and waiting for it to exit.
 
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use sqlx::ConnectOptions;
 use sqlx::sqlite::SqliteConnectOptions;
+use telemem::storage::Store;
 
-use crate::bot_harness::PATIENCE;
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::FakeTelegram;
-use crate::helpers::eventually;
+use super::database::TempDatabase;
+use super::fake_llm::FakeLlm;
+use super::fake_telegram::FakeTelegram;
+use super::run_command::telemem_run;
+use super::waiting::{PATIENCE, eventually};
 
 /// A port that was free a moment ago on 127.0.0.1.
 pub fn free_port() -> u16 {
@@ -21,39 +24,58 @@ pub fn free_port() -> u16 {
     listener.local_addr().expect("local address").port()
 }
 
-/// A running bot process and the log lines it has written so far.
-pub struct BotProcess {
-    pub child: Child,
-    logs: Arc<Mutex<String>>,
-    /// The thread reading the logs; it ends once the process and its standard error are gone.
-    reader: JoinHandle<()>,
+/// What a bot process runs against and what outlives it, so the next process takes over: the
+/// fake Telegram, the fake LLM and the database.
+pub struct Surroundings {
+    pub telegram: FakeTelegram,
+    pub llm: FakeLlm,
+    pub database: TempDatabase,
 }
 
-impl BotProcess {
-    /// `telemem run` against the fakes on `database_url`, everyone allowed, not streaming, not
-    /// throttled, with `extra_env` on top (later values win).
-    pub fn spawn(
-        telegram: &FakeTelegram,
-        llm: &FakeLlm,
-        database_url: &str,
-        extra_env: &[(&str, &str)],
-    ) -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_telemem"));
+impl Surroundings {
+    pub async fn start() -> Self {
+        Self {
+            telegram: FakeTelegram::start().await,
+            llm: FakeLlm::start().await,
+            database: TempDatabase::new(),
+        }
+    }
+
+    /// `telemem run` against these surroundings (see [`telemem_run`]), logging at info level,
+    /// with `extra_env` on top (later values win).
+    pub fn spawn_bot(&self, extra_env: &[(&str, &str)]) -> BotProcess {
+        let mut command = telemem_run(
+            Path::new(env!("CARGO_BIN_EXE_telemem")),
+            &self.telegram,
+            &self.llm,
+            &self.database.url,
+        );
         command
-            .arg("run")
-            .env("TELOXIDE_TOKEN", telegram.token())
-            .env("TELOXIDE_API_URL", telegram.api_url().as_str())
-            .env("ALLOW_ALL_USERS", "true")
-            .env("LLM_BASE_URL", llm.base_url())
-            .env("DATABASE_URL", database_url)
-            .env("STREAM_REPLIES", "false")
-            .env("TELEGRAM_THROTTLE", "false")
             .env("RUST_LOG", "info")
             .env("LOG_FORMAT", "pretty")
             .env("NO_COLOR", "1");
         for (key, value) in extra_env {
             command.env(key, value);
         }
+        BotProcess::spawn(command)
+    }
+
+    /// A store on the bot's database, beside the bot.
+    pub async fn store(&self) -> Store {
+        self.database.connect().await
+    }
+}
+
+/// A running bot process and the log lines it has written so far.
+pub struct BotProcess {
+    child: Child,
+    logs: Arc<Mutex<String>>,
+    /// The thread reading the logs; it ends once the process and its standard error are gone.
+    reader: JoinHandle<()>,
+}
+
+impl BotProcess {
+    fn spawn(mut command: Command) -> Self {
         let mut child = command
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -107,27 +129,29 @@ impl BotProcess {
         assert!(status.success());
     }
 
+    /// How the process ended, if it has.
+    pub fn exit_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().expect("the bot's status")
+    }
+
     /// Waits (at most `PATIENCE`) for the process to exit, then for the rest of its logs: after
     /// this, [`Self::logs`] holds everything it wrote.
-    pub async fn wait_for_exit(&mut self) -> std::process::ExitStatus {
-        let deadline = tokio::time::Instant::now() + PATIENCE;
-        let status = loop {
-            if let Some(status) = self.child.try_wait().expect("the bot's status") {
-                break status;
-            }
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "the bot did not stop"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
-        while !self.reader.is_finished() {
-            assert!(
-                tokio::time::Instant::now() < deadline,
-                "the bot's logs were not read to the end"
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+    pub async fn wait_for_exit(&mut self) -> ExitStatus {
+        let mut status = None;
+        eventually(
+            || {
+                status = self.exit_status();
+                std::future::ready(status.is_some())
+            },
+            PATIENCE,
+        )
+        .await;
+        let status = status.expect("the bot did not stop");
+        let reader = &self.reader;
+        assert!(
+            eventually(|| std::future::ready(reader.is_finished()), PATIENCE).await,
+            "the bot's logs were not read to the end"
+        );
         status
     }
 }

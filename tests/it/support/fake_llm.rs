@@ -103,6 +103,25 @@ impl RecordedRequest {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|value| value.to_str().ok())
     }
+
+    /// Everything sent, as one JSON text: what a leak check searches.
+    pub fn everything_sent(&self) -> String {
+        self.body.to_string()
+    }
+
+    /// The text of chat message `index` (the system prompt is the first one in the OpenAI
+    /// dialect), or nothing.
+    pub fn message_text(&self, index: usize) -> String {
+        self.body["messages"][index]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// The system prompt as the OpenAI dialect sends it: the first chat message.
+    pub fn system_prompt(&self) -> String {
+        self.message_text(0)
+    }
 }
 
 /// Computes the reply to a request body when no scripted behaviour is queued (e.g. a stand-in

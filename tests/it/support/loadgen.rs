@@ -27,8 +27,9 @@ use anyhow::Context;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::{Call, FakeTelegram};
+use super::fake_llm::FakeLlm;
+use super::fake_telegram::{Call, FakeTelegram};
+use super::run_command::telemem_run;
 
 /// Simulated users' ids (each user talks in a private chat with the same id) start above this.
 const FIRST_USER_ID: i64 = 1_000_000;
@@ -294,7 +295,7 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
     let database_url = format!("sqlite://{}", dir.path().join("telemem.db").display());
 
     let spawned_at = Instant::now();
-    let mut bot = BotProcess::spawn(options, &telegram, &llm, &database_url)?;
+    let mut bot = BotUnderLoad::spawn(options, &telegram, &llm, &database_url)?;
     let first_poll = wait_for_first_poll(&telegram, &mut bot, options.stall_timeout).await?;
     tokio::time::sleep(options.idle_wait).await;
     let idle_rss_kib = proc_status_kib(bot.pid(), "VmRSS").context("read the bot's VmRSS")?;
@@ -361,7 +362,7 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
 /// Waits for the bot's first `getUpdates`; returns when it reached the fake.
 async fn wait_for_first_poll(
     telegram: &FakeTelegram,
-    bot: &mut BotProcess,
+    bot: &mut BotUnderLoad,
     patience: Duration,
 ) -> anyhow::Result<Instant> {
     let deadline = Instant::now() + patience;
@@ -475,7 +476,7 @@ impl<'a> Driver<'a> {
         self.started_at + Duration::from_secs_f64(position as f64 / rate)
     }
 
-    async fn drive(&mut self, bot: &mut BotProcess) {
+    async fn drive(&mut self, bot: &mut BotUnderLoad) {
         self.started_at = Instant::now();
         if self.options.turns > 0 {
             for index in 0..self.users.len() {
@@ -720,33 +721,22 @@ fn readable(entry: &serde_json::Value) -> String {
 }
 
 /// The bot as a child process; killed if still running when dropped (say, after a panic).
-struct BotProcess {
+struct BotUnderLoad {
     child: Child,
     log: Arc<Mutex<BotLog>>,
 }
 
-impl BotProcess {
+impl BotUnderLoad {
     fn spawn(
         options: &LoadOptions,
         telegram: &FakeTelegram,
         llm: &FakeLlm,
         database_url: &str,
     ) -> anyhow::Result<Self> {
-        let mut command = Command::new(&options.bin);
+        let mut command = telemem_run(&options.bin, telegram, llm, database_url);
         command
-            .arg("run")
-            // Only what is set here: a developer's own TELOXIDE_TOKEN or LLM_* must not leak in.
-            .env_clear()
-            .envs(std::env::var_os("PATH").map(|path| ("PATH", path)))
-            .env("TELOXIDE_TOKEN", telegram.token())
-            .env("TELOXIDE_API_URL", telegram.api_url().as_str())
-            .env("ALLOW_ALL_USERS", "true")
-            .env("LLM_BASE_URL", llm.base_url())
-            .env("TELEGRAM_THROTTLE", "false")
-            .env("STREAM_REPLIES", "false")
             // Simulated users send as fast as they are answered, far past what a person does.
             .env("USER_MESSAGES_PER_MINUTE", "0")
-            .env("DATABASE_URL", database_url)
             .env("RUST_LOG", "warn")
             .env("LOG_FORMAT", "json")
             .envs(options.env.iter().map(|(key, value)| (key, value)))
@@ -807,7 +797,7 @@ impl BotProcess {
     }
 }
 
-impl Drop for BotProcess {
+impl Drop for BotUnderLoad {
     fn drop(&mut self) {
         if self.exit_status().is_none() {
             let _ = self.child.kill();

@@ -1,7 +1,8 @@
 //! A stand-in for a modest real model, answering the fake LLM's requests in the memory
-//! evaluation. It is deliberately imperfect where real models are: its session summary keeps
-//! only the person's few most informative lines, and its notes are the sentences where the
-//! person states something lasting about themselves, recognised by a few phrases per language.
+//! evaluation and the memory privacy specifications. It is deliberately imperfect where real
+//! models are: its session summary keeps only the person's few most informative lines, and its
+//! notes are the sentences where the person states something lasting about themselves,
+//! recognised by a few phrases per language.
 
 use serde_json::Value;
 use telemem::memory::summary::information_score;

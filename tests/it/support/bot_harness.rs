@@ -1,22 +1,22 @@
 //! Starts the real bot (the real dispatcher, handlers, conversation, storage and LLM client) in
-//! this test process against a fake Telegram Bot API server and a fake LLM server on 127.0.0.1.
+//! this test process against a fake Telegram Bot API server and a fake LLM server on 127.0.0.1,
+//! polling or taking updates by webhook, and waits for what it sends.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use clap::Parser;
+use reqwest::StatusCode;
 use telemem::app::App;
-use telemem::clock::{Clock, ManualClock, SystemClock};
-use telemem::config::Config;
+use telemem::clock::SystemClock;
 use telemem::storage::Store;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::fake_llm::FakeLlm;
-use crate::fake_telegram::FakeTelegram;
-
-/// How long a test waits for the bot to do something before it fails.
-pub const PATIENCE: Duration = Duration::from_secs(20);
+use super::bot_process::free_port;
+use super::config::parse_config;
+use super::database::TempDatabase;
+use super::fake_llm::FakeLlm;
+use super::fake_telegram::{FakeTelegram, called};
+use super::waiting::PATIENCE;
 
 /// Users on the test bot's allow list.
 pub const ALICE: i64 = 111;
@@ -24,22 +24,11 @@ pub const BOB: i64 = 222;
 pub const CAROL: i64 = 333;
 
 /// A group chat with the users above.
-pub const GROUP_FOR_TESTS: i64 = -100_900;
+pub const GROUP: i64 = -100_900;
 
-#[derive(Parser)]
-#[command(args_override_self = true)]
-struct TestCli {
-    #[command(flatten)]
-    config: Config,
-}
-
-/// A configuration from command-line style arguments (later ones override earlier ones).
-pub fn parse_config<S: AsRef<str>>(args: &[S]) -> Config {
-    let args = std::iter::once("telemem").chain(args.iter().map(AsRef::as_ref));
-    TestCli::try_parse_from(args)
-        .expect("test configuration")
-        .config
-}
+/// The secret token Telegram sends with every webhook request to a bot from
+/// [`TestBot::start_with_webhook`].
+pub const WEBHOOK_SECRET: &str = "s3cret-Token_1";
 
 pub struct TestBot {
     pub telegram: FakeTelegram,
@@ -48,31 +37,17 @@ pub struct TestBot {
     pub database_url: String,
     shutdown: CancellationToken,
     running: Option<JoinHandle<anyhow::Result<()>>>,
-    _dir: tempfile::TempDir,
-}
-
-/// Options of one test bot.
-#[derive(Default)]
-pub struct TestBotOptions {
-    pub args: Vec<String>,
-    pub clock: Option<ManualClock>,
+    _database: TempDatabase,
 }
 
 impl TestBot {
     /// A bot allowing ALICE, BOB and CAROL, not streaming, not throttled.
     pub async fn start() -> Self {
-        Self::start_with(TestBotOptions::default()).await
+        Self::start_with_args(&[]).await
     }
 
+    /// Like [`Self::start`], with `args` on top (later ones override earlier ones).
     pub async fn start_with_args(args: &[&str]) -> Self {
-        Self::start_with(TestBotOptions {
-            args: args.iter().map(|a| a.to_string()).collect(),
-            clock: None,
-        })
-        .await
-    }
-
-    pub async fn start_with(options: TestBotOptions) -> Self {
         // RUST_LOG=debug cargo test ... shows the bot's logs for a failing test.
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -80,14 +55,12 @@ impl TestBot {
             .try_init();
         let telegram = FakeTelegram::start().await;
         let llm = FakeLlm::start().await;
-        let dir = tempfile::tempdir().expect("temporary directory");
-        let database_url = format!("sqlite://{}", dir.path().join("bot.db").display());
+        let database = TempDatabase::new();
         let allowed = format!("{ALICE},{BOB},{CAROL}");
         let llm_url = llm.base_url();
-        let mut args = vec![
-            "telemem",
+        let mut all_args = vec![
             "--database-url",
-            &database_url,
+            &database.url,
             "--allowed-users",
             &allowed,
             "--llm-base-url",
@@ -102,36 +75,49 @@ impl TestBot {
             "false",
             "--purge-first-run-secs",
             "3600",
-        ]
-        .into_iter()
-        .map(str::to_owned)
-        .collect::<Vec<_>>();
-        args.extend(options.args);
-        let config = TestCli::try_parse_from(&args)
-            .expect("test configuration")
-            .config;
-        let clock: Arc<dyn Clock> = match options.clock {
-            Some(clock) => Arc::new(clock),
-            None => Arc::new(SystemClock),
-        };
-        let app = App::build_with(config, telegram.bot(), clock)
-            .await
-            .expect("build the app");
+        ];
+        all_args.extend_from_slice(args);
+        let app = App::build_with(
+            parse_config(&all_args),
+            telegram.bot(),
+            Arc::new(SystemClock),
+        )
+        .await
+        .expect("build the app");
         // A store of the test's own, so assertions still work after the bot closed its connections.
-        let store = Store::connect(&database_url)
-            .await
-            .expect("open the bot's database");
+        let store = database.connect().await;
         let shutdown = CancellationToken::new();
         let running = tokio::spawn(app.run_until(shutdown.clone()));
         Self {
             telegram,
             llm,
             store,
-            database_url,
+            database_url: database.url.clone(),
             shutdown,
             running: Some(running),
-            _dir: dir,
+            _database: database,
         }
+    }
+
+    /// A bot taking its updates by webhook with [`WEBHOOK_SECRET`] on a free port, once it has
+    /// registered the webhook with Telegram; with the webhook's URL.
+    pub async fn start_with_webhook() -> (Self, String) {
+        let port = free_port();
+        let http_addr = format!("127.0.0.1:{port}");
+        let hook = format!("http://{http_addr}/telegram/hook");
+        let bot = Self::start_with_args(&[
+            "--http-addr",
+            &http_addr,
+            "--telegram-webhook-url",
+            &hook,
+            "--telegram-webhook-secret",
+            WEBHOOK_SECRET,
+        ])
+        .await;
+        bot.telegram
+            .wait_for(|calls| called(calls, "setWebhook"), PATIENCE)
+            .await;
+        (bot, hook)
     }
 
     /// Waits until the bot has sent at least `count` messages in `chat_id` (after edits, the text
@@ -146,19 +132,9 @@ impl TestBot {
 
     /// Waits until some message the bot sent in `chat_id` contains `needle`; returns all of them.
     pub async fn wait_for_text(&self, chat_id: i64, needle: &str) -> Vec<String> {
-        let telegram = &self.telegram;
-        telegram
-            .wait_for(
-                |_| {
-                    telegram
-                        .sent_messages(chat_id)
-                        .iter()
-                        .any(|text| text.contains(needle))
-                },
-                PATIENCE,
-            )
-            .await;
-        telegram.sent_messages(chat_id)
+        self.telegram
+            .wait_for_message(chat_id, |text| text.contains(needle), PATIENCE)
+            .await
     }
 
     /// Stops the bot the way SIGTERM does and waits for the turns in flight to finish.
@@ -178,4 +154,17 @@ impl Drop for TestBot {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
+}
+
+/// Posts `update` (any bytes) to the webhook at `hook` as Telegram would, with `secret` as its
+/// secret token (`None`: without one); returns the answer's status.
+pub async fn post_to_webhook(hook: &str, secret: Option<&str>, update: Vec<u8>) -> StatusCode {
+    let mut request = reqwest::Client::new()
+        .post(hook)
+        .header("Content-Type", "application/json")
+        .body(update);
+    if let Some(secret) = secret {
+        request = request.header("X-Telegram-Bot-Api-Secret-Token", secret);
+    }
+    request.send().await.expect("post to the webhook").status()
 }

@@ -1,0 +1,109 @@
+//! The recorded chat state the Bot API methods work on: the calls so far, the updates waiting to
+//! be handed out, the messages and documents the bot sent, the chats seen, and the scripted
+//! faults waiting for their call; plus Telegram's JSON for users, chats and the bot's messages.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use super::{BOT_USER_ID, BOT_USERNAME, BotMessage, Call, Fault, Handout, Hold, SentDocument};
+
+#[derive(Default)]
+pub(super) struct State {
+    pub(super) calls: Vec<Call>,
+    pub(super) pending_updates: VecDeque<Value>,
+    pub(super) last_update_id: i64,
+    pub(super) handouts: Vec<Handout>,
+    pub(super) last_handed_out_id: i64,
+    pub(super) last_message_id: i64,
+    pub(super) bot_messages: Vec<BotMessage>,
+    pub(super) documents: Vec<SentDocument>,
+    pub(super) faults: HashMap<String, VecDeque<Fault>>,
+    pub(super) holds: Vec<Hold>,
+    pub(super) chats: HashMap<i64, Value>,
+    pub(super) allowed_updates: Option<Vec<String>>,
+    pub(super) webhook_url: String,
+    /// Telegram cannot be reached: every call loses its connection.
+    pub(super) down: bool,
+    /// Private chats of people who never started the bot: writing there is refused with 403.
+    pub(super) closed_private_chats: HashSet<i64>,
+}
+
+impl State {
+    pub(super) fn register_chat(&mut self, chat_id: i64, chat: Value) -> Value {
+        self.chats.insert(chat_id, chat.clone());
+        chat
+    }
+
+    pub(super) fn chat(&self, chat_id: i64) -> Value {
+        self.chats.get(&chat_id).cloned().unwrap_or_else(|| {
+            if chat_id < 0 {
+                group_chat(chat_id)
+            } else {
+                private_chat(chat_id)
+            }
+        })
+    }
+
+    pub(super) fn user_message(&mut self, chat: Value, user_id: i64) -> Value {
+        self.last_message_id += 1;
+        json!({
+            "message_id": self.last_message_id,
+            "date": unix_now(),
+            "chat": chat,
+            "from": user(user_id)
+        })
+    }
+
+    pub(super) fn bot_message_json(&self, message: &BotMessage) -> Value {
+        let mut json = json!({
+            "message_id": message.message_id,
+            "date": unix_now(),
+            "chat": self.chat(message.chat_id),
+            "from": bot_user(),
+            "text": message.text
+        });
+        if message.edited {
+            json["edit_date"] = json!(unix_now());
+        }
+        if let Some(markup) = &message.reply_markup {
+            json["reply_markup"] = markup.clone();
+        }
+        json
+    }
+}
+
+pub(super) fn user(user_id: i64) -> Value {
+    json!({
+        "id": user_id, "is_bot": false, "first_name": format!("User {user_id}"),
+        "username": format!("user{user_id}"), "language_code": "en"
+    })
+}
+
+pub(super) fn bot_user() -> Value {
+    json!({
+        "id": BOT_USER_ID, "is_bot": true, "first_name": "Telemem Test", "username": BOT_USERNAME
+    })
+}
+
+pub(super) fn private_chat(chat_id: i64) -> Value {
+    json!({
+        "id": chat_id, "type": "private", "first_name": format!("User {chat_id}"),
+        "username": format!("user{chat_id}")
+    })
+}
+
+pub(super) fn channel_chat(chat_id: i64) -> Value {
+    json!({ "id": chat_id, "type": "channel", "title": format!("Channel {chat_id}") })
+}
+
+pub(super) fn group_chat(chat_id: i64) -> Value {
+    json!({ "id": chat_id, "type": "group", "title": format!("Test group {chat_id}") })
+}
+
+pub(super) fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
