@@ -397,7 +397,10 @@ async fn embedded_conversations() -> Store {
         let session_id = session.id;
         let mut vectors = Vec::new();
         for index in 0..MEANING_MESSAGES {
-            let content = format!("Message {index} of person {user} about parcel {}", index % 97);
+            let content = format!(
+                "Message {index} of person {user} about parcel {}",
+                index % 97
+            );
             let message = NewMessage {
                 key,
                 session_id,

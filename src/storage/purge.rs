@@ -155,30 +155,7 @@ impl Store {
     ) -> Result<PurgeCounts, sqlx::Error> {
         let store = self;
         let _running = self.purge_running();
-        // Each batch adds delete markers to the full-text index. With FTS5's automatic merging
-        // on, the batch that crosses a merge threshold also merges index segments full of them:
-        // tens of milliseconds during which every chat turn waits. During the purge automatic
-        // merging is off and each batch is followed by a bounded merge step of its own, so that
-        // a waiting turn gets the writer between the two.
-        self.set_fts_automerge(0).await?;
-        let messages = in_batches(batch_size, || async move {
-            let deleted = sqlx::query!(
-                "DELETE FROM messages WHERE id IN
-                     (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
-                cutoff_ms,
-                batch_size,
-            )
-            .execute(&mut *store.writer().await?)
-            .await?;
-            sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', 16)")
-                .execute(&mut *store.writer().await?)
-                .await?;
-            Ok((deleted.rows_affected(), 0))
-        })
-        .await;
-        let restored = self.set_fts_automerge(FTS_AUTOMERGE).await;
-        let messages = messages?;
-        restored?;
+        let messages = self.purge_messages(cutoff_ms, batch_size).await?;
         let (sessions, summaries) = in_batches_counting(batch_size, || {
             self.purge_session_batch(cutoff_ms, batch_size)
         })
@@ -229,6 +206,35 @@ impl Store {
             settings,
         };
         Ok(counts)
+    }
+
+    /// Old messages, in batches. Each batch adds delete markers to the full-text index. With
+    /// FTS5's automatic merging on, the batch that crosses a merge threshold also merges index
+    /// segments full of them: a long hold of the writer during which every chat turn waits.
+    /// During the purge automatic merging is off and each batch is followed by a bounded merge
+    /// step of its own, so that a waiting turn gets the writer between the two.
+    async fn purge_messages(&self, cutoff_ms: i64, batch_size: i64) -> Result<u64, sqlx::Error> {
+        let store = self;
+        self.set_fts_automerge(0).await?;
+        let messages = in_batches(batch_size, || async move {
+            let deleted = sqlx::query!(
+                "DELETE FROM messages WHERE id IN
+                     (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
+                cutoff_ms,
+                batch_size,
+            )
+            .execute(&mut *store.writer().await?)
+            .await?;
+            sqlx::query!("INSERT INTO messages_fts (messages_fts, rank) VALUES ('merge', 16)")
+                .execute(&mut *store.writer().await?)
+                .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await;
+        let restored = self.set_fts_automerge(FTS_AUTOMERGE).await;
+        let messages = messages?;
+        restored?;
+        Ok(messages)
     }
 
     /// One batch of old sessions with their summaries (and any message left behind, by cascade).

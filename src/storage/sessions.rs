@@ -77,52 +77,8 @@ impl Store {
         key: ConversationKey,
         limits: TurnStartLimits,
     ) -> Result<TurnStart, sqlx::Error> {
-        let row = sqlx::query!(
-            r#"SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: String",
-                      session.id AS "session_id?: i64",
-                      session.last_activity_at AS "last_activity_at_ms?: i64",
-                      (SELECT json_group_array(json_object(
-                                  'id', id, 'note', note, 'created_at_ms', created_at,
-                                  'confirmed_at_ms', confirmed_at))
-                       FROM (SELECT id, note, created_at, confirmed_at FROM user_notes
-                             WHERE chat_id = ?1 AND user_id = ?2
-                             ORDER BY created_at, id)) AS "notes!: String",
-                      (SELECT json_group_array(json_object(
-                                  'session_id', session_id, 'chat_id', chat_id,
-                                  'user_id', user_id, 'summary', summary,
-                                  'created_at_ms', created_at,
-                                  'session_started_at_ms', started_at,
-                                  'session_last_activity_at_ms', last_activity_at))
-                       FROM (SELECT * FROM
-                                 (SELECT summary.session_id, summary.chat_id, summary.user_id,
-                                         summary.summary, summary.created_at,
-                                         summarized.started_at, summarized.last_activity_at
-                                  FROM session_summaries AS summary
-                                  JOIN sessions AS summarized
-                                      ON summarized.id = summary.session_id
-                                  WHERE summary.chat_id = ?1 AND summary.user_id = ?2
-                                    AND summary.created_at >= ?3
-                                  ORDER BY summary.created_at DESC, summary.session_id DESC
-                                  LIMIT +?4)
-                             ORDER BY created_at, session_id)) AS "summaries!: String",
-                      (SELECT json_group_array(json_object(
-                                  'id', id, 'chat_id', chat_id, 'user_id', user_id,
-                                  'session_id', session_id, 'role', role, 'content', content,
-                                  'created_at_ms', created_at, 'tokens_in', tokens_in,
-                                  'tokens_out', tokens_out,
-                                  'telegram_message_id', telegram_message_id))
-                       FROM (SELECT * FROM
-                                 (SELECT * FROM messages
-                                  WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?5
-                                  ORDER BY created_at DESC, id DESC
-                                  LIMIT +?6)
-                             ORDER BY created_at, id)) AS "history!: String",
-                      EXISTS (SELECT 1 FROM messages
-                              WHERE chat_id = ?1 AND user_id = ?2 AND created_at < ?5)
-                          AS "has_messages_before_window!: bool"
-               FROM (SELECT 1)
-               LEFT JOIN sessions AS session
-                   ON session.chat_id = ?1 AND session.user_id = ?2 AND session.closed_at IS NULL"#,
+        let row = sqlx::query_file!(
+            "src/storage/sql/turn_start.sql",
             key.chat_id,
             key.user_id,
             limits.summaries_since_ms,
