@@ -270,16 +270,15 @@ impl Conversations {
             .await
             .context("cannot store the user's message")?;
         let stored = StoredMessage {
-            id: user_message_id,
-            chat_id: key.chat_id,
-            user_id: key.user_id,
-            session_id: session.session_id,
-            role: Role::User,
-            content: text.to_owned(),
-            created_at_ms: now_ms,
-            tokens_in: 0,
-            tokens_out: 0,
             telegram_message_id,
+            ..StoredMessage::new(
+                user_message_id,
+                key,
+                session.session_id,
+                Role::User,
+                text,
+                now_ms,
+            )
         };
         let assembled = self.assemble_context(key, now_ms, start, stored).await?;
         Ok(Turn {
@@ -388,18 +387,7 @@ impl Conversations {
     ) -> anyhow::Result<AssembledContext> {
         let now_ms = self.clock.now_ms();
         let start = self.turn_start(key, now_ms).await?;
-        let new_message = StoredMessage {
-            id: i64::MAX,
-            chat_id: key.chat_id,
-            user_id: key.user_id,
-            session_id: 0,
-            role: Role::User,
-            content: text.to_owned(),
-            created_at_ms: now_ms,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: None,
-        };
+        let new_message = StoredMessage::new(i64::MAX, key, 0, Role::User, text, now_ms);
         self.assemble_context(key, now_ms, start, new_message).await
     }
 
@@ -594,18 +582,15 @@ mod tests {
     use super::*;
 
     fn message(id: i64, created_at_ms: i64) -> StoredMessage {
-        StoredMessage {
+        let key = crate::storage::ConversationKey::new(1, 1);
+        StoredMessage::new(
             id,
-            chat_id: 1,
-            user_id: 1,
-            session_id: 1,
-            role: Role::User,
-            content: format!("message {id}"),
+            key,
+            1,
+            Role::User,
+            format!("message {id}"),
             created_at_ms,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: None,
-        }
+        )
     }
 
     fn ids(history: &[StoredMessage]) -> Vec<i64> {

@@ -256,18 +256,8 @@ mod tests {
     const NOW: i64 = 1_796_047_506_789;
 
     fn message(id: i64, role: Role, content: &str) -> StoredMessage {
-        StoredMessage {
-            id,
-            chat_id: 1,
-            user_id: 1,
-            session_id: 1,
-            role,
-            content: content.to_owned(),
-            created_at_ms: NOW - 60_000 * (100 - id),
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: None,
-        }
+        let key = crate::storage::ConversationKey::new(1, 1);
+        StoredMessage::new(id, key, 1, role, content, NOW - 60_000 * (100 - id))
     }
 
     fn summary(session_id: i64, text: &str) -> SummaryRecord {

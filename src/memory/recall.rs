@@ -281,17 +281,9 @@ mod tests {
 
     #[test]
     fn repeated_texts_keep_only_their_most_relevant_copy() {
-        let message = |id: i64, content: &str| StoredMessage {
-            id,
-            chat_id: 1,
-            user_id: 1,
-            session_id: 1,
-            role: crate::storage::Role::User,
-            content: content.to_owned(),
-            created_at_ms: id,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: None,
+        let key = ConversationKey::new(1, 1);
+        let message = |id: i64, content: &str| {
+            StoredMessage::new(id, key, 1, crate::storage::Role::User, content, id)
         };
         let candidates = vec![
             message(7, "Name for a kitten?"),

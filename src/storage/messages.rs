@@ -39,6 +39,32 @@ pub struct StoredMessage {
     pub telegram_message_id: Option<i64>,
 }
 
+impl StoredMessage {
+    /// A message of `key`'s conversation as a prompt sees it: no tokens counted and no Telegram
+    /// message yet (set the fields that differ with struct update syntax).
+    pub fn new(
+        id: i64,
+        key: ConversationKey,
+        session_id: i64,
+        role: Role,
+        content: impl Into<String>,
+        created_at_ms: i64,
+    ) -> Self {
+        Self {
+            id,
+            chat_id: key.chat_id,
+            user_id: key.user_id,
+            session_id,
+            role,
+            content: content.into(),
+            created_at_ms,
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id: None,
+        }
+    }
+}
+
 impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).

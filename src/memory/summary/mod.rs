@@ -33,18 +33,8 @@ mod test_support {
     use crate::storage::{Role, StoredMessage};
 
     pub(super) fn message(role: Role, content: &str) -> StoredMessage {
-        StoredMessage {
-            id: 1,
-            chat_id: 1,
-            user_id: 1,
-            session_id: 1,
-            role,
-            content: content.to_owned(),
-            created_at_ms: 1_796_047_506_789,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id: None,
-        }
+        let key = crate::storage::ConversationKey::new(1, 1);
+        StoredMessage::new(1, key, 1, role, content, 1_796_047_506_789)
     }
 
     /// Whether `line` opens a section, judged independently of the parser: after whitespace and
