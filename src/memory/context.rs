@@ -4,7 +4,9 @@
 //! persona), then a memory block (the user's durable notes, summaries of recent sessions, then
 //! older messages recalled as relevant to the new message), then the raw recent history as chat
 //! messages, then the new message. Everything taken from the past carries its date and time, so
-//! the model can tell stale context from current.
+//! the model can tell stale context from current. Summaries and recalled messages are listed
+//! newest first: where a fact changed ("I moved, my new address is ..."), the current value
+//! comes before the old one, also when a summary recalled by meaning carries the old one.
 //!
 //! The memory parts share a token budget. When it is exceeded they are trimmed in this order:
 //! oldest raw turns first (the summaries still cover them), then recalled messages (least
@@ -163,7 +165,7 @@ fn system_prompt(
         ),
         (
             SUMMARIES_HEADING,
-            summaries.iter().map(summary_line).collect(),
+            summaries.iter().rev().map(summary_line).collect(),
         ),
         (RECALLED_HEADING, newest_first(recalled)),
     ];
@@ -185,7 +187,7 @@ fn system_prompt(
 /// The headings of the memory block's parts, in their order.
 pub const NOTES_HEADING: &str =
     "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
-pub const SUMMARIES_HEADING: &str = "Summaries of earlier sessions:";
+pub const SUMMARIES_HEADING: &str = "Summaries of earlier sessions, newest first:";
 pub const RECALLED_HEADING: &str = "Older messages that may be relevant now, newest first:";
 
 fn note_line(note: &NoteLine) -> String {
@@ -371,6 +373,19 @@ mod tests {
                 .content
                 .ends_with("the new message")
         );
+    }
+
+    #[test]
+    fn summaries_and_recalled_messages_are_listed_newest_first() {
+        let mut fixture = fixture();
+        for (index, summary) in fixture.summaries.iter_mut().enumerate() {
+            summary.session_started_at_ms += index as i64 * 86_400_000;
+        }
+        let system = assemble_with_budget(&fixture, 100_000).request.system;
+
+        let at = |needle: &str| system.find(needle).expect(needle);
+        assert!(at("summary 3") < at("summary 2") && at("summary 2") < at("summary 1"));
+        assert!(at("recalled 3") < at("recalled 2") && at("recalled 2") < at("recalled 1"));
     }
 
     #[test]

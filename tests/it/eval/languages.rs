@@ -4,6 +4,8 @@
 //! template contains a digit, so a referent in a prompt can only come from the message that
 //! planted it.
 
+use super::meaning_templates::{self, MeaningTemplates};
+
 /// A kind of fact a person plants and later refers back to.
 pub struct Topic {
     /// States the fact; contains `{ref}`.
@@ -77,6 +79,8 @@ pub struct Language {
     pub phone: &'static str,
     /// An address pattern with `{name}` (generated) and `{number}`.
     pub address: &'static str,
+    /// The probes that need recall by meaning.
+    pub meaning: MeaningTemplates,
 }
 
 pub const LANGUAGES: [Language; 5] = [ENGLISH, GERMAN, SPANISH, FRENCH, RUSSIAN];
@@ -248,6 +252,7 @@ const ENGLISH: Language = Language {
     people: &["Dave", "Mike", "Steve", "Gary", "Tom"],
     phone: "+44 7### ######",
     address: "{number} {name} Road",
+    meaning: meaning_templates::ENGLISH,
 };
 
 const GERMAN: Language = Language {
@@ -417,6 +422,7 @@ const GERMAN: Language = Language {
     people: &["Jürgen", "Uwe", "Holger", "Frank", "Dieter"],
     phone: "+49 15# #######",
     address: "{name}straße {number}",
+    meaning: meaning_templates::GERMAN,
 };
 
 const SPANISH: Language = Language {
@@ -586,6 +592,7 @@ const SPANISH: Language = Language {
     people: &["Paco", "Andrés", "Luis", "Manolo", "Javier"],
     phone: "+34 6## ### ###",
     address: "calle {name} {number}",
+    meaning: meaning_templates::SPANISH,
 };
 
 const FRENCH: Language = Language {
@@ -755,6 +762,7 @@ const FRENCH: Language = Language {
     people: &["Didier", "Patrice", "Yannick", "Thierry", "Pascal"],
     phone: "+33 6 ## ## ## ##",
     address: "{number} rue {name}",
+    meaning: meaning_templates::FRENCH,
 };
 
 const RUSSIAN: Language = Language {
@@ -931,4 +939,5 @@ const RUSSIAN: Language = Language {
     people: &["Сергей", "Андрей", "Виктор", "Николай", "Олег"],
     phone: "+7 9## ###-##-##",
     address: "улица {name}, {number}",
+    meaning: meaning_templates::RUSSIAN,
 };

@@ -1,6 +1,8 @@
 //! Generates the evaluation's conversations from the templates in `languages.rs`: per language
-//! three people, each with a private chat and a shared group chat, over ten simulated days.
-//! Every probe is a turn whose prompt must (or, for isolation, must never) contain a referent.
+//! three people, each with a private chat and a shared group chat, over ten simulated days, and
+//! a fourth person whose facts are asked back in other words, change, or (in German) are named
+//! by compounds (`scenario/meaning.rs`). Every probe is a turn whose prompt must (or, for
+//! isolation, must never) contain a referent.
 //!
 //! All values are drawn from a seeded generator, so every run sees the same conversations.
 
@@ -11,8 +13,14 @@ use telemem::storage::ConversationKey;
 use super::languages::{LANGUAGES, Language, SECRET_KINDS, SecretKind, TOPIC_KINDS, TopicKind};
 use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, MINUTE_MS};
 
+mod meaning;
+
 /// The idle timeout the evaluation runs with (the default, 30 minutes).
 pub const SESSION_IDLE_MS: i64 = 30 * MINUTE_MS;
+
+/// How many session summaries a prompt carries (the default, which the evaluation runs with):
+/// a fact told more sessions ago than this comes back only through recall.
+pub const SUMMARY_COUNT: usize = 3;
 
 /// People per language; they share one group chat.
 const PEOPLE_PER_LANGUAGE: usize = 3;
@@ -27,15 +35,27 @@ pub enum Kind {
     SameDayAfterBreak,
     AfterDays,
     Preference,
+    /// Asked with the fact's words, more than [`SUMMARY_COUNT`] sessions later.
+    BeyondSummaries,
+    /// A German compound asked as a phrase, or a phrase asked as a compound.
+    Compound,
+    /// Asked without any content word of the fact, more than [`SUMMARY_COUNT`] sessions later.
+    Paraphrase,
+    /// A fact that changed: the new value must be in the prompt, before the old one if both are.
+    ChangedFact,
     Isolation,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 9] = [
         Kind::SameSession,
         Kind::SameDayAfterBreak,
         Kind::AfterDays,
         Kind::Preference,
+        Kind::BeyondSummaries,
+        Kind::Compound,
+        Kind::Paraphrase,
+        Kind::ChangedFact,
         Kind::Isolation,
     ];
 
@@ -45,6 +65,10 @@ impl Kind {
             Kind::SameDayAfterBreak => "same day, after a session break",
             Kind::AfterDays => "after 2–6 days",
             Kind::Preference => "preference, 3–9 days later",
+            Kind::BeyondSummaries => "same words, more than 3 sessions later",
+            Kind::Compound => "German compound ↔ phrase, days later",
+            Kind::Paraphrase => "paraphrase (no word in common), more than 3 sessions later",
+            Kind::ChangedFact => "changed fact: the new value, first",
             Kind::Isolation => "isolation (another user's private fact)",
         }
     }
@@ -56,6 +80,21 @@ pub struct Probe {
     pub kind: Kind,
     pub language: &'static str,
     pub referent: String,
+    /// For a changed fact, the old value: it may be in the prompt only after the referent.
+    pub stale: Option<String>,
+}
+
+impl Probe {
+    /// Whether `prompt` carries what the probe needs (for isolation: what it must not carry).
+    pub fn is_found_in(&self, prompt: &str) -> bool {
+        let Some(at) = prompt.find(&self.referent) else {
+            return false;
+        };
+        self.stale
+            .as_deref()
+            .and_then(|stale| prompt.find(stale))
+            .is_none_or(|stale_at| at < stale_at)
+    }
 }
 
 /// One message a person sends, at a simulated time.
@@ -71,11 +110,63 @@ pub struct Turn {
 pub struct Scenario {
     /// All turns of all people, in time order.
     pub turns: Vec<Turn>,
-    /// The generated values each person told (facts and secrets), by user id: any of them in
-    /// another user's prompt is a leak.
-    pub private_values: HashMap<i64, Vec<String>>,
+    /// The generated values each person told (facts and secrets): any of them in another
+    /// user's prompt is a leak.
+    pub private_values: PrivateValues,
     pub people: usize,
     pub languages: Vec<&'static str>,
+}
+
+/// Every person's private values, each prompt searched for all of them in one pass: a search
+/// per value over every prompt of the run would take most of a debug build's time.
+pub struct PrivateValues {
+    /// (owner, value), in no particular order.
+    values: Vec<(i64, String)>,
+    /// Indexes into `values` by the value's first two bytes (as a `u16`).
+    by_start: Vec<Vec<usize>>,
+}
+
+impl PrivateValues {
+    fn new(by_owner: HashMap<i64, Vec<String>>) -> Self {
+        let values: Vec<(i64, String)> = by_owner
+            .into_iter()
+            .flat_map(|(owner, values)| values.into_iter().map(move |value| (owner, value)))
+            .collect();
+        let mut by_start = vec![Vec::new(); usize::from(u16::MAX) + 1];
+        for (index, (_, value)) in values.iter().enumerate() {
+            let start = Self::start(value.as_bytes()).expect("values have two bytes or more");
+            by_start[start].push(index);
+        }
+        Self { values, by_start }
+    }
+
+    fn start(bytes: &[u8]) -> Option<usize> {
+        Some(usize::from(u16::from_be_bytes([
+            *bytes.first()?,
+            *bytes.get(1)?,
+        ])))
+    }
+
+    /// The values of people other than `user_id` that occur in `text`, each once.
+    pub fn of_others_in(&self, user_id: i64, text: &str) -> Vec<&str> {
+        let bytes = text.as_bytes();
+        let mut found: Vec<usize> = (0..bytes.len())
+            .filter_map(|at| Some((at, Self::start(&bytes[at..])?)))
+            .flat_map(|(at, start)| {
+                self.by_start[start]
+                    .iter()
+                    .filter(move |&&index| bytes[at..].starts_with(self.values[index].1.as_bytes()))
+            })
+            .copied()
+            .filter(|&index| self.values[index].0 != user_id)
+            .collect();
+        found.sort_unstable();
+        found.dedup();
+        found
+            .into_iter()
+            .map(|index| self.values[index].1.as_str())
+            .collect()
+    }
 }
 
 /// A small deterministic generator (SplitMix64), so the scenario is the same on every run.
@@ -261,6 +352,8 @@ struct Script<'a> {
     cursor_ms: i64,
     last_by_key: HashMap<ConversationKey, i64>,
     filler_next: usize,
+    /// Sessions started so far, in any chat.
+    sessions: usize,
 }
 
 impl Script<'_> {
@@ -274,6 +367,7 @@ impl Script<'_> {
         }
         self.key = key;
         self.cursor_ms = at_ms;
+        self.sessions += 1;
     }
 
     /// Starts a session after a break of `minutes`.
@@ -323,6 +417,7 @@ impl Script<'_> {
             kind,
             language: self.language.code,
             referent: referent.to_owned(),
+            stale: None,
         };
         self.say(text, Some(probe));
     }
@@ -386,7 +481,7 @@ fn at(day: i64, hour: i64, minute: i64) -> i64 {
     MIDNIGHT_MS + day * DAY_MS + hour * HOUR_MS + minute * MINUTE_MS
 }
 
-/// The whole evaluation: five languages, three people each.
+/// The whole evaluation: five languages, four people each.
 pub fn generate() -> Scenario {
     let mut values = Values {
         rng: Rng(0x7e1e_3e3e),
@@ -426,11 +521,20 @@ pub fn generate() -> Scenario {
             people_count += 1;
         }
     }
+    // After everyone else, so that their generated values stay the same.
+    for (language_index, language) in LANGUAGES.iter().enumerate() {
+        let user_id = 1_000 + 10 * language_index as i64 + meaning::USER_INDEX;
+        let (person_turns, told) =
+            meaning::script_person(language, &mut values, user_id, language_index);
+        turns.extend(person_turns);
+        private_values.insert(user_id, told);
+        people_count += 1;
+    }
     // Stable: turns of one person at the same minute keep their order.
     turns.sort_by_key(|turn| turn.at_ms);
     Scenario {
         turns,
-        private_values,
+        private_values: PrivateValues::new(private_values),
         people: people_count,
         languages: LANGUAGES.iter().map(|language| language.code).collect(),
     }
@@ -514,6 +618,7 @@ fn script_person(
         cursor_ms: 0,
         last_by_key: HashMap::new(),
         filler_next: global_index * 7,
+        sessions: 0,
     };
     let jitter = (global_index as i64 * 7) % 40;
     let filler_before =
@@ -664,4 +769,17 @@ pub fn format_day(at_ms: i64) -> String {
         minutes / 60,
         minutes % 60
     )
+}
+
+#[test]
+fn private_values_are_found_wherever_they_occur_and_only_for_others() {
+    let values = PrivateValues::new(HashMap::from([
+        (1, vec!["+44 7336 639897".to_owned(), "Nulekar".to_owned()]),
+        (2, vec!["улица Мижос, 34".to_owned()]),
+    ]));
+    let text = "Dr. Nulekar (улица Мижос, 34), call +44 7336 639897; Nulekar again";
+
+    assert_eq!(values.of_others_in(3, text).len(), 3);
+    assert_eq!(values.of_others_in(2, text), ["+44 7336 639897", "Nulekar"]);
+    assert!(values.of_others_in(3, "+44 7336 63989 Nulekr").is_empty());
 }
