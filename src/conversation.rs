@@ -325,11 +325,15 @@ impl Conversations {
         // The full-text search is local, so it may use the text as written; the embedding
         // server may be a third party and gets it masked.
         let new_text = new_message.content.clone();
-        let masked_text = self.redactor.redact(&new_text).into_owned();
         let history = history_with(start.history, new_message, settings.history_max_messages);
         let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
-        let summaries_shown: Vec<i64> = start.summaries.iter().map(|s| s.session_id).collect();
         let recalled = if has_older_messages {
+            // Masked only when it may leave the process: most turns recall by words alone.
+            let masked_text = match self.meaning {
+                Some(_) => self.redactor.redact(&new_text).into_owned(),
+                None => String::new(),
+            };
+            let summaries_shown: Vec<i64> = start.summaries.iter().map(|s| s.session_id).collect();
             let query = RecallQuery {
                 key,
                 text: &new_text,
