@@ -69,19 +69,20 @@ struct Target {
 
 /// The targets.
 const TARGETS: [Target; 8] = [
-    Target::any(Kind::SameSession, 0.98),
-    Target::any(Kind::SameDayAfterBreak, 0.98),
-    Target::any(Kind::AfterDays, 0.90),
-    Target::any(Kind::Preference, 0.95),
-    Target::any(Kind::BeyondSummaries, 0.90),
-    Target::any(Kind::Compound, 0.90),
-    Target::with_meaning(Kind::Paraphrase, 0.90),
-    Target::with_meaning(Kind::ChangedFact, 0.90),
+    Target::for_telemem(Kind::SameSession, 0.98),
+    Target::for_telemem(Kind::SameDayAfterBreak, 0.98),
+    Target::for_telemem(Kind::AfterDays, 0.90),
+    Target::for_telemem(Kind::Preference, 0.95),
+    Target::for_telemem(Kind::BeyondSummaries, 0.90),
+    Target::for_telemem(Kind::Compound, 0.90),
+    Target::with_embeddings(Kind::Paraphrase, 0.90),
+    Target::with_embeddings(Kind::ChangedFact, 0.90),
 ];
 const TARGET_MEDIAN_PROMPT_TOKENS: usize = 1_000;
 
 impl Target {
-    const fn any(kind: Kind, least: f64) -> Self {
+    /// A target for telemem with and without embeddings.
+    const fn for_telemem(kind: Kind, least: f64) -> Self {
         Self {
             kind,
             least,
@@ -89,7 +90,8 @@ impl Target {
         }
     }
 
-    const fn with_meaning(kind: Kind, least: f64) -> Self {
+    /// A target for telemem recalling by meaning only.
+    const fn with_embeddings(kind: Kind, least: f64) -> Self {
         Self {
             kind,
             least,
