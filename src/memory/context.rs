@@ -85,40 +85,35 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
         .map(|m| estimate_message_tokens(&history_content(m)))
         .collect();
 
-    // Trim in the documented order until the memory parts fit the budget.
-    let mut history_start = 0; // drop from the front: oldest raw turns first
-    let mut recalled_end = inputs.recalled.len(); // drop from the back: least relevant first
-    let mut summaries_start = 0; // drop from the front: oldest summaries first
-    let memory_cost = |history_start: usize, recalled_end: usize, summaries_start: usize| {
-        history_costs[history_start..].iter().sum::<usize>()
-            + recalled_costs[..recalled_end].iter().sum::<usize>()
-            + summary_costs[summaries_start..].iter().sum::<usize>()
+    let mut kept = Kept {
+        history: vec![true; previous.len()],
+        recalled: vec![true; inputs.recalled.len()],
+        summaries: vec![true; inputs.summaries.len()],
     };
-    while memory_cost(history_start, recalled_end, summaries_start) > inputs.memory_budget_tokens {
-        if history_start < previous.len() {
-            history_start += 1;
-        } else if recalled_end > 0 {
-            recalled_end -= 1;
-        } else if summaries_start < inputs.summaries.len() {
-            summaries_start += 1;
-        } else {
+    let memory_cost = |kept: &Kept| {
+        kept.cost(&kept.history, &history_costs)
+            + kept.cost(&kept.recalled, &recalled_costs)
+            + kept.cost(&kept.summaries, &summary_costs)
+    };
+    for part in trimming_order(previous, inputs) {
+        if memory_cost(&kept) <= inputs.memory_budget_tokens {
             break;
         }
+        kept.drop(part);
     }
 
-    let system = system_prompt(
-        inputs,
-        &inputs.summaries[summaries_start..],
-        &inputs.recalled[..recalled_end],
-    );
-    let mut messages: Vec<ChatMessage> = previous[history_start..]
+    let summaries: Vec<&SummaryRecord> = kept.select(&kept.summaries, inputs.summaries);
+    let recalled: Vec<&StoredMessage> = kept.select(&kept.recalled, inputs.recalled);
+    let history: Vec<&StoredMessage> = kept.select(&kept.history, previous);
+    let system = system_prompt(inputs, &summaries, &recalled);
+    let mut messages: Vec<ChatMessage> = history
         .iter()
         .map(|message| ChatMessage::new(chat_role(message.role), history_content(message)))
         .collect();
     if let Some(new_message) = new_message {
         messages.push(ChatMessage::new(Role::User, history_content(new_message)));
     }
-    let memory_tokens = memory_cost(history_start, recalled_end, summaries_start);
+    let memory_tokens = memory_cost(&kept);
     let total_tokens = estimate_tokens(&system)
         + messages
             .iter()
@@ -128,16 +123,69 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
         request: ChatRequest { system, messages },
         memory_tokens,
         total_tokens,
-        summaries_used: inputs.summaries.len() - summaries_start,
-        recalled_used: recalled_end,
-        history_used: previous.len() - history_start,
+        summaries_used: summaries.len(),
+        recalled_used: recalled.len(),
+        history_used: history.len(),
     }
+}
+
+/// One item of the memory parts the budget can drop.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    History(usize),
+    Recalled(usize),
+    Summary(usize),
+}
+
+/// Which items of each memory part are still in the prompt.
+struct Kept {
+    history: Vec<bool>,
+    recalled: Vec<bool>,
+    summaries: Vec<bool>,
+}
+
+impl Kept {
+    fn cost(&self, kept: &[bool], costs: &[usize]) -> usize {
+        kept.iter()
+            .zip(costs)
+            .filter(|(kept, _)| **kept)
+            .map(|(_, cost)| cost)
+            .sum()
+    }
+
+    fn drop(&mut self, part: Part) {
+        match part {
+            Part::History(index) => self.history[index] = false,
+            Part::Recalled(index) => self.recalled[index] = false,
+            Part::Summary(index) => self.summaries[index] = false,
+        }
+    }
+
+    fn select<'a, T>(&self, kept: &[bool], items: &'a [T]) -> Vec<&'a T> {
+        items
+            .iter()
+            .zip(kept)
+            .filter(|(_, kept)| **kept)
+            .map(|(item, _)| item)
+            .collect()
+    }
+}
+
+/// The order in which the budget drops items: raw turns first, oldest first (summaries cover
+/// earlier sessions, if with less detail), then recalled messages (least relevant first: they
+/// were chosen for the new message, which raw turns were not), then summaries (oldest first).
+fn trimming_order(previous: &[StoredMessage], inputs: &ContextInputs<'_>) -> Vec<Part> {
+    (0..previous.len())
+        .map(Part::History)
+        .chain((0..inputs.recalled.len()).rev().map(Part::Recalled))
+        .chain((0..inputs.summaries.len()).map(Part::Summary))
+        .collect()
 }
 
 fn system_prompt(
     inputs: &ContextInputs<'_>,
-    summaries: &[SummaryRecord],
-    recalled: &[StoredMessage],
+    summaries: &[&SummaryRecord],
+    recalled: &[&StoredMessage],
 ) -> String {
     let mut prompt = inputs.default_prompt.trim_end().to_owned();
     prompt.push_str(&format!(
@@ -163,11 +211,7 @@ fn system_prompt(
             NOTES_HEADING,
             inputs.notes.iter().map(note_line).collect::<Vec<_>>(),
         ),
-        (
-            SUMMARIES_HEADING,
-            summaries.iter().rev().map(summary_line).collect(),
-        ),
-        (RECALLED_HEADING, newest_first(recalled)),
+        (EARLIER_HEADING, newest_first(summaries, recalled)),
     ];
     for (heading, lines) in sections {
         if lines.is_empty() {
@@ -187,8 +231,10 @@ fn system_prompt(
 /// The headings of the memory block's parts, in their order.
 pub const NOTES_HEADING: &str =
     "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
-pub const SUMMARIES_HEADING: &str = "Summaries of earlier sessions, newest first:";
-pub const RECALLED_HEADING: &str = "Older messages that may be relevant now, newest first:";
+pub const EARLIER_HEADING: &str =
+    "Earlier sessions (summarized) and older messages that may be relevant now, newest first:";
+/// How a summary's line starts in the earlier part; a recalled message's starts with `- [`.
+pub const SUMMARY_LINE_START: &str = "- Session of ";
 
 fn note_line(note: &NoteLine) -> String {
     format!(
@@ -198,13 +244,22 @@ fn note_line(note: &NoteLine) -> String {
     )
 }
 
-/// The recalled messages' lines, newest first: where a fact changed ("I moved, my new address
-/// is ..."), the current value comes before the old one. (They arrive most relevant first, the
-/// order in which the budget drops them.)
-fn newest_first(recalled: &[StoredMessage]) -> Vec<String> {
-    let mut messages: Vec<&StoredMessage> = recalled.iter().collect();
-    messages.sort_by_key(|message| std::cmp::Reverse((message.created_at_ms, message.id)));
-    messages.into_iter().map(recalled_line).collect()
+/// Summaries and recalled messages in one list, newest first: where a fact changed ("I moved,
+/// my new address is ..."), the current value comes before the old one, whichever of the two
+/// holds it. A summary is as new as its session's last message. (They arrive oldest first and
+/// most relevant first, the orders in which the budget drops them.)
+fn newest_first(summaries: &[&SummaryRecord], recalled: &[&StoredMessage]) -> Vec<String> {
+    let mut lines: Vec<(i64, String)> = summaries
+        .iter()
+        .map(|summary| (summary.session_last_activity_at_ms, summary_line(summary)))
+        .chain(
+            recalled
+                .iter()
+                .map(|message| (message.created_at_ms, recalled_line(message))),
+        )
+        .collect();
+    lines.sort_by_key(|(at_ms, _)| std::cmp::Reverse(*at_ms));
+    lines.into_iter().map(|(_, line)| line).collect()
 }
 
 fn summary_line(summary: &SummaryRecord) -> String {
@@ -340,8 +395,9 @@ mod tests {
             "Talk like a pirate.",
             "<memory>",
             "Always answer in English",
-            "summary 1",
+            // The fixture's recalled messages are newer than its summaries.
             "recalled 1",
+            "summary 1",
             "</memory>",
         ];
         let positions: Vec<usize> = order
@@ -380,12 +436,30 @@ mod tests {
         let mut fixture = fixture();
         for (index, summary) in fixture.summaries.iter_mut().enumerate() {
             summary.session_started_at_ms += index as i64 * 86_400_000;
+            summary.session_last_activity_at_ms += index as i64 * 86_400_000;
         }
         let system = assemble_with_budget(&fixture, 100_000).request.system;
 
         let at = |needle: &str| system.find(needle).expect(needle);
         assert!(at("summary 3") < at("summary 2") && at("summary 2") < at("summary 1"));
         assert!(at("recalled 3") < at("recalled 2") && at("recalled 2") < at("recalled 1"));
+    }
+
+    #[test]
+    fn a_newer_recalled_message_comes_before_an_older_summary() {
+        let mut fixture = fixture();
+        fixture.summaries.truncate(1);
+        fixture.summaries[0].summary = "They live at 12 Old Road.".to_owned();
+        fixture.recalled = vec![message(5, Role::User, "I moved, I live at 3 New Lane now")];
+        assert!(
+            fixture.recalled[0].created_at_ms > fixture.summaries[0].session_last_activity_at_ms
+        );
+
+        let system = assemble_with_budget(&fixture, 100_000).request.system;
+
+        let at = |needle: &str| system.find(needle).expect(needle);
+        assert!(at("3 New Lane") < at("12 Old Road"), "{system}");
+        assert_eq!(system.matches(EARLIER_HEADING).count(), 1, "{system}");
     }
 
     #[test]

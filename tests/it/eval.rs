@@ -45,7 +45,7 @@ use telemem::clock::ManualClock;
 use telemem::config::Config;
 use telemem::conversation::{ConversationSettings, Conversations};
 use telemem::llm::LlmClient;
-use telemem::memory::context::{NOTES_HEADING, RECALLED_HEADING, SUMMARIES_HEADING};
+use telemem::memory::context::{EARLIER_HEADING, NOTES_HEADING, SUMMARY_LINE_START};
 use telemem::memory::embedder::Embedder;
 use telemem::memory::redact::Redactor;
 use telemem::memory::summarizer::{Summarizer, SummarizerReport};
@@ -487,12 +487,8 @@ fn prompt_parts(body: &Value) -> [usize; PART_NAMES.len()] {
             .unwrap_or(rest.len());
         &rest[..end]
     };
-    let notes = estimate_tokens(section(
-        NOTES_HEADING,
-        &[SUMMARIES_HEADING, RECALLED_HEADING, "</memory>"],
-    ));
-    let summaries = estimate_tokens(section(SUMMARIES_HEADING, &[RECALLED_HEADING, "</memory>"]));
-    let recalled = estimate_tokens(section(RECALLED_HEADING, &["</memory>"]));
+    let notes = estimate_tokens(section(NOTES_HEADING, &[EARLIER_HEADING, "</memory>"]));
+    let (summaries, recalled) = earlier_parts(section(EARLIER_HEADING, &["</memory>"]));
     let fixed = estimate_tokens(&system).saturating_sub(notes + summaries + recalled);
     let (new_message, earlier) = match chat.split_last() {
         Some((last, earlier)) => (estimate_message_tokens(&content(last)), earlier),
@@ -503,6 +499,28 @@ fn prompt_parts(body: &Value) -> [usize; PART_NAMES.len()] {
         .map(|message| estimate_message_tokens(&content(message)))
         .sum();
     [fixed, notes, summaries, recalled, earlier, new_message]
+}
+
+/// The tokens of the summaries and of the recalled messages in the memory block's one list of
+/// earlier material: each item starts a line with `- `, a message with `- [`.
+fn earlier_parts(section: &str) -> (usize, usize) {
+    let (mut summaries, mut recalled) = (String::new(), String::new());
+    let mut in_summary = false;
+    for line in section.lines().skip(1) {
+        if line.starts_with(SUMMARY_LINE_START) {
+            in_summary = true;
+        } else if line.starts_with("- [") {
+            in_summary = false;
+        }
+        let part = if in_summary {
+            &mut summaries
+        } else {
+            &mut recalled
+        };
+        part.push_str(line);
+        part.push('\n');
+    }
+    (estimate_tokens(&summaries), estimate_tokens(&recalled))
 }
 
 fn median_and_max(values: &[usize]) -> (usize, usize) {
