@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group};
 use telemem::memory::meaning::quantize;
 use telemem::storage::{
-    ConversationKey, MemoryVector, NewMessage, Role, Store, TurnStartLimits, VectorSource,
+    ChatId, ConversationKey, MemoryVector, NewMessage, Role, Store, TurnStartLimits, UserId,
+    VectorSource,
 };
 use tokio::runtime::Runtime;
 
@@ -150,7 +151,7 @@ impl TurnMessages {
     fn new(turn: i64) -> Self {
         let user = turn * 7_919 % USERS;
         Self {
-            key: ConversationKey::new(user, user),
+            key: ConversationKey::new(ChatId(user), UserId(user)),
             now: NOW_MS + turn,
             session_id: (DAYS - 1) * USERS + user + 1,
             question: format!("Turn {turn}: should arrive Wednesday, can you check the parcel?"),
@@ -392,7 +393,7 @@ async fn embedded_conversations() -> Store {
     store.migrate().await.expect("migrate bench database");
     store.use_embedding_model("bench").await.expect("model");
     for user in 0..MEANING_CONVERSATIONS {
-        let key = ConversationKey::new(user, user);
+        let key = ConversationKey::new(ChatId(user), UserId(user));
         let (session, _) = store.start_session(key, START_MS).await.expect("session");
         let session_id = session.id;
         let mut vectors = Vec::new();
@@ -429,7 +430,7 @@ async fn embedded_conversations() -> Store {
 fn recall_by_meaning_benchmark(criterion: &mut Criterion) {
     let runtime = Runtime::new().expect("tokio runtime");
     let store = runtime.block_on(embedded_conversations());
-    let key = ConversationKey::new(3, 3);
+    let key = ConversationKey::new(ChatId(3), UserId(3));
     let query = quantize(&pseudo_embedding(u64::MAX));
     let search = || async {
         store

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use telemem::clock::{Clock, SystemClock};
-use telemem::storage::{ConversationKey, NewMessage, Role, Store, TurnStartLimits};
+use telemem::storage::{self, ConversationKey, NewMessage, Role, Store, TurnStartLimits};
 use teloxide::prelude::*;
 use teloxide::types::{AllowedUpdate, Message, UpdateKind};
 
@@ -173,8 +173,11 @@ async fn store_question(
     message: &Message,
     text: &str,
 ) -> anyhow::Result<(ConversationKey, i64)> {
-    let user_id = message.from.as_ref().map_or(0, |user| user.id.0 as i64);
-    let key = ConversationKey::new(message.chat.id.0, user_id);
+    let user_id = message
+        .from
+        .as_ref()
+        .map_or(storage::UserId(0), |user| user.id.into());
+    let key = ConversationKey::new(message.chat.id.into(), user_id);
     let now = SystemClock.now_ms();
     let open_session_id = if storage.makes("start") {
         let limits = TurnStartLimits {

@@ -16,7 +16,7 @@ use crate::http;
 use crate::jobs;
 use crate::llm::Role;
 use crate::replies;
-use crate::storage::{ConversationKey, Store, UserStats};
+use crate::storage::{ChatId, ConversationKey, Store, UserId, UserStats};
 use crate::telemetry;
 
 /// A Telegram LLM bot with durable, bounded memory in SQLite.
@@ -39,17 +39,17 @@ pub enum Command {
     Chat {
         /// The user id to chat as.
         #[arg(long)]
-        user: i64,
+        user: UserId,
         /// The chat id (default: the user's private chat, which has the user's id).
         #[arg(long)]
-        chat: Option<i64>,
+        chat: Option<ChatId>,
     },
     /// Print the exact prompt a message would get now, without storing anything.
     Context {
         #[arg(long)]
-        chat: i64,
+        chat: ChatId,
         #[arg(long)]
-        user: i64,
+        user: UserId,
         /// The message.
         text: String,
     },
@@ -65,7 +65,7 @@ pub enum Command {
     Stats {
         /// A Telegram user id.
         #[arg(long)]
-        user: Option<i64>,
+        user: Option<UserId>,
     },
     /// Ask the running bot's /healthz (at HTTP_ADDR) whether it is healthy: exit 0 if so,
     /// otherwise non-zero with the reason. Does not open the database.
@@ -113,7 +113,7 @@ pub async fn execute(
             return chat_in_terminal(
                 config,
                 clock,
-                ConversationKey::new(chat.unwrap_or(user), user),
+                ConversationKey::new(chat.unwrap_or(ChatId(user.0)), user),
             )
             .await;
         }
@@ -159,7 +159,7 @@ async fn healthcheck(config: &Config) -> anyhow::Result<()> {
 enum AdminCommand {
     Migrate,
     Purge { dry_run: bool },
-    Stats { user: Option<i64> },
+    Stats { user: Option<UserId> },
 }
 
 async fn purge(
@@ -202,7 +202,7 @@ async fn user_stats(
     store: &Store,
     config: &Config,
     clock: &dyn Clock,
-    user_id: i64,
+    user_id: UserId,
 ) -> anyhow::Result<()> {
     let now_ms = clock.now_ms();
     let window_since_ms = now_ms - duration_ms(config.history.history_window());
@@ -291,7 +291,10 @@ async fn chat_in_terminal(
     let jobs = services.spawn_jobs(config, &shutdown);
     tokio::spawn(cancel_on_signal(shutdown.clone()));
     let start_text = commands::start_text(config);
-    println!("{}", replies::terminal_welcome(key.user_id, key.chat_id));
+    println!(
+        "{}",
+        replies::terminal_welcome(key.user_id.0, key.chat_id.0)
+    );
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
     loop {

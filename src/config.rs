@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
+use crate::ids::UserId;
+
 /// The longest time window accepted anywhere: ten years, in seconds.
 const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
 
@@ -173,12 +175,12 @@ pub struct TelegramConfig {
     /// (negative) lets in posts made as that channel, or by that group's anonymous admins.
     #[arg(long = "allowed-users", env = "ALLOWED_USERS", value_name = "ALLOWED_USERS",
           value_delimiter = ',', value_parser = parse_user_id, global = true)]
-    pub allowed_users: Vec<i64>,
+    pub allowed_users: Vec<UserId>,
 
     /// Telegram user ids with administrator rights (always allowed), comma-separated.
     #[arg(long = "admin-users", env = "ADMIN_USERS", value_name = "ADMIN_USERS",
           value_delimiter = ',', value_parser = parse_user_id, global = true)]
-    pub admin_users: Vec<i64>,
+    pub admin_users: Vec<UserId>,
 
     /// Let every Telegram user chat with the bot. Required when ALLOWED_USERS is empty.
     #[arg(long = "allow-all-users", env = "ALLOW_ALL_USERS", value_name = "ALLOW_ALL_USERS",
@@ -271,12 +273,12 @@ fn parse_webhook_secret(value: &str) -> Result<crate::secret::Secret, String> {
     }
 }
 
-fn parse_user_id(value: &str) -> Result<i64, String> {
+fn parse_user_id(value: &str) -> Result<UserId, String> {
     value
         .trim()
-        .parse::<i64>()
+        .parse::<UserId>()
         .ok()
-        .filter(|id| *id != 0)
+        .filter(|id| id.0 != 0)
         .ok_or_else(|| {
             format!(
                 "`{value}` is not a Telegram id (a whole number: a user's, or a channel's or \

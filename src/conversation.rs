@@ -27,7 +27,7 @@ use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
     ConversationKey, NewMessage, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
-    SummaryRecord, TurnStart, TurnStartLimits,
+    SummaryRecord, TurnStart, TurnStartLimits, UserId,
 };
 
 /// The longest persona accepted, in characters.
@@ -504,7 +504,7 @@ impl Conversations {
     }
 
     /// The user's persona, if set.
-    pub async fn persona(&self, user_id: i64) -> anyhow::Result<Option<String>> {
+    pub async fn persona(&self, user_id: UserId) -> anyhow::Result<Option<String>> {
         let settings = self
             .store
             .user_settings(user_id)
@@ -514,7 +514,11 @@ impl Conversations {
     }
 
     /// Sets the user's persona, or with `None` goes back to the default.
-    pub async fn set_persona(&self, user_id: i64, persona: Option<&Persona>) -> anyhow::Result<()> {
+    pub async fn set_persona(
+        &self,
+        user_id: UserId,
+        persona: Option<&Persona>,
+    ) -> anyhow::Result<()> {
         self.store
             .set_persona(user_id, persona.map(Persona::as_str), self.clock.now_ms())
             .await
@@ -586,7 +590,7 @@ mod tests {
     use super::*;
 
     fn message(id: i64, created_at_ms: i64) -> StoredMessage {
-        let key = crate::storage::ConversationKey::new(1, 1);
+        let key = crate::storage::ConversationKey::new(crate::storage::ChatId(1), UserId(1));
         StoredMessage::new(
             id,
             key,

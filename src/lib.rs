@@ -11,6 +11,7 @@
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
+//! - [`ids`]: `UserId` and `ChatId`, the numbers conversations are keyed on.
 //! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
@@ -32,6 +33,7 @@ pub mod commands;
 pub mod config;
 pub mod conversation;
 pub mod http;
+pub mod ids;
 pub mod jobs;
 pub mod llm;
 pub mod memory;

@@ -309,19 +309,20 @@ fn chat_role(role: Role) -> Role {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::{ChatId, UserId};
 
     const NOW: i64 = 1_796_047_506_789;
 
     fn message(id: i64, role: Role, content: &str) -> StoredMessage {
-        let key = crate::storage::ConversationKey::new(1, 1);
+        let key = crate::storage::ConversationKey::new(ChatId(1), UserId(1));
         StoredMessage::new(id, key, 1, role, content, NOW - 60_000 * (100 - id))
     }
 
     fn summary(session_id: i64, text: &str) -> SummaryRecord {
         SummaryRecord {
             session_id,
-            chat_id: 1,
-            user_id: 1,
+            chat_id: ChatId(1),
+            user_id: UserId(1),
             summary: text.to_owned(),
             created_at_ms: NOW - 86_400_000,
             session_started_at_ms: NOW - 90_000_000,

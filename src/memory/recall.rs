@@ -256,6 +256,7 @@ fn distinct_texts(messages: Vec<StoredMessage>, limit: i64) -> Vec<StoredMessage
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::{ChatId, UserId};
 
     #[test]
     fn terms_skip_common_and_short_words_and_keep_numbers() {
@@ -281,7 +282,7 @@ mod tests {
 
     #[test]
     fn repeated_texts_keep_only_their_most_relevant_copy() {
-        let key = ConversationKey::new(1, 1);
+        let key = ConversationKey::new(ChatId(1), UserId(1));
         let message = |id: i64, content: &str| {
             StoredMessage::new(id, key, 1, crate::storage::Role::User, content, id)
         };
@@ -303,7 +304,7 @@ mod tests {
 
     #[test]
     fn quotes_and_operators_in_the_message_stay_plain_terms() {
-        let key = ConversationKey::new(5, 7);
+        let key = ConversationKey::new(ChatId(5), UserId(7));
         let expression = match_expression(key, "NEAR(\"x y\") OR owner:o1c1 *").unwrap();
         assert!(
             expression.starts_with("owner : \"o7c5\" AND content : ("),
@@ -317,7 +318,8 @@ mod tests {
 
     #[test]
     fn a_group_chat_owner_token_has_no_minus_sign() {
-        let expression = match_expression(ConversationKey::new(-100500, 7), "parcel").unwrap();
+        let expression =
+            match_expression(ConversationKey::new(ChatId(-100500), UserId(7)), "parcel").unwrap();
         assert!(expression.contains("\"o7cn100500\""), "{expression}");
         assert!(expression.contains("\"parc\"*"), "{expression}");
     }
@@ -325,7 +327,7 @@ mod tests {
     #[test]
     fn text_without_searchable_words_gives_no_query() {
         assert_eq!(
-            match_expression(ConversationKey::new(1, 1), "ok? 👍 the and"),
+            match_expression(ConversationKey::new(ChatId(1), UserId(1)), "ok? 👍 the and"),
             None
         );
     }

@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
-use super::{Connections, NewMessage, Role, unless_closed};
+use super::{ChatId, Connections, NewMessage, Role, unless_closed};
 
 /// At most this many writes go into one round: bounds a statement's size and how long other
 /// writers wait for the connection.
@@ -57,7 +57,7 @@ pub(super) enum Write {
 /// user's message among the inserted rows.
 pub(super) struct MessageRow {
     json: String,
-    chat_id: i64,
+    chat_id: ChatId,
     telegram_message_id: Option<i64>,
 }
 
@@ -222,7 +222,7 @@ async fn write_one_by_one(connection: &mut sqlx::SqliteConnection, writes: Round
 /// A message row as the inserts return it.
 struct Inserted {
     id: i64,
-    chat_id: i64,
+    chat_id: ChatId,
     telegram_message_id: Option<i64>,
 }
 

@@ -2,7 +2,7 @@
 //! the user's activity) and reading a conversation's recent history.
 
 use super::combined::{MessageRow, Write};
-use super::{ConversationKey, Role, Store};
+use super::{ChatId, ConversationKey, Role, Store, UserId};
 
 /// A message about to be stored.
 #[derive(Clone, Debug)]
@@ -28,8 +28,8 @@ pub struct UndeliveredReply {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredMessage {
     pub id: i64,
-    pub chat_id: i64,
-    pub user_id: i64,
+    pub chat_id: ChatId,
+    pub user_id: UserId,
     pub session_id: i64,
     pub role: Role,
     pub content: String,
@@ -206,8 +206,8 @@ impl Store {
 /// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
 /// migration): `o<user>c<chat>`, with `n` marking a negative (group) chat id.
 pub fn fts_owner_token(key: ConversationKey) -> String {
-    if key.chat_id < 0 {
-        format!("o{}cn{}", key.user_id, key.chat_id.unsigned_abs())
+    if key.chat_id.0 < 0 {
+        format!("o{}cn{}", key.user_id, key.chat_id.0.unsigned_abs())
     } else {
         format!("o{}c{}", key.user_id, key.chat_id)
     }

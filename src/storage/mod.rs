@@ -46,6 +46,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection, SqliteConnection};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
+pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
 pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
 pub use notes::NoteRecord;
@@ -77,12 +78,12 @@ pub fn is_storage_full(error: &sqlx::Error) -> bool {
 /// group chat never share history, and one user's private chat is separate from their groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ConversationKey {
-    pub chat_id: i64,
-    pub user_id: i64,
+    pub chat_id: ChatId,
+    pub user_id: UserId,
 }
 
 impl ConversationKey {
-    pub fn new(chat_id: i64, user_id: i64) -> Self {
+    pub fn new(chat_id: ChatId, user_id: UserId) -> Self {
         Self { chat_id, user_id }
     }
 }

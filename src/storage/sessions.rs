@@ -1,14 +1,14 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
-use super::{ConversationKey, NoteRecord, Store, StoredMessage, SummaryRecord};
+use super::{ChatId, ConversationKey, NoteRecord, Store, StoredMessage, SummaryRecord, UserId};
 
 /// A session as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionRecord {
     pub id: i64,
-    pub chat_id: i64,
-    pub user_id: i64,
+    pub chat_id: ChatId,
+    pub user_id: UserId,
     pub started_at_ms: i64,
     pub last_activity_at_ms: i64,
     pub closed_at_ms: Option<i64>,

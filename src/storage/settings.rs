@@ -1,11 +1,11 @@
 //! Per-user settings: the persona and the preferred model.
 
-use super::Store;
+use super::{Store, UserId};
 
 /// A user's settings as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UserSettings {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub persona: Option<String>,
     pub model: Option<String>,
     pub created_at_ms: i64,
@@ -14,7 +14,10 @@ pub struct UserSettings {
 
 impl Store {
     /// The user's settings, or `None` for a user never seen.
-    pub async fn user_settings(&self, user_id: i64) -> Result<Option<UserSettings>, sqlx::Error> {
+    pub async fn user_settings(
+        &self,
+        user_id: UserId,
+    ) -> Result<Option<UserSettings>, sqlx::Error> {
         sqlx::query_as!(
             UserSettings,
             r#"SELECT user_id AS "user_id!", persona, model, created_at AS created_at_ms,
@@ -29,7 +32,7 @@ impl Store {
     /// Sets the user's persona; `None` goes back to the default behaviour.
     pub async fn set_persona(
         &self,
-        user_id: i64,
+        user_id: UserId,
         persona: Option<&str>,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
@@ -51,7 +54,7 @@ impl Store {
     /// Sets the user's preferred model; `None` goes back to the configured default.
     pub async fn set_model(
         &self,
-        user_id: i64,
+        user_id: UserId,
         model: Option<&str>,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
@@ -71,7 +74,7 @@ impl Store {
     }
 
     /// Deletes the user's settings entirely (persona and model).
-    pub async fn clear_user_settings(&self, user_id: i64) -> Result<bool, sqlx::Error> {
+    pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
         let result = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id)
             .execute(&mut *self.writer().await?)
             .await?;

@@ -1,7 +1,7 @@
 //! Usage figures: per conversation and per user for `/stats` and `telemem stats --user`, and
 //! totals for the whole database.
 
-use super::{ConversationKey, Store};
+use super::{ConversationKey, Store, UserId};
 
 /// Message and token counts of one conversation or one user.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -61,7 +61,7 @@ impl Store {
     /// Figures for one user across all their chats.
     pub async fn user_stats(
         &self,
-        user_id: i64,
+        user_id: UserId,
         window_since_ms: i64,
         today_since_ms: i64,
     ) -> Result<UserStats, sqlx::Error> {

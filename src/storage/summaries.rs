@@ -1,14 +1,14 @@
 //! Session summaries: one per closed session, written by the summarizer.
 
-use super::{ConversationKey, Store};
+use super::{ChatId, ConversationKey, Store, UserId};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
 /// that conversation happened.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct SummaryRecord {
     pub session_id: i64,
-    pub chat_id: i64,
-    pub user_id: i64,
+    pub chat_id: ChatId,
+    pub user_id: UserId,
     pub summary: String,
     pub created_at_ms: i64,
     pub session_started_at_ms: i64,

@@ -15,7 +15,7 @@
 
 use std::sync::Once;
 
-use super::{ConversationKey, Role, Store, StoredMessage, SummaryRecord};
+use super::{ChatId, ConversationKey, Role, Store, StoredMessage, SummaryRecord, UserId};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,8 +76,8 @@ pub(super) fn register_vector_functions() {
 #[derive(sqlx::FromRow)]
 struct NearMessageRow {
     id: i64,
-    chat_id: i64,
-    user_id: i64,
+    chat_id: ChatId,
+    user_id: UserId,
     session_id: i64,
     role: Role,
     content: String,
@@ -92,8 +92,8 @@ struct NearMessageRow {
 #[derive(sqlx::FromRow)]
 struct NearSummaryRow {
     session_id: i64,
-    chat_id: i64,
-    user_id: i64,
+    chat_id: ChatId,
+    user_id: UserId,
     summary: String,
     created_at_ms: i64,
     session_started_at_ms: i64,
@@ -140,7 +140,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|row| TextToEmbed {
-                key: ConversationKey::new(row.chat_id, row.user_id),
+                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
                 source: VectorSource::Message,
                 source_id: row.id,
                 text: row.content,
@@ -166,7 +166,7 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|row| TextToEmbed {
-                key: ConversationKey::new(row.chat_id, row.user_id),
+                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
                 source: VectorSource::Summary,
                 source_id: row.session_id,
                 text: row.summary,

@@ -22,14 +22,15 @@ use teloxide::utils::command::BotCommands;
 
 use crate::commands::Command;
 use crate::config::TelegramConfig;
+use crate::storage::UserId;
 
 /// The allow list and the memory of who was already refused.
 #[derive(Debug)]
 pub struct AccessPolicy {
     allow_all: bool,
-    allowed: HashSet<i64>,
-    admins: HashSet<i64>,
-    refused: Mutex<HashSet<i64>>,
+    allowed: HashSet<UserId>,
+    admins: HashSet<UserId>,
+    refused: Mutex<HashSet<UserId>>,
 }
 
 /// What to do with a message from a given user.
@@ -54,12 +55,12 @@ impl AccessPolicy {
 
     /// Whether the identity (a user id, or the id of the chat a message was sent as) may use
     /// the bot, without counting a refusal.
-    pub fn is_allowed(&self, identity: i64) -> bool {
+    pub fn is_allowed(&self, identity: UserId) -> bool {
         self.allow_all || self.allowed.contains(&identity) || self.admins.contains(&identity)
     }
 
     /// [`Self::is_allowed`], remembering a refusal so that each identity is told only once.
-    pub fn check(&self, identity: i64) -> Access {
+    pub fn check(&self, identity: UserId) -> Access {
         if self.is_allowed(identity) {
             return Access::Allowed;
         }
@@ -179,8 +180,8 @@ mod tests {
     fn policy(allowed: &[i64], allow_all: bool) -> AccessPolicy {
         AccessPolicy {
             allow_all,
-            allowed: allowed.iter().copied().collect(),
-            admins: HashSet::from([99]),
+            allowed: allowed.iter().copied().map(UserId).collect(),
+            admins: HashSet::from([UserId(99)]),
             refused: Mutex::new(HashSet::new()),
         }
     }
@@ -232,23 +233,23 @@ mod tests {
     #[test]
     fn strangers_are_refused_once_then_ignored() {
         let policy = policy(&[1], false);
-        assert_eq!(policy.check(1), Access::Allowed);
-        assert_eq!(policy.check(99), Access::Allowed);
-        assert_eq!(policy.check(2), Access::RefuseOnce);
-        assert_eq!(policy.check(2), Access::Ignore);
+        assert_eq!(policy.check(UserId(1)), Access::Allowed);
+        assert_eq!(policy.check(UserId(99)), Access::Allowed);
+        assert_eq!(policy.check(UserId(2)), Access::RefuseOnce);
+        assert_eq!(policy.check(UserId(2)), Access::Ignore);
     }
 
     #[test]
     fn allow_all_lets_everyone_in() {
-        assert_eq!(policy(&[], true).check(12345), Access::Allowed);
-        assert_eq!(policy(&[], true).check(-100_123), Access::Allowed);
+        assert_eq!(policy(&[], true).check(UserId(12345)), Access::Allowed);
+        assert_eq!(policy(&[], true).check(UserId(-100_123)), Access::Allowed);
     }
 
     #[test]
     fn a_chat_identity_is_allowed_only_when_its_own_id_is_listed() {
         let policy = policy(&[1, -100_777], false);
-        assert_eq!(policy.check(-100_777), Access::Allowed);
-        assert_eq!(policy.check(-100_888), Access::RefuseOnce);
+        assert_eq!(policy.check(UserId(-100_777)), Access::Allowed);
+        assert_eq!(policy.check(UserId(-100_888)), Access::RefuseOnce);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::conversation::{Conversations, Turn};
 use crate::llm::{Completion, LlmError};
 use crate::metrics;
 use crate::replies;
-use crate::storage::{ConversationKey, StoredMessage};
+use crate::storage::{self, ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
 use crate::telegram::delivery::{
     self, Preview, ProgressDisplay, ReplyTarget, deliver_reply, replace_preview_with_notice,
@@ -61,7 +61,7 @@ pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<Acce
         Access::RefuseOnce => {
             let as_chat = identity::is_sent_as_chat(&message);
             tracing::info!(
-                sender,
+                sender = sender.0,
                 as_chat,
                 "refused a sender who is not on the allow list"
             );
@@ -244,7 +244,7 @@ async fn answer_turn(
         Ok(completion) => completion,
         Err(error) => {
             metrics::error("llm");
-            tracing::error!(error = ?error, chat_id = turn.key.chat_id, user_id = turn.key.user_id, "the model call failed");
+            tracing::error!(error = ?error, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "the model call failed");
             let reply = match error {
                 LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
                 _ => replies::MODEL_UNAVAILABLE,
@@ -447,8 +447,8 @@ async fn press_clear_button(
 ) -> HandlerResult {
     let data = query.data.as_deref().unwrap_or_default();
     let (action, owner) = data.rsplit_once(':').unwrap_or((data, ""));
-    let presser = query.from.id.0 as i64;
-    if owner.parse::<i64>().ok() != Some(presser) {
+    let presser = identity::user_id(&query.from);
+    if owner.parse::<storage::UserId>().ok() != Some(presser) {
         bot.answer_callback_query(query.id.clone())
             .text(replies::CLEAR_NOT_YOURS)
             .await?;
@@ -458,13 +458,13 @@ async fn press_clear_button(
         bot.answer_callback_query(query.id.clone()).await?;
         return Ok(());
     };
-    let key = ConversationKey::new(message.chat.id.0, presser);
+    let key = ConversationKey::new(message.chat.id.into(), presser);
     let outcome = match action {
         CLEAR_YES => {
             let counts = conversations.clear(key).await?;
             tracing::info!(
-                chat_id = key.chat_id,
-                user_id = key.user_id,
+                chat_id = key.chat_id.0,
+                user_id = key.user_id.0,
                 messages = counts.messages,
                 "cleared a conversation"
             );

@@ -9,17 +9,32 @@
 //! is present: each channel is one identity, and the anonymous admins of a group share that
 //! group's identity (Telegram's own model: they speak as the group). Chat ids are negative and
 //! user ids positive, so the two never collide. This module only decides identities; it must not
-//! decide access or where answers go.
+//! decide access or where answers go. It is also where teloxide's ids become the store's
+//! [`storage::ChatId`] and [`storage::UserId`].
 
 use teloxide::types::{Message, Update, UpdateKind, User};
 
-use crate::storage::ConversationKey;
+use crate::storage::{self, ConversationKey};
+
+impl From<teloxide::types::ChatId> for storage::ChatId {
+    fn from(chat_id: teloxide::types::ChatId) -> Self {
+        Self(chat_id.0)
+    }
+}
+
+/// A user's id as the database keeps it. Telegram's user ids fit in 52 bits, so the cast is
+/// lossless.
+impl From<teloxide::types::UserId> for storage::UserId {
+    fn from(user_id: teloxide::types::UserId) -> Self {
+        Self(user_id.0 as i64)
+    }
+}
 
 /// The identity of a message's sender: its `sender_chat` when it has one (a channel, or a group
 /// for its anonymous admins), otherwise the user who sent it. `None` for a message with neither.
-pub fn sender_id(message: &Message) -> Option<i64> {
+pub fn sender_id(message: &Message) -> Option<storage::UserId> {
     match &message.sender_chat {
-        Some(chat) => Some(chat.id.0),
+        Some(chat) => Some(storage::UserId(chat.id.0)),
         None => message.from.as_ref().map(user_id),
     }
 }
@@ -32,7 +47,7 @@ pub fn is_sent_as_chat(message: &Message) -> bool {
 
 /// The identity behind an update: [`sender_id`] for messages, the user for everything else
 /// (button presses are always made by a person as themselves).
-pub fn update_sender_id(update: &Update) -> Option<i64> {
+pub fn update_sender_id(update: &Update) -> Option<storage::UserId> {
     match &update.kind {
         UpdateKind::Message(message) | UpdateKind::EditedMessage(message) => sender_id(message),
         _ => update.from().map(user_id),
@@ -41,7 +56,10 @@ pub fn update_sender_id(update: &Update) -> Option<i64> {
 
 /// The (chat, identity) conversation a message belongs to; `None` for a message without a sender.
 pub fn conversation_key(message: &Message) -> Option<ConversationKey> {
-    Some(ConversationKey::new(message.chat.id.0, sender_id(message)?))
+    Some(ConversationKey::new(
+        message.chat.id.into(),
+        sender_id(message)?,
+    ))
 }
 
 /// The conversation an update belongs to, as the handlers key it: a message's, or for a button
@@ -51,15 +69,14 @@ pub fn update_conversation_key(update: &Update) -> Option<ConversationKey> {
     match &update.kind {
         UpdateKind::Message(message) => conversation_key(message),
         UpdateKind::CallbackQuery(query) => {
-            let chat_id = query.message.as_ref()?.chat().id.0;
+            let chat_id = query.message.as_ref()?.chat().id.into();
             Some(ConversationKey::new(chat_id, user_id(&query.from)))
         }
         _ => None,
     }
 }
 
-/// A user's id as the database keeps it. Telegram's user ids fit in 52 bits, so the cast is
-/// lossless.
-pub fn user_id(user: &User) -> i64 {
-    user.id.0 as i64
+/// A user's id as the database keeps it.
+pub fn user_id(user: &User) -> storage::UserId {
+    user.id.into()
 }

@@ -8,6 +8,8 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use crate::storage::UserId;
+
 /// The window of the per-minute limit.
 const MINUTE_MS: i64 = 60_000;
 
@@ -16,7 +18,7 @@ const MINUTE_MS: i64 = 60_000;
 pub struct LimitSettings {
     pub max_pending: Option<u32>,
     pub per_minute: Option<u32>,
-    pub exempt: HashSet<i64>,
+    pub exempt: HashSet<UserId>,
 }
 
 /// Why a message was turned away.
@@ -63,7 +65,7 @@ impl UserLoad {
 #[derive(Debug)]
 pub struct UserLimits {
     settings: LimitSettings,
-    users: HashMap<i64, UserLoad>,
+    users: HashMap<UserId, UserLoad>,
     /// When idle people were last forgotten.
     last_sweep_ms: i64,
 }
@@ -78,7 +80,7 @@ impl UserLimits {
     }
 
     /// Decides on a new message of `user_id` at `now_ms` and counts it when accepted.
-    pub fn admit(&mut self, user_id: i64, now_ms: i64) -> Admission {
+    pub fn admit(&mut self, user_id: UserId, now_ms: i64) -> Admission {
         if self.settings.exempt.contains(&user_id) {
             return Admission::Accepted;
         }
@@ -111,14 +113,14 @@ impl UserLimits {
     }
 
     /// Counts a message let in without a decision (one the last run had already let in).
-    pub fn admit_unconditionally(&mut self, user_id: i64) {
+    pub fn admit_unconditionally(&mut self, user_id: UserId) {
         if !self.settings.exempt.contains(&user_id) {
             self.users.entry(user_id).or_default().pending += 1;
         }
     }
 
     /// One of the person's messages let in has been answered (or otherwise finished).
-    pub fn finished(&mut self, user_id: i64) {
+    pub fn finished(&mut self, user_id: UserId) {
         if let Some(load) = self.users.get_mut(&user_id) {
             load.pending = load.pending.saturating_sub(1);
         }
@@ -148,16 +150,16 @@ mod tests {
         UserLimits::new(LimitSettings {
             max_pending,
             per_minute,
-            exempt: HashSet::from([99]),
+            exempt: HashSet::from([UserId(99)]),
         })
     }
 
     #[test]
     fn past_the_pending_limit_messages_are_refused_and_the_person_is_told_once() {
         let mut limits = limits(Some(2), None);
-        assert_eq!(limits.admit(1, 0), Admission::Accepted);
-        assert_eq!(limits.admit(1, 0), Admission::Accepted);
-        let refusals: Vec<Admission> = (0..5).map(|_| limits.admit(1, 0)).collect();
+        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
+        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
+        let refusals: Vec<Admission> = (0..5).map(|_| limits.admit(UserId(1), 0)).collect();
         assert_eq!(
             refusals[0],
             Admission::Refused {
@@ -175,15 +177,15 @@ mod tests {
     #[test]
     fn an_answered_message_makes_room_and_a_later_burst_is_told_again() {
         let mut limits = limits(Some(1), None);
-        assert_eq!(limits.admit(1, 0), Admission::Accepted);
+        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
         assert!(matches!(
-            limits.admit(1, 0),
+            limits.admit(UserId(1), 0),
             Admission::Refused { notify: true, .. }
         ));
-        limits.finished(1);
-        assert_eq!(limits.admit(1, 0), Admission::Accepted);
+        limits.finished(UserId(1));
+        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
         assert!(matches!(
-            limits.admit(1, 0),
+            limits.admit(UserId(1), 0),
             Admission::Refused { notify: true, .. }
         ));
     }
@@ -192,32 +194,35 @@ mod tests {
     fn the_per_minute_limit_counts_the_last_sixty_seconds() {
         let mut limits = limits(None, Some(3));
         for at in [0, 10_000, 20_000] {
-            assert_eq!(limits.admit(1, at), Admission::Accepted);
-            limits.finished(1);
+            assert_eq!(limits.admit(UserId(1), at), Admission::Accepted);
+            limits.finished(UserId(1));
         }
         assert_eq!(
-            limits.admit(1, 59_999),
+            limits.admit(UserId(1), 59_999),
             Admission::Refused {
                 limit: Limit::PerMinute(3),
                 notify: true
             }
         );
-        assert_eq!(limits.admit(1, 60_000), Admission::Accepted);
+        assert_eq!(limits.admit(UserId(1), 60_000), Admission::Accepted);
     }
 
     #[test]
     fn one_persons_load_never_limits_another() {
         let mut limits = limits(Some(1), Some(1));
-        assert_eq!(limits.admit(1, 0), Admission::Accepted);
-        assert!(matches!(limits.admit(1, 0), Admission::Refused { .. }));
-        assert_eq!(limits.admit(2, 0), Admission::Accepted);
+        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
+        assert!(matches!(
+            limits.admit(UserId(1), 0),
+            Admission::Refused { .. }
+        ));
+        assert_eq!(limits.admit(UserId(2), 0), Admission::Accepted);
     }
 
     #[test]
     fn administrators_are_exempt() {
         let mut limits = limits(Some(1), Some(1));
         for _ in 0..100 {
-            assert_eq!(limits.admit(99, 0), Admission::Accepted);
+            assert_eq!(limits.admit(UserId(99), 0), Admission::Accepted);
         }
     }
 
@@ -225,11 +230,11 @@ mod tests {
     fn people_idle_for_a_minute_are_forgotten() {
         let mut limits = limits(Some(5), Some(20));
         for user in 0..2_000 {
-            limits.admit(user, 0);
-            limits.finished(user);
+            limits.admit(UserId(user), 0);
+            limits.finished(UserId(user));
         }
-        limits.admit(5_000, 0);
-        limits.admit(5_000, 61_000);
+        limits.admit(UserId(5_000), 0);
+        limits.admit(UserId(5_000), 61_000);
         assert_eq!(limits.tracked_users(), 1, "only the one waiting is kept");
     }
 }

@@ -33,7 +33,7 @@ use tokio_util::task::TaskTracker;
 use crate::clock::Clock;
 use crate::metrics;
 use crate::replies;
-use crate::storage::ConversationKey;
+use crate::storage::{self, ConversationKey};
 use crate::telegram::TelegramBot;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
 use crate::telegram::delivery::{ReplyTarget, send_plain_text};
@@ -59,7 +59,7 @@ type QueueKey = ConversationKey;
 /// An update waiting in a queue, with the person its admission was counted for.
 struct Queued {
     update: Update,
-    counted_for: Option<i64>,
+    counted_for: Option<storage::UserId>,
 }
 
 /// Everything needed to handle updates.
@@ -199,7 +199,7 @@ impl Scheduler {
     /// The identity a message counts against: the sender ([`identity::sender_id`]) of a message
     /// for the bot from an allowed identity. Everything else (button presses, group chatter,
     /// strangers) is not limited.
-    fn limited_sender(&self, update: &Update) -> Option<i64> {
+    fn limited_sender(&self, update: &Update) -> Option<storage::UserId> {
         let UpdateKind::Message(message) = &update.kind else {
             return None;
         };

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use telemem::app::App;
 use telemem::clock::SystemClock;
-use telemem::storage::{ConversationKey, Role};
+use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, CAROL, GROUP, TestBot};
 use crate::support::config::parse_config;
@@ -58,7 +58,7 @@ async fn two_users_chatting_at_once_get_their_own_replies_and_never_see_each_oth
     bot.stop().await;
     let alice_history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     let roles: Vec<Role> = alice_history.iter().map(|m| m.role).collect();
@@ -117,12 +117,15 @@ async fn a_stranger_gets_one_polite_refusal_and_nothing_is_stored_or_sent_to_the
     );
     assert!(
         bot.store
-            .all_messages(ConversationKey::new(STRANGER, STRANGER))
+            .all_messages(ConversationKey::new(ChatId(STRANGER), UserId(STRANGER)))
             .await
             .unwrap()
             .is_empty()
     );
-    assert_eq!(bot.store.user_settings(STRANGER).await.unwrap(), None);
+    assert_eq!(
+        bot.store.user_settings(UserId(STRANGER)).await.unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
@@ -188,7 +191,7 @@ async fn a_failing_model_gets_a_polite_reply_and_the_users_message_stays_stored(
     );
     let history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert_eq!(history.len(), 1);
@@ -405,12 +408,12 @@ async fn in_a_group_the_bot_answers_only_when_mentioned_or_replied_to_and_keeps_
     );
     let alice = bot
         .store
-        .all_messages(ConversationKey::new(GROUP, ALICE))
+        .all_messages(ConversationKey::new(ChatId(GROUP), UserId(ALICE)))
         .await
         .unwrap();
     let bob = bot
         .store
-        .all_messages(ConversationKey::new(GROUP, BOB))
+        .all_messages(ConversationKey::new(ChatId(GROUP), UserId(BOB)))
         .await
         .unwrap();
     assert_eq!((alice.len(), bob.len()), (2, 2));
@@ -434,7 +437,7 @@ async fn messages_of_one_chat_are_handled_strictly_in_order() {
     assert_eq!(replies, ["first answer", "second answer", "third answer"]);
     let history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     let contents: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
@@ -557,7 +560,7 @@ async fn reset_starts_a_new_session_but_keeps_history() {
 
     let history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert_eq!(history.len(), 4);
@@ -588,7 +591,7 @@ async fn clear_asks_first_only_the_asker_can_confirm_and_the_persona_stays() {
         .await;
     assert_eq!(
         bot.store
-            .all_messages(ConversationKey::new(ALICE, ALICE))
+            .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
             .await
             .unwrap()
             .len(),
@@ -603,14 +606,14 @@ async fn clear_asks_first_only_the_asker_can_confirm_and_the_persona_stays() {
 
     assert!(
         bot.store
-            .all_messages(ConversationKey::new(ALICE, ALICE))
+            .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
             .await
             .unwrap()
             .is_empty()
     );
     let persona = bot
         .store
-        .user_settings(ALICE)
+        .user_settings(UserId(ALICE))
         .await
         .unwrap()
         .unwrap()

@@ -5,7 +5,7 @@ use std::process::{Output, Stdio};
 
 use telemem::commands::Command as BotCommand;
 use telemem::replies;
-use telemem::storage::{ConversationKey, Role, Store};
+use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 use teloxide::utils::command::BotCommands;
 
 use crate::support::command_line::{printed_by, run_telemem, stderr_of, telemem_command};
@@ -31,7 +31,7 @@ async fn migrate_creates_the_database_and_its_directory() {
 async fn purge_dry_run_counts_and_purge_deletes_old_rows() {
     let db = TestDb::new().await;
     let now = chrono::Utc::now().timestamp_millis();
-    let key = ConversationKey::new(7, 7);
+    let key = ConversationKey::new(ChatId(7), UserId(7));
     let old_session = db.session(key, now - 40 * DAY_MS).await;
     db.message(key, old_session, Role::User, "ancient", now - 40 * DAY_MS)
         .await;
@@ -57,7 +57,7 @@ async fn purge_dry_run_counts_and_purge_deletes_old_rows() {
 async fn stats_show_totals_and_one_users_usage() {
     let db = TestDb::new().await;
     let now = chrono::Utc::now().timestamp_millis();
-    let key = ConversationKey::new(7, 77);
+    let key = ConversationKey::new(ChatId(7), UserId(77));
     let session = db.session(key, now).await;
     db.message(key, session, Role::User, "hi", now).await;
 
@@ -161,7 +161,10 @@ async fn chat_answers_commands_with_the_sentences_telegram_uses() {
             replies::no_such_note("3"),
         ]
     );
-    let history = db.store.all_messages(ConversationKey::new(7, 7)).await;
+    let history = db
+        .store
+        .all_messages(ConversationKey::new(ChatId(7), UserId(7)))
+        .await;
     assert_eq!(
         history.unwrap().len(),
         2,
@@ -204,7 +207,7 @@ async fn chat_shows_private_material_and_saves_the_persona_like_a_private_chat()
 async fn chat_explains_the_commands_a_terminal_cannot_carry_out_and_refuses_unknown_ones() {
     let db = TestDb::new().await;
     let llm = FakeLlm::start().await;
-    let key = ConversationKey::new(7, 7);
+    let key = ConversationKey::new(ChatId(7), UserId(7));
     let now = chrono::Utc::now().timestamp_millis();
     let session = db.session(key, now).await;
     db.message(key, session, Role::User, "kept", now).await;

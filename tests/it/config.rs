@@ -3,6 +3,7 @@
 
 use proptest::prelude::*;
 use telemem::config::Config;
+use telemem::storage::UserId;
 
 use crate::support::config::try_parse_config;
 
@@ -57,7 +58,8 @@ proptest! {
         match parse("allowed-users", &list) {
             Ok(config) => {
                 prop_assert!(ids.iter().all(|id| *id != 0));
-                prop_assert_eq!(config.telegram.allowed_users, ids);
+                let expected: Vec<UserId> = ids.iter().copied().map(UserId).collect();
+                prop_assert_eq!(config.telegram.allowed_users, expected);
             }
             Err(message) => {
                 prop_assert!(ids.contains(&0));

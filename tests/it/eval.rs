@@ -352,9 +352,9 @@ impl Arm {
 
         for value in scenario
             .private_values
-            .of_others_in(turn.key.user_id, &prompt)
+            .of_others_in(turn.key.user_id.0, &prompt)
         {
-            self.leaks.push((turn.key.user_id, value.to_owned()));
+            self.leaks.push((turn.key.user_id.0, value.to_owned()));
         }
         let Some(probe) = &turn.probe else {
             return;

@@ -9,7 +9,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, Role, Store};
+use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 
 use crate::support::bot_harness::ALICE;
 use crate::support::bot_process::{BotProcess, Surroundings, wait_for_update_counts};
@@ -222,7 +222,7 @@ async fn a_streamed_reply_stored_but_not_yet_shown_is_shown_after_the_restart_fr
         "the stored reply is not asked for again"
     );
     let history = store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     let roles: Vec<Role> = history.iter().map(|m| m.role).collect();

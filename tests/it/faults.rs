@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, NewMessage, Store};
+use telemem::storage::{ChatId, ConversationKey, NewMessage, Store, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, GROUP, TestBot};
 use crate::support::database::message_in;
@@ -29,7 +29,7 @@ async fn a_truncated_stream_from_the_model_gets_a_polite_reply_and_no_partial_an
     );
     let history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert_eq!(history.len(), 1, "only the user's message is stored");
@@ -53,7 +53,7 @@ async fn message_is_not_modified_from_telegram_is_not_an_error() {
 
     let history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert_eq!(history.len(), 2, "the turn completed");
@@ -131,7 +131,7 @@ async fn a_full_database_gets_a_clear_reply_and_the_bot_recovers_when_space_retu
     .await;
     // Fill the file past its cap from outside the bot (as other data would fill a disk).
     let filler = Store::connect(&bot.database_url).await.unwrap();
-    let key = ConversationKey::new(BOB, BOB);
+    let key = ConversationKey::new(ChatId(BOB), UserId(BOB));
     let (session, _) = filler.start_session(key, 0).await.unwrap();
     let big = "x".repeat(100_000);
     for index in 0..12 {
@@ -162,7 +162,7 @@ async fn a_full_database_gets_a_clear_reply_and_the_bot_recovers_when_space_retu
     assert_eq!(replies[1], "Stored it.");
     let history = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert!(history.iter().any(|m| m.content.starts_with("And now?")));

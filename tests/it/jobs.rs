@@ -6,7 +6,7 @@ use telemem::app::{ChatServices, join_jobs};
 use telemem::clock::ManualClock;
 use telemem::config::StorageConfig;
 use telemem::metrics;
-use telemem::storage::{ConversationKey, Role};
+use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +29,7 @@ fn storage_config(url: &str) -> StorageConfig {
 #[tokio::test]
 async fn purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown() {
     let db = TestDb::new().await;
-    let key = ConversationKey::new(1, 1);
+    let key = ConversationKey::new(ChatId(1), UserId(1));
     let session = db.session(key, MIDNIGHT_MS).await;
     for minute in 0..5 {
         db.message(key, session, Role::User, "old", MIDNIGHT_MS + minute)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use telemem::app::ChatServices;
 use telemem::clock::{Clock, ManualClock};
 use telemem::memory::summarizer::SummarizerReport;
-use telemem::storage::ConversationKey;
+use telemem::storage::{ChatId, ConversationKey, UserId};
 
 use crate::support::command_line::{printed_by, run_telemem};
 use crate::support::config::parse_config;
@@ -191,8 +191,8 @@ async fn a_repeated_question_takes_one_recall_slot_so_the_answer_still_fits() {
 #[tokio::test]
 async fn recall_never_returns_another_users_messages_even_in_the_same_group() {
     let pipeline = Pipeline::start(&[]).await;
-    let alice_in_group = ConversationKey::new(-100_777, 11);
-    let bob_in_group = ConversationKey::new(-100_777, 22);
+    let alice_in_group = ConversationKey::new(ChatId(-100_777), UserId(11));
+    let bob_in_group = ConversationKey::new(ChatId(-100_777), UserId(22));
     pipeline
         .say(
             bob_in_group,
@@ -592,7 +592,7 @@ async fn delivery_records_of_concurrent_turns_are_all_written_and_mark_their_upd
     let now = pipeline.clock.now_ms();
     let mut replies = Vec::new();
     for user in 0..40_i64 {
-        let key = ConversationKey::new(1_000 + user, 1_000 + user);
+        let key = ConversationKey::new(ChatId(1_000 + user), UserId(1_000 + user));
         let turn = conversations
             .begin_turn(key, "hello", Some(user))
             .await

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, Role};
+use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 
 use crate::support::bot_harness::{ALICE, TestBot, WEBHOOK_SECRET, post_to_webhook};
 use crate::support::bot_process::{Surroundings, free_port, wait_for_update_counts};
@@ -49,7 +49,7 @@ async fn in_webhook_mode_updates_are_accepted_only_with_the_secret_token() {
     );
     let stored = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert!(stored.iter().all(|m| !m.content.contains("forged")));
@@ -117,7 +117,7 @@ async fn sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing() {
     );
     let store = around.store().await;
     let history = store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     let roles: Vec<Role> = history.iter().map(|m| m.role).collect();
@@ -216,7 +216,7 @@ async fn a_kill_9_under_load_loses_no_message_and_answers_none_twice() {
             );
         }
         let history = store
-            .all_messages(ConversationKey::new(user, user))
+            .all_messages(ConversationKey::new(ChatId(user), UserId(user)))
             .await
             .unwrap();
         let roles: Vec<Role> = history.iter().map(|m| m.role).collect();

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use telemem::storage::{ConversationKey, Role, Store};
+use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, TestBot};
 use crate::support::bot_process::{Surroundings, free_port, wait_for_update_counts};
@@ -90,7 +90,7 @@ async fn past_the_pending_limit_a_flood_gets_one_notice_and_never_reaches_the_mo
     );
     let stored = bot
         .store
-        .all_messages(ConversationKey::new(ALICE, ALICE))
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
         .await
         .unwrap();
     assert_eq!(

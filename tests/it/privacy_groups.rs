@@ -4,7 +4,7 @@
 //! alone, and a long `/memory` arrives in messages Telegram accepts. End to end through the real
 //! scheduler and handlers against the fake Telegram and LLM.
 
-use telemem::storage::ConversationKey;
+use telemem::storage::{ChatId, ConversationKey, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, CAROL, GROUP, TestBot};
 use crate::support::fake_telegram::{CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID};
@@ -28,7 +28,7 @@ async fn wait_for_help(bot: &TestBot, chat_id: i64) -> Vec<String> {
 
 async fn stored(bot: &TestBot, chat_id: i64, identity: i64) -> usize {
     bot.store
-        .all_messages(ConversationKey::new(chat_id, identity))
+        .all_messages(ConversationKey::new(ChatId(chat_id), UserId(identity)))
         .await
         .expect("read the history")
         .len()
@@ -226,7 +226,7 @@ async fn a_command_for_another_bot_gets_no_answer_and_nothing_is_stored() {
 #[tokio::test]
 async fn a_memory_listing_longer_than_one_message_arrives_in_several() {
     let mut bot = TestBot::start().await;
-    let key = ConversationKey::new(ALICE, ALICE);
+    let key = ConversationKey::new(ChatId(ALICE), UserId(ALICE));
     bot.telegram.send_text(ALICE, ALICE, "hello");
     bot.wait_for_messages(ALICE, 1).await;
     let session = bot

@@ -4,7 +4,7 @@
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
-use telemem::storage::{ConversationKey, Store, UpdateRecord, UpdateState};
+use telemem::storage::{ChatId, ConversationKey, Store, UpdateRecord, UpdateState};
 use telemem::telegram::intake::random_webhook_secret;
 
 use crate::support::bot_harness::{ALICE, TestBot, WEBHOOK_SECRET, post_to_webhook};
@@ -84,7 +84,7 @@ async fn updates_telemem_cannot_read_never_put_their_text_in_the_logs() {
 #[tokio::test]
 async fn clear_deletes_the_text_of_the_persons_unanswered_updates_in_that_chat_only() {
     let db = TestDb::new().await;
-    let alice_in_group = ConversationKey::new(-5, ALICE_KEY.user_id);
+    let alice_in_group = ConversationKey::new(ChatId(-5), ALICE_KEY.user_id);
     let record = |update_id, owner: ConversationKey| UpdateRecord {
         update_id,
         owner: Some(owner),

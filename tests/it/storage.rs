@@ -3,7 +3,8 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
+    ChatId, ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
+    UserId,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, message_in};
@@ -117,8 +118,8 @@ async fn messages_with_the_same_timestamp_keep_their_insertion_order() {
 async fn one_user_never_gets_another_users_history_even_in_the_same_group() {
     let db = TestDb::new().await;
     let group = -100_123;
-    let alice_in_group = ConversationKey::new(group, 11);
-    let bob_in_group = ConversationKey::new(group, 22);
+    let alice_in_group = ConversationKey::new(ChatId(group), UserId(11));
+    let bob_in_group = ConversationKey::new(ChatId(group), UserId(22));
     let now = MIDNIGHT_MS;
     for key in [ALICE_KEY, BOB_KEY, alice_in_group, bob_in_group] {
         let session = db.session(key, now).await;
@@ -142,32 +143,32 @@ async fn one_user_never_gets_another_users_history_even_in_the_same_group() {
 #[tokio::test]
 async fn persona_round_trips_and_can_be_cleared() {
     let db = TestDb::new().await;
-    assert_eq!(db.store.user_settings(11).await.unwrap(), None);
+    assert_eq!(db.store.user_settings(UserId(11)).await.unwrap(), None);
 
     db.store
-        .set_persona(11, Some("Answer like a pirate 🏴‍☠️"), MIDNIGHT_MS)
+        .set_persona(UserId(11), Some("Answer like a pirate 🏴‍☠️"), MIDNIGHT_MS)
         .await
         .unwrap();
-    let settings = db.store.user_settings(11).await.unwrap().unwrap();
+    let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
     assert_eq!(settings.persona.as_deref(), Some("Answer like a pirate 🏴‍☠️"));
     assert_eq!(settings.created_at_ms, MIDNIGHT_MS);
 
     db.store
-        .set_model(11, Some("llama3.2"), MIDNIGHT_MS + HOUR_MS)
+        .set_model(UserId(11), Some("llama3.2"), MIDNIGHT_MS + HOUR_MS)
         .await
         .unwrap();
     db.store
-        .set_persona(11, None, MIDNIGHT_MS + 2 * HOUR_MS)
+        .set_persona(UserId(11), None, MIDNIGHT_MS + 2 * HOUR_MS)
         .await
         .unwrap();
-    let settings = db.store.user_settings(11).await.unwrap().unwrap();
+    let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
     assert_eq!(settings.persona, None);
     assert_eq!(settings.model.as_deref(), Some("llama3.2"));
     assert_eq!(settings.last_active_at_ms, MIDNIGHT_MS + 2 * HOUR_MS);
-    assert_eq!(db.store.user_settings(22).await.unwrap(), None);
+    assert_eq!(db.store.user_settings(UserId(22)).await.unwrap(), None);
 
-    assert!(db.store.clear_user_settings(11).await.unwrap());
-    assert_eq!(db.store.user_settings(11).await.unwrap(), None);
+    assert!(db.store.clear_user_settings(UserId(11)).await.unwrap());
+    assert_eq!(db.store.user_settings(UserId(11)).await.unwrap(), None);
 }
 
 /// Counts full-text index entries matching `term` and the index's vocabulary rows for it, once
@@ -273,7 +274,7 @@ async fn purge_in_small_batches_removes_exactly_the_old_rows() {
     let cutoff = now - 30 * DAY_MS;
     let mut kept = HashSet::new();
     for day in 0..40 {
-        let key = ConversationKey::new(day % 3, day % 3);
+        let key = ConversationKey::new(ChatId(day % 3), UserId(day % 3));
         let at = MIDNIGHT_MS + day * DAY_MS;
         let session = db.session(key, at).await;
         for minute in 0..5 {
@@ -309,7 +310,7 @@ async fn purge_in_small_batches_removes_exactly_the_old_rows() {
     for chat in 0..3 {
         for message in db
             .store
-            .all_messages(ConversationKey::new(chat, chat))
+            .all_messages(ConversationKey::new(ChatId(chat), UserId(chat)))
             .await
             .unwrap()
         {
@@ -343,7 +344,7 @@ async fn eight_concurrent_writers_complete_a_thousand_turns_each_without_lock_er
     for writer in 0..8_i64 {
         let store = db.store.clone();
         writers.push(tokio::spawn(async move {
-            let key = ConversationKey::new(writer, writer);
+            let key = ConversationKey::new(ChatId(writer), UserId(writer));
             let (session, _) = store.start_session(key, MIDNIGHT_MS).await?;
             for turn in 0..1_000_i64 {
                 let at = MIDNIGHT_MS + turn;
@@ -406,7 +407,7 @@ async fn assert_the_log_starts_over_under_nonstop_writes(db: &TestDb) {
     for writer in 0..4_i64 {
         let (store, writing) = (db.store.clone(), writing.clone());
         writers.push(tokio::spawn(async move {
-            let key = ConversationKey::new(writer, writer);
+            let key = ConversationKey::new(ChatId(writer), UserId(writer));
             let (session, _) = store.start_session(key, MIDNIGHT_MS).await?;
             let mut turn = 0;
             while writing.load(std::sync::atomic::Ordering::Relaxed) {
@@ -1132,7 +1133,7 @@ async fn recent_summaries_are_the_latest_ones_oldest_first_with_their_session_ti
 async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user() {
     let db = TestDb::new().await;
     let now = MIDNIGHT_MS + 2 * DAY_MS + HOUR_MS;
-    let group = ConversationKey::new(-5, ALICE_KEY.user_id);
+    let group = ConversationKey::new(ChatId(-5), ALICE_KEY.user_id);
     for (key, at) in [
         (ALICE_KEY, MIDNIGHT_MS),
         (ALICE_KEY, now - HOUR_MS / 2),
@@ -1162,7 +1163,11 @@ async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user(
         .user_stats(ALICE_KEY.user_id, now - DAY_MS, today)
         .await
         .unwrap();
-    let stranger = db.store.user_stats(999, now - DAY_MS, today).await.unwrap();
+    let stranger = db
+        .store
+        .user_stats(UserId(999), now - DAY_MS, today)
+        .await
+        .unwrap();
 
     assert_eq!((private.messages_total, private.messages_in_window), (2, 1));
     assert_eq!(

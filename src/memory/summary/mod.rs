@@ -30,10 +30,10 @@ fn cap_chars(text: &str, max: usize) -> String {
 mod test_support {
     use proptest::prelude::*;
 
-    use crate::storage::{Role, StoredMessage};
+    use crate::storage::{ChatId, Role, StoredMessage, UserId};
 
     pub(super) fn message(role: Role, content: &str) -> StoredMessage {
-        let key = crate::storage::ConversationKey::new(1, 1);
+        let key = crate::storage::ConversationKey::new(ChatId(1), UserId(1));
         StoredMessage::new(1, key, 1, role, content, 1_796_047_506_789)
     }
 

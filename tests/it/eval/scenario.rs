@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use telemem::storage::ConversationKey;
+use telemem::storage::{ChatId, ConversationKey, UserId};
 
 use super::languages::{LANGUAGES, Language, SECRET_KINDS, SecretKind, TOPIC_KINDS, TopicKind};
 use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, MINUTE_MS};
@@ -549,8 +549,8 @@ fn script_person(
     group_chat: i64,
     global_index: usize,
 ) -> (Vec<Turn>, Vec<String>) {
-    let private = ConversationKey::new(person.user_id, person.user_id);
-    let group = ConversationKey::new(group_chat, person.user_id);
+    let private = ConversationKey::new(ChatId(person.user_id), UserId(person.user_id));
+    let group = ConversationKey::new(ChatId(group_chat), UserId(person.user_id));
     let nick = values.nickname(language.cyrillic);
     let fill = |template: &str, referent: &str| -> String {
         template

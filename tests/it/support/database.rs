@@ -2,23 +2,23 @@
 //! ([`TestDb`]), the conversation keys the store tests use, and a [`NewMessage`] with defaults
 //! so each test states only the fields it cares about.
 
-use telemem::storage::{ConversationKey, NewMessage, Role, Store};
+use telemem::storage::{ChatId, ConversationKey, NewMessage, Role, Store, UserId};
 
 use super::times::MIDNIGHT_MS;
 
 /// Three people's private conversations, for tests that call the store or the pipeline directly
 /// (the bot harness's `ALICE`, `BOB` and `CAROL` are user ids).
 pub const ALICE_KEY: ConversationKey = ConversationKey {
-    chat_id: 11,
-    user_id: 11,
+    chat_id: ChatId(11),
+    user_id: UserId(11),
 };
 pub const BOB_KEY: ConversationKey = ConversationKey {
-    chat_id: 22,
-    user_id: 22,
+    chat_id: ChatId(22),
+    user_id: UserId(22),
 };
 pub const CAROL_KEY: ConversationKey = ConversationKey {
-    chat_id: 33,
-    user_id: 33,
+    chat_id: ChatId(33),
+    user_id: UserId(33),
 };
 
 /// The place of a database file in a temporary directory that lives as long as this value;

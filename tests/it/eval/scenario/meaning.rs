@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use telemem::memory::recall::search_terms;
-use telemem::storage::ConversationKey;
+use telemem::storage::{ChatId, ConversationKey, UserId};
 
 use super::super::languages::Language;
 use super::super::meaning_templates::MeaningTemplates;
@@ -151,7 +151,7 @@ pub fn script_person(
         language,
         rng: Rng(0x5EA7 + language_index as u64),
         turns: Vec::new(),
-        key: ConversationKey::new(user_id, user_id),
+        key: ConversationKey::new(ChatId(user_id), UserId(user_id)),
         cursor_ms: 0,
         last_by_key: HashMap::new(),
         filler_next: language_index * 11,
