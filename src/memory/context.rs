@@ -231,8 +231,7 @@ fn system_prompt(
 /// The headings of the memory block's parts, in their order.
 pub const NOTES_HEADING: &str =
     "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
-pub const EARLIER_HEADING: &str =
-    "Earlier sessions (summarized) and older messages that may be relevant now, newest first:";
+pub const EARLIER_HEADING: &str = "Earlier sessions (summaries) and older messages, newest first:";
 /// How a summary's line starts in the earlier part; a recalled message's starts with `- [`.
 pub const SUMMARY_LINE_START: &str = "- Session of ";
 

@@ -152,10 +152,7 @@ async fn an_older_message_relevant_to_the_new_one_is_recalled_with_its_date() {
         .await;
 
     let system = request.system_prompt();
-    assert!(
-        system.contains("older messages that may be relevant now"),
-        "{system}"
-    );
+    assert!(system.contains("older messages, newest first"), "{system}");
     assert!(system.contains("[2026-11-30 09:00 UTC] the person: The Chemitek parcel has tracking number 1Z999AA10123456784."), "{system}");
     assert!(
         !system.contains("dentist"),
