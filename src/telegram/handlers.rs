@@ -326,7 +326,8 @@ async fn deliver_stored(
 
 /// Delivers a reply that is not stored (incognito): the update is marked as being answered
 /// first, so that a crash during delivery does not answer it twice; marking it done afterwards
-/// drops its payload, the message's text, which then exists nowhere else.
+/// drops its payload, the message's text, which then exists nowhere else. A delivery that fails
+/// has nothing to resume from (the reply is not stored), so the payload goes then too.
 async fn deliver_unstored(
     turn: &TurnContext<'_>,
     preview: Preview,
@@ -334,7 +335,11 @@ async fn deliver_unstored(
 ) -> anyhow::Result<TurnOutcome> {
     turn.intake.replying(turn.update_id).await;
     let target = ReplyTarget::answering(turn.message);
-    deliver_reply(turn.bot, target, preview, markdown, &turn.answer).await?;
+    let delivered = deliver_reply(turn.bot, target, preview, markdown, &turn.answer).await;
+    if delivered.is_err() {
+        turn.intake.done(turn.update_id).await;
+    }
+    delivered?;
     metrics::reply_sent();
     Ok(TurnOutcome::UpdateStillOpen)
 }

@@ -14,8 +14,9 @@ use crate::support::config::parse_config;
 use crate::support::database::{ALICE_KEY, BOB_KEY, count_rows};
 use crate::support::fake_embeddings::FakeEmbeddings;
 use crate::support::fake_llm::{RecordedRequest, last_user_message};
+use crate::support::fake_telegram::Fault;
 use crate::support::pipeline::Pipeline;
-use crate::support::waiting::{PATIENCE, eventually};
+use crate::support::waiting::{PATIENCE, eventually, wait_for_model_requests};
 
 const ALICE_CHAT: ConversationKey = ConversationKey {
     chat_id: ALICE,
@@ -240,6 +241,38 @@ async fn an_incognito_prompt_carries_the_persona_and_the_last_incognito_turns_bu
         .map(|message| message.content.as_str())
         .collect();
     assert_eq!(asked, ["I like green tea.", "zebra five"]);
+}
+
+#[tokio::test]
+async fn an_incognito_reply_telegram_refuses_leaves_no_text_in_the_update_records() {
+    let mut bot = TestBot::start().await;
+    say(&bot, "/incognito on", "Incognito is on").await;
+    let refusal = Fault::BadRequest("Bad Request: chat not found".to_owned());
+    bot.telegram.fail_next("sendMessage", refusal);
+
+    bot.telegram
+        .send_text(ALICE, ALICE, "zebra never delivered");
+    wait_for_model_requests(&bot.llm, 1).await;
+    let url = bot.database_url.clone();
+    let no_payload_left = eventually(
+        || async {
+            count_rows(
+                &url,
+                "SELECT count(*) FROM processed_updates WHERE payload IS NOT NULL",
+            )
+            .await
+                == 0
+        },
+        PATIENCE,
+    )
+    .await;
+    bot.stop().await;
+
+    assert!(
+        no_payload_left,
+        "the undeliverable reply's update kept its text"
+    );
+    assert!(bot.store.all_messages(ALICE_CHAT).await.unwrap().is_empty());
 }
 
 #[tokio::test]
