@@ -851,8 +851,10 @@ impl Conversations {
         Ok(closed.is_some())
     }
 
-    /// Deletes the conversation's history, sessions and summaries; the persona stays.
+    /// Deletes the conversation's history, sessions, summaries and notes, and forgets its
+    /// incognito turns; the persona and the settings stay.
     pub async fn clear(&self, key: ConversationKey) -> anyhow::Result<PurgeCounts> {
+        self.incognito.forget(key);
         self.store
             .clear_conversation(key)
             .await

@@ -10,6 +10,7 @@
 
 use teloxide::prelude::*;
 use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters};
+use teloxide::{ApiError, RequestError};
 
 use crate::conversation::{Conversations, ModelMenu};
 use crate::replies;
@@ -159,13 +160,17 @@ async fn press_model_button(
     };
     let (chat_id, message_id) = (message.chat.id, message.id);
     let (text, markup) = (menu_text(&intro), keyboard(&menu, presser));
-    with_flood_retry(|| {
+    let edited = with_flood_retry(|| {
         bot.edit_message_text(chat_id, message_id, text.clone())
             .reply_markup(markup.clone())
             .send()
     })
-    .await?;
-    Ok(())
+    .await;
+    match edited {
+        // The same model pressed twice: the menu shows it already.
+        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
+        Err(error) => Err(error.into()),
+    }
 }
 
 #[cfg(test)]
