@@ -78,6 +78,8 @@ fn an_invalid_setting_fails_at_start_naming_the_variable_and_its_range() {
         ("HISTORY_MAX_MESSAGES", "100000", "1..=1000"),
         ("PURGE_AFTER_SECS", "soon", "PURGE_AFTER_SECS"),
         ("HISTORY_WINDOW_SECS", "-5", "HISTORY_WINDOW_SECS"),
+        ("INCOGNITO_WINDOW_SECS", "7200", "0..=3600"),
+        ("INCOGNITO_MAX_TURNS", "51", "0..=50"),
     ] {
         let output = run_telemem(&database.url, &["migrate"], &[(variable, value)]);
 
