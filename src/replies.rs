@@ -112,7 +112,7 @@ pub fn memory(overview: &MemoryOverview) -> String {
         text.push_str("Notes I keep about you:\n");
         for (index, note) in overview.notes.iter().enumerate() {
             let added = if note.added_by_hand {
-                "added by you"
+                "added by you on"
             } else {
                 "since"
             };
