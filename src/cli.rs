@@ -346,6 +346,15 @@ async fn command_in_terminal(
         ) => text,
         Ok(CommandAnswer::ConfirmClear) => replies::TERMINAL_CANNOT_CLEAR.to_owned(),
         Ok(CommandAnswer::Export(_)) => replies::TERMINAL_CANNOT_EXPORT.to_owned(),
+        Ok(CommandAnswer::ChooseModel { intro, menu }) => {
+            // No buttons in a terminal: the list, to choose from by name.
+            let mut text = format!("{intro}\n\n{}", replies::MODEL_CHOOSE_BY_NAME);
+            for name in &menu.models {
+                let label = replies::model_label(name, *name == menu.in_use.name);
+                text.push_str(&format!("\n  {label}"));
+            }
+            text
+        }
         // The terminal's user runs the bot, so the error is theirs to read.
         Err(error) => format!("error: {error:#}"),
     }

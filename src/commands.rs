@@ -8,7 +8,8 @@
 
 use teloxide::utils::command::BotCommands;
 
-use crate::conversation::{Conversations, Persona, PersonaError};
+use crate::conversation::{Conversations, ModelMenu, NoteAddition, Persona, PersonaError};
+use crate::memory::notes::{NoteError, NoteText};
 use crate::replies;
 use crate::storage::ConversationKey;
 
@@ -24,12 +25,18 @@ pub enum Command {
     Help,
     /// Show or set how I behave for you: /persona <text>, or /persona reset.
     Persona(String),
+    /// Show or choose the model that answers you: /model, or /model <name>.
+    Model(String),
     /// Show what I store about you in this chat.
     Stats,
     /// Show the notes and session summaries I keep about you in this chat.
     Memory,
+    /// Add a note for me to keep: /remember <text>. Change note n: /remember <n> <new text>.
+    Remember(String),
     /// Forget one note: /forget <number from /memory>.
     Forget(String),
+    /// Keep nothing of this chat and use no memory: /incognito on, /incognito off.
+    Incognito(String),
     /// Start a fresh session (earlier history is kept).
     Reset,
     /// Delete all your history in this chat (asks first).
@@ -77,6 +84,68 @@ impl<'a> PersonaRequest<'a> {
     }
 }
 
+/// What `/incognito <argument>` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IncognitoRequest {
+    Show,
+    On,
+    Off,
+    /// Neither `on` nor `off`.
+    Unclear,
+}
+
+impl IncognitoRequest {
+    pub fn parse(argument: &str) -> Self {
+        let argument = argument.trim();
+        if argument.is_empty() {
+            Self::Show
+        } else if argument.eq_ignore_ascii_case("on") {
+            Self::On
+        } else if argument.eq_ignore_ascii_case("off") {
+            Self::Off
+        } else {
+            Self::Unclear
+        }
+    }
+}
+
+/// What `/remember <argument>` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RememberRequest<'a> {
+    /// No text (or only a number): how to use it.
+    Usage,
+    /// Remember `text`. When it starts with a number and goes on, `replacing` holds the number
+    /// and the text after it: that note is replaced, if there is one, or else `text` is added.
+    Note {
+        text: &'a str,
+        replacing: Option<(usize, &'a str)>,
+    },
+}
+
+impl<'a> RememberRequest<'a> {
+    pub fn parse(argument: &'a str) -> Self {
+        let text = argument.trim();
+        if text.is_empty() {
+            return Self::Usage;
+        }
+        let (first, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+        let Ok(number) = first.parse::<usize>() else {
+            return Self::Note {
+                text,
+                replacing: None,
+            };
+        };
+        let rest = rest.trim_start();
+        if rest.is_empty() {
+            return Self::Usage;
+        }
+        Self::Note {
+            text,
+            replacing: Some((number, rest)),
+        }
+    }
+}
+
 /// What a front end does to answer a command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CommandAnswer {
@@ -91,6 +160,9 @@ pub enum CommandAnswer {
     ConfirmClear,
     /// Send the person's history in this chat as a file (`/export`).
     Export(ExportFormat),
+    /// Offer the models to choose from (`/model`): `intro`, then the models with the one in use
+    /// marked, as buttons where the front end has them.
+    ChooseModel { intro: String, menu: ModelMenu },
 }
 
 /// Does `command`'s work on the conversation `key` and says how to answer it. `start_text` is
@@ -113,7 +185,10 @@ pub async fn answer(
             let overview = conversations.memory_overview(key).await?;
             CommandAnswer::SayPrivately(replies::memory(&overview))
         }
+        Command::Model(argument) => model(conversations, key, &argument).await?,
+        Command::Remember(argument) => remember(conversations, key, &argument).await?,
         Command::Forget(argument) => forget(conversations, key, &argument).await?,
+        Command::Incognito(argument) => incognito(conversations, key, &argument).await?,
         Command::Reset => {
             let was_open = conversations.reset_session(key).await?;
             CommandAnswer::Say(if was_open {
@@ -172,6 +247,100 @@ async fn persona(
     })
 }
 
+/// `/model` shows the models to choose from; `/model <name>` chooses one, or shows them again
+/// when no model on offer is called so.
+async fn model(
+    conversations: &Conversations,
+    key: ConversationKey,
+    argument: &str,
+) -> anyhow::Result<CommandAnswer> {
+    let name = argument.trim();
+    if !name.is_empty()
+        && let Some(chosen) = conversations.choose_model(key.user_id, name).await?
+    {
+        return Ok(CommandAnswer::Say(replies::model_chosen(&chosen)));
+    }
+    let menu = conversations.model_menu(key.user_id).await?;
+    let intro = if name.is_empty() {
+        replies::model_in_use(&menu.in_use)
+    } else {
+        replies::model_unknown(name)
+    };
+    Ok(CommandAnswer::ChooseModel { intro, menu })
+}
+
+/// `/incognito`, `/incognito on` or `/incognito off`.
+async fn incognito(
+    conversations: &Conversations,
+    key: ConversationKey,
+    argument: &str,
+) -> anyhow::Result<CommandAnswer> {
+    let on = match IncognitoRequest::parse(argument) {
+        IncognitoRequest::Show | IncognitoRequest::Unclear => {
+            let on = conversations.incognito(key).await?;
+            return Ok(CommandAnswer::Say(replies::incognito_state(on)));
+        }
+        IncognitoRequest::On => true,
+        IncognitoRequest::Off => false,
+    };
+    let changed = conversations.set_incognito(key, on).await?;
+    Ok(CommandAnswer::Say(replies::incognito_switched(on, changed)))
+}
+
+/// `/remember <text>` adds a note; `/remember <n> <text>` replaces note n.
+async fn remember(
+    conversations: &Conversations,
+    key: ConversationKey,
+    argument: &str,
+) -> anyhow::Result<CommandAnswer> {
+    let (text, replacing) = match RememberRequest::parse(argument) {
+        RememberRequest::Usage => {
+            return Ok(CommandAnswer::Say(replies::REMEMBER_USAGE.to_owned()));
+        }
+        RememberRequest::Note { text, replacing } => (text, replacing),
+    };
+    if let Some((number, new_text)) = replacing
+        && let Some(answer) = replace_note(conversations, key, number, new_text).await?
+    {
+        return Ok(answer);
+    }
+    let note = match NoteText::parse(text) {
+        Ok(note) => note,
+        Err(error) => return Ok(note_refused(error)),
+    };
+    Ok(match conversations.add_note(key, &note).await? {
+        NoteAddition::Added => CommandAnswer::SayPrivately(replies::remembered(note.as_str())),
+        NoteAddition::AlreadyKept => {
+            CommandAnswer::SayPrivately(replies::already_remembered(note.as_str()))
+        }
+        NoteAddition::TooMany => CommandAnswer::Say(replies::too_many_notes()),
+    })
+}
+
+/// Note `number` replaced by `text`, or `None` when there is no note `number`.
+async fn replace_note(
+    conversations: &Conversations,
+    key: ConversationKey,
+    number: usize,
+    text: &str,
+) -> anyhow::Result<Option<CommandAnswer>> {
+    let note = match NoteText::parse(text) {
+        Ok(note) => note,
+        Err(error) => return Ok(Some(note_refused(error))),
+    };
+    let replaced = conversations.replace_note(key, number, &note).await?;
+    Ok(replaced.map(|old| {
+        CommandAnswer::SayPrivately(replies::note_replaced(number, &old, note.as_str()))
+    }))
+}
+
+fn note_refused(error: NoteError) -> CommandAnswer {
+    CommandAnswer::Say(match error {
+        NoteError::Empty => replies::REMEMBER_USAGE.to_owned(),
+        NoteError::TooLong { length, max } => replies::note_too_long(length, max),
+    })
+}
+
 /// `/forget <number from /memory>`.
 async fn forget(
     conversations: &Conversations,
@@ -212,6 +381,41 @@ mod tests {
         assert_eq!(
             PersonaRequest::parse(" talk like a pirate "),
             PersonaRequest::Set("talk like a pirate")
+        );
+    }
+
+    #[test]
+    fn incognito_arguments_mean_show_on_off_or_unclear() {
+        assert_eq!(IncognitoRequest::parse(" "), IncognitoRequest::Show);
+        assert_eq!(IncognitoRequest::parse("ON"), IncognitoRequest::On);
+        assert_eq!(IncognitoRequest::parse(" off "), IncognitoRequest::Off);
+        assert_eq!(IncognitoRequest::parse("maybe"), IncognitoRequest::Unclear);
+    }
+
+    #[test]
+    fn remember_takes_a_leading_number_as_the_note_it_may_replace() {
+        assert_eq!(RememberRequest::parse("  "), RememberRequest::Usage);
+        assert_eq!(RememberRequest::parse(" 2 "), RememberRequest::Usage);
+        assert_eq!(
+            RememberRequest::parse(" I am vegan "),
+            RememberRequest::Note {
+                text: "I am vegan",
+                replacing: None
+            }
+        );
+        assert_eq!(
+            RememberRequest::parse("2  I eat fish now"),
+            RememberRequest::Note {
+                text: "2  I eat fish now",
+                replacing: Some((2, "I eat fish now"))
+            }
+        );
+        assert_eq!(
+            RememberRequest::parse("2nd floor flat"),
+            RememberRequest::Note {
+                text: "2nd floor flat",
+                replacing: None
+            }
         );
     }
 

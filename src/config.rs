@@ -156,9 +156,26 @@ pub struct MemoryConfig {
           value_name = "SUMMARY_RETRY_SECS", default_value_t = 60, global = true,
           value_parser = clap::value_parser!(u64).range(0..=MAX_WINDOW_SECS))]
     pub summary_retry_secs: u64,
+
+    /// In incognito, how long the process keeps a turn for the next prompts (default 5
+    /// minutes); 0: each message stands alone.
+    #[arg(long = "incognito-window-secs", env = "INCOGNITO_WINDOW_SECS",
+          value_name = "INCOGNITO_WINDOW_SECS", default_value_t = 5 * 60, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=3_600))]
+    pub incognito_window_secs: u64,
+
+    /// In incognito, how many of the latest turns the process keeps for the next prompts.
+    #[arg(long = "incognito-max-turns", env = "INCOGNITO_MAX_TURNS",
+          value_name = "INCOGNITO_MAX_TURNS", default_value_t = 5, global = true,
+          value_parser = clap::value_parser!(u32).range(0..=50))]
+    pub incognito_max_turns: u32,
 }
 
 impl MemoryConfig {
+    pub fn incognito_window(&self) -> Duration {
+        Duration::from_secs(self.incognito_window_secs)
+    }
+
     pub fn summary_window(&self) -> Duration {
         Duration::from_secs(self.summary_window_secs)
     }

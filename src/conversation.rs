@@ -1,7 +1,13 @@
 //! One chat turn, free of Telegram: record the user's message in its session, assemble the
-//! prompt from memory, ask the model, record the reply. The Telegram handlers and `telemem chat`
-//! both drive turns through [`Conversations`], as well as the per-conversation commands (persona,
-//! stats, reset, clear, export), so that every front end behaves the same.
+//! prompt from memory, ask the model (the one the person chose), record the reply. The Telegram
+//! handlers and `telemem chat` both drive turns through [`Conversations`], as well as the
+//! per-conversation commands (persona, model, incognito, notes, stats, reset, clear, export), so
+//! that every front end behaves the same.
+//!
+//! In incognito a turn stores nothing: no message, no session, hence no search index entry, no
+//! vector and no summary. Its prompt carries the persona (a setting, not memory) and the last few
+//! incognito turns kept in the process ([`IncognitoMemory`]), nothing of the stored memory; only
+//! its token counts are stored, for the person's usage.
 //!
 //! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
 //! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
@@ -18,15 +24,17 @@ use tokio::sync::watch;
 
 use crate::clock::{Clock, start_of_utc_day_ms};
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
-use crate::llm::{ChatRequest, Completion, LlmClient, LlmError};
+use crate::llm::{ChatRequest, Completion, LlmClient, LlmError, ModelInUse, ModelList};
 use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
+use crate::memory::incognito::{IncognitoMemory, IncognitoTurn};
 use crate::memory::meaning::MeaningRecall;
+use crate::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
 use crate::memory::recall::{RecallQuery, Recalled, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
-    ConversationKey, NewMessage, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
+    ConversationKey, NewMessage, NoteAdded, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
     SummaryRecord, TurnStart, TurnStartLimits, UserId,
 };
 
@@ -79,6 +87,9 @@ pub struct ConversationSettings {
     pub recall_limit: i64,
     pub notes_enabled: bool,
     pub memory_budget_tokens: usize,
+    /// How long, and how many, incognito turns the process keeps for the next prompts.
+    pub incognito_window_ms: i64,
+    pub incognito_max_turns: usize,
 }
 
 impl ConversationSettings {
@@ -96,6 +107,8 @@ impl ConversationSettings {
             recall_limit: i64::from(memory.recall_limit),
             notes_enabled: true,
             memory_budget_tokens: memory.context_token_budget as usize,
+            incognito_window_ms: duration_ms(memory.incognito_window()),
+            incognito_max_turns: memory.incognito_max_turns as usize,
         }
     }
 
@@ -110,14 +123,45 @@ impl ConversationSettings {
     }
 }
 
-/// A turn in progress: the user's message is stored and the prompt is ready.
+/// A turn in progress: the prompt is ready, and the user's message stored unless in incognito.
 #[derive(Clone, Debug)]
 pub struct Turn {
     pub key: ConversationKey,
-    pub session_id: i64,
-    pub user_message_id: i64,
     pub request: ChatRequest,
     pub prompt_tokens_estimate: usize,
+    pub record: TurnRecord,
+}
+
+/// Where a turn's exchange is kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TurnRecord {
+    /// In the history: the user's message is stored in its session, the reply goes beside it.
+    Stored {
+        session_id: i64,
+        user_message_id: i64,
+    },
+    /// In incognito: only in the process, for the next few prompts.
+    Incognito { question: String, asked_at_ms: i64 },
+}
+
+/// What [`Conversations::finish_turn`] did with the reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FinishedTurn {
+    /// Stored in the history with this id; with an update id, it also marked the update
+    /// `replying`.
+    Stored { reply_id: i64 },
+    /// In incognito: kept in the process only; the update's state is the caller's to mark.
+    NotStored,
+}
+
+impl FinishedTurn {
+    /// The stored reply's id, if it was stored.
+    pub fn reply_id(self) -> Option<i64> {
+        match self {
+            Self::Stored { reply_id } => Some(reply_id),
+            Self::NotStored => None,
+        }
+    }
 }
 
 /// The history a prompt carries once `new` is stored: the stored `history` plus `new` (unless
@@ -181,6 +225,12 @@ pub struct ConversationStats {
     pub session_started_at_ms: Option<i64>,
     pub last_activity_ms: Option<i64>,
     pub now_ms: i64,
+    /// The model that answers the person.
+    pub model: ModelInUse,
+    /// Whether the conversation is in incognito.
+    pub incognito: bool,
+    /// Tokens the person's incognito turns used today, in all their chats.
+    pub incognito_tokens_today: i64,
 }
 
 /// The entry point for chat turns and per-conversation commands; cheap to clone.
@@ -193,13 +243,34 @@ pub struct Conversations {
     settings: Arc<ConversationSettings>,
     /// Recall by meaning, when an embedding model is configured.
     meaning: Option<Arc<MeaningRecall>>,
+    /// The last few turns of the conversations in incognito.
+    incognito: Arc<IncognitoMemory>,
 }
 
-/// What `/memory` shows: the notes and the summaries a prompt can draw on.
+/// What `/memory` shows: the notes and the summaries a prompt can draw on, and whether the
+/// conversation is in incognito (when prompts draw on none of them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryOverview {
     pub notes: Vec<NoteRecord>,
     pub summaries: Vec<SummaryRecord>,
+    pub incognito: bool,
+}
+
+/// What `/model` shows: the models on offer and the one that answers the person.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelMenu {
+    pub models: Vec<String>,
+    pub in_use: ModelInUse,
+}
+
+/// What adding a note by hand did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoteAddition {
+    Added,
+    /// The note was kept already (now as the person's own).
+    AlreadyKept,
+    /// The conversation holds [`MAX_NOTES_BY_HAND`] notes added by hand already.
+    TooMany,
 }
 
 impl Conversations {
@@ -210,6 +281,8 @@ impl Conversations {
         redactor: Redactor,
         settings: ConversationSettings,
     ) -> Self {
+        let incognito =
+            IncognitoMemory::new(settings.incognito_window_ms, settings.incognito_max_turns);
         Self {
             store,
             llm,
@@ -217,6 +290,7 @@ impl Conversations {
             redactor,
             settings: Arc::new(settings),
             meaning: None,
+            incognito: Arc::new(incognito),
         }
     }
 
@@ -234,7 +308,8 @@ impl Conversations {
         self.clock.now_ms()
     }
 
-    /// Stores the user's message in its session and assembles the prompt.
+    /// Stores the user's message in its session and assembles the prompt; in incognito, only
+    /// assembles the prompt. The request names the model the person chose.
     pub async fn begin_turn(
         &self,
         key: ConversationKey,
@@ -243,6 +318,27 @@ impl Conversations {
     ) -> anyhow::Result<Turn> {
         let now_ms = self.clock.now_ms();
         let start = self.turn_start(key, now_ms).await?;
+        let model = self.models().in_use(start.model.as_deref()).name;
+        let mut turn = if start.incognito {
+            self.incognito_turn(key, text, now_ms, start.persona)
+        } else {
+            self.stored_turn(key, text, telegram_message_id, now_ms, start)
+                .await?
+        };
+        turn.request.model = Some(model);
+        Ok(turn)
+    }
+
+    /// A turn of a conversation with memory: the user's message stored in its session, the
+    /// prompt assembled from what `start` read.
+    async fn stored_turn(
+        &self,
+        key: ConversationKey,
+        text: &str,
+        telegram_message_id: Option<i64>,
+        now_ms: i64,
+        start: TurnStart,
+    ) -> anyhow::Result<Turn> {
         let session = session_for_message(
             &self.store,
             key,
@@ -283,11 +379,69 @@ impl Conversations {
         let assembled = self.assemble_context(key, now_ms, start, stored).await?;
         Ok(Turn {
             key,
-            session_id: session.session_id,
-            user_message_id,
-            prompt_tokens_estimate: assembled.total_tokens,
             request: assembled.request,
+            prompt_tokens_estimate: assembled.total_tokens,
+            record: TurnRecord::Stored {
+                session_id: session.session_id,
+                user_message_id,
+            },
         })
+    }
+
+    /// A turn in incognito: nothing stored, the prompt assembled from the persona, the last
+    /// incognito turns kept in the process and the new message.
+    fn incognito_turn(
+        &self,
+        key: ConversationKey,
+        text: &str,
+        now_ms: i64,
+        persona: Option<String>,
+    ) -> Turn {
+        let assembled = self.incognito_context(key, text, now_ms, persona);
+        Turn {
+            key,
+            request: assembled.request,
+            prompt_tokens_estimate: assembled.total_tokens,
+            record: TurnRecord::Incognito {
+                question: text.to_owned(),
+                asked_at_ms: now_ms,
+            },
+        }
+    }
+
+    /// The prompt of an incognito message `text`: the persona, the incognito turns the process
+    /// keeps, the message; no notes, summaries, recall or stored history.
+    fn incognito_context(
+        &self,
+        key: ConversationKey,
+        text: &str,
+        now_ms: i64,
+        persona: Option<String>,
+    ) -> AssembledContext {
+        // Kept only in the process: they have no id, no session and no Telegram message.
+        let message =
+            |role, content: &str, at_ms| StoredMessage::new(0, key, 0, role, content, at_ms);
+        let mut history: Vec<StoredMessage> = self
+            .incognito
+            .recent(key, now_ms)
+            .iter()
+            .flat_map(|turn| {
+                [
+                    message(Role::User, &turn.question, turn.question_at_ms),
+                    message(Role::Assistant, &turn.answer, turn.answered_at_ms),
+                ]
+            })
+            .collect();
+        history.push(message(Role::User, text, now_ms));
+        let material = PromptMaterial {
+            persona,
+            notes: Vec::new(),
+            summaries: Vec::new(),
+            recalled: Vec::new(),
+            history,
+        }
+        .masked(&self.redactor);
+        self.assemble_material(now_ms, &material)
     }
 
     /// Persona, open session, notes, summaries and history of the conversation at `now_ms`.
@@ -370,7 +524,13 @@ impl Conversations {
             history,
         }
         .masked(&self.redactor);
-        Ok(assemble(&ContextInputs {
+        Ok(self.assemble_material(now_ms, &material))
+    }
+
+    /// The prompt made of `material` (masked already), within the memory budget.
+    fn assemble_material(&self, now_ms: i64, material: &PromptMaterial) -> AssembledContext {
+        let settings = &self.settings;
+        assemble(&ContextInputs {
             now_ms,
             default_prompt: &settings.default_prompt,
             persona: material.persona.as_deref(),
@@ -379,7 +539,7 @@ impl Conversations {
             recalled: &material.recalled,
             history: &material.history,
             memory_budget_tokens: settings.memory_budget_tokens,
-        }))
+        })
     }
 
     /// The exact prompt a message `text` would get now, without storing anything (for
@@ -391,8 +551,16 @@ impl Conversations {
     ) -> anyhow::Result<AssembledContext> {
         let now_ms = self.clock.now_ms();
         let start = self.turn_start(key, now_ms).await?;
-        let new_message = StoredMessage::new(i64::MAX, key, 0, Role::User, text, now_ms);
-        self.assemble_context(key, now_ms, start, new_message).await
+        let model = self.models().in_use(start.model.as_deref()).name;
+        let mut context = if start.incognito {
+            self.incognito_context(key, text, now_ms, start.persona)
+        } else {
+            let new_message = StoredMessage::new(i64::MAX, key, 0, Role::User, text, now_ms);
+            self.assemble_context(key, now_ms, start, new_message)
+                .await?
+        };
+        context.request.model = Some(model);
+        Ok(context)
     }
 
     /// The notes and the summaries the bot holds for this conversation.
@@ -407,7 +575,12 @@ impl Conversations {
             .recent_summaries(key, 0, 50)
             .await
             .context("cannot read the summaries")?;
-        Ok(MemoryOverview { notes, summaries })
+        let incognito = self.incognito(key).await?;
+        Ok(MemoryOverview {
+            notes,
+            summaries,
+            incognito,
+        })
     }
 
     /// Deletes note number `number` (1-based, as `/memory` lists them); returns its text.
@@ -446,13 +619,14 @@ impl Conversations {
 
     /// Stores the model's reply with its token usage (the provider's figures, or the documented
     /// estimate when the provider reports none). With `update_id`, the Telegram update is marked
-    /// as being answered in the same transaction (see `telegram::intake`). Returns the reply's id.
+    /// as being answered in the same transaction (see `telegram::intake`). In incognito, keeps
+    /// the exchange in the process for the next few prompts and stores only the token counts.
     pub async fn finish_turn(
         &self,
         turn: &Turn,
         completion: &Completion,
         update_id: Option<i64>,
-    ) -> anyhow::Result<i64> {
+    ) -> anyhow::Result<FinishedTurn> {
         let tokens_in = completion
             .tokens_in
             .map(i64::from)
@@ -461,20 +635,60 @@ impl Conversations {
             .tokens_out
             .map(i64::from)
             .unwrap_or(estimate_tokens(&completion.text) as i64);
+        let now_ms = self.clock.now_ms();
+        let session_id = match &turn.record {
+            TurnRecord::Stored { session_id, .. } => *session_id,
+            TurnRecord::Incognito {
+                question,
+                asked_at_ms,
+            } => {
+                let exchange = IncognitoTurn {
+                    question: question.clone(),
+                    question_at_ms: *asked_at_ms,
+                    answer: completion.text.clone(),
+                    answered_at_ms: now_ms,
+                };
+                self.incognito.remember(turn.key, exchange, now_ms);
+                self.count_incognito_tokens(turn.key.user_id, now_ms, tokens_in, tokens_out)
+                    .await;
+                return Ok(FinishedTurn::NotStored);
+            }
+        };
         let reply = NewMessage {
             key: turn.key,
-            session_id: turn.session_id,
+            session_id,
             role: Role::Assistant,
             content: &completion.text,
-            created_at_ms: self.clock.now_ms(),
+            created_at_ms: now_ms,
             tokens_in,
             tokens_out,
             telegram_message_id: None,
         };
-        self.store
+        let reply_id = self
+            .store
             .add_reply(&reply, update_id)
             .await
-            .context("cannot store the reply")
+            .context("cannot store the reply")?;
+        Ok(FinishedTurn::Stored { reply_id })
+    }
+
+    /// Adds an incognito turn's tokens to the person's usage of the day. A failure is logged and
+    /// the reply still goes out: a count is not worth an answer.
+    async fn count_incognito_tokens(
+        &self,
+        user_id: UserId,
+        now_ms: i64,
+        tokens_in: i64,
+        tokens_out: i64,
+    ) {
+        let day = start_of_utc_day_ms(now_ms);
+        if let Err(error) = self
+            .store
+            .add_incognito_tokens(user_id, day, tokens_in, tokens_out)
+            .await
+        {
+            tracing::error!(error = ?error, user_id = user_id.0, "could not count an incognito turn's tokens");
+        }
     }
 
     /// Records which Telegram message carried a stored reply (for exports and debugging), which
@@ -525,6 +739,115 @@ impl Conversations {
             .context("cannot store the persona")
     }
 
+    /// The models people may choose, `LLM_MODEL` the default among them.
+    pub fn models(&self) -> &ModelList {
+        self.llm.models()
+    }
+
+    /// The models on offer and the one that answers the person.
+    pub async fn model_menu(&self, user_id: UserId) -> anyhow::Result<ModelMenu> {
+        let settings = self
+            .store
+            .user_settings(user_id)
+            .await
+            .context("cannot read settings")?;
+        let chosen = settings.and_then(|settings| settings.model);
+        Ok(ModelMenu {
+            models: self.models().names().to_vec(),
+            in_use: self.models().in_use(chosen.as_deref()),
+        })
+    }
+
+    /// Makes the model on offer called `name` ([`ModelList::find`]) answer the person from now
+    /// on, in all their chats. Returns its name as offered, or `None` when no model on offer is
+    /// called so (nothing changes then).
+    pub async fn choose_model(
+        &self,
+        user_id: UserId,
+        name: &str,
+    ) -> anyhow::Result<Option<String>> {
+        let Some(model) = self.models().find(name).map(str::to_owned) else {
+            return Ok(None);
+        };
+        self.store
+            .set_model(user_id, Some(&model), self.clock.now_ms())
+            .await
+            .context("cannot store the model")?;
+        Ok(Some(model))
+    }
+
+    /// Whether the conversation is in incognito.
+    pub async fn incognito(&self, key: ConversationKey) -> anyhow::Result<bool> {
+        self.store
+            .is_incognito(key)
+            .await
+            .context("cannot read the incognito switch")
+    }
+
+    /// Switches incognito on or off for the conversation; returns whether that changed anything.
+    /// The incognito turns the process kept go either way: switched off, the conversation is
+    /// stored again and they are forgotten; switched on, it starts afresh.
+    pub async fn set_incognito(&self, key: ConversationKey, on: bool) -> anyhow::Result<bool> {
+        let changed = self
+            .store
+            .set_incognito(key, on, self.clock.now_ms())
+            .await
+            .context("cannot store the incognito switch")?;
+        self.incognito.forget(key);
+        Ok(changed)
+    }
+
+    /// Adds a note the person wrote to the conversation's notes.
+    pub async fn add_note(
+        &self,
+        key: ConversationKey,
+        note: &NoteText,
+    ) -> anyhow::Result<NoteAddition> {
+        let notes = self
+            .store
+            .notes(key)
+            .await
+            .context("cannot read the notes")?;
+        let is_kept = notes.iter().any(|kept| kept.note == note.as_str());
+        let by_hand = notes.iter().filter(|kept| kept.added_by_hand).count();
+        if !is_kept && by_hand >= MAX_NOTES_BY_HAND {
+            return Ok(NoteAddition::TooMany);
+        }
+        let added = self
+            .store
+            .add_note_by_hand(key, note.as_str(), self.clock.now_ms())
+            .await
+            .context("cannot store the note")?;
+        Ok(match added {
+            NoteAdded::New => NoteAddition::Added,
+            NoteAdded::AlreadyKept => NoteAddition::AlreadyKept,
+        })
+    }
+
+    /// Gives note number `number` (1-based, as `/memory` lists them) the person's text `note`;
+    /// returns its old text, or `None` when there is no such note.
+    pub async fn replace_note(
+        &self,
+        key: ConversationKey,
+        number: usize,
+        note: &NoteText,
+    ) -> anyhow::Result<Option<String>> {
+        let notes = self
+            .store
+            .notes(key)
+            .await
+            .context("cannot read the notes")?;
+        let Some(old) = number.checked_sub(1).and_then(|index| notes.get(index)) else {
+            return Ok(None);
+        };
+        let replaced = self
+            .store
+            .replace_note_by_hand(key, old.id, note.as_str(), self.clock.now_ms())
+            .await
+            .context("cannot change the note")?;
+        Ok(replaced.then(|| old.note.clone()))
+    }
+
     /// Closes the current session now; the next message starts a fresh one. Returns whether a
     /// session was open.
     pub async fn reset_session(&self, key: ConversationKey) -> anyhow::Result<bool> {
@@ -536,8 +859,10 @@ impl Conversations {
         Ok(closed.is_some())
     }
 
-    /// Deletes the conversation's history, sessions and summaries; the persona stays.
+    /// Deletes the conversation's history, sessions, summaries and notes, and forgets its
+    /// incognito turns; the persona and the settings stay.
     pub async fn clear(&self, key: ConversationKey) -> anyhow::Result<PurgeCounts> {
+        self.incognito.forget(key);
         self.store
             .clear_conversation(key)
             .await
@@ -571,16 +896,32 @@ impl Conversations {
             .context("cannot read the session")?;
         let session =
             session.filter(|s| now_ms - s.last_activity_at_ms <= self.settings.session_idle_ms);
+        let model = self.model_menu(key.user_id).await?.in_use;
+        let incognito = self.incognito(key).await?;
+        let incognito_tokens_today = self
+            .store
+            .incognito_tokens(key.user_id, start_of_utc_day_ms(now_ms))
+            .await
+            .context("cannot read the incognito usage")?;
+        // In incognito the next prompt carries the turns the process keeps, nothing stored.
+        let messages_in_context = if incognito {
+            2 * self.incognito.recent(key, now_ms).len() as i64
+        } else {
+            stats
+                .messages_in_window
+                .min(self.settings.history_max_messages)
+        };
         Ok(ConversationStats {
             messages_stored: stats.messages_total,
-            messages_in_context: stats
-                .messages_in_window
-                .min(self.settings.history_max_messages),
+            messages_in_context,
             tokens_today: stats.tokens_today,
             tokens_total: stats.tokens_in + stats.tokens_out,
             session_started_at_ms: session.map(|s| s.started_at_ms),
             last_activity_ms: stats.last_activity_ms,
             now_ms,
+            model,
+            incognito,
+            incognito_tokens_today,
         })
     }
 }

@@ -4,6 +4,8 @@
 
 use crate::clock::format_utc_ms;
 use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
+use crate::llm::ModelInUse;
+use crate::memory::notes::MAX_NOTES_BY_HAND;
 
 pub const NOT_ALLOWED: &str = "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
 
@@ -97,21 +99,31 @@ pub fn no_such_note(number: &str) -> String {
     format!("I have no note number {number}. /memory lists the notes I keep.")
 }
 
-/// The `/memory` listing: numbered notes, then summaries with their session times.
+/// The `/memory` listing: whether incognito is on, numbered notes (those the person added
+/// marked) with how to change them, then summaries with their session times.
 pub fn memory(overview: &MemoryOverview) -> String {
     let mut text = String::new();
+    if overview.incognito {
+        text.push_str("Incognito is on in this chat: I store nothing of what we say and use none of this in my answers. /incognito off ends it.\n\n");
+    }
     if overview.notes.is_empty() {
-        text.push_str("I keep no notes about you in this chat yet. Lasting facts and preferences you tell me are noted after a session ends.\n");
+        text.push_str("I keep no notes about you in this chat yet. Lasting facts and preferences you tell me are noted after a session ends; /remember <text> adds one now.\n");
     } else {
-        text.push_str("Notes I keep about you (remove one with /forget <number>):\n");
+        text.push_str("Notes I keep about you:\n");
         for (index, note) in overview.notes.iter().enumerate() {
+            let added = if note.added_by_hand {
+                "added by you on"
+            } else {
+                "since"
+            };
             text.push_str(&format!(
-                "{}. {} (since {})\n",
+                "{}. {} ({added} {})\n",
                 index + 1,
                 note.note,
                 format_utc_ms(note.created_at_ms)
             ));
         }
+        text.push_str("Change one: /remember <number> <new text>. Remove one: /forget <number>. Add one: /remember <text>.\n");
     }
     if overview.summaries.is_empty() {
         text.push_str("\nNo session summaries yet: a session is summarized after it ends.");
@@ -128,6 +140,91 @@ pub fn memory(overview: &MemoryOverview) -> String {
     text
 }
 
+pub const REMEMBER_USAGE: &str = "Tell me what to note, e.g. /remember I am vegetarian. To change note 2 (as /memory lists them), write /remember 2 <new text>.";
+
+pub fn remembered(note: &str) -> String {
+    format!("Noted: {note}\n/memory lists your notes.")
+}
+
+pub fn already_remembered(note: &str) -> String {
+    format!("I already keep that note: {note}")
+}
+
+pub fn note_replaced(number: usize, old: &str, new: &str) -> String {
+    format!("Note {number} changed.\nWas: {old}\nNow: {new}")
+}
+
+pub fn note_too_long(length: usize, max: usize) -> String {
+    format!("That note is {length} characters long; at most {max} are allowed. Please shorten it.")
+}
+
+pub fn too_many_notes() -> String {
+    format!(
+        "You have added {MAX_NOTES_BY_HAND} notes already, as many as I keep. Remove one with /forget <number> (see /memory), or change one with /remember <number> <new text>."
+    )
+}
+
+/// `/model`: which model answers the person, and why, when it is not the one they chose.
+pub fn model_in_use(model: &ModelInUse) -> String {
+    match &model.unavailable_choice {
+        Some(chosen) => format!(
+            "The model you chose, {chosen}, is no longer offered, so {} answers you now.",
+            model.name
+        ),
+        None => format!("{} answers you.", model.name),
+    }
+}
+
+/// `/model <name>` with a name that is not on offer.
+pub fn model_unknown(name: &str) -> String {
+    format!("I don't offer a model called “{name}”.")
+}
+
+pub fn model_chosen(name: &str) -> String {
+    format!("From now on {name} answers you, in all our chats.")
+}
+
+/// Below the `/model` menu's buttons.
+pub const MODEL_CHOOSE_WITH_BUTTONS: &str = "Tap a model to choose it (or write /model <name>):";
+
+/// Before the `/model` menu's list where there are no buttons (a terminal).
+pub const MODEL_CHOOSE_BY_NAME: &str = "Choose one with /model <name>:";
+
+/// A model in the `/model` menu, marked when it is the one that answers.
+pub fn model_label(name: &str, in_use: bool) -> String {
+    if in_use {
+        format!("✓ {name}")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// A press on someone else's `/model` menu in a group.
+pub const MODEL_MENU_NOT_YOURS: &str =
+    "Only the person who asked for this list can choose here. Write /model for your own.";
+
+/// A press on a `/model` menu whose list of models has changed since.
+pub const MODEL_MENU_OUT_OF_DATE: &str = "The list of models has changed; here it is again.";
+
+/// `/incognito`: the state, and how to switch.
+pub fn incognito_state(on: bool) -> String {
+    if on {
+        "Incognito is on in this chat: I store nothing of what we say and use no memory of earlier conversations, only our last few messages for a few minutes. /incognito off ends it.".to_owned()
+    } else {
+        "Incognito is off: I keep our conversation in this chat and remember it. /incognito on stops that: then I store nothing of what we say and use no memory.".to_owned()
+    }
+}
+
+/// `/incognito on` or `/incognito off`; `changed` is false when it was so already.
+pub fn incognito_switched(on: bool, changed: bool) -> String {
+    match (on, changed) {
+        (true, true) => "Incognito is on. From now on I store nothing of what we say in this chat and use no memory of earlier conversations (your persona still applies); I only keep our last few messages for a few minutes, and forget them when you switch it off. /incognito off ends it.".to_owned(),
+        (true, false) => incognito_state(true),
+        (false, true) => "Incognito is off. I keep our conversation in this chat again and remember it; nothing from the incognito part was kept.".to_owned(),
+        (false, false) => incognito_state(false),
+    }
+}
+
 pub fn message_too_long(length: usize, max: usize) -> String {
     format!(
         "Your message is {length} characters long; I accept at most {max}. Please shorten it or split it into parts."
@@ -140,9 +237,10 @@ pub fn start(history_window_secs: u64, purge_after_secs: u64, idle_secs: u64) ->
          I keep our conversation in this chat: the last messages of the past {} verbatim, and \
          summaries of earlier sessions (a session ends after {} of silence). Everything is deleted \
          automatically after {}.\n\n\
-         /persona sets how I behave for you, /memory shows what I keep about you, /stats what I \
-         store, /reset starts a fresh session, /export sends you your history, /clear deletes it. \
-         /help lists everything.",
+         /persona sets how I behave for you, /memory shows what I keep about you, /remember adds \
+         a note, /incognito on stops me storing anything, /stats shows what I store, /reset starts \
+         a fresh session, /export sends you your history, /clear deletes it. /help lists \
+         everything.",
         human_duration(history_window_secs),
         human_duration(idle_secs),
         human_duration(purge_after_secs),
@@ -184,16 +282,34 @@ pub fn stats(stats: &ConversationStats) -> String {
         .last_activity_ms
         .map(format_utc_ms)
         .unwrap_or_else(|| "never".to_owned());
-    format!(
+    let mut text = format!(
         "Your statistics in this chat\n\
          Messages stored: {}\n\
          Messages in the current context: {}\n\
          Tokens today: {}\n\
          Tokens in total: {}\n\
          Current session: {session}\n\
-         Last activity: {last}",
-        stats.messages_stored, stats.messages_in_context, stats.tokens_today, stats.tokens_total,
-    )
+         Last activity: {last}\n\
+         Model: {}",
+        stats.messages_stored,
+        stats.messages_in_context,
+        stats.tokens_today,
+        stats.tokens_total,
+        stats.model.name,
+    );
+    if stats.model.unavailable_choice.is_some() {
+        text.push_str(" (the model you chose is no longer offered)");
+    }
+    if stats.incognito {
+        text.push_str("\nIncognito: on (nothing of this chat is stored)");
+    }
+    if stats.incognito_tokens_today > 0 {
+        text.push_str(&format!(
+            "\nTokens today in incognito, all chats: {}",
+            stats.incognito_tokens_today
+        ));
+    }
+    text
 }
 
 /// `telemem chat`'s greeting.

@@ -246,6 +246,7 @@ mod tests {
     #[test]
     fn system_turns_in_the_history_are_folded_into_the_system_field() {
         let request = ChatRequest {
+            model: None,
             system: "persona".to_owned(),
             messages: vec![
                 ChatMessage::new(Role::System, "summary of earlier talk"),
@@ -268,6 +269,7 @@ mod tests {
     #[test]
     fn an_empty_system_prompt_is_not_sent() {
         let request = ChatRequest {
+            model: None,
             system: String::new(),
             messages: vec![ChatMessage::user("hi")],
         };

@@ -36,6 +36,8 @@ impl ChatMessage {
 /// because Anthropic takes it as a separate field; for OpenAI it becomes the first message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChatRequest {
+    /// The model to ask; `None`: the configured `LLM_MODEL`.
+    pub model: Option<String>,
     pub system: String,
     pub messages: Vec<ChatMessage>,
 }

@@ -16,7 +16,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
 use super::dialect::{Dialect, StreamDecode, StreamStep};
 use super::retry::{self, Failure, Policy};
 use super::sse::{SseEvent, SseParser};
-use super::{ChatRequest, Completion, LlmConfig, LlmError};
+use super::{ChatRequest, Completion, LlmConfig, LlmError, ModelList};
 
 /// A client for one configured LLM. Cloning is cheap and clones share connections.
 #[derive(Clone)]
@@ -28,6 +28,8 @@ pub struct LlmClient {
 /// What every call needs, computed once at start-up so a bad configuration fails there.
 struct Inner {
     config: LlmConfig,
+    /// The models people may choose; a request names one of them or none (`LLM_MODEL`).
+    models: ModelList,
     /// The provider's wire format, chosen once from the configuration.
     dialect: Box<dyn Dialect>,
     endpoint: reqwest::Url,
@@ -57,11 +59,17 @@ impl LlmClient {
             http,
             inner: Arc::new(Inner {
                 config: config.clone(),
+                models: ModelList::from_config(config),
                 dialect,
                 endpoint,
                 headers,
             }),
         })
+    }
+
+    /// The models people may choose, `LLM_MODEL` the default among them.
+    pub fn models(&self) -> &ModelList {
+        &self.inner.models
     }
 
     /// Asks for the whole reply at once.
@@ -141,10 +149,11 @@ impl LlmClient {
         stream: bool,
     ) -> Result<reqwest::Response, LlmError> {
         let config = &self.inner.config;
+        let model = request.model.as_deref().unwrap_or(&config.model);
         let body = self
             .inner
             .dialect
-            .body(&config.model, config.max_tokens, request, stream);
+            .body(model, config.max_tokens, request, stream);
         let response = self
             .http
             .post(self.inner.endpoint.clone())

@@ -62,6 +62,17 @@ pub struct LlmConfig {
     )]
     pub model: String,
 
+    /// Models people may choose with /model, comma-separated. LLM_MODEL is always one of them
+    /// (added first when missing). Unset: only LLM_MODEL.
+    #[arg(
+        long = "llm-models",
+        env = "LLM_MODELS",
+        value_name = "LLM_MODELS",
+        value_delimiter = ',',
+        value_parser = parse_model_name
+    )]
+    pub models: Vec<String>,
+
     /// Upper bound on the reply length, in tokens.
     #[arg(
         long = "llm-max-tokens",
@@ -91,6 +102,18 @@ pub struct LlmConfig {
         value_parser = clap::value_parser!(u32).range(0..=10)
     )]
     pub max_retries: u32,
+}
+
+/// One entry of `LLM_MODELS`: a model name, without the spaces around it.
+fn parse_model_name(value: &str) -> Result<String, String> {
+    let name = value.trim();
+    if name.is_empty() {
+        return Err(
+            "an empty model name (two commas in a row, or a comma at the start or the end)"
+                .to_owned(),
+        );
+    }
+    Ok(name.to_owned())
 }
 
 impl LlmConfig {

@@ -12,6 +12,7 @@
 //! # Layout
 //! - `chat.rs`: the request and reply types; `error.rs`: [`LlmError`].
 //! - `config.rs`: [`LlmConfig`] and [`Provider`], the flags and their defaults.
+//! - `models.rs`: [`ModelList`], the models people may choose (`LLM_MODELS`).
 //! - `client.rs`: [`LlmClient`], sending, streaming and retrying.
 //! - `dialect.rs`: the `Dialect` trait, the provider's wire format, which `openai.rs` and
 //!   `anthropic.rs` implement.
@@ -25,6 +26,7 @@ mod config;
 mod dialect;
 pub mod embeddings;
 mod error;
+mod models;
 mod openai;
 mod retry;
 mod sse;
@@ -34,3 +36,4 @@ pub use chat::{ChatMessage, ChatRequest, Completion};
 pub use client::LlmClient;
 pub use config::{LlmConfig, Provider};
 pub use error::LlmError;
+pub use models::{ModelInUse, ModelList};

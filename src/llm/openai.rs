@@ -219,6 +219,7 @@ mod tests {
     #[test]
     fn the_system_prompt_is_the_first_message_and_is_omitted_when_empty() {
         let mut request = ChatRequest {
+            model: None,
             system: "be brief".to_owned(),
             messages: vec![ChatMessage::user("hi")],
         };

@@ -1,9 +1,10 @@
 //! The summarizer: closes sessions left idle, asks the model for each closed session's summary
-//! and the conversation's notes, and stores them; after repeated failures it stores the
-//! extractive summary instead, so that no session stays without one. Each session is isolated:
-//! an error or a panic while summarizing one is a failed attempt of that session alone, never
-//! the end of a look. When to look is [`crate::jobs`]' business; what to ask and how to read the
-//! answer is [`crate::memory::summary`]'s.
+//! and the conversation's notes (its own: notes added by hand stay as the person wrote them),
+//! and stores them; after repeated failures it stores the extractive summary instead, so that
+//! no session stays without one. Each session is isolated: an error or a panic while
+//! summarizing one is a failed attempt of that session alone, never the end of a look. When to
+//! look is [`crate::jobs`]' business; what to ask and how to read the answer is
+//! [`crate::memory::summary`]'s.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -155,11 +156,14 @@ impl Summarizer {
             return Ok(SessionOutcome::Empty);
         }
         let key = ConversationKey::new(session.chat_id, session.user_id);
+        // The summarizer keeps its own notes up to date; those the person added by hand are
+        // theirs, so it neither sees them as its own to rewrite nor drops them.
         let notes: Vec<String> = self
             .store
             .notes(key)
             .await?
             .into_iter()
+            .filter(|note| !note.added_by_hand)
             .map(|note| note.note)
             .collect();
         let answer = self

@@ -23,6 +23,7 @@
 //! statements are short, so those extra round trips would weigh on every turn.
 
 mod combined;
+mod incognito;
 mod messages;
 mod notes;
 mod purge;
@@ -49,7 +50,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
 pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
-pub use notes::NoteRecord;
+pub use notes::{NoteAdded, NoteRecord};
 pub use purge::PurgeCounts;
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
 pub use settings::UserSettings;

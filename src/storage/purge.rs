@@ -19,6 +19,8 @@ pub struct PurgeCounts {
     pub processed_updates: u64,
     /// Users' settings rows (persona, model).
     pub settings: u64,
+    /// Days of a person's incognito token counts.
+    pub incognito_usage: u64,
 }
 
 impl PurgeCounts {
@@ -29,6 +31,7 @@ impl PurgeCounts {
             + self.notes
             + self.processed_updates
             + self.settings
+            + self.incognito_usage
     }
 }
 
@@ -142,11 +145,13 @@ impl Store {
             notes,
             processed_updates,
             settings: 0,
+            incognito_usage: 0,
         })
     }
 
     /// Deletes everything created (messages, update records), last active (sessions, with their
-    /// summaries; users, with their settings) or last confirmed (notes) before `cutoff_ms`,
+    /// summaries; users, with their settings), last confirmed (notes) or counted (incognito
+    /// tokens, by day) before `cutoff_ms`,
     /// `batch_size` rows per transaction.
     pub async fn purge_older_than(
         &self,
@@ -197,6 +202,19 @@ impl Store {
             Ok((deleted.rows_affected(), 0))
         })
         .await?;
+        let incognito_usage = in_batches(batch_size, || async move {
+            let deleted = sqlx::query!(
+                "DELETE FROM incognito_token_usage WHERE (user_id, day_start_at) IN
+                     (SELECT user_id, day_start_at FROM incognito_token_usage
+                      WHERE day_start_at < ?1 LIMIT ?2)",
+                cutoff_ms,
+                batch_size,
+            )
+            .execute(&mut *store.writer().await?)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await?;
         let counts = PurgeCounts {
             messages,
             sessions,
@@ -204,6 +222,7 @@ impl Store {
             notes,
             processed_updates,
             settings,
+            incognito_usage,
         };
         Ok(counts)
     }
@@ -299,7 +318,9 @@ impl Store {
                  (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
                       AS "processed_updates!: i64",
                  (SELECT count(*) FROM user_settings WHERE last_active_at < ?1)
-                      AS "settings!: i64""#,
+                      AS "settings!: i64",
+                 (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < ?1)
+                      AS "incognito_usage!: i64""#,
             cutoff_ms,
         )
         .fetch_one(&mut *self.reader().await?)
@@ -311,6 +332,7 @@ impl Store {
             notes: row.notes as u64,
             processed_updates: row.processed_updates as u64,
             settings: row.settings as u64,
+            incognito_usage: row.incognito_usage as u64,
         })
     }
 }

@@ -28,6 +28,11 @@ pub struct OpenSession {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TurnStart {
     pub persona: Option<String>,
+    /// The model the person chose (`None`: never chose one), whether or not it is still offered.
+    pub model: Option<String>,
+    /// Whether the conversation is in incognito: then nothing of the turn is stored, and none of
+    /// the memory below may go into its prompt.
+    pub incognito: bool,
     pub open_session: Option<OpenSession>,
     /// Every note of the conversation, oldest first.
     pub notes: Vec<NoteRecord>,
@@ -69,9 +74,10 @@ impl Store {
     }
 
     /// What a chat turn reads before it stores the user's message, in one statement (each
-    /// statement is a round trip to a database thread): the user's persona, the conversation's
-    /// open session, its notes, its recent summaries, its history, and whether it has messages
-    /// before the history window. The lists come as JSON arrays so that they fit in one row.
+    /// statement is a round trip to a database thread): the user's persona and model, whether
+    /// the conversation is in incognito, its open session, its notes, its recent summaries, its
+    /// history, and whether it has messages before the history window. The lists come as JSON
+    /// arrays so that they fit in one row.
     pub async fn turn_start(
         &self,
         key: ConversationKey,
@@ -103,6 +109,8 @@ impl Store {
                 });
         Ok(TurnStart {
             persona: row.persona,
+            model: row.model,
+            incognito: row.incognito,
             open_session,
             notes,
             summaries,

@@ -58,7 +58,8 @@ impl Store {
         .await
     }
 
-    /// Figures for one user across all their chats.
+    /// Figures for one user across all their chats, the tokens of their incognito turns
+    /// included (`today_since_ms` is the start of a UTC day).
     pub async fn user_stats(
         &self,
         user_id: UserId,
@@ -69,10 +70,16 @@ impl Store {
             UserStats,
             r#"SELECT count(*) AS "messages_total!: i64",
                       coalesce(sum(created_at >= ?2), 0) AS "messages_in_window!: i64",
-                      coalesce(sum(tokens_in), 0) AS "tokens_in!: i64",
-                      coalesce(sum(tokens_out), 0) AS "tokens_out!: i64",
+                      coalesce(sum(tokens_in), 0)
+                          + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
+                             WHERE user_id = ?1) AS "tokens_in!: i64",
+                      coalesce(sum(tokens_out), 0)
+                          + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
+                             WHERE user_id = ?1) AS "tokens_out!: i64",
                       coalesce(sum(CASE WHEN created_at >= ?3 THEN tokens_in + tokens_out END), 0)
-                          AS "tokens_today!: i64",
+                          + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
+                             FROM incognito_token_usage
+                             WHERE user_id = ?1 AND day_start_at >= ?3) AS "tokens_today!: i64",
                       min(created_at) AS "first_activity_ms: i64",
                       max(created_at) AS "last_activity_ms: i64"
                FROM messages WHERE user_id = ?1"#,

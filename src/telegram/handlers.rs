@@ -21,7 +21,7 @@ use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
 use crate::commands::{self, Command, CommandAnswer, ExportFormat};
-use crate::conversation::{Conversations, Turn};
+use crate::conversation::{Conversations, FinishedTurn, Turn};
 use crate::llm::{Completion, LlmError};
 use crate::metrics;
 use crate::replies;
@@ -33,6 +33,7 @@ use crate::telegram::delivery::{
 };
 use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::{AnswerMessages, Intake};
+use crate::telegram::model_menu;
 use crate::telegram::{BotSettings, TelegramBot};
 
 pub type HandlerResult = anyhow::Result<()>;
@@ -255,11 +256,16 @@ async fn answer_turn(
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
     // leaves the reply in the history, and the next start delivers it into the messages recorded
     // so far instead of asking the model again.
-    let reply_id = turn
+    let finished = turn
         .conversations
         .finish_turn(started, &completion, Some(turn.update_id))
         .await?;
-    let outcome = deliver_stored(turn, preview, reply_id, &completion.text).await?;
+    let outcome = match finished {
+        FinishedTurn::Stored { reply_id } => {
+            deliver_stored(turn, preview, reply_id, &completion.text).await?
+        }
+        FinishedTurn::NotStored => deliver_unstored(turn, preview, &completion.text).await?,
+    };
     metrics::tokens(
         u64::from(completion.tokens_in.unwrap_or(0)),
         u64::from(completion.tokens_out.unwrap_or(0)),
@@ -318,6 +324,26 @@ async fn deliver_stored(
     Ok(TurnOutcome::ReplyRecorded)
 }
 
+/// Delivers a reply that is not stored (incognito): the update is marked as being answered
+/// first, so that a crash during delivery does not answer it twice; marking it done afterwards
+/// drops its payload, the message's text, which then exists nowhere else. A delivery that fails
+/// has nothing to resume from (the reply is not stored), so the payload goes then too.
+async fn deliver_unstored(
+    turn: &TurnContext<'_>,
+    preview: Preview,
+    markdown: &str,
+) -> anyhow::Result<TurnOutcome> {
+    turn.intake.replying(turn.update_id).await;
+    let target = ReplyTarget::answering(turn.message);
+    let delivered = deliver_reply(turn.bot, target, preview, markdown, &turn.answer).await;
+    if delivered.is_err() {
+        turn.intake.done(turn.update_id).await;
+    }
+    delivered?;
+    metrics::reply_sent();
+    Ok(TurnOutcome::UpdateStillOpen)
+}
+
 fn is_disk_full(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause
@@ -362,7 +388,7 @@ pub async fn command(
 
 /// Runs a handler whose reply goes out right away: the update counts as being answered from the
 /// start (after a crash it is not handled twice) and is done when the handler is.
-async fn answer_once(
+pub(crate) async fn answer_once(
     intake: &Intake,
     update: &Update,
     handler: impl Future<Output = HandlerResult>,
@@ -397,6 +423,9 @@ async fn run_command(
         }
         CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key).await,
         CommandAnswer::Export(format) => export(&bot, &message, key, format, &conversations).await,
+        CommandAnswer::ChooseModel { intro, menu } => {
+            model_menu::offer_models(&bot, &message, key.user_id, &intro, &menu).await
+        }
     }
 }
 

@@ -1,10 +1,11 @@
 //! The Telegram edge of the bot: the Bot API handle ([`TelegramBot`]), reaching the Bot API, the
 //! crash-safe intake, the scheduler that runs the teloxide handler tree ([`schema`]) fairly per
-//! person, the handlers, rendering of the model's Markdown to Telegram HTML and splitting replies
-//! into messages Telegram accepts, reply delivery, the sender's identity, access control and
-//! per-user limits. Chat logic lives in [`crate::conversation`], the commands and what they answer
-//! in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
-//! translates between Telegram and them.
+//! person, the handlers (the `/model` menu's buttons in [`model_menu`]), rendering of the
+//! model's Markdown to Telegram HTML and splitting replies into messages Telegram accepts, reply
+//! delivery, the sender's identity, access control and per-user limits. Chat logic lives in
+//! [`crate::conversation`], the commands and what they answer in [`crate::commands`], every
+//! user-facing sentence in [`crate::replies`]; this module only translates between Telegram and
+//! them.
 
 pub mod access;
 pub mod bot;
@@ -14,6 +15,7 @@ pub mod handlers;
 pub mod identity;
 pub mod intake;
 pub mod limits;
+pub mod model_menu;
 pub mod render;
 pub mod scheduler;
 pub mod split;
@@ -77,8 +79,11 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
     let messages = Update::filter_message()
         .branch(for_the_bot)
         .branch(dptree::endpoint(handlers::ignored));
+    let for_an_allowed_presser = dptree::filter(handlers::presser_allowed)
+        .branch(dptree::filter(model_menu::is_model_button).endpoint(model_menu::model_button))
+        .branch(dptree::endpoint(handlers::clear_button));
     let buttons = Update::filter_callback_query()
-        .branch(dptree::filter(handlers::presser_allowed).endpoint(handlers::clear_button))
+        .branch(for_an_allowed_presser)
         .branch(dptree::endpoint(handlers::ignored));
     dptree::entry().branch(messages).branch(buttons)
 }

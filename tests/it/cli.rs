@@ -78,6 +78,8 @@ fn an_invalid_setting_fails_at_start_naming_the_variable_and_its_range() {
         ("HISTORY_MAX_MESSAGES", "100000", "1..=1000"),
         ("PURGE_AFTER_SECS", "soon", "PURGE_AFTER_SECS"),
         ("HISTORY_WINDOW_SECS", "-5", "HISTORY_WINDOW_SECS"),
+        ("INCOGNITO_WINDOW_SECS", "7200", "0..=3600"),
+        ("INCOGNITO_MAX_TURNS", "51", "0..=50"),
     ] {
         let output = run_telemem(&database.url, &["migrate"], &[(variable, value)]);
 
@@ -102,12 +104,20 @@ fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
 /// `telemem chat --user 7` on `db_url` against `llm`, with `input` typed in: its output once the
 /// input ends. Run off the test's runtime, so the fake LLM on it keeps answering.
 async fn chat(db_url: &str, llm: &FakeLlm, input: &str) -> Output {
+    chat_with_env(db_url, llm, input, &[]).await
+}
+
+/// [`chat`] with `extra_env` set for the chat.
+async fn chat_with_env(
+    db_url: &str,
+    llm: &FakeLlm,
+    input: &str,
+    extra_env: &[(&str, &str)],
+) -> Output {
     let llm_url = llm.base_url();
-    let mut command = telemem_command(
-        db_url,
-        &["chat", "--user", "7"],
-        &[("LLM_BASE_URL", &llm_url)],
-    );
+    let mut env = vec![("LLM_BASE_URL", llm_url.as_str())];
+    env.extend_from_slice(extra_env);
+    let mut command = telemem_command(db_url, &["chat", "--user", "7"], &env);
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -201,6 +211,75 @@ async fn chat_shows_private_material_and_saves_the_persona_like_a_private_chat()
     );
     assert_eq!(answers[5], replies::PERSONA_RESET);
     assert!(llm.requests().is_empty(), "commands never reach the model");
+}
+
+#[tokio::test]
+async fn chat_lists_the_models_and_asks_the_one_chosen_with_model() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    let models = [("LLM_MODEL", "main-model"), ("LLM_MODELS", "small-model")];
+
+    let output = chat_with_env(
+        &db.url,
+        &llm,
+        "/model\n/model small-model\nhello\n/stats\n",
+        &models,
+    )
+    .await;
+
+    let answers = answers(&printed_by(&output));
+    assert_eq!(answers.len(), 4, "{answers:#?}");
+    assert_eq!(
+        answers[0],
+        format!(
+            "main-model answers you.\n\n{}\n  ✓ main-model\n  small-model",
+            replies::MODEL_CHOOSE_BY_NAME
+        )
+    );
+    assert_eq!(answers[1], replies::model_chosen("small-model"));
+    let request = llm.last_request().expect("the turn asked the model");
+    assert_eq!(request.body["model"], "small-model");
+    assert!(answers[3].contains("Model: small-model"), "{}", answers[3]);
+}
+
+#[tokio::test]
+async fn chat_keeps_nothing_in_incognito() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+
+    let output = chat(
+        &db.url,
+        &llm,
+        "/incognito on\nmy secret\n/incognito\n/incognito off\nkept\n",
+    )
+    .await;
+
+    let answers = answers(&printed_by(&output));
+    assert_eq!(answers.len(), 5, "{answers:#?}");
+    assert_eq!(answers[0], replies::incognito_switched(true, true));
+    assert_eq!(answers[2], replies::incognito_state(true));
+    assert_eq!(answers[3], replies::incognito_switched(false, true));
+    let history = db
+        .store
+        .all_messages(ConversationKey::new(ChatId(7), UserId(7)))
+        .await;
+    let history = history.unwrap();
+    assert_eq!(history.len(), 2, "{history:#?}");
+    assert_eq!(history[0].content, "kept");
+}
+
+#[test]
+fn an_empty_entry_in_llm_models_stops_the_start_naming_the_variable() {
+    let database = TempDatabase::new();
+
+    let output = run_telemem(&database.url, &["migrate"], &[("LLM_MODELS", "a,,b")]);
+
+    assert!(!output.status.success());
+    let message = stderr_of(&output);
+    assert!(
+        message.contains("LLM_MODELS") && message.contains("empty model name"),
+        "{message}"
+    );
 }
 
 #[tokio::test]

@@ -21,6 +21,7 @@ fn config(fake: &FakeLlm, provider: Provider) -> LlmConfig {
         base_url: Some(fake.base_url().parse().expect("fake base URL")),
         api_key: None,
         model: "test-model".to_owned(),
+        models: Vec::new(),
         max_tokens: 321,
         timeout_secs: 10,
         max_retries: 2,
@@ -34,6 +35,7 @@ fn client(config: &LlmConfig) -> LlmClient {
 /// Four words of prompt: "You are terse." and "Say hello".
 fn request() -> ChatRequest {
     ChatRequest {
+        model: None,
         system: "You are terse.".to_owned(),
         messages: vec![ChatMessage::user("Say hello")],
     }
@@ -155,6 +157,7 @@ async fn the_model_and_max_tokens_are_always_sent() {
 async fn openai_gets_the_system_prompt_as_the_first_message() {
     let fake = FakeLlm::start().await;
     let request = ChatRequest {
+        model: None,
         system: "You are terse.".to_owned(),
         messages: vec![
             ChatMessage::user("Hi"),
@@ -491,6 +494,7 @@ async fn an_unreachable_server_is_a_connect_error_without_the_key() {
         base_url: Some(format!("http://{address}/v1").parse().expect("URL")),
         api_key: Some(Secret::new(API_KEY)),
         model: "test-model".to_owned(),
+        models: Vec::new(),
         max_tokens: 10,
         timeout_secs: 5,
         max_retries: 1,

@@ -600,7 +600,9 @@ async fn delivery_records_of_concurrent_turns_are_all_written_and_mark_their_upd
         let reply_id = conversations
             .finish_turn(&turn, &completion, Some(500 + user))
             .await
-            .unwrap();
+            .unwrap()
+            .reply_id()
+            .expect("a stored reply");
         replies.push((key, reply_id, 9_000 + user));
     }
     assert_eq!(

@@ -3,8 +3,8 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    ChatId, ConversationKey, NewMessage, Role, Store, TurnStartLimits, UpdateRecord, UpdateState,
-    UserId,
+    ChatId, ConversationKey, NewMessage, NoteAdded, Role, Store, TurnStartLimits, UpdateRecord,
+    UpdateState, UserId,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, message_in};
@@ -1186,4 +1186,144 @@ async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user(
     );
     assert_eq!(stranger.messages_total, 0);
     assert_eq!(stranger.last_activity_ms, None);
+}
+
+#[tokio::test]
+async fn a_note_by_hand_survives_the_summarizers_list_and_an_edit_keeps_its_place() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let summarized = ["Works at Chemitek".to_owned(), "Likes tea".to_owned()];
+    db.store
+        .replace_notes(ALICE_KEY, &summarized, session, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let later = MIDNIGHT_MS + HOUR_MS;
+    let store = &db.store;
+    let added = store.add_note_by_hand(ALICE_KEY, "Has a daughter, Mia", later);
+    assert_eq!(added.await.unwrap(), NoteAdded::New);
+    let again = store.add_note_by_hand(ALICE_KEY, "Likes tea", later);
+    assert_eq!(again.await.unwrap(), NoteAdded::AlreadyKept);
+
+    // The summarizer's new complete list names neither the note by hand nor the one made theirs.
+    let next = MIDNIGHT_MS + DAY_MS;
+    store
+        .replace_notes(ALICE_KEY, &["Works at Acme".to_owned()], session, next)
+        .await
+        .unwrap();
+    let notes = store.notes(ALICE_KEY).await.unwrap();
+    let listed: Vec<(&str, bool, i64)> = notes
+        .iter()
+        .map(|note| (note.note.as_str(), note.added_by_hand, note.confirmed_at_ms))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("Likes tea", true, next),
+            ("Has a daughter, Mia", true, next),
+            ("Works at Acme", false, next),
+        ]
+    );
+
+    // Changed by hand: same place; taking another note's text merges the two.
+    let mia = notes[1].id;
+    assert!(
+        store
+            .replace_note_by_hand(ALICE_KEY, mia, "Has a daughter, Mia (7)", next)
+            .await
+            .unwrap()
+    );
+    let tea = notes[0].id;
+    assert!(
+        store
+            .replace_note_by_hand(ALICE_KEY, tea, "Works at Acme", next)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .replace_note_by_hand(BOB_KEY, mia, "not Bob's to change", next)
+            .await
+            .unwrap()
+    );
+    let texts: Vec<(String, bool)> = store
+        .notes(ALICE_KEY)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|note| (note.note, note.added_by_hand))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("Works at Acme".to_owned(), true),
+            ("Has a daughter, Mia (7)".to_owned(), true)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_incognito_switch_is_per_conversation_and_its_token_counts_are_purged_in_time() {
+    let db = TestDb::new().await;
+    let store = &db.store;
+    assert!(
+        store
+            .set_incognito(ALICE_KEY, true, MIDNIGHT_MS)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .set_incognito(ALICE_KEY, true, MIDNIGHT_MS)
+            .await
+            .unwrap()
+    );
+    let alice_elsewhere = ConversationKey::new(ChatId(-5), ALICE_KEY.user_id);
+    assert!(store.is_incognito(ALICE_KEY).await.unwrap());
+    assert!(!store.is_incognito(alice_elsewhere).await.unwrap());
+    let limits = TurnStartLimits {
+        summaries_since_ms: 0,
+        summary_count: 3,
+        history_since_ms: 0,
+        history_max_messages: 10,
+    };
+    assert!(store.turn_start(ALICE_KEY, limits).await.unwrap().incognito);
+    assert!(!store.turn_start(BOB_KEY, limits).await.unwrap().incognito);
+
+    let yesterday = MIDNIGHT_MS - DAY_MS;
+    let user = ALICE_KEY.user_id;
+    store
+        .add_incognito_tokens(user, yesterday, 10, 5)
+        .await
+        .unwrap();
+    store
+        .add_incognito_tokens(user, MIDNIGHT_MS, 7, 3)
+        .await
+        .unwrap();
+    store
+        .add_incognito_tokens(user, MIDNIGHT_MS, 1, 1)
+        .await
+        .unwrap();
+    assert_eq!(store.incognito_tokens(user, MIDNIGHT_MS).await.unwrap(), 12);
+    assert_eq!(store.incognito_tokens(user, yesterday).await.unwrap(), 27);
+    let stats = store.user_stats(user, 0, MIDNIGHT_MS).await.unwrap();
+    assert_eq!(
+        (stats.tokens_in, stats.tokens_out, stats.tokens_today),
+        (18, 9, 12)
+    );
+
+    let counted = store.count_purgeable(MIDNIGHT_MS).await.unwrap();
+    let purged = store.purge_older_than(MIDNIGHT_MS, 100).await.unwrap();
+    assert_eq!((counted.incognito_usage, purged.incognito_usage), (1, 1));
+    assert_eq!(store.incognito_tokens(user, 0).await.unwrap(), 12);
+    assert!(
+        store.is_incognito(ALICE_KEY).await.unwrap(),
+        "the switch is not purged by age"
+    );
+    assert!(
+        store
+            .set_incognito(ALICE_KEY, false, MIDNIGHT_MS)
+            .await
+            .unwrap()
+    );
+    assert!(!store.is_incognito(ALICE_KEY).await.unwrap());
 }

@@ -34,6 +34,8 @@ pub fn summary_request(messages: &[StoredMessage], existing_notes: &[String]) ->
         note_lines.join("\n")
     };
     ChatRequest {
+        // Summaries are written by LLM_MODEL, whichever model a person chose for their turns.
+        model: None,
         system: SUMMARY_PROMPT.to_owned(),
         messages: vec![ChatMessage::user(format!(
             "<session>\n{transcript}</session>\n\n<existing_notes>\n{notes}\n</existing_notes>"

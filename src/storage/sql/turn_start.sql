@@ -2,12 +2,16 @@
 -- in sessions.rs): ?1 chat id, ?2 user id, ?3 summaries since (ms), ?4 summary count,
 -- ?5 history since (ms), ?6 history's most messages.
 SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: String",
+       (SELECT model FROM user_settings WHERE user_id = ?2) AS "model?: String",
+       EXISTS (SELECT 1 FROM incognito_conversations WHERE chat_id = ?1 AND user_id = ?2)
+           AS "incognito!: bool",
        session.id AS "session_id?: i64",
        session.last_activity_at AS "last_activity_at_ms?: i64",
        (SELECT json_group_array(json_object(
                    'id', id, 'note', note, 'created_at_ms', created_at,
-                   'confirmed_at_ms', confirmed_at))
-        FROM (SELECT id, note, created_at, confirmed_at FROM user_notes
+                   'confirmed_at_ms', confirmed_at,
+                   'added_by_hand', json(iif(added_by_hand, 'true', 'false'))))
+        FROM (SELECT id, note, created_at, confirmed_at, added_by_hand FROM user_notes
               WHERE chat_id = ?1 AND user_id = ?2
               ORDER BY created_at, id)) AS "notes!: String",
        (SELECT json_group_array(json_object(

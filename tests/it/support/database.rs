@@ -1,6 +1,7 @@
 //! Test databases: a URL for a database file in a temporary directory, a migrated store on one
-//! ([`TestDb`]), the conversation keys the store tests use, and a [`NewMessage`] with defaults
-//! so each test states only the fields it cares about.
+//! ([`TestDb`]), the conversation keys the store tests use, a [`NewMessage`] with defaults so
+//! each test states only the fields it cares about, and [`count_rows`] for what no `Store`
+//! method reads.
 
 use telemem::storage::{ChatId, ConversationKey, NewMessage, Role, Store, UserId};
 
@@ -111,4 +112,20 @@ pub fn message_in(key: ConversationKey, session_id: i64, content: &str) -> NewMe
         tokens_out: 0,
         telegram_message_id: None,
     }
+}
+
+/// The number `sql` (a `SELECT count(*) ...`) counts in the database at `url`, read straight
+/// from the file: for tables no `Store` method reads, such as the full-text index.
+pub async fn count_rows(url: &str, sql: &'static str) -> i64 {
+    use sqlx::{Connection, Row};
+    let mut connection = sqlx::SqliteConnection::connect(url)
+        .await
+        .expect("open the test database");
+    let count = sqlx::query(sql)
+        .fetch_one(&mut connection)
+        .await
+        .expect("count rows")
+        .get(0);
+    let _ = connection.close().await;
+    count
 }

@@ -98,6 +98,25 @@ pub struct BotMessage {
     pub edited: bool,
 }
 
+impl BotMessage {
+    /// The inline keyboard's buttons, row by row, as (label, callback data); none without one.
+    pub fn buttons(&self) -> Vec<(String, String)> {
+        let rows = self
+            .reply_markup
+            .as_ref()
+            .and_then(|markup| markup["inline_keyboard"].as_array().cloned())
+            .unwrap_or_default();
+        rows.iter()
+            .filter_map(Value::as_array)
+            .flatten()
+            .map(|button| {
+                let text = |field: &str| button[field].as_str().unwrap_or_default().to_owned();
+                (text("text"), text("callback_data"))
+            })
+            .collect()
+    }
+}
+
 /// A file the bot uploaded with `sendDocument`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SentDocument {

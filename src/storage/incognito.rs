@@ -1,0 +1,93 @@
+//! Incognito: the per-conversation switch (`incognito_conversations`), and the token counts of
+//! incognito turns (`incognito_token_usage`), which store no message to carry them. Neither holds
+//! any text. Whether a turn is in incognito is read with the rest of its start
+//! ([`Store::turn_start`]).
+
+use super::{ConversationKey, Store, UserId};
+
+impl Store {
+    /// Whether the conversation is in incognito.
+    pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                              WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
+
+    /// Switches the conversation's incognito on (from `now_ms`) or off. Returns whether that
+    /// changed anything (`false`: it was so already).
+    pub async fn set_incognito(
+        &self,
+        key: ConversationKey,
+        on: bool,
+        now_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let result = if on {
+            sqlx::query!(
+                "INSERT INTO incognito_conversations (chat_id, user_id, since_at)
+                 VALUES (?1, ?2, ?3)
+                 ON CONFLICT (chat_id, user_id) DO NOTHING",
+                key.chat_id,
+                key.user_id,
+                now_ms,
+            )
+            .execute(&mut *self.writer().await?)
+            .await?
+        } else {
+            sqlx::query!(
+                "DELETE FROM incognito_conversations WHERE chat_id = ?1 AND user_id = ?2",
+                key.chat_id,
+                key.user_id,
+            )
+            .execute(&mut *self.writer().await?)
+            .await?
+        };
+        Ok(result.rows_affected() == 1)
+    }
+
+    /// Adds the tokens of one incognito turn of `user_id` to their count of the UTC day that
+    /// starts at `day_start_ms`.
+    pub async fn add_incognito_tokens(
+        &self,
+        user_id: UserId,
+        day_start_ms: i64,
+        tokens_in: i64,
+        tokens_out: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+             VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (user_id, day_start_at) DO UPDATE
+                 SET tokens_in = tokens_in + excluded.tokens_in,
+                     tokens_out = tokens_out + excluded.tokens_out",
+            user_id,
+            day_start_ms,
+            tokens_in,
+            tokens_out,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+
+    /// Tokens (in and out) `user_id`'s incognito turns used in all their chats since the UTC
+    /// day that starts at `since_day_start_ms`.
+    pub async fn incognito_tokens(
+        &self,
+        user_id: UserId,
+        since_day_start_ms: i64,
+    ) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
+               FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
+            user_id,
+            since_day_start_ms,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
+}
