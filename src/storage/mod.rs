@@ -23,6 +23,7 @@
 //! statements are short, so those extra round trips would weigh on every turn.
 
 mod combined;
+mod exchanges;
 mod messages;
 mod notes;
 mod purge;
@@ -48,6 +49,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
+pub use exchanges::{ExchangeReply, LastExchange};
 pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
 pub use notes::NoteRecord;
 pub use purge::PurgeCounts;
