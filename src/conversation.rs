@@ -9,6 +9,16 @@
 //! sending it, in one transaction with the update's `replying` mark (one write of well under a
 //! millisecond), because that is what lets a crash at any moment leave neither a gap in the
 //! history nor a second answer.
+//!
+//! A turn can be stopped while it asks the model ([`answer`]: `/cancel`, the Stop button, Ctrl-C
+//! in the terminal), and the last one can be asked again, its new answer replacing the old one
+//! ([`retry`]: `/retry`).
+
+mod answer;
+mod retry;
+
+pub use answer::Answer;
+pub use retry::{Retry, RetryStart};
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -25,6 +35,7 @@ use crate::memory::recall::{RecallQuery, Recalled, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
+use crate::running_turns::RunningTurns;
 use crate::storage::{
     ConversationKey, NewMessage, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
     SummaryRecord, TurnStart, TurnStartLimits, UserId,
@@ -139,6 +150,20 @@ fn history_with(
     history
 }
 
+/// The tokens a reply used: the provider's figures, or the documented estimate when the provider
+/// reports none (many streaming servers, a stopped reply).
+fn reply_usage(turn: &Turn, completion: &Completion) -> (i64, i64) {
+    let tokens_in = completion
+        .tokens_in
+        .map(i64::from)
+        .unwrap_or(turn.prompt_tokens_estimate as i64);
+    let tokens_out = completion
+        .tokens_out
+        .map(i64::from)
+        .unwrap_or(estimate_tokens(&completion.text) as i64);
+    (tokens_in, tokens_out)
+}
+
 /// The text a prompt is assembled from, before and after masking.
 struct PromptMaterial {
     persona: Option<String>,
@@ -193,6 +218,8 @@ pub struct Conversations {
     settings: Arc<ConversationSettings>,
     /// Recall by meaning, when an embedding model is configured.
     meaning: Option<Arc<MeaningRecall>>,
+    /// The turns asking the model right now, so that a stop request reaches them.
+    running: RunningTurns,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on.
@@ -217,6 +244,7 @@ impl Conversations {
             redactor,
             settings: Arc::new(settings),
             meaning: None,
+            running: RunningTurns::default(),
         }
     }
 
@@ -453,14 +481,7 @@ impl Conversations {
         completion: &Completion,
         update_id: Option<i64>,
     ) -> anyhow::Result<i64> {
-        let tokens_in = completion
-            .tokens_in
-            .map(i64::from)
-            .unwrap_or(turn.prompt_tokens_estimate as i64);
-        let tokens_out = completion
-            .tokens_out
-            .map(i64::from)
-            .unwrap_or(estimate_tokens(&completion.text) as i64);
+        let (tokens_in, tokens_out) = reply_usage(turn, completion);
         let reply = NewMessage {
             key: turn.key,
             session_id: turn.session_id,
