@@ -2,7 +2,7 @@
 //! crash-safe intake, the scheduler that runs the teloxide handler tree ([`schema`]) fairly per
 //! person, the handlers, rendering of the model's Markdown to Telegram HTML and splitting replies
 //! into messages Telegram accepts, reply delivery, the sender's identity, access control and
-//! per-user limits. Chat logic lives in [`crate::conversation`], the commands and what they answer
+//! per-user limits, stopping an answer and `/retry`. Chat logic lives in [`crate::conversation`], the commands and what they answer
 //! in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
 //! translates between Telegram and them.
 
@@ -15,8 +15,10 @@ pub mod identity;
 pub mod intake;
 pub mod limits;
 pub mod render;
+pub mod retry;
 pub mod scheduler;
 pub mod split;
+pub mod stop;
 
 pub use bot::TelegramBot;
 
@@ -26,7 +28,7 @@ use teloxide::RequestError;
 use teloxide::dispatching::{HandlerExt, UpdateFilterExt, UpdateHandler};
 use teloxide::dptree::di::DependencyMap;
 use teloxide::prelude::*;
-use teloxide::types::Me;
+use teloxide::types::{CallbackQuery, Me};
 use teloxide::utils::command::BotCommands;
 
 use crate::commands::{self, Command};
@@ -78,7 +80,14 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(for_the_bot)
         .branch(dptree::endpoint(handlers::ignored));
     let buttons = Update::filter_callback_query()
-        .branch(dptree::filter(handlers::presser_allowed).endpoint(handlers::clear_button))
+        .branch(
+            dptree::filter(handlers::presser_allowed)
+                .branch(
+                    dptree::filter(|query: CallbackQuery| stop::is_stop_press(&query))
+                        .endpoint(stop::stop_pressed),
+                )
+                .branch(dptree::endpoint(handlers::clear_button)),
+        )
         .branch(dptree::endpoint(handlers::ignored));
     dptree::entry().branch(messages).branch(buttons)
 }

@@ -469,7 +469,8 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
         replies[0]
     );
     for command in [
-        "/persona", "/stats", "/memory", "/forget", "/reset", "/clear", "/export",
+        "/persona", "/stats", "/memory", "/forget", "/reset", "/clear", "/export", "/cancel",
+        "/retry",
     ] {
         assert!(replies[1].contains(command), "help lacks {command}");
     }
@@ -487,7 +488,7 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
     assert!(
         registered.params["commands"]
             .as_array()
-            .is_some_and(|c| c.len() == 9)
+            .is_some_and(|c| c.len() == 11)
     );
     assert!(bot.llm.requests().is_empty());
 }
