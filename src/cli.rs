@@ -7,14 +7,14 @@ use anyhow::Context;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use teloxide::utils::command::BotCommands;
 
-use crate::app::{App, ChatServices, cancel_on_signal, join_jobs};
+use crate::app::{App, ChatServices, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::commands::{self, Command as BotCommand, CommandAnswer};
 use crate::config::{Config, duration_ms};
-use crate::conversation::Conversations;
+use crate::conversation::{Answer, Conversations, RetryStart, Turn};
 use crate::http;
 use crate::jobs;
-use crate::llm::Role;
+use crate::llm::{Completion, LlmError, Role};
 use crate::replies;
 use crate::storage::{ChatId, ConversationKey, Store, UserId, UserStats};
 use crate::telemetry;
@@ -278,7 +278,8 @@ async fn print_context(
 
 /// `telemem chat`: a terminal REPL over the same pipeline as the bot, with the summarizer and
 /// purge jobs running as they do beside the bot. Commands are the bot's own ([`Command`]), with
-/// the same answers; `/quit` (or the end of the input) leaves.
+/// the same answers; `/quit` (or the end of the input) leaves. Ctrl-C stops an answer being
+/// written (as `/cancel` does in Telegram), and leaves when there is none.
 async fn chat_in_terminal(
     config: &Config,
     clock: Arc<dyn Clock>,
@@ -289,7 +290,11 @@ async fn chat_in_terminal(
     let services = ChatServices::build(config, clock).await?;
     let shutdown = tokio_util::sync::CancellationToken::new();
     let jobs = services.spawn_jobs(config, &shutdown);
-    tokio::spawn(cancel_on_signal(shutdown.clone()));
+    tokio::spawn(stop_or_leave_on_signal(
+        services.conversations.clone(),
+        key,
+        shutdown.clone(),
+    ));
     let start_text = commands::start_text(config);
     println!(
         "{}",
@@ -325,6 +330,64 @@ async fn chat_in_terminal(
     Ok(())
 }
 
+/// Ctrl-C in `telemem chat`: stops the answer being written, if there is one, and otherwise
+/// leaves; SIGTERM leaves.
+async fn stop_or_leave_on_signal(
+    conversations: Conversations,
+    key: ConversationKey,
+    shutdown: tokio_util::sync::CancellationToken,
+) {
+    let mut terminate = terminate_signal();
+    loop {
+        tokio::select! {
+            interrupt = tokio::signal::ctrl_c() => {
+                if let Err(error) = interrupt {
+                    tracing::error!(error = ?error, "cannot listen for Ctrl-C");
+                    terminated(&mut terminate).await;
+                    break;
+                }
+                if !conversations.stop_running(key, None) {
+                    break;
+                }
+            }
+            () = terminated(&mut terminate) => break,
+        }
+    }
+    shutdown.cancel();
+}
+
+#[cfg(unix)]
+type TerminateSignal = Option<tokio::signal::unix::Signal>;
+#[cfg(not(unix))]
+type TerminateSignal = ();
+
+#[cfg(unix)]
+fn terminate_signal() -> TerminateSignal {
+    use tokio::signal::unix::{SignalKind, signal};
+    signal(SignalKind::terminate())
+        .inspect_err(|error| tracing::error!(error = ?error, "cannot listen for SIGTERM"))
+        .ok()
+}
+
+#[cfg(not(unix))]
+fn terminate_signal() -> TerminateSignal {}
+
+/// Resolves when SIGTERM arrives (never where it cannot be listened for).
+#[cfg(unix)]
+async fn terminated(signal: &mut TerminateSignal) {
+    match signal {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(not(unix))]
+async fn terminated(_signal: &mut TerminateSignal) {
+    std::future::pending().await
+}
+
 /// The answer to a command typed in the terminal: what Telegram would answer in a private chat,
 /// or why a command that needs Telegram (buttons, a file) does nothing here.
 async fn command_in_terminal(
@@ -337,6 +400,11 @@ async fn command_in_terminal(
     let Ok(command) = BotCommand::parse(line, "") else {
         return replies::unknown_command(&BotCommand::descriptions().to_string());
     };
+    if command == BotCommand::Cancel {
+        // The terminal reads the next line only once an answer is complete: Ctrl-C is how to
+        // stop one.
+        return replies::TERMINAL_NOTHING_TO_STOP.to_owned();
+    }
     match commands::answer(command, conversations, key, start_text).await {
         // The terminal is a private chat: private material and the persona may be shown.
         Ok(
@@ -355,6 +423,9 @@ async fn command_in_terminal(
             }
             text
         }
+        Ok(CommandAnswer::Retry) => retry_in_terminal(conversations, key).await,
+        // Not reached: /cancel is answered above.
+        Ok(CommandAnswer::TurnStopped) => String::new(),
         // The terminal's user runs the bot, so the error is theirs to read.
         Err(error) => format!("error: {error:#}"),
     }
@@ -367,39 +438,92 @@ async fn chat_turn_in_terminal(
     text: &str,
 ) -> String {
     let conversations = &services.conversations;
+    let running = conversations.start_running(key, None);
     let turn = match conversations.begin_turn(key, text, None).await {
         Ok(turn) => turn,
         Err(error) => return format!("error: {error:#}"),
     };
+    let (answer, printed) = ask_printing(conversations, &turn, running).await;
+    match answer {
+        Ok(answer) => {
+            let completion = answer.completion();
+            if let Err(error) = conversations.finish_turn(&turn, completion, None).await {
+                return format!(
+                    "{}\n(error storing the reply: {error:#})",
+                    unprinted(completion, &printed)
+                );
+            }
+            unprinted(completion, &printed)
+        }
+        Err(error) => format!("\n(the model did not answer: {error}; your message is saved)"),
+    }
+}
+
+/// `/retry` in the terminal: the new answer to the last message, printed as it streams in; the
+/// history keeps it instead of the old one.
+async fn retry_in_terminal(conversations: &Conversations, key: ConversationKey) -> String {
+    let retry = match conversations.begin_retry(key).await {
+        Ok(RetryStart::Ready(retry)) => retry,
+        Ok(RetryStart::NothingToRetry) => return replies::NOTHING_TO_RETRY.to_owned(),
+        Ok(RetryStart::StillRunning) => return replies::RETRY_WHILE_RUNNING.to_owned(),
+        Err(error) => return format!("error: {error:#}"),
+    };
+    let running = conversations.start_running(key, None);
+    let (answer, printed) = ask_printing(conversations, &retry.turn, running).await;
+    match answer {
+        Ok(answer) => {
+            let completion = answer.completion();
+            if let Err(error) = conversations.finish_retry(&retry, completion, None).await {
+                return format!(
+                    "{}\n(error storing the answer: {error:#}; the earlier answer stays)",
+                    unprinted(completion, &printed)
+                );
+            }
+            unprinted(completion, &printed)
+        }
+        Err(error) => format!("\n(the model did not answer: {error}; the earlier answer stays)"),
+    }
+}
+
+/// Asks the model for `turn`, printing the text as it streams in, until the answer is complete
+/// or `running` is stopped (Ctrl-C). Returns the answer and the text printed.
+async fn ask_printing(
+    conversations: &Conversations,
+    turn: &Turn,
+    running: crate::running_turns::RunningTurn,
+) -> (Result<Answer, LlmError>, String) {
     let (progress, mut seen) = tokio::sync::watch::channel(String::new());
     let printer = tokio::spawn(async move {
-        let mut printed = 0;
+        let mut printed = String::new();
         while seen.changed().await.is_ok() {
             let text = seen.borrow_and_update().clone();
-            if let Some(new) = text.get(printed..) {
+            if let Some(new) = text.get(printed.len()..) {
                 print!("{new}");
                 use std::io::Write;
                 let _ = std::io::stdout().flush();
             }
-            printed = text.len();
+            printed = text;
         }
         printed
     });
-    let answer = conversations.ask(&turn, Some(&progress)).await;
+    let answer = conversations
+        .ask_until_stopped(turn, Some(&progress), &running)
+        .await;
+    drop(running);
     drop(progress);
-    let printed = printer.await.unwrap_or(0);
-    match answer {
-        Ok(completion) => {
-            let rest = completion
-                .text
-                .get(printed..)
-                .unwrap_or_default()
-                .to_owned();
-            if let Err(error) = conversations.finish_turn(&turn, &completion, None).await {
-                return format!("{rest}\n(error storing the reply: {error:#})");
-            }
-            rest
-        }
-        Err(error) => format!("\n(the model did not answer: {error}; your message is saved)"),
+    (answer, printer.await.unwrap_or_default())
+}
+
+/// The part of `completion`'s text not printed yet: what followed the text streamed so far (a
+/// stopped answer's mark comes after the text with its trailing spaces trimmed).
+fn unprinted(completion: &Completion, printed: &str) -> String {
+    let text = completion.text.as_str();
+    let rest = text
+        .strip_prefix(printed)
+        .or_else(|| text.strip_prefix(printed.trim_end()));
+    match rest {
+        Some(rest) => rest.to_owned(),
+        None if printed.is_empty() => text.to_owned(),
+        None => format!("\n{text}"),
     }
 }

@@ -23,6 +23,10 @@ pub enum Command {
     Start,
     /// Show this list of commands.
     Help,
+    /// Stop the answer I am writing; what is written so far stays (the Stop button does the same).
+    Cancel,
+    /// Answer your last message again; the new answer replaces the old one.
+    Retry,
     /// Show or set how I behave for you: /persona <text>, or /persona reset.
     Persona(String),
     /// Show or choose the model that answers you: /model, or /model <name>.
@@ -163,6 +167,13 @@ pub enum CommandAnswer {
     /// Offer the models to choose from (`/model`): `intro`, then the models with the one in use
     /// marked, as buttons where the front end has them.
     ChooseModel { intro: String, menu: ModelMenu },
+    /// The running turn was told to stop (`/cancel`); its own answer, marked as stopped, says so,
+    /// so nothing more is said.
+    TurnStopped,
+    /// Ask the model again for the person's last message (`/retry`): a turn of its own, whose
+    /// progress and answer the front end shows as it shows any turn's
+    /// ([`Conversations::begin_retry`]).
+    Retry,
 }
 
 /// Does `command`'s work on the conversation `key` and says how to answer it. `start_text` is
@@ -176,6 +187,12 @@ pub async fn answer(
     Ok(match command {
         Command::Start => CommandAnswer::Say(start_text.to_owned()),
         Command::Help => CommandAnswer::Say(Command::descriptions().to_string()),
+        // Only the running turn stops: messages the person sent meanwhile are still answered,
+        // each in its turn (they were sent to be answered; a /cancel does not say which of them
+        // it meant).
+        Command::Cancel if conversations.stop_running(key, None) => CommandAnswer::TurnStopped,
+        Command::Cancel => CommandAnswer::Say(replies::NOTHING_TO_STOP.to_owned()),
+        Command::Retry => CommandAnswer::Retry,
         Command::Persona(argument) => persona(conversations, key, &argument).await?,
         Command::Stats => {
             let stats = conversations.stats(key).await?;

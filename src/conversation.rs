@@ -15,6 +15,16 @@
 //! sending it, in one transaction with the update's `replying` mark (one write of well under a
 //! millisecond), because that is what lets a crash at any moment leave neither a gap in the
 //! history nor a second answer.
+//!
+//! A turn can be stopped while it asks the model ([`answer`]: `/cancel`, the Stop button, Ctrl-C
+//! in the terminal), and the last one can be asked again, its new answer replacing the old one
+//! ([`retry`]: `/retry`).
+
+mod answer;
+mod retry;
+
+pub use answer::Answer;
+pub use retry::{Retry, RetryStart};
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -33,6 +43,7 @@ use crate::memory::recall::{RecallQuery, Recalled, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
+use crate::running_turns::RunningTurns;
 use crate::storage::{
     ConversationKey, NewMessage, NoteAdded, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
     SummaryRecord, TurnStart, TurnStartLimits, UserId,
@@ -183,6 +194,20 @@ fn history_with(
     history
 }
 
+/// The tokens a reply used: the provider's figures, or the documented estimate when the provider
+/// reports none (many streaming servers, a stopped reply).
+fn reply_usage(turn: &Turn, completion: &Completion) -> (i64, i64) {
+    let tokens_in = completion
+        .tokens_in
+        .map(i64::from)
+        .unwrap_or(turn.prompt_tokens_estimate as i64);
+    let tokens_out = completion
+        .tokens_out
+        .map(i64::from)
+        .unwrap_or(estimate_tokens(&completion.text) as i64);
+    (tokens_in, tokens_out)
+}
+
 /// The text a prompt is assembled from, before and after masking.
 struct PromptMaterial {
     persona: Option<String>,
@@ -245,6 +270,8 @@ pub struct Conversations {
     meaning: Option<Arc<MeaningRecall>>,
     /// The last few turns of the conversations in incognito.
     incognito: Arc<IncognitoMemory>,
+    /// The turns asking the model right now, so that a stop request reaches them.
+    running: RunningTurns,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on, and whether the
@@ -291,6 +318,7 @@ impl Conversations {
             settings: Arc::new(settings),
             meaning: None,
             incognito: Arc::new(incognito),
+            running: RunningTurns::default(),
         }
     }
 
@@ -627,14 +655,7 @@ impl Conversations {
         completion: &Completion,
         update_id: Option<i64>,
     ) -> anyhow::Result<FinishedTurn> {
-        let tokens_in = completion
-            .tokens_in
-            .map(i64::from)
-            .unwrap_or(turn.prompt_tokens_estimate as i64);
-        let tokens_out = completion
-            .tokens_out
-            .map(i64::from)
-            .unwrap_or(estimate_tokens(&completion.text) as i64);
+        let (tokens_in, tokens_out) = reply_usage(turn, completion);
         let now_ms = self.clock.now_ms();
         let session_id = match &turn.record {
             TurnRecord::Stored { session_id, .. } => *session_id,

@@ -19,6 +19,7 @@
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`replies`]: every sentence users see, for both front ends.
 //! - [`role`]: who said a message, shared by the LLM client and the store.
+//! - [`running_turns`]: the turns running now, and stopping one (`/cancel`, Stop, Ctrl-C).
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
 //! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, rendering
@@ -40,6 +41,7 @@ pub mod memory;
 pub mod metrics;
 pub mod replies;
 pub mod role;
+pub mod running_turns;
 pub mod secret;
 pub mod storage;
 pub mod telegram;

@@ -71,6 +71,24 @@ pub const EMPTY_MESSAGE: &str = "Your message is empty — write something and I
 
 pub const EMPTY_REPLY: &str = "The model returned an empty answer. Please rephrase or try again.";
 
+/// Ends the text of an answer that was stopped while it was being written; history keeps it too.
+pub const STOPPED: &str = "⏹ stopped";
+/// The button under an answer being written.
+pub const STOP_BUTTON: &str = "⏹ Stop";
+pub const NOTHING_TO_STOP: &str =
+    "There is nothing to stop: I am not writing an answer for you right now.";
+/// A press on someone else's Stop button (shown by Telegram as a short notice).
+pub const STOP_NOT_YOURS: &str = "Only the person this answer is for can stop it.";
+/// `/cancel` in a terminal, which reads the next line only once the answer is complete.
+pub const TERMINAL_NOTHING_TO_STOP: &str =
+    "There is nothing to stop right now. While an answer is being written, Ctrl-C stops it.";
+
+pub const NOTHING_TO_RETRY: &str =
+    "There is nothing to answer again: you have not written to me in this chat yet.";
+pub const RETRY_WHILE_RUNNING: &str = "I am still answering your last message. Wait for that answer (or stop it with /cancel), then send /retry.";
+/// What an answer replaced by /retry shows when the new one comes in a message of its own.
+pub const REPLACED_BY_NEWER: &str = "↻ Replaced by a newer answer below.";
+
 pub const CLEAR_CONFIRM: &str = "Delete all your history in this chat — messages, sessions, summaries and notes? Your persona stays. This cannot be undone.";
 pub const CLEAR_BUTTON_YES: &str = "Yes, delete it";
 pub const CLEAR_BUTTON_NO: &str = "Cancel";

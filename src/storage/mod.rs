@@ -23,6 +23,7 @@
 //! statements are short, so those extra round trips would weigh on every turn.
 
 mod combined;
+mod exchanges;
 mod incognito;
 mod messages;
 mod notes;
@@ -49,6 +50,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
+pub use exchanges::{ExchangeReply, LastExchange};
 pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
 pub use notes::{NoteAdded, NoteRecord};
 pub use purge::PurgeCounts;

@@ -1,7 +1,8 @@
 //! Getting a reply onto Telegram: the `typing` action while the model thinks, the streamed
-//! preview (one message edited at most once a second), and the final reply rendered from
+//! preview (one message edited at most once a second, with a Stop button under it), and the
+//! final reply rendered from
 //! Markdown to Telegram HTML, split into messages of at most [`TELEGRAM_MAX_CHARS`], with a
-//! plain-text fallback if Telegram still rejects the HTML. Flood control (`retry_after`) is honoured, and
+//! plain-text fallback if Telegram still rejects the HTML; the final edit drops the button. Flood control (`retry_after`) is honoured, and
 //! "message is not modified" is not an error.
 //!
 //! Every message created for an answer is recorded with its update ([`AnswerMessages`]) before
@@ -16,7 +17,7 @@ use std::time::Duration;
 
 use teloxide::payloads::{EditMessageTextSetters, SendMessageSetters};
 use teloxide::prelude::*;
-use teloxide::types::{ChatAction, MessageId, ParseMode, ReplyParameters};
+use teloxide::types::{ChatAction, InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters};
 use teloxide::{ApiError, RequestError};
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -104,6 +105,8 @@ pub struct ProgressDisplay {
     pub preview: Preview,
     /// Where a new preview message is recorded, as soon as Telegram has created it.
     pub answer: AnswerMessages,
+    /// The buttons under the preview while it streams (Stop).
+    pub buttons: Option<InlineKeyboardMarkup>,
 }
 
 /// Shows `typing` until the first text arrives and, when streaming, a preview message edited with
@@ -118,6 +121,7 @@ pub async fn show_progress(
         stream,
         mut preview,
         answer,
+        buttons,
     } = display;
     // A fast model answers before anyone would notice: only a reply that takes a moment gets
     // the `typing` indicator, which saves a Telegram call on most turns.
@@ -141,7 +145,8 @@ pub async fn show_progress(
                     break; // the model finished meanwhile: the final delivery shows the whole text
                 }
                 let text = progress.borrow_and_update().clone();
-                let change = update_preview(&bot, target, &mut preview, &text).await;
+                let shown = Part { keyboard: buttons.as_ref(), ..Part::html(&text) };
+                let change = update_preview(&bot, target, &mut preview, shown).await;
                 if change == PreviewChange::MessageSent {
                     // Before anything else is sent: a restart edits this message.
                     answer.record(&preview.message_ids).await;
@@ -161,14 +166,15 @@ enum PreviewChange {
     SameMessages,
 }
 
-/// Shows `markdown` in the preview message, sending it if there is none yet.
+/// Shows `markdown`'s Markdown text in the preview message, with its buttons, sending it if there
+/// is none yet.
 async fn update_preview(
     bot: &TelegramBot,
     target: ReplyTarget,
     preview: &mut Preview,
-    markdown: &str,
+    markdown: Part<'_>,
 ) -> PreviewChange {
-    let html = markdown_to_telegram_html(markdown);
+    let html = markdown_to_telegram_html(markdown.text);
     let Some(first_part) = split_for_telegram(&html, TELEGRAM_MAX_CHARS)
         .into_iter()
         .next()
@@ -176,7 +182,10 @@ async fn update_preview(
         return PreviewChange::SameMessages;
     };
     let once = Patience::Once;
-    let part = Part::html(&first_part);
+    let part = Part {
+        text: &first_part,
+        ..markdown
+    };
     let result = match preview.message_ids.first() {
         None => send_part(bot, target, part, once).await.map(Some),
         Some(&message_id) => edit_part(bot, target.chat_id, message_id, part, once)
@@ -231,6 +240,15 @@ pub async fn deliver_reply(
     Ok(delivery.message_ids)
 }
 
+/// How many messages the final reply `markdown` takes.
+pub fn messages_needed(markdown: &str) -> usize {
+    visible_parts(split_for_telegram(
+        &markdown_to_telegram_html(markdown),
+        TELEGRAM_MAX_CHARS,
+    ))
+    .len()
+}
+
 /// Drops parts that are only whitespace (Telegram rejects an empty message text).
 fn visible_parts(parts: Vec<String>) -> Vec<String> {
     parts
@@ -257,6 +275,29 @@ pub async fn replace_preview_with_notice(
             .await
             .map(|_| ()),
     }
+}
+
+/// Turns the messages of an answer that is no longer current into a short notice: the first
+/// shows `text` (without buttons), the others are deleted. Tried once more at most; a leftover
+/// that cannot be deleted is only logged.
+pub async fn retire_messages(
+    bot: &TelegramBot,
+    chat_id: ChatId,
+    message_ids: &[MessageId],
+    text: &str,
+) -> Result<(), RequestError> {
+    let Some((&first, rest)) = message_ids.split_first() else {
+        return Ok(());
+    };
+    edit_part(bot, chat_id, first, Part::plain(text), Patience::Once).await?;
+    for &message_id in rest {
+        if let Err(error) =
+            with_flood_retry(|| bot.delete_message(chat_id, message_id).send()).await
+        {
+            tracing::debug!(error = %error, "could not delete a part of a replaced answer");
+        }
+    }
+    Ok(())
 }
 
 /// Sends plain text (a command's answer, a notice), split like a reply into messages Telegram
@@ -297,7 +338,11 @@ async fn put_parts(
 ) -> Result<(), RequestError> {
     let chat_id = delivery.target.chat_id;
     for (index, text) in parts.iter().enumerate() {
-        let part = Part { text, parse_mode };
+        let part = Part {
+            text,
+            parse_mode,
+            keyboard: None,
+        };
         if let Some(&message_id) = delivery.message_ids.get(index) {
             match edit_part(bot, chat_id, message_id, part, Patience::UntilDelivered).await {
                 Ok(()) => continue,
@@ -330,11 +375,13 @@ async fn put_parts(
     Ok(())
 }
 
-/// One message's text and how Telegram should parse it.
+/// One message's text, how Telegram should parse it, and the buttons under it (none: a message
+/// edited without buttons loses those it had).
 #[derive(Clone, Copy)]
 struct Part<'a> {
     text: &'a str,
     parse_mode: Option<ParseMode>,
+    keyboard: Option<&'a InlineKeyboardMarkup>,
 }
 
 impl<'a> Part<'a> {
@@ -342,6 +389,7 @@ impl<'a> Part<'a> {
         Self {
             text,
             parse_mode: Some(ParseMode::Html),
+            keyboard: None,
         }
     }
 
@@ -349,6 +397,7 @@ impl<'a> Part<'a> {
         Self {
             text,
             parse_mode: None,
+            keyboard: None,
         }
     }
 }
@@ -368,6 +417,9 @@ async fn send_part(
             request = request
                 .reply_parameters(ReplyParameters::new(reply_to).allow_sending_without_reply());
         }
+        if let Some(keyboard) = part.keyboard {
+            request = request.reply_markup(keyboard.clone());
+        }
         request.send()
     })
     .await?;
@@ -385,6 +437,9 @@ async fn edit_part(
         let mut request = bot.edit_message_text(chat_id, message_id, part.text);
         if let Some(parse_mode) = part.parse_mode {
             request = request.parse_mode(parse_mode);
+        }
+        if let Some(keyboard) = part.keyboard {
+            request = request.reply_markup(keyboard.clone());
         }
         request.send()
     })

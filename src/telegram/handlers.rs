@@ -21,10 +21,11 @@ use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
 use crate::commands::{self, Command, CommandAnswer, ExportFormat};
-use crate::conversation::{Conversations, FinishedTurn, Turn};
-use crate::llm::{Completion, LlmError};
+use crate::conversation::{Answer, Conversations, FinishedTurn, Turn};
+use crate::llm::LlmError;
 use crate::metrics;
 use crate::replies;
+use crate::running_turns::RunningTurn;
 use crate::storage::{self, ConversationKey, StoredMessage};
 use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
 use crate::telegram::delivery::{
@@ -32,9 +33,9 @@ use crate::telegram::delivery::{
     send_plain_text, show_progress,
 };
 use crate::telegram::identity::{self, conversation_key};
-use crate::telegram::intake::{AnswerMessages, Intake};
+use crate::telegram::intake::{AnswerMessages, Intake, Resumption};
 use crate::telegram::model_menu;
-use crate::telegram::{BotSettings, TelegramBot};
+use crate::telegram::{BotSettings, TelegramBot, retry, stop};
 
 pub type HandlerResult = anyhow::Result<()>;
 
@@ -120,24 +121,45 @@ pub async fn chat_message(
         update_id,
         answer: intake.answer_messages(update_id),
     };
+    finish_or_answer(&turn, resumption, |preview| {
+        chat_turn(&turn, &me, &settings, preview)
+    })
+    .await
+}
+
+/// Answers the update of `turn` with `answer`, its answer starting in the messages an earlier run
+/// sent for it; or, when the last run stored a reply for it, delivers that reply instead of
+/// asking the model again. Marks the update done unless recording the delivered reply did.
+pub(super) async fn finish_or_answer<F, Fut>(
+    turn: &TurnContext<'_>,
+    resumption: Resumption,
+    answer: F,
+) -> HandlerResult
+where
+    F: FnOnce(Preview) -> Fut,
+    Fut: Future<Output = anyhow::Result<TurnOutcome>>,
+{
     let preview = Preview::of(resumption.message_ids);
     let outcome = match resumption.stored_reply {
         Some(reply) => {
             // The model is not asked again: the person gets the reply already in the history.
-            tracing::info!(update_id, "delivering a reply stored by the last run");
-            deliver_stored(&turn, preview, reply.id, &reply.content).await?
+            tracing::info!(
+                update_id = turn.update_id,
+                "delivering a reply stored by the last run"
+            );
+            deliver_stored(turn, preview, reply.id, &reply.content).await?
         }
-        None => chat_turn(&turn, &me, &settings, preview).await?,
+        None => answer(preview).await?,
     };
     if outcome == TurnOutcome::UpdateStillOpen {
-        intake.done(update_id).await;
+        turn.intake.done(turn.update_id).await;
     }
     Ok(())
 }
 
 /// How a chat turn left its update.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TurnOutcome {
+pub(super) enum TurnOutcome {
     /// The reply was delivered and recorded, which marked the update done.
     ReplyRecorded,
     /// Answered otherwise (a notice, or a reply with nothing to show): the update still has to be
@@ -146,21 +168,21 @@ enum TurnOutcome {
 }
 
 /// What a chat turn's steps share: the update being answered and where the answer goes.
-struct TurnContext<'a> {
-    bot: &'a TelegramBot,
-    message: &'a Message,
-    key: ConversationKey,
-    conversations: &'a Conversations,
-    intake: &'a Intake,
-    update_id: i64,
+pub(super) struct TurnContext<'a> {
+    pub(super) bot: &'a TelegramBot,
+    pub(super) message: &'a Message,
+    pub(super) key: ConversationKey,
+    pub(super) conversations: &'a Conversations,
+    pub(super) intake: &'a Intake,
+    pub(super) update_id: i64,
     /// Where the messages carrying the answer are recorded as they are sent.
-    answer: AnswerMessages,
+    pub(super) answer: AnswerMessages,
 }
 
 impl TurnContext<'_> {
     /// Answers with a short notice instead of a model answer, in the preview's message if there
     /// is one. From here on the update counts as answered: a notice is not sent twice.
-    async fn answer_with_notice(
+    pub(super) async fn answer_with_notice(
         &self,
         preview: Preview,
         text: &str,
@@ -184,6 +206,10 @@ async fn chat_turn(
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
+    // Registered before anything slow, so that a /cancel while memory is read stops it too.
+    let running = turn
+        .conversations
+        .start_running(turn.key, Some(turn.update_id));
     let telegram_message_id = Some(i64::from(turn.message.id.0));
     let started = match turn
         .conversations
@@ -203,7 +229,7 @@ async fn chat_turn(
             return Err(error.context("could not start the chat turn"));
         }
     };
-    answer_turn(turn, &started, settings.stream_replies, preview).await
+    answer_turn(turn, &started, settings.stream_replies, preview, running).await
 }
 
 /// The text the model gets, or the notice that answers the message instead.
@@ -229,36 +255,27 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
     Ok(text)
 }
 
-/// Asks the model while showing progress (`typing`, or the streamed preview), stores the reply
-/// and delivers it.
+/// Asks the model while showing progress (`typing`, or the streamed preview with its Stop
+/// button), stores the reply (a stopped one as far as it got, marked as stopped) and delivers it.
 async fn answer_turn(
     turn: &TurnContext<'_>,
     started: &Turn,
     stream: bool,
     preview: Preview,
+    running: RunningTurn,
 ) -> anyhow::Result<TurnOutcome> {
-    let (answer, preview) = ask_showing_progress(turn, started, stream, preview).await;
-    let completion = match answer {
-        Ok(completion) if completion.text.trim().is_empty() => {
-            return turn.answer_with_notice(preview, replies::EMPTY_REPLY).await;
-        }
-        Ok(completion) => completion,
-        Err(error) => {
-            metrics::error("llm");
-            tracing::error!(error = ?error, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "the model call failed");
-            let reply = match error {
-                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
-                _ => replies::MODEL_UNAVAILABLE,
-            };
-            return turn.answer_with_notice(preview, reply).await;
-        }
+    let (answer, preview) = ask_showing_progress(turn, started, stream, preview, running).await;
+    let answer = match usable_answer(turn, answer) {
+        Ok(answer) => answer,
+        Err(notice) => return turn.answer_with_notice(preview, notice).await,
     };
+    let completion = answer.completion();
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
     // leaves the reply in the history, and the next start delivers it into the messages recorded
-    // so far instead of asking the model again.
+    // so far instead of asking the model again (a stopped reply included).
     let finished = turn
         .conversations
-        .finish_turn(started, &completion, Some(turn.update_id))
+        .finish_turn(started, completion, Some(turn.update_id))
         .await?;
     let outcome = match finished {
         FinishedTurn::Stored { reply_id } => {
@@ -266,21 +283,49 @@ async fn answer_turn(
         }
         FinishedTurn::NotStored => deliver_unstored(turn, preview, &completion.text).await?,
     };
+    count_tokens(&answer);
+    Ok(outcome)
+}
+
+/// The answer to store and deliver, or the notice that answers instead when the model failed or
+/// said nothing.
+pub(super) fn usable_answer(
+    turn: &TurnContext<'_>,
+    answer: Result<Answer, LlmError>,
+) -> Result<Answer, &'static str> {
+    match answer {
+        Ok(answer) if answer.completion().text.trim().is_empty() => Err(replies::EMPTY_REPLY),
+        Ok(answer) => Ok(answer),
+        Err(error) => {
+            metrics::error("llm");
+            tracing::error!(error = ?error, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "the model call failed");
+            Err(match error {
+                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
+                _ => replies::MODEL_UNAVAILABLE,
+            })
+        }
+    }
+}
+
+/// Counts the tokens the provider reported for an answer.
+pub(super) fn count_tokens(answer: &Answer) {
+    let completion = answer.completion();
     metrics::tokens(
         u64::from(completion.tokens_in.unwrap_or(0)),
         u64::from(completion.tokens_out.unwrap_or(0)),
     );
-    Ok(outcome)
 }
 
-/// Asks the model while `typing` or the streamed preview shows progress. Returns the answer and
-/// the preview as the progress display left it.
-async fn ask_showing_progress(
+/// Asks the model while `typing` or the streamed preview shows progress, until the answer is
+/// complete or `running` is stopped. Returns the answer and the preview as the progress display
+/// left it.
+pub(super) async fn ask_showing_progress(
     turn: &TurnContext<'_>,
     started: &Turn,
     stream: bool,
     preview: Preview,
-) -> (Result<Completion, LlmError>, Preview) {
+    running: RunningTurn,
+) -> (Result<Answer, LlmError>, Preview) {
     let (progress_sender, progress) = watch::channel(String::new());
     let shown_before = preview.clone();
     let display = ProgressDisplay {
@@ -288,25 +333,30 @@ async fn ask_showing_progress(
         stream,
         preview,
         answer: turn.answer.clone(),
+        buttons: stream.then(|| stop::stop_button(turn.key.user_id, turn.update_id)),
     };
     let display = tokio::spawn(show_progress(turn.bot.clone(), progress, display));
     let asked_at = std::time::Instant::now();
     let answer = turn
         .conversations
-        .ask(started, stream.then_some(&progress_sender))
+        .ask_until_stopped(started, stream.then_some(&progress_sender), &running)
         .await;
+    // The model call is over: from here on there is nothing left to stop.
+    drop(running);
     drop(progress_sender);
-    metrics::llm_call_finished(
-        asked_at.elapsed(),
-        if answer.is_ok() { "ok" } else { "error" },
-    );
+    let outcome = match &answer {
+        Ok(Answer::Complete(_)) => "ok",
+        Ok(Answer::Stopped(_)) => "stopped",
+        Err(_) => "error",
+    };
+    metrics::llm_call_finished(asked_at.elapsed(), outcome);
     let preview = display.await.unwrap_or(shown_before);
     (answer, preview)
 }
 
 /// Delivers the stored reply `reply_id` with the text `markdown` into `preview`'s messages, then
 /// records which message carried it, which marks the update done.
-async fn deliver_stored(
+pub(super) async fn deliver_stored(
     turn: &TurnContext<'_>,
     preview: Preview,
     reply_id: i64,
@@ -318,6 +368,11 @@ async fn deliver_stored(
     let Some(first) = message_ids.first() else {
         return Ok(TurnOutcome::UpdateStillOpen);
     };
+    if message_ids.len() > 1 {
+        // Every part, the last one included, so that a /retry finds all the messages of the
+        // answer it replaces.
+        turn.answer.record(&message_ids).await;
+    }
     turn.conversations
         .reply_delivered(reply_id, i64::from(first.0))
         .await?;
@@ -368,7 +423,8 @@ pub async fn non_text_message(
 }
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
-/// start: after a crash a command is not run twice.
+/// start: after a crash a command is not run twice. `/retry` is the exception: it is a chat turn
+/// ([`retry`]), which a crash before its answer is stored runs again.
 pub async fn command(
     bot: TelegramBot,
     update: Update,
@@ -378,6 +434,9 @@ pub async fn command(
     settings: Arc<BotSettings>,
     intake: Intake,
 ) -> HandlerResult {
+    if command == Command::Retry {
+        return retry::retry_command(bot, update, message, conversations, settings, intake).await;
+    }
     answer_once(
         &intake,
         &update,
@@ -426,6 +485,10 @@ async fn run_command(
         CommandAnswer::ChooseModel { intro, menu } => {
             model_menu::offer_models(&bot, &message, key.user_id, &intro, &menu).await
         }
+        // The stopped answer shows its mark; nothing more to say.
+        CommandAnswer::TurnStopped => Ok(()),
+        // `command` hands /retry to `retry::retry_command` before it gets here.
+        CommandAnswer::Retry => Ok(()),
     }
 }
 

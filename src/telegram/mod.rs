@@ -1,11 +1,11 @@
 //! The Telegram edge of the bot: the Bot API handle ([`TelegramBot`]), reaching the Bot API, the
 //! crash-safe intake, the scheduler that runs the teloxide handler tree ([`schema`]) fairly per
-//! person, the handlers (the `/model` menu's buttons in [`model_menu`]), rendering of the
-//! model's Markdown to Telegram HTML and splitting replies into messages Telegram accepts, reply
-//! delivery, the sender's identity, access control and per-user limits. Chat logic lives in
-//! [`crate::conversation`], the commands and what they answer in [`crate::commands`], every
-//! user-facing sentence in [`crate::replies`]; this module only translates between Telegram and
-//! them.
+//! person, the handlers (the `/model` menu's buttons in [`model_menu`], the Stop button in
+//! [`stop`]), rendering of the model's Markdown to Telegram HTML and splitting replies into
+//! messages Telegram accepts, reply delivery, the sender's identity, access control and per-user
+//! limits. Chat logic lives in [`crate::conversation`], the commands and what they answer in
+//! [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
+//! translates between Telegram and them.
 
 pub mod access;
 pub mod bot;
@@ -17,8 +17,10 @@ pub mod intake;
 pub mod limits;
 pub mod model_menu;
 pub mod render;
+pub mod retry;
 pub mod scheduler;
 pub mod split;
+pub mod stop;
 
 pub use bot::TelegramBot;
 
@@ -28,7 +30,7 @@ use teloxide::RequestError;
 use teloxide::dispatching::{HandlerExt, UpdateFilterExt, UpdateHandler};
 use teloxide::dptree::di::DependencyMap;
 use teloxide::prelude::*;
-use teloxide::types::Me;
+use teloxide::types::{CallbackQuery, Me};
 use teloxide::utils::command::BotCommands;
 
 use crate::commands::{self, Command};
@@ -81,6 +83,10 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(dptree::endpoint(handlers::ignored));
     let for_an_allowed_presser = dptree::filter(handlers::presser_allowed)
         .branch(dptree::filter(model_menu::is_model_button).endpoint(model_menu::model_button))
+        .branch(
+            dptree::filter(|query: CallbackQuery| stop::is_stop_press(&query))
+                .endpoint(stop::stop_pressed),
+        )
         .branch(dptree::endpoint(handlers::clear_button));
     let buttons = Update::filter_callback_query()
         .branch(for_an_allowed_presser)

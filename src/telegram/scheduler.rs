@@ -12,6 +12,10 @@
 //! Waiting updates are kept as the bare `Update`, not as a started handler, so the memory a
 //! backlog takes is a few hundred bytes per message.
 //!
+//! A request to stop an answer (`/cancel`, a press on Stop: [`stop::is_stop_request`]) joins no
+//! queue and needs no slot: queued, it would wait for the very turn it means to stop. It asks
+//! nothing of the model, so the per-user limits do not count it either.
+//!
 //! Shutdown: no update starts once it begins; the ones being handled get a grace period
 //! (`SHUTDOWN_GRACE_SECS`) and are then stopped. Every update not finished stays `received` (or
 //! `replying`) in the database and is handled after the next start.
@@ -40,6 +44,7 @@ use crate::telegram::delivery::{ReplyTarget, send_plain_text};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
+use crate::telegram::stop;
 
 /// How the scheduler runs.
 #[derive(Clone, Debug)]
@@ -163,6 +168,10 @@ impl Scheduler {
     /// Applies the per-user limits to a new update and queues it, or turns it away.
     fn admit(self: &Arc<Self>, incoming: Incoming, shared: &Arc<Shared>, tasks: &TaskTracker) {
         let Incoming { update, replayed } = incoming;
+        if stop::is_stop_request(&update, &self.me) {
+            tasks.spawn(Arc::clone(self).work_stop_request(update, Arc::clone(shared)));
+            return;
+        }
         let counted_for = match self.limited_sender(&update) {
             None => None,
             Some(user_id) if replayed => {
@@ -235,6 +244,15 @@ impl Scheduler {
         let _permit = tokio::select! {
             () = shared.stopping.cancelled() => return,
             permit = shared.slots.acquire() => permit,
+        };
+        self.handle(queued, &shared).await;
+    }
+
+    /// Handles a request to stop an answer at once, beside every queue and without a slot.
+    async fn work_stop_request(self: Arc<Self>, update: Update, shared: Arc<Shared>) {
+        let queued = Queued {
+            update,
+            counted_for: None,
         };
         self.handle(queued, &shared).await;
     }

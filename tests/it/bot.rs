@@ -479,6 +479,8 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
         "/reset",
         "/clear",
         "/export",
+        "/cancel",
+        "/retry",
     ] {
         assert!(replies[1].contains(command), "help lacks {command}");
     }
@@ -496,7 +498,7 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
     assert!(
         registered.params["commands"]
             .as_array()
-            .is_some_and(|c| c.len() == 12)
+            .is_some_and(|c| c.len() == 14)
     );
     assert!(bot.llm.requests().is_empty());
 }

@@ -2,13 +2,16 @@
 
 use std::io::Write;
 use std::process::{Output, Stdio};
+use std::time::Duration;
 
 use telemem::commands::Command as BotCommand;
 use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 use teloxide::utils::command::BotCommands;
 
-use crate::support::command_line::{printed_by, run_telemem, stderr_of, telemem_command};
+use crate::support::command_line::{
+    InteractiveCommand, printed_by, run_telemem, stderr_of, telemem_command,
+};
 use crate::support::database::{TempDatabase, TestDb};
 use crate::support::fake_llm::{Behaviour, FakeLlm};
 use crate::support::times::DAY_MS;
@@ -314,4 +317,76 @@ async fn chat_explains_the_commands_a_terminal_cannot_carry_out_and_refuses_unkn
         "nothing deleted"
     );
     assert!(llm.requests().is_empty(), "commands never reach the model");
+}
+
+#[tokio::test]
+async fn chat_retries_the_last_answer_and_keeps_only_the_new_one() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.push(Behaviour::reply("The first answer."));
+    llm.push(Behaviour::reply("A better answer."));
+
+    let output = chat(
+        &db.url,
+        &llm,
+        "/retry\nTell me a joke\n/retry\n/cancel\n/quit\n",
+    )
+    .await;
+
+    assert_eq!(
+        answers(&printed_by(&output)),
+        [
+            replies::NOTHING_TO_RETRY,
+            "The first answer.",
+            "A better answer.",
+            replies::TERMINAL_NOTHING_TO_STOP,
+        ]
+    );
+    let history = db
+        .store
+        .all_messages(ConversationKey::new(ChatId(7), UserId(7)))
+        .await;
+    let contents: Vec<String> = history.unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(contents, ["Tell me a joke", "A better answer."]);
+    assert!(
+        !llm.last_request()
+            .unwrap()
+            .everything_sent()
+            .contains("The first answer."),
+        "asked again without the old answer"
+    );
+}
+
+#[tokio::test]
+async fn ctrl_c_in_chat_stops_the_answer_being_written_and_the_chat_goes_on() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    let held = llm.hold_stream(&["Once upon ", "a time"], " there was an ending.");
+    let llm_url = llm.base_url();
+    let command = telemem_command(
+        &db.url,
+        &["chat", "--user", "7"],
+        &[("LLM_BASE_URL", &llm_url)],
+    );
+    let mut chat = InteractiveCommand::start(command);
+
+    chat.type_line("Tell me a story");
+    chat.wait_for_output("Once upon a time").await;
+    chat.signal("INT");
+    tokio::time::timeout(Duration::from_secs(3), held.disconnect())
+        .await
+        .expect("the model call was dropped at once");
+    let stopped = format!("Once upon a time … {}", replies::STOPPED);
+    chat.wait_for_output(&stopped).await;
+    chat.type_line("/stats");
+    chat.wait_for_output("Your statistics").await;
+    let (status, printed) = chat.finish().await;
+
+    assert!(status.success(), "{status:?}: {printed}");
+    let history = db
+        .store
+        .all_messages(ConversationKey::new(ChatId(7), UserId(7)))
+        .await;
+    let contents: Vec<String> = history.unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(contents, ["Tell me a story".to_owned(), stopped]);
 }

@@ -1,14 +1,15 @@
 //! Specifications of exactly one visible answer per message, whatever the moment the process is
 //! killed: the real binary is killed with SIGKILL at a chosen point of a turn (before the first
 //! preview, between previews, with the reply stored but not yet on Telegram, with it on Telegram
-//! but not yet recorded, between the parts of a long reply), then started again on the same
-//! database. What counts is the chat as the person sees it in the fake Telegram, after every
+//! but not yet recorded, between the parts of a long reply, with a stopped answer stored but not
+//! yet shown), then started again on the same database. What counts is the chat as the person sees it in the fake Telegram, after every
 //! send, edit and delete: each message has exactly one answer there, complete.
 
 use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
+use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 
 use crate::support::bot_harness::ALICE;
@@ -340,4 +341,81 @@ async fn a_kill_9_under_load_with_streaming_leaves_every_message_one_whole_visib
             "user {user}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_stopped_answer_stored_but_not_yet_shown_is_shown_after_the_restart_not_asked_again() {
+    let mut run = CrashRun::start(true).await;
+    let held = run
+        .llm
+        .hold_stream(&["Once upon ", "a time"], " there was an ending.");
+    let question = "tell me a story";
+    run.telegram.send_text(ALICE, ALICE, question);
+    let (preview, stop) = run
+        .telegram
+        .wait_for_button(ALICE, "Once upon a time", replies::STOP_BUTTON, PATIENCE)
+        .await;
+    let stopped = format!("Once upon a time … {}", replies::STOPPED);
+
+    // The stopped answer is stored; the edit that would show it never happens.
+    run.telegram
+        .hold_next(held_call("editMessageText", replies::STOPPED));
+    run.telegram
+        .press_button(ALICE, ALICE, preview.message_id, &stop);
+    run.telegram
+        .wait_for(|calls| calls.iter().any(|call| call.held), PATIENCE)
+        .await;
+    tokio::time::timeout(PATIENCE, held.disconnect())
+        .await
+        .expect("the model call was dropped");
+    run.kill_and_restart().await;
+    run.wait_for_visible(ALICE, &stopped).await;
+    let store = run.stop_with_nothing_unfinished().await;
+
+    assert_eq!(run.telegram.sent_messages(ALICE), [stopped.as_str()]);
+    assert_eq!(
+        run.model_calls_for(question),
+        1,
+        "a stopped answer is not asked for again"
+    );
+    let history = store
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
+        .await
+        .unwrap();
+    let contents: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents, [question, stopped.as_str()]);
+}
+
+#[tokio::test]
+async fn a_retried_answer_stored_but_not_yet_shown_replaces_the_old_one_after_the_restart() {
+    let mut run = CrashRun::start(false).await;
+    let question = "tell me a joke";
+    run.telegram.send_text(ALICE, ALICE, question);
+    run.wait_for_visible(ALICE, &default_answer(question)).await;
+    let better = "A better joke. END";
+    run.llm.push(Behaviour::reply(better));
+
+    // The new answer is stored; the edit that would put it in place of the old one never
+    // happens.
+    run.telegram.hold_next(held_call("editMessageText", "END"));
+    run.telegram.send_text(ALICE, ALICE, "/retry");
+    run.telegram
+        .wait_for(|calls| calls.iter().any(|call| call.held), PATIENCE)
+        .await;
+    run.kill_and_restart().await;
+    run.wait_for_visible(ALICE, better).await;
+    let store = run.stop_with_nothing_unfinished().await;
+
+    assert_eq!(run.telegram.sent_messages(ALICE), [better]);
+    assert_eq!(
+        run.model_calls_for(question),
+        2,
+        "the answer and its retry, neither asked twice"
+    );
+    let history = store
+        .all_messages(ConversationKey::new(ChatId(ALICE), UserId(ALICE)))
+        .await
+        .unwrap();
+    let contents: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(contents, [question, better]);
 }

@@ -28,5 +28,6 @@ mod privacy_memory;
 mod privacy_ops;
 mod render;
 mod search_index;
+mod stop_and_retry;
 mod storage;
 mod support;

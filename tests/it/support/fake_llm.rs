@@ -12,6 +12,10 @@
 //! off ([`FakeLlm::keep_requests`]) and reads only how long each answer took
 //! ([`FakeLlm::take_timings`]).
 //!
+//! A streamed reply can also be held open by the test ([`FakeLlm::hold_stream`]): its first
+//! pieces go out, then it waits, sending only keep-alive comments as real servers do, until the
+//! test releases the rest or the client hangs up, which it records ([`HeldStream`]).
+//!
 //! Replies report usage as word counts: input = words of the system prompt and all messages,
 //! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
 //! start with a role-only chunk, carry a `: ping` comment and an empty delta, split the text over
@@ -22,6 +26,7 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -67,6 +72,13 @@ pub enum Behaviour {
         chunks: Vec<(Duration, String)>,
         stall: bool,
     },
+    /// Stream `first` (each piece a delta of its own), then hold the stream open until `held` is
+    /// released, then send `rest` and end it. A plain request gets the whole text once released.
+    Held {
+        first: Vec<String>,
+        rest: String,
+        held: HeldStream,
+    },
 }
 
 impl Behaviour {
@@ -86,6 +98,44 @@ impl Behaviour {
                 .map(|(pause, text)| (*pause, (*text).to_owned()))
                 .collect(),
             stall,
+        }
+    }
+}
+
+/// The test's handle on a reply held open ([`Behaviour::Held`]); cheap to clone.
+#[derive(Clone, Debug)]
+pub struct HeldStream {
+    released: watch::Sender<bool>,
+    disconnected: watch::Sender<bool>,
+}
+
+/// How often a held reply sends a keep-alive. Writing is also how the server learns that the
+/// client hung up.
+const KEEP_ALIVE_INTERVAL: Duration = Duration::from_millis(50);
+
+impl HeldStream {
+    fn new() -> Self {
+        Self {
+            released: watch::Sender::new(false),
+            disconnected: watch::Sender::new(false),
+        }
+    }
+
+    /// Lets the rest of the reply follow.
+    pub fn release(&self) {
+        self.released.send_replace(true);
+    }
+
+    /// Whether the client hung up before the reply was complete.
+    pub fn client_disconnected(&self) -> bool {
+        *self.disconnected.borrow()
+    }
+
+    /// Resolves once the client has hung up before the reply was complete.
+    pub fn disconnect(&self) -> impl Future<Output = ()> + use<> {
+        let mut disconnected = self.disconnected.subscribe();
+        async move {
+            let _ = disconnected.wait_for(|disconnected| *disconnected).await;
         }
     }
 }
@@ -213,6 +263,18 @@ impl FakeLlm {
             .lock()
             .expect("fake LLM script lock")
             .push_back(behaviour);
+    }
+
+    /// Queues a reply that streams `first`, then holds the stream open until the returned handle
+    /// releases it (then `rest` follows and the stream ends) or the client hangs up.
+    pub fn hold_stream(&self, first: &[&str], rest: &str) -> HeldStream {
+        let held = HeldStream::new();
+        self.push(Behaviour::Held {
+            first: first.iter().map(|piece| (*piece).to_owned()).collect(),
+            rest: rest.to_owned(),
+            held: held.clone(),
+        });
+        held
     }
 
     /// Makes the default (unscripted) reply take `delay`, as a real model's would.
@@ -389,6 +451,27 @@ async fn respond(call: &Call, behaviour: Behaviour, credential: &str) -> Respons
             }
             let text: String = chunks.into_iter().map(|(_, text)| text).collect();
             json_response(call.reply_json(&text))
+        }
+        Behaviour::Held { first, rest, held } => {
+            let whole = format!("{}{rest}", first.concat());
+            let body = if call.stream {
+                let mut start = call.stream_start();
+                start.extend(first.iter().map(|piece| call.text_delta(piece)));
+                let mut end = vec![call.text_delta(&rest)];
+                end.extend(call.stream_end(&whole));
+                let keep_alive = Bytes::from_static(b": keep-alive\n\n");
+                held_body(start, keep_alive, end, held)
+            } else {
+                // Leading spaces keep the connection busy without changing the JSON.
+                let end = vec![Bytes::from(call.reply_json(&whole).to_string())];
+                held_body(Vec::new(), Bytes::from_static(b" "), end, held)
+            };
+            let content_type = if call.stream {
+                "text/event-stream"
+            } else {
+                "application/json"
+            };
+            ([(header::CONTENT_TYPE, content_type)], body).into_response()
         }
         Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
     }
@@ -608,6 +691,82 @@ fn timed_stream(pieces: Vec<(Duration, Bytes)>, stall: bool) -> Response {
         Body::from_stream(body),
     )
         .into_response()
+}
+
+/// Where a held body is.
+enum HeldPhase {
+    Starting,
+    Holding,
+    Ending,
+}
+
+/// A held body's state; dropped before it ends, it records that the client hung up.
+struct HeldBody {
+    phase: HeldPhase,
+    /// What is still to be sent before the hold, and after it.
+    start: VecDeque<Bytes>,
+    end: VecDeque<Bytes>,
+    keep_alive: Bytes,
+    released: watch::Receiver<bool>,
+    held: HeldStream,
+    ended: bool,
+}
+
+impl Drop for HeldBody {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.held.disconnected.send_replace(true);
+        }
+    }
+}
+
+/// `start`, then `keep_alive` now and then until `held` is released, then `end`.
+fn held_body(start: Vec<Bytes>, keep_alive: Bytes, end: Vec<Bytes>, held: HeldStream) -> Body {
+    let body = HeldBody {
+        phase: HeldPhase::Starting,
+        start: start.into(),
+        end: end.into(),
+        keep_alive,
+        released: held.released.subscribe(),
+        held,
+        ended: false,
+    };
+    Body::from_stream(futures_util::stream::unfold(body, |mut body| async move {
+        let piece = next_held_piece(&mut body).await;
+        piece.map(|piece| (Ok::<_, Infallible>(piece), body))
+    }))
+}
+
+/// The next piece of a held body, `None` at its end.
+async fn next_held_piece(body: &mut HeldBody) -> Option<Bytes> {
+    loop {
+        match body.phase {
+            HeldPhase::Starting => match body.start.pop_front() {
+                Some(piece) => {
+                    tokio::time::sleep(PIECE_INTERVAL).await;
+                    return Some(piece);
+                }
+                None => body.phase = HeldPhase::Holding,
+            },
+            HeldPhase::Holding => {
+                let released = tokio::select! {
+                    released = body.released.wait_for(|released| *released) => released.is_ok(),
+                    () = tokio::time::sleep(KEEP_ALIVE_INTERVAL) => false,
+                };
+                if !released {
+                    return Some(body.keep_alive.clone());
+                }
+                body.phase = HeldPhase::Ending;
+            }
+            HeldPhase::Ending => match body.end.pop_front() {
+                Some(piece) => return Some(piece),
+                None => {
+                    body.ended = true;
+                    return None;
+                }
+            },
+        }
+    }
 }
 
 fn json_response(value: Value) -> Response {

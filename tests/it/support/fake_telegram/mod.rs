@@ -99,19 +99,20 @@ pub struct BotMessage {
 }
 
 impl BotMessage {
-    /// The inline keyboard's buttons, row by row, as (label, callback data); none without one.
+    /// The inline buttons under the message, as (text, callback data), row by row.
     pub fn buttons(&self) -> Vec<(String, String)> {
-        let rows = self
-            .reply_markup
-            .as_ref()
-            .and_then(|markup| markup["inline_keyboard"].as_array().cloned())
-            .unwrap_or_default();
-        rows.iter()
+        let Some(markup) = &self.reply_markup else {
+            return Vec::new();
+        };
+        markup["inline_keyboard"]
+            .as_array()
+            .into_iter()
+            .flatten()
             .filter_map(Value::as_array)
             .flatten()
             .map(|button| {
-                let text = |field: &str| button[field].as_str().unwrap_or_default().to_owned();
-                (text("text"), text("callback_data"))
+                let field = |name: &str| button[name].as_str().unwrap_or_default().to_owned();
+                (field("text"), field("callback_data"))
             })
             .collect()
     }
@@ -267,6 +268,30 @@ impl FakeTelegram {
                 );
             }
         }
+    }
+
+    /// Waits until a message the bot has on show in `chat_id` contains `text` and has a button
+    /// labelled `label`; returns the message and the button's callback data. Panics like
+    /// [`Self::wait_for`] after `timeout`.
+    pub async fn wait_for_button(
+        &self,
+        chat_id: i64,
+        text: &str,
+        label: &str,
+        timeout: Duration,
+    ) -> (BotMessage, String) {
+        let with_button = || {
+            self.bot_messages(chat_id).into_iter().find_map(|message| {
+                let data = message
+                    .buttons()
+                    .into_iter()
+                    .find(|(shown, _)| shown == label)
+                    .map(|(_, data)| data)?;
+                message.text.contains(text).then_some((message, data))
+            })
+        };
+        self.wait_for(|_| with_button().is_some(), timeout).await;
+        with_button().expect("the message with its button")
     }
 
     /// Waits until some message the bot has on show in `chat_id` (the text users see) is

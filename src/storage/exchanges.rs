@@ -1,0 +1,237 @@
+//! A conversation's last exchange (the person's last message and the replies stored after it),
+//! the history as it stood at that message, and replacing those replies with a new one: what
+//! `/retry` reads and writes.
+//!
+//! A replaced reply is deleted, not kept beside the new one, so that prompts, `/export`, recall
+//! and summaries see only the new answer: its full-text entry and its vector go with the row (the
+//! triggers of the `messages_fts` and `memory_vectors` migrations), and a summary written from the
+//! old answer is deleted with the session marked for summarizing again. Its token counts move to
+//! the new reply, because the person did use them.
+
+use super::{ConversationKey, NewMessage, Role, Store, StoredMessage};
+
+/// The person's last message in a conversation and the replies stored after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastExchange {
+    pub message: StoredMessage,
+    /// Oldest first; none when the message got no reply (the model failed, the turn stopped
+    /// before it was stored).
+    pub replies: Vec<ExchangeReply>,
+}
+
+/// A reply of a [`LastExchange`], with the Telegram messages that carry it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExchangeReply {
+    pub id: i64,
+    pub content: String,
+    pub tokens_in: i64,
+    pub tokens_out: i64,
+    /// In reading order; empty when it was never delivered to Telegram.
+    pub telegram_message_ids: Vec<i64>,
+}
+
+/// A reply as read, before the ids of its Telegram messages are put together.
+struct ReplyRow {
+    id: i64,
+    content: String,
+    tokens_in: i64,
+    tokens_out: i64,
+    telegram_message_id: Option<i64>,
+    answer_message_ids: Option<String>,
+}
+
+impl From<ReplyRow> for ExchangeReply {
+    fn from(row: ReplyRow) -> Self {
+        // The messages recorded with the update it answered, when there were several (a preview,
+        // the parts of a long reply); otherwise the one message recorded with the reply. The
+        // column is only ever written as a JSON array of integers (`updates.rs`).
+        let recorded: Vec<i64> = row
+            .answer_message_ids
+            .and_then(|ids| serde_json::from_str(&ids).ok())
+            .unwrap_or_default();
+        let telegram_message_ids = match row.telegram_message_id {
+            Some(first) if recorded.first() == Some(&first) => recorded,
+            Some(first) => vec![first],
+            None => Vec::new(),
+        };
+        Self {
+            id: row.id,
+            content: row.content,
+            tokens_in: row.tokens_in,
+            tokens_out: row.tokens_out,
+            telegram_message_ids,
+        }
+    }
+}
+
+impl Store {
+    /// The conversation's last message from the person and the replies stored after it; `None`
+    /// when the person has no message stored here.
+    pub async fn last_exchange(
+        &self,
+        key: ConversationKey,
+    ) -> Result<Option<LastExchange>, sqlx::Error> {
+        let mut reader = self.reader().await?;
+        let message = sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                      content, created_at AS created_at_ms, tokens_in, tokens_out,
+                      telegram_message_id
+               FROM messages
+               WHERE chat_id = ?1 AND user_id = ?2 AND role = 'user'
+               ORDER BY created_at DESC, id DESC
+               LIMIT 1"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_optional(&mut *reader)
+        .await?;
+        let Some(message) = message else {
+            return Ok(None);
+        };
+        let replies = sqlx::query_as!(
+            ReplyRow,
+            r#"SELECT reply.id AS "id!", reply.content, reply.tokens_in, reply.tokens_out,
+                      reply.telegram_message_id, update_.answer_message_ids
+               FROM messages AS reply
+               LEFT JOIN processed_updates AS update_ ON update_.update_id = reply.update_id
+               WHERE reply.chat_id = ?1 AND reply.user_id = ?2 AND reply.role = 'assistant'
+                 AND reply.id > ?3
+               ORDER BY reply.id"#,
+            key.chat_id,
+            key.user_id,
+            message.id,
+        )
+        .fetch_all(&mut *reader)
+        .await?;
+        Ok(Some(LastExchange {
+            message,
+            replies: replies.into_iter().map(ExchangeReply::from).collect(),
+        }))
+    }
+
+    /// Like [`Store::history`], but only up to the message `through_id`: the history a prompt
+    /// carried when that message was new.
+    pub async fn history_through(
+        &self,
+        key: ConversationKey,
+        since_ms: i64,
+        limit: i64,
+        through_id: i64,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        // `+?4`: see `Store::history`.
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                      session_id AS "session_id!", role AS "role!: Role",
+                      content AS "content!", created_at AS "created_at_ms!",
+                      tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                      telegram_message_id
+               FROM (SELECT * FROM messages
+                     WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
+                     ORDER BY created_at DESC, id DESC
+                     LIMIT +?4)
+               ORDER BY created_at ASC, id ASC"#,
+            key.chat_id,
+            key.user_id,
+            since_ms,
+            limit,
+            through_id,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+
+    /// Stores `reply` in place of the replies `replaced` (of the same conversation), in one
+    /// transaction, and returns its id. With `update_id`, the reply answers that Telegram update,
+    /// which it marks `replying` like any reply (see [`Store::add_reply`]). The session the reply
+    /// belongs to loses a summary written before, and is summarized again.
+    pub async fn replace_replies(
+        &self,
+        replaced: &[i64],
+        reply: &NewMessage<'_>,
+        update_id: Option<i64>,
+    ) -> Result<i64, sqlx::Error> {
+        let replaced =
+            serde_json::to_string(replaced).map_err(|error| sqlx::Error::Encode(error.into()))?;
+        let mut writer = self.writer().await?;
+        self.connections.messages_to_index();
+        let mut transaction = super::begin_write(&mut writer).await?;
+        sqlx::query!(
+            "DELETE FROM messages
+             WHERE chat_id = ?1 AND user_id = ?2 AND role = 'assistant'
+               AND id IN (SELECT value FROM json_each(?3))",
+            reply.key.chat_id,
+            reply.key.user_id,
+            replaced,
+        )
+        .execute(&mut *transaction)
+        .await?;
+        let id = sqlx::query_scalar!(
+            r#"INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at,
+                    tokens_in, tokens_out, telegram_message_id, update_id)
+               VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
+               RETURNING id AS "id!""#,
+            reply.key.chat_id,
+            reply.key.user_id,
+            reply.session_id,
+            reply.content,
+            reply.created_at_ms,
+            reply.tokens_in,
+            reply.tokens_out,
+            update_id,
+        )
+        .fetch_one(&mut *transaction)
+        .await?;
+        sqlx::query!(
+            "DELETE FROM session_summaries WHERE session_id = ?1",
+            reply.session_id,
+        )
+        .execute(&mut *transaction)
+        .await?;
+        sqlx::query!(
+            "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+             WHERE id = ?1 AND summarized = 1",
+            reply.session_id,
+        )
+        .execute(&mut *transaction)
+        .await?;
+        transaction.commit().await?;
+        Ok(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(telegram_message_id: Option<i64>, answer_message_ids: Option<&str>) -> ReplyRow {
+        ReplyRow {
+            id: 1,
+            content: "an answer".to_owned(),
+            tokens_in: 0,
+            tokens_out: 0,
+            telegram_message_id,
+            answer_message_ids: answer_message_ids.map(str::to_owned),
+        }
+    }
+
+    fn telegram_ids(row: ReplyRow) -> Vec<i64> {
+        ExchangeReply::from(row).telegram_message_ids
+    }
+
+    #[test]
+    fn a_reply_is_carried_by_the_messages_recorded_with_its_update_when_they_start_with_it() {
+        assert_eq!(telegram_ids(row(Some(7), Some("[7,8,9]"))), [7, 8, 9]);
+        assert_eq!(telegram_ids(row(Some(7), None)), [7]);
+        assert_eq!(telegram_ids(row(Some(7), Some("[]"))), [7]);
+        // Recorded for a preview that was later replaced by a message of its own.
+        assert_eq!(telegram_ids(row(Some(12), Some("[7]"))), [12]);
+    }
+
+    #[test]
+    fn a_reply_never_delivered_has_no_telegram_messages() {
+        assert!(telegram_ids(row(None, Some("[7]"))).is_empty());
+    }
+}
