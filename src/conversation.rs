@@ -3,6 +3,9 @@
 //! both drive turns through [`Conversations`], as well as the per-conversation commands (persona,
 //! stats, reset, clear, export), so that every front end behaves the same.
 //!
+//! [`Conversations`] also carries the per-person limits ([`Quota`]): front ends ask it before a
+//! turn, and `/stats` shows the day's tokens against the limit.
+//!
 //! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
 //! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
 //! [`Conversations::finish_turn`] stores the reply. The Telegram side stores the reply before
@@ -25,6 +28,7 @@ use crate::memory::recall::{RecallQuery, Recalled, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
+use crate::quota::{Quota, QuotaSettings};
 use crate::storage::{
     ConversationKey, NewMessage, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
     SummaryRecord, TurnStart, TurnStartLimits, UserId,
@@ -176,7 +180,10 @@ pub struct ConversationStats {
     pub messages_stored: i64,
     /// Messages the next prompt would carry verbatim.
     pub messages_in_context: i64,
-    pub tokens_today: i64,
+    /// Tokens the person used today in all their chats (the daily limit counts those).
+    pub tokens_today: u64,
+    /// The person's daily token limit; `None`: no limit.
+    pub daily_token_limit: Option<u64>,
     pub tokens_total: i64,
     pub session_started_at_ms: Option<i64>,
     pub last_activity_ms: Option<i64>,
@@ -193,6 +200,8 @@ pub struct Conversations {
     settings: Arc<ConversationSettings>,
     /// Recall by meaning, when an embedding model is configured.
     meaning: Option<Arc<MeaningRecall>>,
+    /// What each person may use.
+    quota: Quota,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on.
@@ -210,6 +219,7 @@ impl Conversations {
         redactor: Redactor,
         settings: ConversationSettings,
     ) -> Self {
+        let quota = Quota::new(store.clone(), clock.clone(), QuotaSettings::default());
         Self {
             store,
             llm,
@@ -217,7 +227,19 @@ impl Conversations {
             redactor,
             settings: Arc::new(settings),
             meaning: None,
+            quota,
         }
+    }
+
+    /// The same conversations with the per-person limits of `settings` (without: none).
+    pub fn with_quota(mut self, settings: QuotaSettings) -> Self {
+        self.quota = Quota::new(self.store.clone(), self.clock.clone(), settings);
+        self
+    }
+
+    /// The per-person limits.
+    pub fn quota(&self) -> &Quota {
+        &self.quota
     }
 
     /// The same conversations, recalling by meaning as well as by words.
@@ -571,12 +593,14 @@ impl Conversations {
             .context("cannot read the session")?;
         let session =
             session.filter(|s| now_ms - s.last_activity_at_ms <= self.settings.session_idle_ms);
+        let tokens_today = self.quota.tokens_today(key.user_id).await?;
         Ok(ConversationStats {
             messages_stored: stats.messages_total,
             messages_in_context: stats
                 .messages_in_window
                 .min(self.settings.history_max_messages),
-            tokens_today: stats.tokens_today,
+            tokens_today: tokens_today.used,
+            daily_token_limit: tokens_today.limit,
             tokens_total: stats.tokens_in + stats.tokens_out,
             session_started_at_ms: session.map(|s| s.started_at_ms),
             last_activity_ms: stats.last_activity_ms,
