@@ -24,9 +24,13 @@ use crate::commands::{self, Command, CommandAnswer, ExportFormat};
 use crate::conversation::{Conversations, Turn};
 use crate::llm::{Completion, LlmError};
 use crate::metrics;
+use crate::quota::{CapOutcome, TokenCheck};
 use crate::replies;
 use crate::storage::{self, ConversationKey, StoredMessage};
-use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
+use crate::telegram::access::{
+    Access, AccessPolicy, Refusal, is_addressed_to_bot, without_bot_mention,
+};
+use crate::telegram::admin;
 use crate::telegram::delivery::{
     self, Preview, ProgressDisplay, ReplyTarget, deliver_reply, replace_preview_with_notice,
     send_plain_text, show_progress,
@@ -41,40 +45,50 @@ const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
 
 /// Answers in the message's chat as plain text, in as many messages as the text needs.
-async fn reply_in_chat(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
+pub(crate) async fn reply_in_chat(
+    bot: &TelegramBot,
+    message: &Message,
+    text: &str,
+) -> HandlerResult {
     send_plain_text(bot, ReplyTarget::answering(message), text).await?;
     Ok(())
 }
 
 /// Filter: the message is for the bot (private chat, mention, reply, command).
-pub fn addressed_to_bot(message: Message, me: Me) -> bool {
-    is_addressed_to_bot(&message, &me)
+pub fn addressed_to_bot(message: Message, me: Me, access: Arc<AccessPolicy>) -> bool {
+    let from_admin = identity::sender_id(&message).is_some_and(|sender| access.is_admin(sender));
+    is_addressed_to_bot(&message, &me, from_admin)
 }
 
-/// Filter: the sender may use the bot. Refuses strangers once, politely, storing nothing.
+/// Filter: the sender may use the bot. Refuses strangers and blocked people once, politely,
+/// storing nothing; the admins hear about a stranger once.
 pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
     let Some(sender) = identity::sender_id(&message) else {
         return false;
     };
     match access.check(sender) {
         Access::Allowed => true,
-        Access::RefuseOnce => {
+        Access::RefuseOnce(refusal) => {
             let as_chat = identity::is_sent_as_chat(&message);
             tracing::info!(
                 sender = sender.0,
                 as_chat,
+                blocked = refusal == Refusal::Blocked,
                 "refused a sender who is not on the allow list"
             );
-            let refusal = if as_chat {
+            let reply = if as_chat {
                 replies::NOT_ALLOWED_AS_CHAT
             } else {
                 replies::NOT_ALLOWED
             };
-            if let Err(error) = reply_in_chat(&bot, &message, refusal).await {
+            if let Err(error) = reply_in_chat(&bot, &message, reply).await {
                 tracing::warn!(
                     error = crate::telegram::loggable_chain(&error),
                     "could not send the refusal"
                 );
+            }
+            if refusal == Refusal::Stranger {
+                admin::alert_admins_about_stranger(&bot, &message, &access).await;
             }
             false
         }
@@ -131,7 +145,44 @@ pub async fn chat_message(
     if outcome == TurnOutcome::UpdateStillOpen {
         intake.done(update_id).await;
     }
+    keep_stored_history_under_cap(&bot, &message, key, &conversations);
     Ok(())
+}
+
+/// After a turn, in the background: trims the person's oldest sessions if their stored history
+/// is over `USER_MAX_STORED_MB`, and the first time tells them in the chat of the turn.
+fn keep_stored_history_under_cap(
+    bot: &TelegramBot,
+    message: &Message,
+    key: ConversationKey,
+    conversations: &Conversations,
+) {
+    let quota = conversations.quota().clone();
+    let Some(max_bytes) = quota.settings().max_stored_bytes else {
+        return;
+    };
+    let bot = bot.clone();
+    let target = ReplyTarget::answering(message);
+    tokio::spawn(async move {
+        match quota.keep_stored_history_under_cap(key.user_id).await {
+            Ok(CapOutcome::Trimmed { tell: true, .. }) => {
+                let notice = replies::stored_history_capped(max_bytes);
+                if let Err(error) = send_plain_text(&bot, target, &notice).await {
+                    tracing::warn!(
+                        error = crate::telegram::loggable(&error),
+                        user_id = key.user_id.0,
+                        "could not tell a person about the stored-history cap"
+                    );
+                }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::error!(
+                error = ?error,
+                user_id = key.user_id.0,
+                "could not keep a stored history under its cap"
+            ),
+        }
+    });
 }
 
 /// How a chat turn left its update.
@@ -183,6 +234,26 @@ async fn chat_turn(
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
+    // Past the limit the message is neither stored nor sent to the model: the person is told to
+    // send it again after midnight UTC, and nothing counts as a turn.
+    match turn
+        .conversations
+        .quota()
+        .check_tokens(turn.key.user_id)
+        .await
+    {
+        Ok(TokenCheck::Within) => {}
+        Ok(TokenCheck::Reached(reached)) => {
+            tracing::info!(
+                user_id = turn.key.user_id.0,
+                "refused a turn: the daily token limit is used up"
+            );
+            let notice = replies::daily_limit_reached(&reached);
+            return turn.answer_with_notice(preview, &notice).await;
+        }
+        // The turn itself will meet the same database; the limit does not stop it.
+        Err(error) => tracing::warn!(error = ?error, "could not check the daily token limit"),
+    }
     let telegram_message_id = Some(i64::from(turn.message.id.0));
     let started = match turn
         .conversations
@@ -362,7 +433,7 @@ pub async fn command(
 
 /// Runs a handler whose reply goes out right away: the update counts as being answered from the
 /// start (after a crash it is not handled twice) and is done when the handler is.
-async fn answer_once(
+pub(crate) async fn answer_once(
     intake: &Intake,
     update: &Update,
     handler: impl Future<Output = HandlerResult>,
@@ -476,7 +547,7 @@ async fn press_clear_button(
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
 }
 
-async fn edit_confirmation(
+pub(crate) async fn edit_confirmation(
     bot: &TelegramBot,
     chat_id: ChatId,
     message_id: MessageId,
