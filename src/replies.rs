@@ -265,6 +265,13 @@ pub fn thousands(count: u64) -> String {
     grouped
 }
 
+/// "1 message", "1,234 messages".
+fn counted(count: i64, noun: &str) -> String {
+    let count = count.max(0) as u64;
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{} {noun}{plural}", thousands(count))
+}
+
 /// Instead of a turn, when the person's tokens for the day are used up.
 pub fn daily_limit_reached(reached: &LimitReached) -> String {
     let wait_secs = ((reached.resets_at_ms - reached.now_ms).max(0) / 1_000) as u64;
@@ -356,10 +363,10 @@ pub fn usage_of(user_id: UserId, usage: &PersonUsage, limit: &PersonLimit, days:
     format!(
         "Usage of {user_id}\n\
          Tokens today: {today}\n\
-         Last {days} days: {} tokens, {} messages\n\
+         Last {days} days: {}, {}\n\
          Limit: {}",
-        thousands(usage.tokens.max(0) as u64),
-        thousands(usage.messages.max(0) as u64),
+        counted(usage.tokens, "token"),
+        counted(usage.messages, "message"),
         limit_line(limit),
     )
 }
@@ -421,10 +428,10 @@ pub fn users_overview(access: &AccessOverview, active: &[PersonUsage], days: i64
     text.push_str(&format!("\nActive in the last {days} days:\n"));
     for person in active {
         text.push_str(&format!(
-            "• {}: {} messages, {} tokens\n",
+            "• {}: {}, {}\n",
             person.user_id,
-            thousands(person.messages.max(0) as u64),
-            thousands(person.tokens.max(0) as u64),
+            counted(person.messages, "message"),
+            counted(person.tokens, "token"),
         ));
     }
     text

@@ -370,6 +370,13 @@ mod tests {
     }
 
     #[test]
+    fn an_admin_command_is_a_command_for_the_bot_in_a_group_only_from_an_admin() {
+        let users = message(group(), "/users", "bot_command", "/users");
+        assert!(!is_addressed_to_bot(&users, &me(), false));
+        assert!(is_addressed_to_bot(&users, &me(), true));
+    }
+
+    #[test]
     fn a_text_mention_of_the_bots_id_is_a_mention() {
         let text = "Telemem, what time is it?";
         let mut value = serde_json::to_value(message(group(), text, "bold", "Telemem")).unwrap();
