@@ -5,6 +5,7 @@
 //! child process), the load generator shared with `examples/loadgen.rs`, and the helpers for
 //! databases and waiting.
 
+mod admins;
 mod bot;
 mod cli;
 mod config;
@@ -14,12 +15,14 @@ mod fake_telegram_selftest;
 mod faults;
 mod http;
 mod jobs;
+mod limits;
 mod llm;
 mod load;
 mod meaning;
 mod memory;
 mod operations;
 mod overload;
+mod people_store;
 mod privacy_groups;
 mod privacy_memory;
 mod privacy_ops;
