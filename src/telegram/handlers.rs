@@ -150,7 +150,7 @@ pub async fn chat_message(
 }
 
 /// After a turn, in the background: trims the person's oldest sessions if their stored history
-/// is over `USER_MAX_STORED_MB`, and the first time tells them in the chat of the turn.
+/// is over `USER_MAX_STORED_MB`, and the first time tells them ([`tell_about_the_cap`]).
 fn keep_stored_history_under_cap(
     bot: &TelegramBot,
     message: &Message,
@@ -162,12 +162,12 @@ fn keep_stored_history_under_cap(
         return;
     };
     let bot = bot.clone();
-    let target = ReplyTarget::answering(message);
+    let message = message.clone();
     tokio::spawn(async move {
         match quota.keep_stored_history_under_cap(key.user_id).await {
             Ok(CapOutcome::Trimmed { tell: true, .. }) => {
                 let notice = replies::stored_history_capped(max_bytes);
-                if let Err(error) = send_plain_text(&bot, target, &notice).await {
+                if let Err(error) = tell_about_the_cap(&bot, &message, &notice).await {
                     tracing::warn!(
                         error = crate::telegram::loggable(&error),
                         user_id = key.user_id.0,
@@ -183,6 +183,26 @@ fn keep_stored_history_under_cap(
             ),
         }
     });
+}
+
+/// Tells the sender of `message` about the cap: in their private chat, which keeps it out of a
+/// group; in the chat of `message` when there is no private chat to write to.
+async fn tell_about_the_cap(
+    bot: &TelegramBot,
+    message: &Message,
+    notice: &str,
+) -> Result<(), RequestError> {
+    if let PrivateDestination::PrivateChat(chat_id) = private_destination(message) {
+        let target = ReplyTarget {
+            chat_id,
+            reply_to: None,
+        };
+        match send_plain_text(bot, target, notice).await {
+            Err(error) if cannot_write_to(&error) => {}
+            sent => return sent,
+        }
+    }
+    send_plain_text(bot, ReplyTarget::answering(message), notice).await
 }
 
 /// How a chat turn left its update.
