@@ -173,6 +173,24 @@ fn sender_name(message: &Message) -> (String, Option<String>) {
     }
 }
 
+/// What an alert's button decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decision {
+    Allow,
+    Block,
+}
+
+/// An alert's button data: the decision and whom it is about.
+fn parse_access_button(data: &str) -> Option<(Decision, UserId)> {
+    let (action, id) = data.strip_prefix(ACCESS_BUTTON)?.split_once(':')?;
+    let decision = match action {
+        ALLOW => Decision::Allow,
+        BLOCK => Decision::Block,
+        _ => return None,
+    };
+    Some((decision, admin::parse_person(id)?))
+}
+
 /// Filter: a press on the Allow or Block button of an alert about a stranger.
 pub fn is_access_button(query: CallbackQuery) -> bool {
     query
@@ -199,22 +217,17 @@ async fn press_access_button(
     access: Arc<AccessPolicy>,
 ) -> HandlerResult {
     let admin_id = identity::user_id(&query.from);
-    let decision = query
-        .data
-        .as_deref()
-        .and_then(|data| data.strip_prefix(ACCESS_BUTTON))
-        .and_then(|rest| rest.split_once(':'))
-        .and_then(|(action, id)| Some((action, admin::parse_person(id)?)));
-    let (Some((action, stranger)), true) = (decision, access.is_admin(admin_id)) else {
+    let decision = query.data.as_deref().and_then(parse_access_button);
+    let (Some((decision, stranger)), true) = (decision, access.is_admin(admin_id)) else {
         bot.answer_callback_query(query.id.clone())
             .text(replies::ONLY_ADMINS_DECIDE)
             .await?;
         return Ok(());
     };
     let list = access.list();
-    let outcome = match action {
-        ALLOW => list.allow(admin_id, stranger).await,
-        _ => list.block(admin_id, stranger).await,
+    let outcome = match decision {
+        Decision::Allow => list.allow(admin_id, stranger).await,
+        Decision::Block => list.block(admin_id, stranger).await,
     };
     let note = match outcome {
         Ok(change) => replies::stranger_decided(change, &query.from.full_name(), admin_id),

@@ -254,25 +254,8 @@ async fn chat_turn(
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
-    // Past the limit the message is neither stored nor sent to the model: the person is told to
-    // send it again after midnight UTC, and nothing counts as a turn.
-    match turn
-        .conversations
-        .quota()
-        .check_tokens(turn.key.user_id)
-        .await
-    {
-        Ok(TokenCheck::Within) => {}
-        Ok(TokenCheck::Reached(reached)) => {
-            tracing::info!(
-                user_id = turn.key.user_id.0,
-                "refused a turn: the daily token limit is used up"
-            );
-            let notice = replies::daily_limit_reached(&reached);
-            return turn.answer_with_notice(preview, &notice).await;
-        }
-        // The turn itself will meet the same database; the limit does not stop it.
-        Err(error) => tracing::warn!(error = ?error, "could not check the daily token limit"),
+    if let Some(notice) = daily_limit_notice(turn).await {
+        return turn.answer_with_notice(preview, &notice).await;
     }
     let telegram_message_id = Some(i64::from(turn.message.id.0));
     let started = match turn
@@ -294,6 +277,27 @@ async fn chat_turn(
         }
     };
     answer_turn(turn, &started, settings.stream_replies, preview).await
+}
+
+/// The notice for a person past their daily token limit, whose message is then neither stored nor
+/// sent to the model (they are told to send it again after midnight UTC); `None` otherwise.
+async fn daily_limit_notice(turn: &TurnContext<'_>) -> Option<String> {
+    let user_id = turn.key.user_id;
+    match turn.conversations.quota().check_tokens(user_id).await {
+        Ok(TokenCheck::Within) => None,
+        Ok(TokenCheck::Reached(reached)) => {
+            tracing::info!(
+                user_id = user_id.0,
+                "refused a turn: the daily token limit is used up"
+            );
+            Some(replies::daily_limit_reached(&reached))
+        }
+        // The turn itself meets the same database next; the limit alone does not stop it.
+        Err(error) => {
+            tracing::warn!(error = ?error, "could not check the daily token limit");
+            None
+        }
+    }
 }
 
 /// The text the model gets, or the notice that answers the message instead.

@@ -158,15 +158,9 @@ async fn an_admins_limit_command_shows_lifts_raises_and_restores_one_persons_lim
     );
 }
 
-/// A closed session of `key` from `at_ms`, holding one message `content` (and its summary, if
-/// given); returns its id.
-async fn closed_session(
-    store: &Store,
-    key: ConversationKey,
-    at_ms: i64,
-    content: &str,
-    summary: Option<&str>,
-) -> i64 {
+/// A closed, summarized session of `key` from `at_ms`, holding one message `content`; returns its
+/// id. Summarized, so the summarizer leaves it alone.
+async fn closed_session(store: &Store, key: ConversationKey, at_ms: i64, content: &str) -> i64 {
     let (session, _) = store.start_session(key, at_ms).await.unwrap();
     store
         .add_message(&NewMessage {
@@ -182,13 +176,20 @@ async fn closed_session(
         .await
         .unwrap();
     store.close_session(key, at_ms + 2_000).await.unwrap();
-    if let Some(summary) = summary {
-        store
-            .add_summary(session.id, key, summary, at_ms + 3_000)
-            .await
-            .unwrap();
-    }
+    let summary = format!("session {}", session.id);
+    store
+        .add_summary(session.id, key, &summary, at_ms + 3_000)
+        .await
+        .unwrap();
     session.id
+}
+
+/// The sessions of `key` that still have their summary, by id.
+async fn summarized_sessions(store: &Store, key: ConversationKey) -> Vec<i64> {
+    let summaries = store.recent_summaries(key, 0, 100).await.unwrap();
+    let mut sessions: Vec<i64> = summaries.iter().map(|summary| summary.session_id).collect();
+    sessions.sort_unstable();
+    sessions
 }
 
 async fn messages_of_session(store: &Store, session_id: i64) -> usize {
@@ -209,32 +210,28 @@ async fn past_the_stored_history_cap_only_that_persons_oldest_sessions_go_and_th
     let days_ago = |days: i64| MIDNIGHT_MS - days * DAY_MS;
     // Bob keeps 800 kB in sessions older than all of Alice's: under the cap, so untouched.
     let bob_sessions = [
-        closed_session(&store, private(BOB), days_ago(6), &big, None).await,
-        closed_session(&store, private(BOB), days_ago(5), &big, None).await,
+        closed_session(&store, private(BOB), days_ago(6), &big).await,
+        closed_session(&store, private(BOB), days_ago(5), &big).await,
     ];
     // Alice keeps 1.2 MB: over the 1 MiB cap.
-    let alice_oldest = closed_session(
-        &store,
-        private(ALICE),
-        days_ago(3),
-        &big,
-        Some("the oldest"),
-    )
-    .await;
-    let alice_older = closed_session(&store, private(ALICE), days_ago(2), &big, None).await;
-    let alice_old = closed_session(&store, private(ALICE), days_ago(1), &big, None).await;
+    let alice_oldest = closed_session(&store, private(ALICE), days_ago(3), &big).await;
+    let alice_older = closed_session(&store, private(ALICE), days_ago(2), &big).await;
+    let alice_old = closed_session(&store, private(ALICE), days_ago(1), &big).await;
 
     bot.telegram.send_text(ALICE, ALICE, "hello");
     bot.wait_for_text(ALICE, "reached its limit of 1 MB").await;
     assert_eq!(messages_of_session(&store, alice_oldest).await, 0);
-    let summaries = store.recent_summaries(private(ALICE), 0, 10).await.unwrap();
-    assert!(summaries.is_empty(), "the summary went with its session");
+    assert_eq!(
+        summarized_sessions(&store, private(ALICE)).await,
+        [alice_older, alice_old],
+        "the summary went with its session"
+    );
     for kept in [alice_older, alice_old].into_iter().chain(bob_sessions) {
         assert_eq!(messages_of_session(&store, kept).await, 1);
     }
 
     // Over the cap again, now through a group: trimmed again, but not told again.
-    closed_session(&store, in_group(ALICE), MIDNIGHT_MS, &big, None).await;
+    closed_session(&store, in_group(ALICE), MIDNIGHT_MS, &big).await;
     bot.telegram.send_text(ALICE, ALICE, "hello again");
     let trimmed = eventually(
         || async { messages_of_session(&store, alice_older).await == 0 },
@@ -256,5 +253,6 @@ async fn past_the_stored_history_cap_only_that_persons_oldest_sessions_go_and_th
     for kept in [alice_old].into_iter().chain(bob_sessions) {
         assert_eq!(messages_of_session(&store, kept).await, 1);
     }
+    assert_eq!(summarized_sessions(&store, private(BOB)).await.len(), 2);
     assert!(store.stored_bytes(UserId(ALICE)).await.unwrap().bytes <= 1024 * 1024);
 }
