@@ -10,6 +10,7 @@ use teloxide::Bot;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::access_list::{AccessList, ConfiguredAccess};
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
 use crate::conversation::{ConversationSettings, Conversations};
@@ -20,6 +21,7 @@ use crate::memory::embedder::{Embedder, run_embedder_job};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
 use crate::memory::summarizer::Summarizer;
+use crate::quota::QuotaSettings;
 use crate::secret::Secret;
 use crate::storage::Store;
 use crate::telegram::access::AccessPolicy;
@@ -62,7 +64,8 @@ impl ChatServices {
             clock.clone(),
             redactor.clone(),
             ConversationSettings::from_config(&config.history, &config.memory),
-        );
+        )
+        .with_quota(QuotaSettings::from_config(config));
         if let Some(client) = &embeddings {
             let meaning = MeaningRecall::new(client.clone(), &config.embedding);
             conversations = conversations.with_meaning(Arc::new(meaning));
@@ -197,7 +200,13 @@ impl App {
         }
         let background = CancellationToken::new();
         let jobs = self.services.spawn_jobs(config, &background);
-        let access = Arc::new(AccessPolicy::from_config(&config.telegram));
+        let access_list = AccessList::load(
+            ConfiguredAccess::from_config(&config.telegram),
+            self.services.store.clone(),
+            self.services.clock.clone(),
+        )
+        .await?;
+        let access = Arc::new(AccessPolicy::new(Arc::new(access_list)));
         let (intake, updates) = Intake::new(
             self.services.store.clone(),
             self.services.clock.clone(),
@@ -252,8 +261,9 @@ impl App {
         // The command menu is not needed to serve: registering it beside the start saves a round
         // trip to Telegram before the first poll.
         let menu_bot = bot.clone();
+        let admins = incoming.access.list().admins();
         tokio::spawn(async move {
-            if let Err(error) = telegram::register_commands(&menu_bot).await {
+            if let Err(error) = telegram::register_commands(&menu_bot, &admins).await {
                 tracing::warn!(error = %error, "could not register the command menu with Telegram");
             }
         });

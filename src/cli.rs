@@ -15,6 +15,7 @@ use crate::conversation::{Answer, Conversations, RetryStart, Turn};
 use crate::http;
 use crate::jobs;
 use crate::llm::{Completion, LlmError, Role};
+use crate::quota::TokenCheck;
 use crate::replies;
 use crate::storage::{ChatId, ConversationKey, Store, UserId, UserStats};
 use crate::telemetry;
@@ -175,25 +176,27 @@ async fn purge(
             .await
             .context("cannot count old rows")?;
         println!(
-            "would delete rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings",
+            "would delete rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts",
             format_utc_ms(cutoff_ms),
             counts.messages,
             counts.sessions,
             counts.summaries,
             counts.processed_updates,
-            counts.settings
+            counts.settings,
+            counts.usage_days
         );
         return Ok(());
     }
     let counts = jobs::purge_once(store, clock, &config.storage).await?;
     println!(
-        "deleted rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings",
+        "deleted rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts",
         format_utc_ms(cutoff_ms),
         counts.messages,
         counts.sessions,
         counts.summaries,
         counts.processed_updates,
-        counts.settings
+        counts.settings,
+        counts.usage_days
     );
     Ok(())
 }
@@ -438,6 +441,10 @@ async fn chat_turn_in_terminal(
     text: &str,
 ) -> String {
     let conversations = &services.conversations;
+    if let Ok(TokenCheck::Reached(reached)) = conversations.quota().check_tokens(key.user_id).await
+    {
+        return replies::daily_limit_reached(&reached);
+    }
     let running = conversations.start_running(key, None);
     let turn = match conversations.begin_turn(key, text, None).await {
         Ok(turn) => turn,

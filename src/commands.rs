@@ -4,7 +4,9 @@
 //! start); both front ends parse with it. [`answer`] does a command's work on the conversation
 //! and picks its sentence from [`crate::replies`]. Where and how the answer is shown (in a group
 //! or a private chat, with buttons, as a file, in a terminal) is the front end's business, so
-//! nothing here knows Telegram's types.
+//! nothing here knows Telegram's types. The admins' commands are a separate enum in [`admin`].
+
+pub mod admin;
 
 use teloxide::utils::command::BotCommands;
 

@@ -185,6 +185,39 @@ impl MemoryConfig {
     }
 }
 
+/// What one person may use: tokens per UTC day and stored history.
+#[derive(Clone, Debug, Args)]
+pub struct QuotaConfig {
+    /// Tokens one person may use per UTC day, in all their chats (the provider's reported usage,
+    /// or the estimate when it reports none); past it their messages get a notice instead of a
+    /// model call until midnight UTC. 0: no limit. ADMIN_USERS are exempt; an admin can change
+    /// one person's limit with /limit.
+    #[arg(long = "user-daily-token-limit", env = "USER_DAILY_TOKEN_LIMIT",
+          value_name = "USER_DAILY_TOKEN_LIMIT", default_value_t = 0, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000_000_000))]
+    pub user_daily_token_limit: u64,
+
+    /// Most text one person may keep stored, in MiB (the UTF-8 bytes of their messages, the
+    /// replies to them, summaries and notes, in all their chats); past it their oldest sessions
+    /// are deleted. 0: no limit.
+    #[arg(long = "user-max-stored-mb", env = "USER_MAX_STORED_MB",
+          value_name = "USER_MAX_STORED_MB", default_value_t = 0, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=16_000_000))]
+    pub user_max_stored_mb: u64,
+}
+
+impl QuotaConfig {
+    /// The daily token limit of people without one of their own; `None`: no limit.
+    pub fn daily_token_limit(&self) -> Option<u64> {
+        (self.user_daily_token_limit > 0).then_some(self.user_daily_token_limit)
+    }
+
+    /// The cap on one person's stored text, in bytes; `None`: no cap.
+    pub fn max_stored_bytes(&self) -> Option<u64> {
+        (self.user_max_stored_mb > 0).then(|| self.user_max_stored_mb.saturating_mul(1024 * 1024))
+    }
+}
+
 /// Who may use the bot and how it talks to Telegram.
 #[derive(Clone, Debug, Args)]
 pub struct TelegramConfig {
@@ -194,7 +227,8 @@ pub struct TelegramConfig {
           value_delimiter = ',', value_parser = parse_user_id, global = true)]
     pub allowed_users: Vec<UserId>,
 
-    /// Telegram user ids with administrator rights (always allowed), comma-separated.
+    /// Telegram user ids with administrator rights (always allowed, exempt from the per-user
+    /// limits, and given the admin commands), comma-separated.
     #[arg(long = "admin-users", env = "ADMIN_USERS", value_name = "ADMIN_USERS",
           value_delimiter = ',', value_parser = parse_user_id, global = true)]
     pub admin_users: Vec<UserId>,
@@ -356,6 +390,9 @@ pub struct Config {
 
     #[command(flatten)]
     pub telegram: TelegramConfig,
+
+    #[command(flatten)]
+    pub quota: QuotaConfig,
 
     #[command(flatten)]
     pub llm: crate::llm::LlmConfig,

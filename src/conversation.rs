@@ -9,6 +9,9 @@
 //! incognito turns kept in the process ([`IncognitoMemory`]), nothing of the stored memory; only
 //! its token counts are stored, for the person's usage.
 //!
+//! [`Conversations`] also carries the per-person limits ([`Quota`]): front ends ask it before a
+//! turn, and `/stats` shows the day's tokens against the limit.
+//!
 //! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
 //! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
 //! [`Conversations::finish_turn`] stores the reply. The Telegram side stores the reply before
@@ -43,6 +46,7 @@ use crate::memory::recall::{RecallQuery, Recalled, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
+use crate::quota::{Quota, QuotaSettings};
 use crate::running_turns::RunningTurns;
 use crate::storage::{
     ConversationKey, NewMessage, NoteAdded, NoteRecord, PurgeCounts, Role, Store, StoredMessage,
@@ -245,7 +249,10 @@ pub struct ConversationStats {
     pub messages_stored: i64,
     /// Messages the next prompt would carry verbatim.
     pub messages_in_context: i64,
-    pub tokens_today: i64,
+    /// Tokens the person used today in all their chats (the daily limit counts those).
+    pub tokens_today: u64,
+    /// The person's daily token limit; `None`: no limit.
+    pub daily_token_limit: Option<u64>,
     pub tokens_total: i64,
     pub session_started_at_ms: Option<i64>,
     pub last_activity_ms: Option<i64>,
@@ -272,6 +279,8 @@ pub struct Conversations {
     incognito: Arc<IncognitoMemory>,
     /// The turns asking the model right now, so that a stop request reaches them.
     running: RunningTurns,
+    /// What each person may use.
+    quota: Quota,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on, and whether the
@@ -310,6 +319,7 @@ impl Conversations {
     ) -> Self {
         let incognito =
             IncognitoMemory::new(settings.incognito_window_ms, settings.incognito_max_turns);
+        let quota = Quota::new(store.clone(), clock.clone(), QuotaSettings::default());
         Self {
             store,
             llm,
@@ -319,7 +329,19 @@ impl Conversations {
             meaning: None,
             incognito: Arc::new(incognito),
             running: RunningTurns::default(),
+            quota,
         }
+    }
+
+    /// The same conversations with the per-person limits of `settings` (without: none).
+    pub fn with_quota(mut self, settings: QuotaSettings) -> Self {
+        self.quota = Quota::new(self.store.clone(), self.clock.clone(), settings);
+        self
+    }
+
+    /// The per-person limits.
+    pub fn quota(&self) -> &Quota {
+        &self.quota
     }
 
     /// The same conversations, recalling by meaning as well as by words.
@@ -924,6 +946,7 @@ impl Conversations {
             .incognito_tokens(key.user_id, start_of_utc_day_ms(now_ms))
             .await
             .context("cannot read the incognito usage")?;
+        let tokens_today = self.quota.tokens_today(key.user_id).await?;
         // In incognito the next prompt carries the turns the process keeps, nothing stored.
         let messages_in_context = if incognito {
             2 * self.incognito.recent(key, now_ms).len() as i64
@@ -935,7 +958,8 @@ impl Conversations {
         Ok(ConversationStats {
             messages_stored: stats.messages_total,
             messages_in_context,
-            tokens_today: stats.tokens_today,
+            tokens_today: tokens_today.used,
+            daily_token_limit: tokens_today.limit,
             tokens_total: stats.tokens_in + stats.tokens_out,
             session_started_at_ms: session.map(|s| s.started_at_ms),
             last_activity_ms: stats.last_activity_ms,

@@ -61,6 +61,7 @@ pub async fn run_purge_job(
                     summaries = counts.summaries,
                     processed_updates = counts.processed_updates,
                     settings = counts.settings,
+                    usage_days = counts.usage_days,
                     "purged old rows"
                 );
                 reports.send_replace(Some(counts));

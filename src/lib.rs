@@ -3,11 +3,13 @@
 //! summarized, and each turn's prompt is assembled from a bounded slice of that history.
 //!
 //! # Layout
+//! - [`access_list`]: who may use the bot: the configured lists and the admins' allows and blocks.
 //! - [`app`]: wires database, LLM client, bot and jobs together; owns shutdown.
 //! - [`backoff`]: doubling waits between retries, shared by Telegram and the LLM client.
 //! - [`cli`]: the `telemem` command line and one function per subcommand.
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
-//! - [`commands`]: the bot's commands and what each answers, for Telegram and `telemem chat`.
+//! - [`commands`]: the bot's commands and what each answers, for Telegram and `telemem chat`;
+//!   the admins' commands in [`commands::admin`].
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
@@ -17,6 +19,7 @@
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
 //!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
+//! - [`quota`]: what one person may use: tokens per day and stored history.
 //! - [`replies`]: every sentence users see, for both front ends.
 //! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`running_turns`]: the turns running now, and stopping one (`/cancel`, Stop, Ctrl-C).
@@ -26,6 +29,7 @@
 //!   and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
 
+pub mod access_list;
 pub mod app;
 pub mod backoff;
 pub mod cli;
@@ -39,6 +43,7 @@ pub mod jobs;
 pub mod llm;
 pub mod memory;
 pub mod metrics;
+pub mod quota;
 pub mod replies;
 pub mod role;
 pub mod running_turns;

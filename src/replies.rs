@@ -2,10 +2,13 @@
 //! `telemem chat` in a terminal. Replies never carry internal error text or provider responses:
 //! those go to the log.
 
+use crate::access_list::{AccessChange, AccessOverview};
 use crate::clock::format_utc_ms;
 use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
 use crate::llm::ModelInUse;
 use crate::memory::notes::MAX_NOTES_BY_HAND;
+use crate::quota::{LimitReached, LimitSource, PersonLimit};
+use crate::storage::{PersonUsage, UserId};
 
 pub const NOT_ALLOWED: &str = "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
 
@@ -300,20 +303,24 @@ pub fn stats(stats: &ConversationStats) -> String {
         .last_activity_ms
         .map(format_utc_ms)
         .unwrap_or_else(|| "never".to_owned());
+    let tokens_today = match stats.daily_token_limit {
+        Some(limit) => format!(
+            "{} of {} (in all your chats)",
+            thousands(stats.tokens_today),
+            thousands(limit)
+        ),
+        None => format!("{} (in all your chats)", thousands(stats.tokens_today)),
+    };
     let mut text = format!(
         "Your statistics in this chat\n\
          Messages stored: {}\n\
          Messages in the current context: {}\n\
-         Tokens today: {}\n\
+         Tokens today: {tokens_today}\n\
          Tokens in total: {}\n\
          Current session: {session}\n\
          Last activity: {last}\n\
          Model: {}",
-        stats.messages_stored,
-        stats.messages_in_context,
-        stats.tokens_today,
-        stats.tokens_total,
-        stats.model.name,
+        stats.messages_stored, stats.messages_in_context, stats.tokens_total, stats.model.name,
     );
     if stats.model.unavailable_choice.is_some() {
         text.push_str(" (the model you chose is no longer offered)");
@@ -323,8 +330,8 @@ pub fn stats(stats: &ConversationStats) -> String {
     }
     if stats.incognito_tokens_today > 0 {
         text.push_str(&format!(
-            "\nTokens today in incognito, all chats: {}",
-            stats.incognito_tokens_today
+            "\nOf today's tokens, in incognito: {}",
+            thousands(stats.incognito_tokens_today.max(0) as u64)
         ));
     }
     text
@@ -375,6 +382,217 @@ pub fn human_duration(total_secs: u64) -> String {
     }
 }
 
+/// A count with thousands separators: "1,234,567".
+pub fn thousands(count: u64) -> String {
+    let digits = count.to_string();
+    let mut grouped = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+/// "1 message", "1,234 messages".
+fn counted(count: i64, noun: &str) -> String {
+    let count = count.max(0) as u64;
+    let plural = if count == 1 { "" } else { "s" };
+    format!("{} {noun}{plural}", thousands(count))
+}
+
+/// Instead of a turn, when the person's tokens for the day are used up.
+pub fn daily_limit_reached(reached: &LimitReached) -> String {
+    let wait_secs = ((reached.resets_at_ms - reached.now_ms).max(0) / 1_000) as u64;
+    format!(
+        "You have used your {} tokens for today ({} so far), so I did not send this message to \
+         the model, and I did not save it. The limit resets at {} (in {}); please send it again \
+         then.",
+        thousands(reached.limit),
+        thousands(reached.used),
+        format_utc_ms(reached.resets_at_ms),
+        human_duration(wait_secs),
+    )
+}
+
+/// Told once when the person's stored history reached `USER_MAX_STORED_MB`.
+pub fn stored_history_capped(max_bytes: u64) -> String {
+    format!(
+        "Your stored history with me has reached its limit of {} MB, so I deleted your oldest \
+         conversations to make room, and I will keep deleting the oldest ones as new ones come \
+         in. /export sends you what I still keep.",
+        max_bytes / (1024 * 1024)
+    )
+}
+
+/// An admin command asked in a group.
+pub const ADMIN_ONLY_IN_PRIVATE: &str =
+    "Admin commands work only in a private chat with me, to keep them out of groups.";
+
+pub const ALLOW_USAGE: &str = "Tell me whom to let in by their Telegram id, e.g. /allow 123456789.";
+pub const BLOCK_USAGE: &str = "Tell me whom to block by their Telegram id, e.g. /block 123456789.";
+pub const UNBLOCK_USAGE: &str =
+    "Tell me whose block to lift by their Telegram id, e.g. /unblock 123456789.";
+pub const LIMIT_USAGE: &str = "Usage: /limit <id> shows a person's daily token limit; \
+     /limit <id> <tokens> sets it (e.g. /limit 123456789 50000), /limit <id> off lifts it, \
+     /limit <id> default goes back to USER_DAILY_TOKEN_LIMIT.";
+pub const USAGE_USAGE: &str =
+    "Usage: /usage for everyone's tokens, or /usage <id> for one person's.";
+
+pub const CANNOT_BLOCK_YOURSELF: &str = "You cannot block yourself.";
+pub const CANNOT_BLOCK_ADMIN: &str =
+    "People in ADMIN_USERS cannot be blocked; take them out of the setting first.";
+
+/// What `/allow`, `/block` or `/unblock` did to `user_id`.
+pub fn access_changed(user_id: UserId, change: AccessChange) -> String {
+    match change {
+        AccessChange::Allowed => format!("{user_id} may use the bot now."),
+        AccessChange::AlreadyAllowed => format!("{user_id} is already allowed; nothing changed."),
+        AccessChange::Blocked => format!(
+            "{user_id} is blocked now: I will not answer them, whatever the allow lists say."
+        ),
+        AccessChange::AlreadyBlocked => format!("{user_id} is already blocked."),
+        AccessChange::Unblocked => format!(
+            "{user_id} is no longer blocked; ALLOWED_USERS and ALLOW_ALL_USERS decide about them \
+             again (/allow lets them in)."
+        ),
+        AccessChange::NotBlocked => format!("{user_id} is not blocked; nothing changed."),
+    }
+}
+
+/// A daily token limit and where it comes from: "50,000 tokens a day (USER_DAILY_TOKEN_LIMIT)".
+fn limit_line(limit: &PersonLimit) -> String {
+    let amount = match limit.tokens {
+        Some(tokens) => format!("{} tokens a day", thousands(tokens)),
+        None => "no limit".to_owned(),
+    };
+    let source = match limit.source {
+        LimitSource::Setting => "USER_DAILY_TOKEN_LIMIT".to_owned(),
+        LimitSource::Admin { set_by } => format!("set by admin {set_by} with /limit"),
+        LimitSource::Exempt => "admins are exempt".to_owned(),
+    };
+    format!("{amount} ({source})")
+}
+
+/// `/limit <id>`, and the answer to a change.
+pub fn limit_of(user_id: UserId, limit: &PersonLimit) -> String {
+    format!("Daily token limit of {user_id}: {}.", limit_line(limit))
+}
+
+/// One person's `/usage <id>`.
+pub fn usage_of(user_id: UserId, usage: &PersonUsage, limit: &PersonLimit, days: i64) -> String {
+    let today = match limit.tokens {
+        Some(tokens) => format!(
+            "{} of {}",
+            thousands(usage.tokens_today.max(0) as u64),
+            thousands(tokens)
+        ),
+        None => thousands(usage.tokens_today.max(0) as u64),
+    };
+    format!(
+        "Usage of {user_id}\n\
+         Tokens today: {today}\n\
+         Last {days} days: {}, {}\n\
+         Limit: {}",
+        counted(usage.tokens, "token"),
+        counted(usage.messages, "message"),
+        limit_line(limit),
+    )
+}
+
+/// Everyone's `/usage`: tokens today and over `days` days, most first.
+pub fn usage_report(usage: &[PersonUsage], days: i64) -> String {
+    if usage.is_empty() {
+        return format!("Nobody used any tokens in the last {days} days.");
+    }
+    let mut text = format!("Tokens per person, today · last {days} days:\n");
+    for person in usage {
+        text.push_str(&format!(
+            "• {}: {} · {}\n",
+            person.user_id,
+            thousands(person.tokens_today.max(0) as u64),
+            thousands(person.tokens.max(0) as u64),
+        ));
+    }
+    text
+}
+
+/// `/users`: who may use the bot, who is blocked, and who was active in the last `days` days.
+pub fn users_overview(access: &AccessOverview, active: &[PersonUsage], days: i64) -> String {
+    let ids = |ids: &[UserId]| {
+        ids.iter()
+            .map(UserId::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut text = format!("Admins: {}\n", ids(&access.admins));
+    if access.allow_all {
+        text.push_str("Allowed: everyone (ALLOW_ALL_USERS)\n");
+    }
+    if !access.configured.is_empty() {
+        text.push_str(&format!("ALLOWED_USERS: {}\n", ids(&access.configured)));
+    }
+    for (title, rules) in [
+        ("Allowed by admins", &access.allowed),
+        ("Blocked", &access.blocked),
+    ] {
+        if rules.is_empty() {
+            text.push_str(&format!("{title}: nobody\n"));
+            continue;
+        }
+        text.push_str(&format!("{title}:\n"));
+        for rule in rules {
+            text.push_str(&format!(
+                "• {} (by {}, {})\n",
+                rule.user_id,
+                rule.changed_by,
+                format_utc_ms(rule.changed_at_ms)
+            ));
+        }
+    }
+    if active.is_empty() {
+        text.push_str(&format!("\nNobody was active in the last {days} days."));
+        return text;
+    }
+    text.push_str(&format!("\nActive in the last {days} days:\n"));
+    for person in active {
+        text.push_str(&format!(
+            "• {}: {}, {}\n",
+            person.user_id,
+            counted(person.messages, "message"),
+            counted(person.tokens, "token"),
+        ));
+    }
+    text
+}
+
+/// To every admin, once per stranger: who wrote. `name` and `username` as Telegram shows them.
+pub fn stranger_alert(name: &str, username: Option<&str>, id: UserId) -> String {
+    let handle = username
+        .map(|username| format!(" (@{username})"))
+        .unwrap_or_default();
+    format!(
+        "Someone not on the allow list wrote to me: {name}{handle}, id {id}. I told them the bot \
+         is private and stored nothing they sent."
+    )
+}
+
+pub const STRANGER_BUTTON_ALLOW: &str = "Allow";
+pub const STRANGER_BUTTON_BLOCK: &str = "Block";
+
+/// Added to the alert once an admin pressed one of its buttons.
+pub fn stranger_decided(change: AccessChange, admin_name: &str, admin_id: UserId) -> String {
+    let what = match change {
+        AccessChange::Allowed | AccessChange::AlreadyAllowed => "Allowed",
+        _ => "Blocked",
+    };
+    format!("{what} by {admin_name} (id {admin_id}).")
+}
+
+/// A press on an alert's button by someone who is not an admin.
+pub const ONLY_ADMINS_DECIDE: &str = "Only admins can decide this.";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,5 +604,14 @@ mod tests {
         assert_eq!(human_duration(5_400), "1 hour 30 minutes");
         assert_eq!(human_duration(1_800), "30 minutes");
         assert_eq!(human_duration(0), "0 seconds");
+    }
+
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234), "1,234");
+        assert_eq!(thousands(50_000), "50,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -22,6 +22,7 @@
 //! round trip to the connection's worker thread that does nothing for the caller. A chat turn's
 //! statements are short, so those extra round trips would weigh on every turn.
 
+mod access;
 mod combined;
 mod exchanges;
 mod incognito;
@@ -34,6 +35,7 @@ mod settings;
 mod stats;
 mod summaries;
 mod updates;
+mod usage;
 mod vectors;
 
 use std::path::Path;
@@ -50,6 +52,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
+pub use access::{AccessRule, AccessRuleRecord, TokenLimitRecord};
 pub use exchanges::{ExchangeReply, LastExchange};
 pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
 pub use notes::{NoteAdded, NoteRecord};
@@ -59,6 +62,7 @@ pub use settings::UserSettings;
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
 pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
+pub use usage::{PersonUsage, StoredBytes, TokensAndLimit};
 pub use vectors::{MemoryVector, TextToEmbed, VectorSource};
 
 /// The migrations in `migrations/`, compiled into the binary.

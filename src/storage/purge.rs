@@ -1,5 +1,7 @@
-//! Deleting data: a user's `/clear` of one conversation, and the purge of everything older than
-//! the retention period, including the persona and settings of people gone that long.
+//! Deleting data: a user's `/clear` of one conversation, the purge of everything older than
+//! the retention period (including the persona and settings of people gone that long, and their
+//! daily usage counts), and the trim of one person's oldest sessions when their stored history
+//! is over its cap (`USER_MAX_STORED_MB`).
 //!
 //! The purge deletes in batches, each its own short transaction, and yields between batches so
 //! that chat turns waiting for the single writer connection get it: one big `DELETE` would hold
@@ -7,7 +9,8 @@
 
 use std::future::Future;
 
-use super::{ConversationKey, Store};
+use super::{ConversationKey, Store, UserId};
+use crate::clock::start_of_utc_day_ms;
 
 /// How many rows a purge removed (or, in a dry run, would remove).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -21,6 +24,8 @@ pub struct PurgeCounts {
     pub settings: u64,
     /// Days of a person's incognito token counts.
     pub incognito_usage: u64,
+    /// Days of one person's usage counts (`daily_usage`).
+    pub usage_days: u64,
 }
 
 impl PurgeCounts {
@@ -32,6 +37,7 @@ impl PurgeCounts {
             + self.processed_updates
             + self.settings
             + self.incognito_usage
+            + self.usage_days
     }
 }
 
@@ -146,6 +152,7 @@ impl Store {
             processed_updates,
             settings: 0,
             incognito_usage: 0,
+            usage_days: 0,
         })
     }
 
@@ -215,6 +222,7 @@ impl Store {
             Ok((deleted.rows_affected(), 0))
         })
         .await?;
+        let usage_days = self.purge_usage_days(cutoff_ms, batch_size).await?;
         let counts = PurgeCounts {
             messages,
             sessions,
@@ -223,6 +231,7 @@ impl Store {
             processed_updates,
             settings,
             incognito_usage,
+            usage_days,
         };
         Ok(counts)
     }
@@ -289,6 +298,103 @@ impl Store {
         Ok((sessions, summaries))
     }
 
+    /// Days of usage counts that ended before the day of `cutoff_ms`. The day holding the cutoff
+    /// stays whole, so today's count (which the daily token limit reads) is never deleted.
+    async fn purge_usage_days(&self, cutoff_ms: i64, batch_size: i64) -> Result<u64, sqlx::Error> {
+        let store = self;
+        let before_day_ms = start_of_utc_day_ms(cutoff_ms);
+        in_batches(batch_size, || async move {
+            let deleted = sqlx::query!(
+                "DELETE FROM daily_usage WHERE (user_id, day_start_at) IN
+                     (SELECT user_id, day_start_at FROM daily_usage
+                      WHERE day_start_at < ?1 LIMIT ?2)",
+                before_day_ms,
+                batch_size,
+            )
+            .execute(&mut *store.writer().await?)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await
+    }
+
+    /// Deletes `user_id`'s oldest closed sessions, in all their chats, until the text they store
+    /// is at most `max_bytes` or no closed session is left: each session's messages in batches of
+    /// `batch_size`, then the session with its summary. Vectors and index entries go with their
+    /// rows (triggers). Open sessions are left alone: a turn may be writing to one.
+    pub async fn purge_oldest_sessions_of(
+        &self,
+        user_id: UserId,
+        max_bytes: i64,
+        batch_size: i64,
+    ) -> Result<PurgeCounts, sqlx::Error> {
+        let _running = self.purge_running();
+        let mut counts = PurgeCounts::default();
+        while self.stored_bytes(user_id).await?.bytes > max_bytes {
+            let Some(session_id) = self.oldest_closed_session_of(user_id).await? else {
+                break;
+            };
+            counts.messages += self.purge_session_messages(session_id, batch_size).await?;
+            let (sessions, summaries) = self.delete_session(session_id).await?;
+            counts.sessions += sessions;
+            counts.summaries += summaries;
+        }
+        Ok(counts)
+    }
+
+    /// The person's closed session with the oldest last activity, in any of their chats.
+    async fn oldest_closed_session_of(&self, user_id: UserId) -> Result<Option<i64>, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT id AS "id!" FROM sessions
+               WHERE user_id = ?1 AND closed_at IS NOT NULL
+               ORDER BY last_activity_at, id LIMIT 1"#,
+            user_id,
+        )
+        .fetch_optional(&mut *self.reader().await?)
+        .await
+    }
+
+    /// One session's messages, in batches.
+    async fn purge_session_messages(
+        &self,
+        session_id: i64,
+        batch_size: i64,
+    ) -> Result<u64, sqlx::Error> {
+        let store = self;
+        in_batches(batch_size, || async move {
+            let deleted = sqlx::query!(
+                "DELETE FROM messages WHERE id IN
+                     (SELECT id FROM messages WHERE session_id = ?1 LIMIT ?2)",
+                session_id,
+                batch_size,
+            )
+            .execute(&mut *store.writer().await?)
+            .await?;
+            Ok((deleted.rows_affected(), 0))
+        })
+        .await
+    }
+
+    /// One session and its summary (and, by cascade, any message stored since its messages were
+    /// deleted); returns the sessions and summaries deleted.
+    async fn delete_session(&self, session_id: i64) -> Result<(u64, u64), sqlx::Error> {
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        let summaries = sqlx::query!(
+            "DELETE FROM session_summaries WHERE session_id = ?1",
+            session_id
+        )
+        .execute(&mut *transaction)
+        .await?
+        .rows_affected();
+        let sessions = sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id)
+            .execute(&mut *transaction)
+            .await?
+            .rows_affected();
+        transaction.commit().await?;
+        Ok((sessions, summaries))
+    }
+
     /// Sets the full-text index's automatic merging (0: off; see [`Store::purge_older_than`]).
     async fn set_fts_automerge(&self, segments: i64) -> Result<(), sqlx::Error> {
         sqlx::query!(
@@ -320,8 +426,11 @@ impl Store {
                  (SELECT count(*) FROM user_settings WHERE last_active_at < ?1)
                       AS "settings!: i64",
                  (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < ?1)
-                      AS "incognito_usage!: i64""#,
+                      AS "incognito_usage!: i64",
+                 (SELECT count(*) FROM daily_usage WHERE day_start_at < ?2)
+                      AS "usage_days!: i64""#,
             cutoff_ms,
+            start_of_utc_day_ms(cutoff_ms),
         )
         .fetch_one(&mut *self.reader().await?)
         .await?;
@@ -333,6 +442,7 @@ impl Store {
             processed_updates: row.processed_updates as u64,
             settings: row.settings as u64,
             incognito_usage: row.incognito_usage as u64,
+            usage_days: row.usage_days as u64,
         })
     }
 }

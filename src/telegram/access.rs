@@ -1,35 +1,36 @@
 //! Who may use the bot, and whether a message is addressed to it.
 //!
 //! Access is decided on the sender's identity ([`crate::telegram::identity`]): a user id, or the
-//! id of the chat a message was sent as (a channel, or a group for its anonymous admins). With
-//! `ALLOW_ALL_USERS` every identity may use the bot. With an allow list, a message sent as a
-//! channel or anonymously does not show which person wrote it, so it is refused (once, politely)
-//! unless the chat it was sent as is itself on the list (the policy takes any id;
-//! `ALLOWED_USERS` holds user ids only, so in practice such posts are answered only with
-//! `ALLOW_ALL_USERS`). `Channel_Bot` and `GroupAnonymousBot`, the placeholders Telegram puts in
-//! `from`, are never what is checked. An identity not allowed
-//! gets one polite refusal per process lifetime (remembered only in memory, since nothing at all
-//! is stored for them) and silence after that. In groups the bot answers only when mentioned (by
-//! Telegram's mention entities, matched exactly), replied to, or given a command, so it stays out
-//! of conversations between people; a command addressed to another bot is never for it.
+//! id of the chat a message was sent as (a channel, or a group for its anonymous admins), by the
+//! [`AccessList`]: the configured lists and the admins' allows and blocks, held in memory, so no
+//! query is made per message. With `ALLOW_ALL_USERS` every identity not blocked may use the bot.
+//! With an allow list, a message sent as a channel or anonymously does not show which person
+//! wrote it, so it is refused (once, politely) unless the chat it was sent as is itself allowed
+//! (the policy takes any id; `ALLOWED_USERS` holds user ids only, so in practice such posts are
+//! answered only with `ALLOW_ALL_USERS`). `Channel_Bot` and `GroupAnonymousBot`, the placeholders
+//! Telegram puts in `from`, are never what is checked. An identity not allowed gets one polite
+//! refusal per process lifetime (remembered only in memory, since nothing at all is stored for
+//! them) and silence after that. In groups the bot answers only when mentioned (by Telegram's
+//! mention entities, matched exactly), replied to, or given a command, so it stays out of
+//! conversations between people; a command addressed to another bot is never for it, and an
+//! admin command is a command only when an admin sends it.
 
 use std::collections::HashSet;
 use std::ops::Range;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use teloxide::types::{Me, Message, MessageEntityKind};
 use teloxide::utils::command::BotCommands;
 
+use crate::access_list::{AccessList, Verdict};
 use crate::commands::Command;
-use crate::config::TelegramConfig;
+use crate::commands::admin::AdminCommand;
 use crate::storage::UserId;
 
-/// The allow list and the memory of who was already refused.
+/// The access list and the memory of who was already refused.
 #[derive(Debug)]
 pub struct AccessPolicy {
-    allow_all: bool,
-    allowed: HashSet<UserId>,
-    admins: HashSet<UserId>,
+    list: Arc<AccessList>,
     refused: Mutex<HashSet<UserId>>,
 }
 
@@ -38,39 +39,58 @@ pub struct AccessPolicy {
 pub enum Access {
     Allowed,
     /// Not allowed; tell them once.
-    RefuseOnce,
+    RefuseOnce(Refusal),
     /// Not allowed and already told.
     Ignore,
 }
 
+/// Why a sender is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Neither allowed nor blocked: the admins hear about them.
+    Stranger,
+    /// Blocked by an admin.
+    Blocked,
+}
+
 impl AccessPolicy {
-    pub fn from_config(config: &TelegramConfig) -> Self {
+    pub fn new(list: Arc<AccessList>) -> Self {
         Self {
-            allow_all: config.allow_all_users,
-            allowed: config.allowed_users.iter().copied().collect(),
-            admins: config.admin_users.iter().copied().collect(),
+            list,
             refused: Mutex::new(HashSet::new()),
         }
+    }
+
+    /// The access list the policy decides with (the admin commands change it).
+    pub fn list(&self) -> &AccessList {
+        &self.list
     }
 
     /// Whether the identity (a user id, or the id of the chat a message was sent as) may use
     /// the bot, without counting a refusal.
     pub fn is_allowed(&self, identity: UserId) -> bool {
-        self.allow_all || self.allowed.contains(&identity) || self.admins.contains(&identity)
+        self.list.is_allowed(identity)
+    }
+
+    /// Whether the identity is in `ADMIN_USERS`.
+    pub fn is_admin(&self, identity: UserId) -> bool {
+        self.list.is_admin(identity)
     }
 
     /// [`Self::is_allowed`], remembering a refusal so that each identity is told only once.
     pub fn check(&self, identity: UserId) -> Access {
-        if self.is_allowed(identity) {
-            return Access::Allowed;
-        }
+        let refusal = match self.list.verdict(identity) {
+            Verdict::Admin | Verdict::Allowed => return Access::Allowed,
+            Verdict::Blocked => Refusal::Blocked,
+            Verdict::Stranger => Refusal::Stranger,
+        };
         // A poisoned lock only means another handler panicked; the set itself is still usable.
         let mut refused = self
             .refused
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         if refused.insert(identity) {
-            Access::RefuseOnce
+            Access::RefuseOnce(refusal)
         } else {
             Access::Ignore
         }
@@ -79,8 +99,9 @@ impl AccessPolicy {
 
 /// Whether the bot should answer `message`: never a command addressed to another bot
 /// (`/stats@other_bot`); otherwise always in private chats, and in groups only when the message
-/// mentions the bot, replies to one of its messages, or is one of its commands.
-pub fn is_addressed_to_bot(message: &Message, me: &Me) -> bool {
+/// mentions the bot, replies to one of its messages, or is one of its commands (the admin
+/// commands only when `from_admin`).
+pub fn is_addressed_to_bot(message: &Message, me: &Me, from_admin: bool) -> bool {
     if is_command_for_another_bot(message, me) {
         return false;
     }
@@ -91,15 +112,16 @@ pub fn is_addressed_to_bot(message: &Message, me: &Me) -> bool {
         .reply_to_message()
         .and_then(|replied| replied.from.as_ref())
         .is_some_and(|author| author.id == me.id);
-    replied_to_bot || mentions_bot(message, me) || is_our_command(message, me)
+    replied_to_bot || mentions_bot(message, me) || is_our_command(message, me, from_admin)
 }
 
 /// A command for this bot (`/stats`, `/stats@this_bot`), not one for another bot in the group.
-fn is_our_command(message: &Message, me: &Me) -> bool {
+fn is_our_command(message: &Message, me: &Me, from_admin: bool) -> bool {
     let username = me.user.username.as_deref().unwrap_or_default();
-    message
-        .text()
-        .is_some_and(|text| Command::parse(text, username).is_ok())
+    message.text().is_some_and(|text| {
+        Command::parse(text, username).is_ok()
+            || (from_admin && AdminCommand::parse(text, username).is_ok())
+    })
 }
 
 /// A message that starts with a command naming another bot (`/stats@other_bot`): it is that
@@ -174,16 +196,28 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::access_list::{AccessChange, AccessError};
 
     const BOT_USERNAME: &str = "telemem_bot";
 
-    fn policy(allowed: &[i64], allow_all: bool) -> AccessPolicy {
-        AccessPolicy {
+    /// A policy over a fresh database, with admin 99; keep the directory while it is used.
+    async fn policy(allowed: &[i64], allow_all: bool) -> (AccessPolicy, tempfile::TempDir) {
+        let directory = tempfile::tempdir().expect("a temporary directory");
+        let url = format!("sqlite://{}", directory.path().join("access.db").display());
+        let store = crate::storage::Store::connect(&url)
+            .await
+            .expect("a database");
+        store.migrate().await.expect("migrations");
+        let configured = crate::access_list::ConfiguredAccess {
             allow_all,
+            admins: [UserId(99)].into(),
             allowed: allowed.iter().copied().map(UserId).collect(),
-            admins: HashSet::from([UserId(99)]),
-            refused: Mutex::new(HashSet::new()),
-        }
+        };
+        let clock = Arc::new(crate::clock::ManualClock::starting_at(1_000));
+        let list = AccessList::load(configured, store, clock)
+            .await
+            .expect("the access list");
+        (AccessPolicy::new(Arc::new(list)), directory)
     }
 
     fn me() -> Me {
@@ -230,26 +264,88 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn strangers_are_refused_once_then_ignored() {
-        let policy = policy(&[1], false);
+    #[tokio::test]
+    async fn strangers_are_refused_once_then_ignored() {
+        let (policy, _directory) = policy(&[1], false).await;
         assert_eq!(policy.check(UserId(1)), Access::Allowed);
         assert_eq!(policy.check(UserId(99)), Access::Allowed);
-        assert_eq!(policy.check(UserId(2)), Access::RefuseOnce);
+        assert_eq!(
+            policy.check(UserId(2)),
+            Access::RefuseOnce(Refusal::Stranger)
+        );
         assert_eq!(policy.check(UserId(2)), Access::Ignore);
     }
 
-    #[test]
-    fn allow_all_lets_everyone_in() {
-        assert_eq!(policy(&[], true).check(UserId(12345)), Access::Allowed);
-        assert_eq!(policy(&[], true).check(UserId(-100_123)), Access::Allowed);
+    #[tokio::test]
+    async fn allow_all_lets_everyone_in() {
+        let (policy, _directory) = policy(&[], true).await;
+        assert_eq!(policy.check(UserId(12345)), Access::Allowed);
+        assert_eq!(policy.check(UserId(-100_123)), Access::Allowed);
     }
 
-    #[test]
-    fn a_chat_identity_is_allowed_only_when_its_own_id_is_listed() {
-        let policy = policy(&[1, -100_777], false);
+    #[tokio::test]
+    async fn a_chat_identity_is_allowed_only_when_its_own_id_is_listed() {
+        let (policy, _directory) = policy(&[1, -100_777], false).await;
         assert_eq!(policy.check(UserId(-100_777)), Access::Allowed);
-        assert_eq!(policy.check(UserId(-100_888)), Access::RefuseOnce);
+        assert_eq!(
+            policy.check(UserId(-100_888)),
+            Access::RefuseOnce(Refusal::Stranger)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_block_wins_over_the_allow_lists_at_once_but_never_over_an_admin() {
+        let (policy, _directory) = policy(&[1], true).await;
+        let list = policy.list();
+        assert_eq!(
+            list.block(UserId(99), UserId(1)).await.unwrap(),
+            AccessChange::Blocked
+        );
+        assert_eq!(
+            list.block(UserId(99), UserId(5)).await.unwrap(),
+            AccessChange::Blocked
+        );
+        assert_eq!(
+            policy.check(UserId(1)),
+            Access::RefuseOnce(Refusal::Blocked)
+        );
+        assert_eq!(
+            policy.check(UserId(5)),
+            Access::RefuseOnce(Refusal::Blocked)
+        );
+        assert!(matches!(
+            list.block(UserId(99), UserId(99)).await,
+            Err(AccessError::Yourself)
+        ));
+        assert!(matches!(
+            list.block(UserId(98), UserId(99)).await,
+            Err(AccessError::Admin)
+        ));
+        assert_eq!(
+            list.unblock(UserId(99), UserId(5)).await.unwrap(),
+            AccessChange::Unblocked
+        );
+        assert_eq!(
+            list.allow(UserId(99), UserId(1)).await.unwrap(),
+            AccessChange::Allowed
+        );
+        assert_eq!(policy.check(UserId(5)), Access::Allowed);
+        assert_eq!(policy.check(UserId(1)), Access::Allowed);
+    }
+
+    #[tokio::test]
+    async fn admins_changes_are_stored_and_read_back_at_the_next_start() {
+        let (policy, directory) = policy(&[], false).await;
+        policy.list().allow(UserId(99), UserId(7)).await.unwrap();
+        policy.list().block(UserId(99), UserId(8)).await.unwrap();
+        let url = format!("sqlite://{}", directory.path().join("access.db").display());
+        let store = crate::storage::Store::connect(&url).await.unwrap();
+        let configured = crate::access_list::ConfiguredAccess::default();
+        let clock = Arc::new(crate::clock::ManualClock::starting_at(2_000));
+        let restarted = AccessList::load(configured, store, clock).await.unwrap();
+        assert_eq!(restarted.verdict(UserId(7)), Verdict::Allowed);
+        assert_eq!(restarted.verdict(UserId(8)), Verdict::Blocked);
+        assert_eq!(restarted.verdict(UserId(9)), Verdict::Stranger);
     }
 
     #[test]
@@ -268,9 +364,16 @@ mod tests {
             "/stats@TeleMem_Bot",
         );
         let plain = message(group(), "/stats", "bot_command", "/stats");
-        assert!(!is_addressed_to_bot(&other, &me));
-        assert!(is_addressed_to_bot(&ours, &me));
-        assert!(is_addressed_to_bot(&plain, &me));
+        assert!(!is_addressed_to_bot(&other, &me, false));
+        assert!(is_addressed_to_bot(&ours, &me, false));
+        assert!(is_addressed_to_bot(&plain, &me, false));
+    }
+
+    #[test]
+    fn an_admin_command_is_a_command_for_the_bot_in_a_group_only_from_an_admin() {
+        let users = message(group(), "/users", "bot_command", "/users");
+        assert!(!is_addressed_to_bot(&users, &me(), false));
+        assert!(is_addressed_to_bot(&users, &me(), true));
     }
 
     #[test]
@@ -282,7 +385,7 @@ mod tests {
             "user": { "id": 1000, "is_bot": true, "first_name": "Telemem" }
         });
         let message: Message = serde_json::from_value(value).unwrap();
-        assert!(is_addressed_to_bot(&message, &me()));
+        assert!(is_addressed_to_bot(&message, &me(), false));
     }
 
     proptest! {
@@ -295,7 +398,7 @@ mod tests {
             let mention = format!("@{}", with_case(BOT_USERNAME, &upper));
             let text = format!("{before} {mention}{after}");
             let message = message(group(), &text, "mention", &mention);
-            prop_assert!(is_addressed_to_bot(&message, &me()));
+            prop_assert!(is_addressed_to_bot(&message, &me(), false));
             prop_assert!(!without_bot_mention(&message, &me()).contains('@'));
         }
 
@@ -311,7 +414,7 @@ mod tests {
             let text = format!("{before} {mention}{after}");
             let message = message(group(), &text, "mention", &mention);
             prop_assert!(!mentions_bot(&message, &me()));
-            prop_assert!(!is_addressed_to_bot(&message, &me()));
+            prop_assert!(!is_addressed_to_bot(&message, &me(), false));
             prop_assert_eq!(without_bot_mention(&message, &me()), text.trim());
         }
     }

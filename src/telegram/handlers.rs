@@ -24,10 +24,14 @@ use crate::commands::{self, Command, CommandAnswer, ExportFormat};
 use crate::conversation::{Answer, Conversations, FinishedTurn, Turn};
 use crate::llm::LlmError;
 use crate::metrics;
+use crate::quota::{CapOutcome, TokenCheck};
 use crate::replies;
 use crate::running_turns::RunningTurn;
 use crate::storage::{self, ConversationKey, StoredMessage};
-use crate::telegram::access::{Access, AccessPolicy, is_addressed_to_bot, without_bot_mention};
+use crate::telegram::access::{
+    Access, AccessPolicy, Refusal, is_addressed_to_bot, without_bot_mention,
+};
+use crate::telegram::admin;
 use crate::telegram::delivery::{
     self, Preview, ProgressDisplay, ReplyTarget, deliver_reply, replace_preview_with_notice,
     send_plain_text, show_progress,
@@ -43,40 +47,50 @@ const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
 
 /// Answers in the message's chat as plain text, in as many messages as the text needs.
-async fn reply_in_chat(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
+pub(crate) async fn reply_in_chat(
+    bot: &TelegramBot,
+    message: &Message,
+    text: &str,
+) -> HandlerResult {
     send_plain_text(bot, ReplyTarget::answering(message), text).await?;
     Ok(())
 }
 
 /// Filter: the message is for the bot (private chat, mention, reply, command).
-pub fn addressed_to_bot(message: Message, me: Me) -> bool {
-    is_addressed_to_bot(&message, &me)
+pub fn addressed_to_bot(message: Message, me: Me, access: Arc<AccessPolicy>) -> bool {
+    let from_admin = identity::sender_id(&message).is_some_and(|sender| access.is_admin(sender));
+    is_addressed_to_bot(&message, &me, from_admin)
 }
 
-/// Filter: the sender may use the bot. Refuses strangers once, politely, storing nothing.
+/// Filter: the sender may use the bot. Refuses strangers and blocked people once, politely,
+/// storing nothing; the admins hear about a stranger once.
 pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
     let Some(sender) = identity::sender_id(&message) else {
         return false;
     };
     match access.check(sender) {
         Access::Allowed => true,
-        Access::RefuseOnce => {
+        Access::RefuseOnce(refusal) => {
             let as_chat = identity::is_sent_as_chat(&message);
             tracing::info!(
                 sender = sender.0,
                 as_chat,
+                blocked = refusal == Refusal::Blocked,
                 "refused a sender who is not on the allow list"
             );
-            let refusal = if as_chat {
+            let reply = if as_chat {
                 replies::NOT_ALLOWED_AS_CHAT
             } else {
                 replies::NOT_ALLOWED
             };
-            if let Err(error) = reply_in_chat(&bot, &message, refusal).await {
+            if let Err(error) = reply_in_chat(&bot, &message, reply).await {
                 tracing::warn!(
                     error = crate::telegram::loggable_chain(&error),
                     "could not send the refusal"
                 );
+            }
+            if refusal == Refusal::Stranger {
+                admin::alert_admins_about_stranger(&bot, &message, &access).await;
             }
             false
         }
@@ -154,7 +168,64 @@ where
     if outcome == TurnOutcome::UpdateStillOpen {
         turn.intake.done(turn.update_id).await;
     }
+    keep_stored_history_under_cap(turn.bot, turn.message, turn.key, turn.conversations);
     Ok(())
+}
+
+/// After a turn, in the background: trims the person's oldest sessions if their stored history
+/// is over `USER_MAX_STORED_MB`, and the first time tells them ([`tell_about_the_cap`]).
+fn keep_stored_history_under_cap(
+    bot: &TelegramBot,
+    message: &Message,
+    key: ConversationKey,
+    conversations: &Conversations,
+) {
+    let quota = conversations.quota().clone();
+    let Some(max_bytes) = quota.settings().max_stored_bytes else {
+        return;
+    };
+    let bot = bot.clone();
+    let message = message.clone();
+    tokio::spawn(async move {
+        match quota.keep_stored_history_under_cap(key.user_id).await {
+            Ok(CapOutcome::Trimmed { tell: true, .. }) => {
+                let notice = replies::stored_history_capped(max_bytes);
+                if let Err(error) = tell_about_the_cap(&bot, &message, &notice).await {
+                    tracing::warn!(
+                        error = crate::telegram::loggable(&error),
+                        user_id = key.user_id.0,
+                        "could not tell a person about the stored-history cap"
+                    );
+                }
+            }
+            Ok(_) => {}
+            Err(error) => tracing::error!(
+                error = ?error,
+                user_id = key.user_id.0,
+                "could not keep a stored history under its cap"
+            ),
+        }
+    });
+}
+
+/// Tells the sender of `message` about the cap: in their private chat, which keeps it out of a
+/// group; in the chat of `message` when there is no private chat to write to.
+async fn tell_about_the_cap(
+    bot: &TelegramBot,
+    message: &Message,
+    notice: &str,
+) -> Result<(), RequestError> {
+    if let PrivateDestination::PrivateChat(chat_id) = private_destination(message) {
+        let target = ReplyTarget {
+            chat_id,
+            reply_to: None,
+        };
+        match send_plain_text(bot, target, notice).await {
+            Err(error) if cannot_write_to(&error) => {}
+            sent => return sent,
+        }
+    }
+    send_plain_text(bot, ReplyTarget::answering(message), notice).await
 }
 
 /// How a chat turn left its update.
@@ -206,6 +277,9 @@ async fn chat_turn(
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
+    if let Some(notice) = daily_limit_notice(turn).await {
+        return turn.answer_with_notice(preview, &notice).await;
+    }
     // Registered before anything slow, so that a /cancel while memory is read stops it too.
     let running = turn
         .conversations
@@ -230,6 +304,27 @@ async fn chat_turn(
         }
     };
     answer_turn(turn, &started, settings.stream_replies, preview, running).await
+}
+
+/// The notice for a person past their daily token limit, whose message is then neither stored nor
+/// sent to the model (they are told to send it again after midnight UTC); `None` otherwise.
+pub(super) async fn daily_limit_notice(turn: &TurnContext<'_>) -> Option<String> {
+    let user_id = turn.key.user_id;
+    match turn.conversations.quota().check_tokens(user_id).await {
+        Ok(TokenCheck::Within) => None,
+        Ok(TokenCheck::Reached(reached)) => {
+            tracing::info!(
+                user_id = user_id.0,
+                "refused a turn: the daily token limit is used up"
+            );
+            Some(replies::daily_limit_reached(&reached))
+        }
+        // The turn itself meets the same database next; the limit alone does not stop it.
+        Err(error) => {
+            tracing::warn!(error = ?error, "could not check the daily token limit");
+            None
+        }
+    }
 }
 
 /// The text the model gets, or the notice that answers the message instead.
@@ -568,7 +663,7 @@ async fn press_clear_button(
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
 }
 
-async fn edit_confirmation(
+pub(crate) async fn edit_confirmation(
     bot: &TelegramBot,
     chat_id: ChatId,
     message_id: MessageId,

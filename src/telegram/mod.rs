@@ -3,11 +3,12 @@
 //! person, the handlers (the `/model` menu's buttons in [`model_menu`], the Stop button in
 //! [`stop`]), rendering of the model's Markdown to Telegram HTML and splitting replies into
 //! messages Telegram accepts, reply delivery, the sender's identity, access control and per-user
-//! limits. Chat logic lives in [`crate::conversation`], the commands and what they answer in
-//! [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
-//! translates between Telegram and them.
+//! limits, and the admins' side (`admin`). Chat logic lives in [`crate::conversation`], the
+//! commands and what they answer in [`crate::commands`], every user-facing sentence in
+//! [`crate::replies`]; this module only translates between Telegram and them.
 
 pub mod access;
+pub mod admin;
 pub mod bot;
 pub mod connect;
 pub mod delivery;
@@ -36,6 +37,7 @@ use teloxide::utils::command::BotCommands;
 use crate::commands::{self, Command};
 use crate::config::Config;
 use crate::conversation::Conversations;
+use crate::storage::UserId;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::intake::Intake;
 use crate::telegram::limits::LimitSettings;
@@ -66,15 +68,18 @@ impl BotSettings {
 }
 
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
-/// mention, reply or command in groups), sender allowed (strangers are refused once), first
-/// delivery of the update; then commands, text, and everything else.
+/// mention, reply or command in groups), sender allowed (strangers and blocked people are refused
+/// once); then the admins' commands (from admins only), everyone's commands, text, and everything
+/// else. Button presses: an alert's Allow or Block (admins), then `/clear`'s confirmation.
 pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed)
+        .branch(admin::admin_commands())
         .branch(
             dptree::entry()
                 .filter_command::<Command>()
-                .endpoint(handlers::command),
+                .branch(dptree::filter(admin::asks_for_admin_help).endpoint(admin::admin_help))
+                .branch(dptree::endpoint(handlers::command)),
         )
         .branch(Message::filter_text().endpoint(handlers::chat_message))
         .branch(dptree::endpoint(handlers::non_text_message));
@@ -89,6 +94,7 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         )
         .branch(dptree::endpoint(handlers::clear_button));
     let buttons = Update::filter_callback_query()
+        .branch(dptree::filter(admin::is_access_button).endpoint(admin::access_button))
         .branch(for_an_allowed_presser)
         .branch(dptree::endpoint(handlers::ignored));
     dptree::entry().branch(messages).branch(buttons)
@@ -161,9 +167,11 @@ pub fn loggable_chain(error: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// Registers the command menu with Telegram.
-pub async fn register_commands(bot: &TelegramBot) -> Result<(), RequestError> {
+/// Registers the command menu with Telegram: everyone's, and in each admin's private chat the
+/// admin commands too.
+pub async fn register_commands(bot: &TelegramBot, admins: &[UserId]) -> Result<(), RequestError> {
     bot.set_my_commands(Command::bot_commands()).await?;
+    admin::register_admin_menus(bot, admins).await;
     Ok(())
 }
 

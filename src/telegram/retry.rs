@@ -23,8 +23,8 @@ use crate::metrics;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
 use crate::telegram::handlers::{
-    HandlerResult, TurnContext, TurnOutcome, ask_showing_progress, count_tokens, deliver_stored,
-    finish_or_answer, usable_answer,
+    HandlerResult, TurnContext, TurnOutcome, ask_showing_progress, count_tokens,
+    daily_limit_notice, deliver_stored, finish_or_answer, usable_answer,
 };
 use crate::telegram::identity::conversation_key;
 use crate::telegram::intake::Intake;
@@ -68,6 +68,10 @@ async fn retry_turn(
     stream: bool,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
+    // A retry asks the model like any turn, so the daily limit holds for it too.
+    if let Some(notice) = daily_limit_notice(turn).await {
+        return turn.answer_with_notice(preview, &notice).await;
+    }
     let retry = match turn.conversations.begin_retry(turn.key).await {
         Ok(RetryStart::Ready(retry)) => retry,
         Ok(RetryStart::NothingToRetry) => {

@@ -213,7 +213,9 @@ impl Scheduler {
             return None;
         };
         let sender = identity::sender_id(message)?;
-        (self.access.is_allowed(sender) && is_addressed_to_bot(message, &self.me)).then_some(sender)
+        let from_admin = self.access.is_admin(sender);
+        (self.access.is_allowed(sender) && is_addressed_to_bot(message, &self.me, from_admin))
+            .then_some(sender)
     }
 
     /// Handles one queue's updates one after the other, a slot each, until it is empty.

@@ -26,6 +26,13 @@ const RANGED: &[(&str, &str, u64, u64)] = &[
     ),
     ("recall-limit", "RECALL_LIMIT", 0, 50),
     ("llm-max-tokens", "LLM_MAX_TOKENS", 1, 200_000),
+    (
+        "user-daily-token-limit",
+        "USER_DAILY_TOKEN_LIMIT",
+        0,
+        1_000_000_000_000,
+    ),
+    ("user-max-stored-mb", "USER_MAX_STORED_MB", 0, 16_000_000),
 ];
 
 proptest! {

@@ -5,6 +5,7 @@
 //! child process), the load generator shared with `examples/loadgen.rs`, and the helpers for
 //! databases and waiting.
 
+mod admins;
 mod bot;
 mod cli;
 mod config;
@@ -15,6 +16,7 @@ mod faults;
 mod http;
 mod incognito;
 mod jobs;
+mod limits;
 mod llm;
 mod load;
 mod meaning;
@@ -23,6 +25,7 @@ mod models;
 mod notes;
 mod operations;
 mod overload;
+mod people_store;
 mod privacy_groups;
 mod privacy_memory;
 mod privacy_ops;

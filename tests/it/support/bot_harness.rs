@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use reqwest::StatusCode;
 use telemem::app::App;
-use telemem::clock::SystemClock;
+use telemem::clock::{Clock, SystemClock};
 use telemem::storage::Store;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -48,6 +48,11 @@ impl TestBot {
 
     /// Like [`Self::start`], with `args` on top (later ones override earlier ones).
     pub async fn start_with_args(args: &[&str]) -> Self {
+        Self::start_with_clock(args, Arc::new(SystemClock)).await
+    }
+
+    /// Like [`Self::start_with_args`], on `clock` (say a `ManualClock` at a chosen time of day).
+    pub async fn start_with_clock(args: &[&str], clock: Arc<dyn Clock>) -> Self {
         // RUST_LOG=debug cargo test ... shows the bot's logs for a failing test.
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -77,13 +82,9 @@ impl TestBot {
             "3600",
         ];
         all_args.extend_from_slice(args);
-        let app = App::build_with(
-            parse_config(&all_args),
-            telegram.bot(),
-            Arc::new(SystemClock),
-        )
-        .await
-        .expect("build the app");
+        let app = App::build_with(parse_config(&all_args), telegram.bot(), clock)
+            .await
+            .expect("build the app");
         // A store of the test's own, so assertions still work after the bot closed its connections.
         let store = database.connect().await;
         let shutdown = CancellationToken::new();

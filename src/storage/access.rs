@@ -1,0 +1,135 @@
+//! What admins decided about people: who they let in or shut out (`access_rules`), whose daily
+//! token limit they changed (`token_limits`), and which strangers they were told about
+//! (`stranger_alerts`). Admin decisions, not a person's data, so the purge leaves them.
+
+use super::{Store, UserId};
+
+/// What an admin decided about one person's access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
+#[sqlx(type_name = "TEXT", rename_all = "lowercase")]
+pub enum AccessRule {
+    /// Let in (`/allow`), whatever the configured lists say.
+    Allow,
+    /// Shut out (`/block`), whatever `ALLOWED_USERS` or `ALLOW_ALL_USERS` say.
+    Block,
+}
+
+/// An access rule as stored: whose, which, by which admin, when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccessRuleRecord {
+    pub user_id: UserId,
+    pub rule: AccessRule,
+    pub changed_by: UserId,
+    pub changed_at_ms: i64,
+}
+
+/// A person's own daily token limit as an admin set it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenLimitRecord {
+    pub user_id: UserId,
+    /// `None`: no limit at all.
+    pub daily_tokens: Option<i64>,
+    pub set_by: UserId,
+    pub set_at_ms: i64,
+}
+
+impl Store {
+    /// Every access rule, by person.
+    pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>, sqlx::Error> {
+        sqlx::query_as!(
+            AccessRuleRecord,
+            r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
+                      changed_by AS "changed_by: UserId",
+                      changed_at AS changed_at_ms
+               FROM access_rules ORDER BY user_id"#,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+
+    /// Stores `record`, replacing the person's earlier rule.
+    pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+             VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (user_id) DO UPDATE
+                 SET rule = excluded.rule, changed_by = excluded.changed_by,
+                     changed_at = excluded.changed_at",
+            record.user_id,
+            record.rule,
+            record.changed_by,
+            record.changed_at_ms,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes the person's rule; whether there was one.
+    pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+        let deleted = sqlx::query!("DELETE FROM access_rules WHERE user_id = ?1", user_id)
+            .execute(&mut *self.writer().await?)
+            .await?;
+        Ok(deleted.rows_affected() > 0)
+    }
+
+    /// Records that the admins were told about the stranger `user_id`; whether this is the first
+    /// time (only then are they told).
+    pub async fn record_stranger_alert(
+        &self,
+        user_id: UserId,
+        now_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let inserted = sqlx::query!(
+            "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
+             ON CONFLICT (user_id) DO NOTHING",
+            user_id,
+            now_ms,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(inserted.rows_affected() > 0)
+    }
+
+    /// The person's own daily token limit, if an admin set one.
+    pub async fn token_limit(
+        &self,
+        user_id: UserId,
+    ) -> Result<Option<TokenLimitRecord>, sqlx::Error> {
+        sqlx::query_as!(
+            TokenLimitRecord,
+            r#"SELECT user_id AS "user_id!", daily_tokens,
+                      set_by AS "set_by: UserId", set_at AS set_at_ms
+               FROM token_limits WHERE user_id = ?1"#,
+            user_id,
+        )
+        .fetch_optional(&mut *self.reader().await?)
+        .await
+    }
+
+    /// Stores `record`, replacing the person's earlier limit.
+    pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+             VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (user_id) DO UPDATE
+                 SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                     set_at = excluded.set_at",
+            record.user_id,
+            record.daily_tokens,
+            record.set_by,
+            record.set_at_ms,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+
+    /// Deletes the person's own limit, so the setting applies again; whether there was one.
+    pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+        let deleted = sqlx::query!("DELETE FROM token_limits WHERE user_id = ?1", user_id)
+            .execute(&mut *self.writer().await?)
+            .await?;
+        Ok(deleted.rows_affected() > 0)
+    }
+}

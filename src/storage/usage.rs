@@ -1,0 +1,135 @@
+//! What each person used and keeps: tokens and messages per UTC day (`daily_usage`), for the
+//! daily token limit, `/stats`, `/users` and `/usage`; and the bytes of text a person has stored
+//! (`stored_bytes`), for the stored-history cap. Triggers keep both current as messages,
+//! summaries and notes are written and deleted (see the `daily_usage` and `stored_bytes`
+//! migrations), so every read here is a primary-key lookup or a range of days.
+
+use super::{Store, UserId};
+
+/// One person's use over a stretch of days.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PersonUsage {
+    pub user_id: UserId,
+    /// Messages the person sent.
+    pub messages: i64,
+    /// Tokens their turns cost.
+    pub tokens: i64,
+    /// The part of `tokens` used today.
+    pub tokens_today: i64,
+}
+
+/// Tokens a person used on one day, and the limit an admin set for them, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokensAndLimit {
+    pub tokens_used: i64,
+    /// `None`: no limit of their own (the setting applies); `Some(None)`: no limit at all;
+    /// `Some(Some(n))`: `n` tokens a day.
+    pub own_limit: Option<Option<i64>>,
+}
+
+/// A person's stored text and whether they were told it reached the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredBytes {
+    pub bytes: i64,
+    pub told: bool,
+}
+
+impl Store {
+    /// Tokens `user_id` used on the UTC day starting at `day_start_ms`, and their own limit:
+    /// what the check before every turn needs, in one read of two primary keys.
+    pub async fn tokens_and_limit(
+        &self,
+        user_id: UserId,
+        day_start_ms: i64,
+    ) -> Result<TokensAndLimit, sqlx::Error> {
+        let row = sqlx::query!(
+            r#"SELECT coalesce((SELECT tokens FROM daily_usage
+                                WHERE user_id = ?1 AND day_start_at = ?2), 0) AS "used!: i64",
+                      EXISTS (SELECT 1 FROM token_limits WHERE user_id = ?1) AS "limited!: bool",
+                      (SELECT daily_tokens FROM token_limits WHERE user_id = ?1)
+                          AS "daily_tokens: i64""#,
+            user_id,
+            day_start_ms,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await?;
+        Ok(TokensAndLimit {
+            tokens_used: row.used,
+            own_limit: row.limited.then_some(row.daily_tokens),
+        })
+    }
+
+    /// Each person's use from the day starting at `since_ms` on (`today_ms`: the start of today),
+    /// most tokens first; with `only`, that person's alone (nothing if they used nothing).
+    pub async fn usage_by_person(
+        &self,
+        since_ms: i64,
+        today_ms: i64,
+        only: Option<UserId>,
+    ) -> Result<Vec<PersonUsage>, sqlx::Error> {
+        sqlx::query_as!(
+            PersonUsage,
+            r#"SELECT user_id AS "user_id!: UserId",
+                      sum(messages) AS "messages!: i64",
+                      sum(tokens) AS "tokens!: i64",
+                      sum(CASE WHEN day_start_at >= ?2 THEN tokens ELSE 0 END)
+                          AS "tokens_today!: i64"
+               FROM daily_usage
+               WHERE day_start_at >= ?1 AND (?3 IS NULL OR user_id = ?3)
+               GROUP BY user_id
+               ORDER BY sum(tokens) DESC, user_id"#,
+            since_ms,
+            today_ms,
+            only,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+
+    /// The bytes of text `user_id` stores in all their chats, and whether they were told that
+    /// it reached the cap.
+    pub async fn stored_bytes(&self, user_id: UserId) -> Result<StoredBytes, sqlx::Error> {
+        let row = sqlx::query!(
+            r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
+                          AS "bytes!: i64",
+                      EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = ?1)
+                          AS "told!: bool""#,
+            user_id,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await?;
+        Ok(StoredBytes {
+            bytes: row.bytes,
+            told: row.told,
+        })
+    }
+
+    /// Records that `user_id` was told their history reached the cap; whether they had not been
+    /// told already.
+    pub async fn record_stored_bytes_notice(
+        &self,
+        user_id: UserId,
+        now_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let inserted = sqlx::query!(
+            "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
+             ON CONFLICT (user_id) DO NOTHING",
+            user_id,
+            now_ms,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(inserted.rows_affected() > 0)
+    }
+
+    /// Forgets that `user_id` was told about the cap: reaching it again is news again.
+    pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
+            user_id
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+}

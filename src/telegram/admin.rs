@@ -1,0 +1,288 @@
+//! The admins' side of the bot in Telegram: their commands (answered in their private chat; in a
+//! group, refused), the command menu of their private chats, the alert every admin gets about a
+//! new stranger (one per stranger, ever) with its Allow and Block buttons, and what a press on
+//! those does. What the commands do is in [`crate::commands::admin`]; who is an admin and who may
+//! use the bot, in [`crate::access_list`]. Logs carry ids, never names or message text.
+
+use std::sync::Arc;
+
+use teloxide::payloads::{SendMessageSetters, SetMyCommandsSetters};
+use teloxide::prelude::*;
+use teloxide::types::{
+    BotCommandScope, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Recipient,
+};
+use teloxide::utils::command::BotCommands;
+
+use crate::access_list::AccessError;
+use crate::commands::Command;
+use crate::commands::admin::{self, AdminCommand, AdminServices};
+use crate::conversation::Conversations;
+use crate::replies;
+use crate::storage::UserId;
+use crate::telegram::TelegramBot;
+use crate::telegram::access::AccessPolicy;
+use crate::telegram::handlers::{HandlerResult, answer_once, edit_confirmation, reply_in_chat};
+use crate::telegram::identity;
+use crate::telegram::intake::Intake;
+
+/// The button data of an alert's buttons: `access:allow:<id>`, `access:block:<id>`.
+const ACCESS_BUTTON: &str = "access:";
+const ALLOW: &str = "allow";
+const BLOCK: &str = "block";
+
+/// Filter: the message comes from an admin, as themselves.
+pub fn sent_by_admin(message: Message, access: Arc<AccessPolicy>) -> bool {
+    !identity::is_sent_as_chat(&message)
+        && identity::sender_id(&message).is_some_and(|sender| access.is_admin(sender))
+}
+
+/// An admin's command. Like every command, it counts as answered from the start.
+pub async fn admin_command(
+    bot: TelegramBot,
+    update: Update,
+    message: Message,
+    command: AdminCommand,
+    access: Arc<AccessPolicy>,
+    conversations: Conversations,
+    intake: Intake,
+) -> HandlerResult {
+    answer_once(
+        &intake,
+        &update,
+        run_admin_command(bot, message, command, access, conversations),
+    )
+    .await
+}
+
+async fn run_admin_command(
+    bot: TelegramBot,
+    message: Message,
+    command: AdminCommand,
+    access: Arc<AccessPolicy>,
+    conversations: Conversations,
+) -> HandlerResult {
+    let Some(admin_id) = identity::sender_id(&message) else {
+        return Ok(());
+    };
+    if !message.chat.is_private() {
+        tracing::info!(
+            admin_id = admin_id.0,
+            "refused an admin command asked in a group"
+        );
+        return reply_in_chat(&bot, &message, replies::ADMIN_ONLY_IN_PRIVATE).await;
+    }
+    tracing::info!(
+        admin_id = admin_id.0,
+        command = command_name(&command),
+        "an admin command"
+    );
+    let services = AdminServices {
+        access: access.list(),
+        quota: conversations.quota(),
+    };
+    let text = match admin::answer(command, services, admin_id).await {
+        Ok(text) => text,
+        Err(error) => {
+            tracing::error!(error = ?error, admin_id = admin_id.0, "an admin command failed");
+            replies::INTERNAL_ERROR.to_owned()
+        }
+    };
+    reply_in_chat(&bot, &message, &text).await
+}
+
+/// The command's name, for the log: never its argument.
+fn command_name(command: &AdminCommand) -> &'static str {
+    match command {
+        AdminCommand::Allow(_) => "allow",
+        AdminCommand::Block(_) => "block",
+        AdminCommand::Unblock(_) => "unblock",
+        AdminCommand::Limit(_) => "limit",
+        AdminCommand::Users => "users",
+        AdminCommand::Usage(_) => "usage",
+    }
+}
+
+/// Tells every admin, the first time ever that this stranger writes, who wrote, with buttons to
+/// allow or block them. Nothing the stranger sent is stored: only their id, to tell once.
+pub async fn alert_admins_about_stranger(
+    bot: &TelegramBot,
+    message: &Message,
+    access: &AccessPolicy,
+) {
+    let Some(stranger) = identity::sender_id(message) else {
+        return;
+    };
+    let admins = access.list().admins();
+    if admins.is_empty() {
+        return;
+    }
+    match access.list().first_alert_about(stranger).await {
+        Ok(true) => {}
+        Ok(false) => return,
+        Err(error) => {
+            tracing::warn!(
+                error = ?error,
+                stranger = stranger.0,
+                "cannot tell the admins about a stranger"
+            );
+            return;
+        }
+    }
+    let (name, username) = sender_name(message);
+    let text = replies::stranger_alert(&name, username.as_deref(), stranger);
+    let keyboard = InlineKeyboardMarkup::new([[
+        InlineKeyboardButton::callback(
+            replies::STRANGER_BUTTON_ALLOW,
+            format!("{ACCESS_BUTTON}{ALLOW}:{stranger}"),
+        ),
+        InlineKeyboardButton::callback(
+            replies::STRANGER_BUTTON_BLOCK,
+            format!("{ACCESS_BUTTON}{BLOCK}:{stranger}"),
+        ),
+    ]]);
+    for admin_id in admins {
+        let sent = bot
+            .send_message(ChatId(admin_id.0), text.as_str())
+            .reply_markup(keyboard.clone())
+            .await;
+        match sent {
+            Ok(_) => tracing::info!(
+                admin_id = admin_id.0,
+                stranger = stranger.0,
+                "told an admin about a stranger"
+            ),
+            Err(error) => tracing::warn!(
+                error = crate::telegram::loggable(&error),
+                admin_id = admin_id.0,
+                stranger = stranger.0,
+                "could not tell an admin about a stranger"
+            ),
+        }
+    }
+}
+
+/// The sender's name and @username as Telegram shows them: the chat's for a message sent as one.
+fn sender_name(message: &Message) -> (String, Option<String>) {
+    if let Some(chat) = &message.sender_chat {
+        let name = chat.title().unwrap_or_default().to_owned();
+        return (name, chat.username().map(str::to_owned));
+    }
+    match &message.from {
+        Some(user) => (user.full_name(), user.username.clone()),
+        None => (String::new(), None),
+    }
+}
+
+/// What an alert's button decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Decision {
+    Allow,
+    Block,
+}
+
+/// An alert's button data: the decision and whom it is about.
+fn parse_access_button(data: &str) -> Option<(Decision, UserId)> {
+    let (action, id) = data.strip_prefix(ACCESS_BUTTON)?.split_once(':')?;
+    let decision = match action {
+        ALLOW => Decision::Allow,
+        BLOCK => Decision::Block,
+        _ => return None,
+    };
+    Some((decision, admin::parse_person(id)?))
+}
+
+/// Filter: a press on the Allow or Block button of an alert about a stranger.
+pub fn is_access_button(query: CallbackQuery) -> bool {
+    query
+        .data
+        .as_deref()
+        .is_some_and(|data| data.starts_with(ACCESS_BUTTON))
+}
+
+/// A press on an alert's button: an admin allows or blocks the stranger at once, and the alert
+/// says who did.
+pub async fn access_button(
+    bot: TelegramBot,
+    update: Update,
+    query: CallbackQuery,
+    access: Arc<AccessPolicy>,
+    intake: Intake,
+) -> HandlerResult {
+    answer_once(&intake, &update, press_access_button(bot, query, access)).await
+}
+
+async fn press_access_button(
+    bot: TelegramBot,
+    query: CallbackQuery,
+    access: Arc<AccessPolicy>,
+) -> HandlerResult {
+    let admin_id = identity::user_id(&query.from);
+    let decision = query.data.as_deref().and_then(parse_access_button);
+    let (Some((decision, stranger)), true) = (decision, access.is_admin(admin_id)) else {
+        bot.answer_callback_query(query.id.clone())
+            .text(replies::ONLY_ADMINS_DECIDE)
+            .await?;
+        return Ok(());
+    };
+    let list = access.list();
+    let outcome = match decision {
+        Decision::Allow => list.allow(admin_id, stranger).await,
+        Decision::Block => list.block(admin_id, stranger).await,
+    };
+    let note = match outcome {
+        Ok(change) => replies::stranger_decided(change, &query.from.full_name(), admin_id),
+        Err(AccessError::Yourself) => replies::CANNOT_BLOCK_YOURSELF.to_owned(),
+        Err(AccessError::Admin) => replies::CANNOT_BLOCK_ADMIN.to_owned(),
+        Err(AccessError::Storage(error)) => return Err(error),
+    };
+    bot.answer_callback_query(query.id.clone()).await?;
+    let Some(alert) = query.regular_message() else {
+        return Ok(());
+    };
+    let text = format!("{}\n\n{note}", alert.text().unwrap_or_default());
+    edit_confirmation(&bot, alert.chat.id, alert.id, &text).await
+}
+
+/// Filter: `/help` from an admin in their private chat, which lists their commands too.
+pub fn asks_for_admin_help(message: Message, command: Command, access: Arc<AccessPolicy>) -> bool {
+    command == Command::Help && message.chat.is_private() && sent_by_admin(message, access)
+}
+
+/// `/help` for an admin: everyone's commands, then the admins'.
+pub async fn admin_help(
+    bot: TelegramBot,
+    update: Update,
+    message: Message,
+    intake: Intake,
+) -> HandlerResult {
+    let help = admin::help_for_admins();
+    answer_once(&intake, &update, reply_in_chat(&bot, &message, &help)).await
+}
+
+/// Gives each admin's private chat a command menu with the admin commands too; everyone else
+/// keeps the default menu. An admin who never started the bot has no private chat with it yet:
+/// Telegram refuses, and they get the menu at the next start after they have.
+pub async fn register_admin_menus(bot: &TelegramBot, admins: &[UserId]) {
+    let mut commands = Command::bot_commands();
+    commands.extend(AdminCommand::bot_commands());
+    for &admin_id in admins {
+        let scope = BotCommandScope::Chat {
+            chat_id: Recipient::Id(ChatId(admin_id.0)),
+        };
+        if let Err(error) = bot.set_my_commands(commands.clone()).scope(scope).await {
+            tracing::warn!(
+                error = crate::telegram::loggable(&error),
+                admin_id = admin_id.0,
+                "could not register the admin command menu"
+            );
+        }
+    }
+}
+
+/// The admins' part of the handler tree for messages: their commands, before everyone's.
+pub fn admin_commands() -> teloxide::dispatching::UpdateHandler<anyhow::Error> {
+    use teloxide::dispatching::HandlerExt;
+    dptree::filter(sent_by_admin)
+        .filter_command::<AdminCommand>()
+        .endpoint(admin_command)
+}
