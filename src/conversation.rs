@@ -3,6 +3,10 @@
 //! both drive turns through [`Conversations`], as well as the per-conversation commands (persona,
 //! stats, reset, clear, export), so that every front end behaves the same.
 //!
+//! A turn's message is text, or what a photo, voice note or document became ([`TurnInput`]): the
+//! text stored for it, the text and pictures the model gets. Transcribing a recording is offered
+//! here too ([`Conversations::transcribe`]), so the front end only fetches files.
+//!
 //! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
 //! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
 //! [`Conversations::finish_turn`] stores the reply. The Telegram side stores the reply before
@@ -18,7 +22,8 @@ use tokio::sync::watch;
 
 use crate::clock::{Clock, start_of_utc_day_ms};
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
-use crate::llm::{ChatRequest, Completion, LlmClient, LlmError};
+use crate::llm::transcription::{Recording, TranscriptionClient, TranscriptionError};
+use crate::llm::{ChatRequest, Completion, Image, LlmClient, LlmError};
 use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::recall::{RecallQuery, Recalled, recall};
@@ -121,15 +126,17 @@ pub struct Turn {
 }
 
 /// The history a prompt carries once `new` is stored: the stored `history` plus `new` (unless
-/// it is there already, as when a crash made the same message come back), the last `limit` by
-/// time, oldest first: what [`Store::history`] would read after storing it.
+/// it is there already, as when a crash made the same message come back: then it takes `new`'s
+/// text, which is what the model reads of a document), the last `limit` by time, oldest first:
+/// what [`Store::history`] would read after storing it.
 fn history_with(
     mut history: Vec<StoredMessage>,
     new: StoredMessage,
     limit: i64,
 ) -> Vec<StoredMessage> {
-    if !history.iter().any(|message| message.id == new.id) {
-        history.push(new);
+    match history.iter_mut().find(|message| message.id == new.id) {
+        Some(stored) => stored.content = new.content,
+        None => history.push(new),
     }
     history.sort_by_key(|message| (message.created_at_ms, message.id));
     let excess = history
@@ -137,6 +144,30 @@ fn history_with(
         .saturating_sub(usize::try_from(limit).unwrap_or(0));
     history.drain(..excess);
     history
+}
+
+/// The person's message of a turn: text, or what a photo, voice note or document became.
+#[derive(Clone, Debug, Default)]
+pub struct TurnInput {
+    /// Stored as their message: what history, summaries, recall and `/export` see.
+    pub stored_text: String,
+    /// What the model reads as the new message when it is more than the stored text (a
+    /// document's whole text); `None`: the stored text.
+    pub prompt_text: Option<String>,
+    /// Pictures the model looks at with this turn only; they are never stored.
+    pub images: Vec<Image>,
+    /// The model for this turn when not the configured one (`VISION_MODEL` for a picture).
+    pub model: Option<String>,
+}
+
+impl TurnInput {
+    /// A plain text message.
+    pub fn text(text: &str) -> Self {
+        Self {
+            stored_text: text.to_owned(),
+            ..Self::default()
+        }
+    }
 }
 
 /// The text a prompt is assembled from, before and after masking.
@@ -193,6 +224,8 @@ pub struct Conversations {
     settings: Arc<ConversationSettings>,
     /// Recall by meaning, when an embedding model is configured.
     meaning: Option<Arc<MeaningRecall>>,
+    /// Turns recordings into text, when a transcription server is configured.
+    transcriber: Option<TranscriptionClient>,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on.
@@ -217,7 +250,44 @@ impl Conversations {
             redactor,
             settings: Arc::new(settings),
             meaning: None,
+            transcriber: None,
         }
+    }
+
+    /// The same conversations, transcribing recordings with `transcriber`.
+    pub fn with_transcriber(mut self, transcriber: TranscriptionClient) -> Self {
+        self.transcriber = Some(transcriber);
+        self
+    }
+
+    /// Whether recordings can be transcribed (a transcription server is configured).
+    pub fn can_transcribe(&self) -> bool {
+        self.transcriber.is_some()
+    }
+
+    /// The words spoken in `recording`, within `timeout`.
+    pub async fn transcribe(
+        &self,
+        recording: Recording,
+        timeout: std::time::Duration,
+    ) -> Result<String, TranscriptionError> {
+        match &self.transcriber {
+            Some(transcriber) => transcriber.transcribe(recording, timeout).await,
+            None => Err(TranscriptionError::NotConfigured),
+        }
+    }
+
+    /// The text stored for the person's Telegram message `telegram_message_id`, if a turn for it
+    /// began before (a resumed turn then needs no second transcription).
+    pub async fn stored_message_text(
+        &self,
+        key: ConversationKey,
+        telegram_message_id: i64,
+    ) -> anyhow::Result<Option<String>> {
+        self.store
+            .user_message_text(key, telegram_message_id)
+            .await
+            .context("cannot read the stored message")
     }
 
     /// The same conversations, recalling by meaning as well as by words.
@@ -241,6 +311,19 @@ impl Conversations {
         text: &str,
         telegram_message_id: Option<i64>,
     ) -> anyhow::Result<Turn> {
+        self.begin_turn_with(key, TurnInput::text(text), telegram_message_id)
+            .await
+    }
+
+    /// [`Conversations::begin_turn`] for any message: stores `input`'s stored text, and gives the
+    /// model its prompt text, its pictures (on the new message only) and its model.
+    pub async fn begin_turn_with(
+        &self,
+        key: ConversationKey,
+        input: TurnInput,
+        telegram_message_id: Option<i64>,
+    ) -> anyhow::Result<Turn> {
+        let text = input.stored_text.as_str();
         let now_ms = self.clock.now_ms();
         let start = self.turn_start(key, now_ms).await?;
         let session = session_for_message(
@@ -276,17 +359,22 @@ impl Conversations {
                 key,
                 session.session_id,
                 Role::User,
-                text,
+                input.prompt_text.as_deref().unwrap_or(text),
                 now_ms,
             )
         };
         let assembled = self.assemble_context(key, now_ms, start, stored).await?;
+        let mut request = assembled.request;
+        request.model = input.model;
+        if let Some(new_message) = request.messages.last_mut() {
+            new_message.images = input.images;
+        }
         Ok(Turn {
             key,
             session_id: session.session_id,
             user_message_id,
             prompt_tokens_estimate: assembled.total_tokens,
-            request: assembled.request,
+            request,
         })
     }
 
@@ -619,6 +707,17 @@ mod tests {
     fn a_message_stored_before_a_crash_is_not_added_twice() {
         let stored = vec![message(1, 10), message(2, 20)];
         assert_eq!(ids(&history_with(stored, message(2, 20), 3)), [1, 2]);
+    }
+
+    #[test]
+    fn a_message_stored_before_a_crash_takes_the_text_the_model_reads_now() {
+        let stored = vec![message(1, 10), message(2, 20)];
+        let mut resumed = message(2, 30);
+        resumed.content = "the whole document".to_owned();
+        let history = history_with(stored, resumed, 3);
+        assert_eq!(ids(&history), [1, 2]);
+        assert_eq!(history[1].content, "the whole document");
+        assert_eq!(history[1].created_at_ms, 20);
     }
 
     #[test]

@@ -141,10 +141,11 @@ impl LlmClient {
         stream: bool,
     ) -> Result<reqwest::Response, LlmError> {
         let config = &self.inner.config;
+        let model = request.model.as_deref().unwrap_or(&config.model);
         let body = self
             .inner
             .dialect
-            .body(&config.model, config.max_tokens, request, stream);
+            .body(model, config.max_tokens, request, stream);
         let response = self
             .http
             .post(self.inner.endpoint.clone())

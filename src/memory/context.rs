@@ -120,7 +120,11 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
             .map(|m| estimate_message_tokens(&m.content))
             .sum::<usize>();
     AssembledContext {
-        request: ChatRequest { system, messages },
+        request: ChatRequest {
+            system,
+            messages,
+            model: None,
+        },
         memory_tokens,
         total_tokens,
         summaries_used: summaries.len(),

@@ -1,10 +1,11 @@
 //! The Telegram edge of the bot: the Bot API handle ([`TelegramBot`]), reaching the Bot API, the
 //! crash-safe intake, the scheduler that runs the teloxide handler tree ([`schema`]) fairly per
 //! person, the handlers, rendering of the model's Markdown to Telegram HTML and splitting replies
-//! into messages Telegram accepts, reply delivery, the sender's identity, access control and
-//! per-user limits. Chat logic lives in [`crate::conversation`], the commands and what they answer
-//! in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
-//! translates between Telegram and them.
+//! into messages Telegram accepts, reply delivery, the sender's identity, access control,
+//! per-user limits, and fetching the files of photos, voice notes and documents. Chat logic lives
+//! in [`crate::conversation`], the commands and what they answer in [`crate::commands`], every
+//! user-facing sentence in [`crate::replies`]; this module only translates between Telegram and
+//! them.
 
 pub mod access;
 pub mod bot;
@@ -14,6 +15,7 @@ pub mod handlers;
 pub mod identity;
 pub mod intake;
 pub mod limits;
+pub mod media;
 pub mod render;
 pub mod scheduler;
 pub mod split;
@@ -43,6 +45,7 @@ pub struct BotSettings {
     pub max_message_chars: usize,
     pub stream_replies: bool,
     pub start_text: String,
+    pub media: media::MediaSettings,
 }
 
 /// At most this many updates are handled at once (the scheduler's slots). The model's latency is
@@ -57,13 +60,15 @@ impl BotSettings {
             max_message_chars: config.telegram.max_message_chars as usize,
             stream_replies: config.telegram.stream_replies,
             start_text: commands::start_text(config),
+            media: media::MediaSettings::from_config(&config.media),
         }
     }
 }
 
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
 /// mention, reply or command in groups), sender allowed (strangers are refused once), first
-/// delivery of the update; then commands, text, and everything else.
+/// delivery of the update; then commands, text, files a turn can read (photos, recordings,
+/// documents), and everything else.
 pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed)
@@ -73,6 +78,10 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
                 .endpoint(handlers::command),
         )
         .branch(Message::filter_text().endpoint(handlers::chat_message))
+        .branch(
+            dptree::filter(|message: Message| media::attachment_of(&message).is_some())
+                .endpoint(handlers::media_message),
+        )
         .branch(dptree::endpoint(handlers::non_text_message));
     let messages = Update::filter_message()
         .branch(for_the_bot)

@@ -36,6 +36,7 @@ fn request() -> ChatRequest {
     ChatRequest {
         system: "You are terse.".to_owned(),
         messages: vec![ChatMessage::user("Say hello")],
+        ..Default::default()
     }
 }
 
@@ -161,6 +162,7 @@ async fn openai_gets_the_system_prompt_as_the_first_message() {
             ChatMessage::assistant("Hello."),
             ChatMessage::user("Bye"),
         ],
+        ..Default::default()
     };
 
     let completion = client(&config(&fake, Provider::OpenAi))
