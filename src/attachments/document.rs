@@ -199,10 +199,21 @@ pub fn text_of_text_file(bytes: &[u8]) -> Result<String, DocumentError> {
     Ok(text.to_owned())
 }
 
-/// The text of a PDF.
+/// The text of a PDF; a scan without a text layer has none. A file someone sent may be built to
+/// trip the parser: a panic in it is caught and reported like any unreadable PDF.
 pub fn text_of_pdf(bytes: &[u8]) -> Result<String, DocumentError> {
-    let _ = bytes;
-    Err(DocumentError::UnreadablePdf)
+    if !bytes.starts_with(b"%PDF") {
+        return Err(DocumentError::UnreadablePdf);
+    }
+    let extracted = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes));
+    let text = match extracted {
+        Ok(Ok(text)) => text,
+        Ok(Err(_)) | Err(_) => return Err(DocumentError::UnreadablePdf),
+    };
+    if text.trim().is_empty() {
+        return Err(DocumentError::NoTextInPdf);
+    }
+    Ok(text.trim().to_owned())
 }
 
 /// A document as a turn uses it.
@@ -341,6 +352,17 @@ mod tests {
         );
         assert_eq!(text_of_text_file(b"a\0b"), Err(DocumentError::NotText));
         assert_eq!(text_of_text_file(b" \n "), Err(DocumentError::Empty));
+    }
+
+    #[test]
+    fn a_pdf_gives_its_text_and_a_broken_one_is_unreadable() {
+        let pdf = include_bytes!("../../tests/data/invoice.pdf");
+        assert_eq!(text_of_pdf(pdf).unwrap(), "Invoice 4711 for Chemitek");
+        assert_eq!(text_of_pdf(&pdf[..300]), Err(DocumentError::UnreadablePdf));
+        assert_eq!(
+            text_of_pdf(b"PK\x03\x04"),
+            Err(DocumentError::UnreadablePdf)
+        );
     }
 
     #[test]

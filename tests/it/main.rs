@@ -17,6 +17,7 @@ mod jobs;
 mod llm;
 mod load;
 mod meaning;
+mod media;
 mod memory;
 mod operations;
 mod overload;

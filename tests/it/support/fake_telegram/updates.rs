@@ -141,7 +141,7 @@ impl FakeTelegram {
         self.shared.lock().pending_updates.drain(..).collect()
     }
 
-    fn enqueue(&self, build: impl FnOnce(&mut State, i64) -> Value) -> i64 {
+    pub(super) fn enqueue(&self, build: impl FnOnce(&mut State, i64) -> Value) -> i64 {
         let update_id = {
             let mut state = self.shared.lock();
             state.last_update_id += 1;
