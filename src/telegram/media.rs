@@ -27,6 +27,7 @@ use crate::llm::transcription::{Recording, TranscriptionError};
 use crate::replies;
 use crate::storage::ConversationKey;
 use crate::telegram::TelegramBot;
+use crate::telegram::access::without_bot_mention;
 
 /// What the handlers need to know about media, fixed at start.
 #[derive(Clone, Debug)]
@@ -149,21 +150,10 @@ fn audio_extension(media_type: &str) -> &'static str {
 
 /// The caption the model reads: in a group, without the bot's @mention.
 pub fn caption_text(message: &Message, me: &Me) -> String {
-    let caption = message.caption().unwrap_or_default();
-    let Some(username) = me
-        .user
-        .username
-        .as_deref()
-        .filter(|_| !message.chat.is_private())
-    else {
-        return caption.trim().to_owned();
-    };
-    let mention = format!("@{}", username.to_lowercase());
-    caption
-        .split_whitespace()
-        .filter(|word| word.to_lowercase() != mention)
-        .collect::<Vec<_>>()
-        .join(" ")
+    if message.chat.is_private() {
+        return message.caption().unwrap_or_default().trim().to_owned();
+    }
+    without_bot_mention(message, me)
 }
 
 /// Why an attachment could not become a turn's input.

@@ -6,7 +6,7 @@
 
 use telemem::storage::{ChatId, ConversationKey, Role, StoredMessage, UserId};
 
-use crate::support::bot_harness::{ALICE, BOB, TestBot};
+use crate::support::bot_harness::{ALICE, BOB, GROUP, TestBot};
 use crate::support::bot_process::{BotProcess, Surroundings, free_port};
 use crate::support::fake_llm::{Behaviour, RecordedRequest, Transcription, last_user_message};
 use crate::support::fake_telegram::{Fault, TELEGRAM_DOWNLOAD_LIMIT, UserFile, called};
@@ -98,6 +98,34 @@ async fn a_photo_goes_to_the_vision_model_as_a_data_url_and_history_keeps_its_ma
         (Role::User, "[photo] What breed is this dog?".to_owned())
     );
     assert_eq!(stored[1], (Role::Assistant, replies[0].clone()));
+}
+
+#[tokio::test]
+async fn in_a_group_a_photo_is_for_the_bot_when_its_caption_mentions_it() {
+    let mut bot = TestBot::start().await;
+    let mention = format!(
+        "@{} what plant is this?",
+        crate::support::fake_telegram::BOT_USERNAME
+    );
+    bot.telegram.send_photo_sizes(
+        GROUP,
+        ALICE,
+        &photo_sizes(),
+        Some("holiday snaps, not for the bot"),
+    );
+    bot.telegram
+        .send_photo_sizes(GROUP, ALICE, &photo_sizes(), Some(&mention));
+    bot.wait_for_messages(GROUP, 1).await;
+    bot.stop().await;
+
+    let requests = bot.llm.requests();
+    assert_eq!(requests.len(), 1, "only the photo for the bot is read");
+    let question = last_user_message(&requests[0].body);
+    assert!(
+        question.ends_with("[photo] what plant is this?"),
+        "{question}"
+    );
+    assert_eq!(bot.telegram.downloaded_files().len(), 1);
 }
 
 #[tokio::test]
@@ -203,6 +231,33 @@ async fn a_voice_note_is_transcribed_quoted_answered_and_found_in_a_later_sessio
     assert_ne!(stored[0].session_id, stored.last().unwrap().session_id);
     // What was heard is shown, not stored twice: the reply in the history is the model's own.
     assert!(!stored[1].content.contains('🎤'), "{:?}", stored[1].content);
+}
+
+#[tokio::test]
+async fn a_streamed_answer_to_a_voice_note_shows_what_was_heard_above_it_from_the_first_preview() {
+    let mut bot = TestBot::start_with_args(&["--stream-replies", "true"]).await;
+    bot.llm.push(Behaviour::chunks(
+        &[
+            (std::time::Duration::ZERO, "Sure, "),
+            (std::time::Duration::from_millis(1_500), "noted."),
+        ],
+        false,
+    ));
+    bot.telegram
+        .send_voice(ALICE, ALICE, UserFile::new("note the dentist on Monday"));
+    let heard = "🎤 “note the dentist on Monday”";
+    let preview = bot
+        .telegram
+        .wait_for_message(ALICE, |text| text.contains("Sure,"), PATIENCE)
+        .await;
+    let shown = bot
+        .telegram
+        .wait_for_message(ALICE, |text| text.ends_with("noted."), PATIENCE)
+        .await;
+    bot.stop().await;
+
+    assert!(preview[0].starts_with(heard), "{preview:?}");
+    assert_eq!(shown, [format!("{heard}\n\nSure, noted.")]);
 }
 
 #[tokio::test]

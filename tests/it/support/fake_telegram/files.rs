@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use super::FakeTelegram;
 use super::server::Reply;
 use super::state::State;
+use super::updates::mention_entities;
 
 /// Telegram's limit on files a bot may download.
 pub const TELEGRAM_DOWNLOAD_LIMIT: u64 = 20 * 1024 * 1024;
@@ -165,9 +166,15 @@ impl FakeTelegram {
     }
 }
 
+/// The caption, with the `mention` entities Telegram marks in it.
 fn add_caption(message: &mut Value, caption: Option<&str>) {
-    if let Some(caption) = caption {
-        message["caption"] = json!(caption);
+    let Some(caption) = caption else {
+        return;
+    };
+    message["caption"] = json!(caption);
+    let mentions = mention_entities(caption);
+    if !mentions.is_empty() {
+        message["caption_entities"] = Value::Array(mentions);
     }
 }
 
