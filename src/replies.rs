@@ -269,7 +269,7 @@ pub fn human_bytes(bytes: u64) -> String {
     const MB: u64 = KB * KB;
     if bytes >= MB {
         let tenths = (bytes * 10 + MB / 2) / MB;
-        if tenths % 10 == 0 {
+        if tenths.is_multiple_of(10) {
             format!("{} MB", tenths / 10)
         } else {
             format!("{}.{} MB", tenths / 10, tenths % 10)

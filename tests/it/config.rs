@@ -26,6 +26,14 @@ const RANGED: &[(&str, &str, u64, u64)] = &[
     ),
     ("recall-limit", "RECALL_LIMIT", 0, 50),
     ("llm-max-tokens", "LLM_MAX_TOKENS", 1, 200_000),
+    ("document-max-bytes", "DOCUMENT_MAX_BYTES", 1, 20_971_520),
+    (
+        "document-token-budget",
+        "DOCUMENT_TOKEN_BUDGET",
+        100,
+        1_000_000,
+    ),
+    ("media-timeout-secs", "MEDIA_TIMEOUT_SECS", 1, 3_600),
 ];
 
 proptest! {

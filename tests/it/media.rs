@@ -566,6 +566,25 @@ async fn files_count_towards_the_per_minute_limit_like_text() {
 }
 
 #[tokio::test]
+async fn a_transcription_url_that_is_not_http_stops_the_start_naming_the_variable() {
+    let telegram = crate::support::fake_telegram::FakeTelegram::start().await;
+    let database = crate::support::database::TempDatabase::new();
+    let config = crate::support::config::parse_config(&[
+        "--database-url",
+        &database.url,
+        "--allowed-users",
+        "111",
+        "--transcription-base-url",
+        "ftp://127.0.0.1/v1",
+    ]);
+    let clock = std::sync::Arc::new(telemem::clock::SystemClock);
+    let result = telemem::app::App::build_with(config, telegram.bot(), clock).await;
+
+    let error = format!("{:#}", result.err().expect("refused to start"));
+    assert!(error.contains("TRANSCRIPTION_BASE_URL"), "{error}");
+}
+
+#[tokio::test]
 async fn a_voice_turn_resumed_after_a_crash_uses_the_stored_transcript_without_fetching_again() {
     let around = Surroundings::start().await;
     around.llm.push(Behaviour::Hang);
