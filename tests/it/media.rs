@@ -433,6 +433,13 @@ async fn files_over_telegrams_limit_or_the_document_limit_are_refused_before_any
         replies[1].contains("larger than the 100 bytes"),
         "{replies:?}"
     );
+
+    let poster = UserFile::new(png("poster"))
+        .named("poster.png", "image/png")
+        .reporting_size(6 * 1024 * 1024);
+    bot.telegram.send_document(ALICE, ALICE, poster, None);
+    let replies = bot.wait_for_messages(ALICE, 3).await;
+    assert!(replies[2].contains("send it as a photo"), "{replies:?}");
     bot.stop().await;
 
     let calls = bot.telegram.calls();
