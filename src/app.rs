@@ -17,6 +17,7 @@ use crate::conversation::{ConversationSettings, Conversations};
 use crate::jobs;
 use crate::llm::LlmClient;
 use crate::llm::embeddings::EmbeddingClient;
+use crate::llm::transcription::TranscriptionClient;
 use crate::memory::embedder::{Embedder, run_embedder_job};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
@@ -69,6 +70,15 @@ impl ChatServices {
         if let Some(client) = &embeddings {
             let meaning = MeaningRecall::new(client.clone(), &config.embedding);
             conversations = conversations.with_meaning(Arc::new(meaning));
+        }
+        match TranscriptionClient::from_config(&config.transcription, &config.llm)
+            .context("invalid transcription configuration")?
+        {
+            Some(transcriber) => conversations = conversations.with_transcriber(transcriber),
+            None => tracing::info!(
+                "voice notes are not transcribed: set TRANSCRIPTION_BASE_URL to an \
+                 OpenAI-compatible transcription server"
+            ),
         }
         let embedder =
             embeddings.map(|client| Embedder::new(store.clone(), client, redactor.clone()));

@@ -365,6 +365,59 @@ impl HttpConfig {
     }
 }
 
+/// Photos, voice notes and documents: which model looks at pictures, how much of a document is
+/// read, and how long fetching and transcribing a file may take.
+#[derive(Clone, Debug, Args)]
+pub struct MediaConfig {
+    /// Model for turns that carry a picture (a vision model such as `llava` or `gpt-4o-mini`).
+    /// Unset: the person's model.
+    #[arg(
+        long = "vision-model",
+        env = "VISION_MODEL",
+        value_name = "VISION_MODEL",
+        global = true
+    )]
+    pub vision_model: Option<String>,
+
+    /// Largest document (text, Markdown, CSV, JSON, code, PDF) read, in bytes; larger ones get a
+    /// polite reply. Telegram lets bots download 20 MB at most.
+    #[arg(long = "document-max-bytes", env = "DOCUMENT_MAX_BYTES",
+          value_name = "DOCUMENT_MAX_BYTES", default_value_t = 1_048_576, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TELEGRAM_DOWNLOAD_BYTES))]
+    pub document_max_bytes: u64,
+
+    /// Tokens of a document's text that go into the prompt; the rest is cut, with a marker
+    /// saying so.
+    #[arg(long = "document-token-budget", env = "DOCUMENT_TOKEN_BUDGET",
+          value_name = "DOCUMENT_TOKEN_BUDGET", default_value_t = 3_000, global = true,
+          value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
+    pub document_token_budget: u32,
+
+    /// Time for fetching a file from Telegram and, for a voice note, transcribing it; the model
+    /// call has its own LLM_TIMEOUT_SECS.
+    #[arg(long = "media-timeout-secs", env = "MEDIA_TIMEOUT_SECS",
+          value_name = "MEDIA_TIMEOUT_SECS", default_value_t = 60, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    pub media_timeout_secs: u64,
+}
+
+/// Telegram's limit on files a bot may download: 20 MB.
+pub const MAX_TELEGRAM_DOWNLOAD_BYTES: u64 = 20 * 1024 * 1024;
+
+impl MediaConfig {
+    /// The vision model, unless unset or empty.
+    pub fn vision_model(&self) -> Option<&str> {
+        self.vision_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|model| !model.is_empty())
+    }
+
+    pub fn media_timeout(&self) -> Duration {
+        Duration::from_secs(self.media_timeout_secs)
+    }
+}
+
 /// How log lines look.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -401,6 +454,12 @@ pub struct Config {
     pub embedding: crate::llm::embeddings::EmbeddingConfig,
 
     #[command(flatten)]
+    pub transcription: crate::llm::transcription::TranscriptionConfig,
+
+    #[command(flatten)]
+    pub media: MediaConfig,
+
+    #[command(flatten)]
     pub http: HttpConfig,
 
     /// Log line format; the level is set with RUST_LOG (default `info`).
@@ -424,9 +483,15 @@ impl Config {
     pub fn secrets(&self) -> Vec<String> {
         let token = std::env::var("TELOXIDE_TOKEN").ok();
         let api_key = self.llm.api_key.as_ref().map(|key| key.expose().to_owned());
+        let transcription_key = self
+            .transcription
+            .api_key
+            .as_ref()
+            .map(|key| key.expose().to_owned());
         token
             .into_iter()
             .chain(api_key)
+            .chain(transcription_key)
             .filter(|secret| !secret.is_empty())
             .collect()
     }

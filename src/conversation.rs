@@ -12,6 +12,10 @@
 //! [`Conversations`] also carries the per-person limits ([`Quota`]): front ends ask it before a
 //! turn, and `/stats` shows the day's tokens against the limit.
 //!
+//! A turn's message is text, or what a photo, voice note or document became ([`TurnInput`]): the
+//! text stored for it, the text and pictures the model gets. Transcribing a recording is offered
+//! here too ([`Conversations::transcribe`]), so the front end only fetches files.
+//!
 //! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
 //! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
 //! [`Conversations::finish_turn`] stores the reply. The Telegram side stores the reply before
@@ -37,7 +41,8 @@ use tokio::sync::watch;
 
 use crate::clock::{Clock, start_of_utc_day_ms};
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
-use crate::llm::{ChatRequest, Completion, LlmClient, LlmError, ModelInUse, ModelList};
+use crate::llm::transcription::{Recording, TranscriptionClient, TranscriptionError};
+use crate::llm::{ChatRequest, Completion, Image, LlmClient, LlmError, ModelInUse, ModelList};
 use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
 use crate::memory::incognito::{IncognitoMemory, IncognitoTurn};
 use crate::memory::meaning::MeaningRecall;
@@ -180,15 +185,17 @@ impl FinishedTurn {
 }
 
 /// The history a prompt carries once `new` is stored: the stored `history` plus `new` (unless
-/// it is there already, as when a crash made the same message come back), the last `limit` by
-/// time, oldest first: what [`Store::history`] would read after storing it.
+/// it is there already, as when a crash made the same message come back: then it takes `new`'s
+/// text, which is what the model reads of a document), the last `limit` by time, oldest first:
+/// what [`Store::history`] would read after storing it.
 fn history_with(
     mut history: Vec<StoredMessage>,
     new: StoredMessage,
     limit: i64,
 ) -> Vec<StoredMessage> {
-    if !history.iter().any(|message| message.id == new.id) {
-        history.push(new);
+    match history.iter_mut().find(|message| message.id == new.id) {
+        Some(stored) => stored.content = new.content,
+        None => history.push(new),
     }
     history.sort_by_key(|message| (message.created_at_ms, message.id));
     let excess = history
@@ -210,6 +217,37 @@ fn reply_usage(turn: &Turn, completion: &Completion) -> (i64, i64) {
         .map(i64::from)
         .unwrap_or(estimate_tokens(&completion.text) as i64);
     (tokens_in, tokens_out)
+}
+
+/// The new message's text as stored and as the model reads it (a document's whole text).
+#[derive(Clone, Copy, Debug)]
+struct NewMessageText<'a> {
+    stored: &'a str,
+    prompt: &'a str,
+}
+
+/// The person's message of a turn: text, or what a photo, voice note or document became.
+#[derive(Clone, Debug, Default)]
+pub struct TurnInput {
+    /// Stored as their message: what history, summaries, recall and `/export` see.
+    pub stored_text: String,
+    /// What the model reads as the new message when it is more than the stored text (a
+    /// document's whole text); `None`: the stored text.
+    pub prompt_text: Option<String>,
+    /// Pictures the model looks at with this turn only; they are never stored.
+    pub images: Vec<Image>,
+    /// The model for this turn when not the configured one (`VISION_MODEL` for a picture).
+    pub model: Option<String>,
+}
+
+impl TurnInput {
+    /// A plain text message.
+    pub fn text(text: &str) -> Self {
+        Self {
+            stored_text: text.to_owned(),
+            ..Self::default()
+        }
+    }
 }
 
 /// The text a prompt is assembled from, before and after masking.
@@ -281,6 +319,8 @@ pub struct Conversations {
     running: RunningTurns,
     /// What each person may use.
     quota: Quota,
+    /// Turns recordings into text, when a transcription server is configured.
+    transcriber: Option<TranscriptionClient>,
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on, and whether the
@@ -330,6 +370,7 @@ impl Conversations {
             incognito: Arc::new(incognito),
             running: RunningTurns::default(),
             quota,
+            transcriber: None,
         }
     }
 
@@ -342,6 +383,42 @@ impl Conversations {
     /// The per-person limits.
     pub fn quota(&self) -> &Quota {
         &self.quota
+    }
+
+    /// The same conversations, transcribing recordings with `transcriber`.
+    pub fn with_transcriber(mut self, transcriber: TranscriptionClient) -> Self {
+        self.transcriber = Some(transcriber);
+        self
+    }
+
+    /// Whether recordings can be transcribed (a transcription server is configured).
+    pub fn can_transcribe(&self) -> bool {
+        self.transcriber.is_some()
+    }
+
+    /// The words spoken in `recording`, within `timeout`.
+    pub async fn transcribe(
+        &self,
+        recording: Recording,
+        timeout: std::time::Duration,
+    ) -> Result<String, TranscriptionError> {
+        match &self.transcriber {
+            Some(transcriber) => transcriber.transcribe(recording, timeout).await,
+            None => Err(TranscriptionError::NotConfigured),
+        }
+    }
+
+    /// The text stored for the person's Telegram message `telegram_message_id`, if a turn for it
+    /// began before (a resumed turn then needs no second transcription).
+    pub async fn stored_message_text(
+        &self,
+        key: ConversationKey,
+        telegram_message_id: i64,
+    ) -> anyhow::Result<Option<String>> {
+        self.store
+            .user_message_text(key, telegram_message_id)
+            .await
+            .context("cannot read the stored message")
     }
 
     /// The same conversations, recalling by meaning as well as by words.
@@ -366,16 +443,42 @@ impl Conversations {
         text: &str,
         telegram_message_id: Option<i64>,
     ) -> anyhow::Result<Turn> {
+        self.begin_turn_with(key, TurnInput::text(text), telegram_message_id)
+            .await
+    }
+
+    /// [`Conversations::begin_turn`] for any message: stores `input`'s stored text, and gives the
+    /// model its prompt text, its pictures (on the new message only) and its model.
+    pub async fn begin_turn_with(
+        &self,
+        key: ConversationKey,
+        input: TurnInput,
+        telegram_message_id: Option<i64>,
+    ) -> anyhow::Result<Turn> {
+        let TurnInput {
+            stored_text,
+            prompt_text,
+            images,
+            model: model_for_this_turn,
+        } = input;
+        let message = NewMessageText {
+            stored: &stored_text,
+            prompt: prompt_text.as_deref().unwrap_or(&stored_text),
+        };
         let now_ms = self.clock.now_ms();
         let start = self.turn_start(key, now_ms).await?;
         let model = self.models().in_use(start.model.as_deref()).name;
         let mut turn = if start.incognito {
-            self.incognito_turn(key, text, now_ms, start.persona)
+            self.incognito_turn(key, message.prompt, now_ms, start.persona)
         } else {
-            self.stored_turn(key, text, telegram_message_id, now_ms, start)
+            self.stored_turn(key, message, telegram_message_id, now_ms, start)
                 .await?
         };
-        turn.request.model = Some(model);
+        // A picture turn may need another model (`VISION_MODEL`); otherwise the person's choice.
+        turn.request.model = Some(model_for_this_turn.unwrap_or(model));
+        if let Some(new_message) = turn.request.messages.last_mut() {
+            new_message.images = images;
+        }
         Ok(turn)
     }
 
@@ -384,7 +487,7 @@ impl Conversations {
     async fn stored_turn(
         &self,
         key: ConversationKey,
-        text: &str,
+        message: NewMessageText<'_>,
         telegram_message_id: Option<i64>,
         now_ms: i64,
         start: TurnStart,
@@ -400,7 +503,8 @@ impl Conversations {
         .context("cannot find or start the session")?;
         // Stored once even when a crash makes the same Telegram message come back. Storing it
         // also records the user's activity (a trigger).
-        let message = NewMessage {
+        let text = message.stored;
+        let message_to_store = NewMessage {
             key,
             session_id: session.session_id,
             role: Role::User,
@@ -412,7 +516,7 @@ impl Conversations {
         };
         let (user_message_id, _is_new) = self
             .store
-            .add_user_message_once(&message)
+            .add_user_message_once(&message_to_store)
             .await
             .context("cannot store the user's message")?;
         let stored = StoredMessage {
@@ -422,7 +526,7 @@ impl Conversations {
                 key,
                 session.session_id,
                 Role::User,
-                text,
+                message.prompt,
                 now_ms,
             )
         };
@@ -1005,6 +1109,17 @@ mod tests {
     fn a_message_stored_before_a_crash_is_not_added_twice() {
         let stored = vec![message(1, 10), message(2, 20)];
         assert_eq!(ids(&history_with(stored, message(2, 20), 3)), [1, 2]);
+    }
+
+    #[test]
+    fn a_message_stored_before_a_crash_takes_the_text_the_model_reads_now() {
+        let stored = vec![message(1, 10), message(2, 20)];
+        let mut resumed = message(2, 30);
+        resumed.content = "the whole document".to_owned();
+        let history = history_with(stored, resumed, 3);
+        assert_eq!(ids(&history), [1, 2]);
+        assert_eq!(history[1].content, "the whole document");
+        assert_eq!(history[1].created_at_ms, 20);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! # Layout
 //! - [`access_list`]: who may use the bot: the configured lists and the admins' allows and blocks.
 //! - [`app`]: wires database, LLM client, bot and jobs together; owns shutdown.
+//! - [`attachments`]: what photos, voice notes and documents become in a conversation (stored
+//!   text, prompt text), and the checks on their bytes.
 //! - [`backoff`]: doubling waits between retries, shared by Telegram and the LLM client.
 //! - [`cli`]: the `telemem` command line and one function per subcommand.
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
@@ -31,6 +33,7 @@
 
 pub mod access_list;
 pub mod app;
+pub mod attachments;
 pub mod backoff;
 pub mod cli;
 pub mod clock;

@@ -42,7 +42,59 @@ pub fn unknown_command(descriptions: &str) -> String {
     format!("I don't know that command. These are the ones I understand:\n\n{descriptions}")
 }
 
-pub const TEXT_ONLY: &str = "I can only read text messages for now — stickers, photos, voice and files pass me by. Please write it out in text.";
+pub const TEXT_ONLY: &str = "I can't read this kind of message — stickers, videos, archives and other such files pass me by. I read text, photos, voice notes and text documents (and PDFs); please send it as one of those.";
+
+/// Shown above the answer to a voice note, audio file or video note: what was heard.
+pub fn heard(transcript: &str) -> String {
+    format!("🎤 “{transcript}”")
+}
+
+/// Shown above the answer to a document whose text was cut to fit the prompt.
+pub fn document_cut(shown_chars: usize, total_chars: usize) -> String {
+    format!("📄 The document is long: I read its first {shown_chars} of {total_chars} characters.")
+}
+
+/// A file over Telegram's 20 MB download limit for bots.
+pub const FILE_TOO_BIG: &str = "That file is too big for me: Telegram lets bots fetch files of up to 20 MB. Please send a smaller one.";
+
+pub fn document_too_big(max_bytes: u64) -> String {
+    format!(
+        "That document is larger than the {} I read. Please send a shorter file, or paste the part that matters.",
+        human_bytes(max_bytes)
+    )
+}
+
+pub const IMAGE_TOO_BIG: &str = "That picture file is too large for the model (over 5 MB). Please send it as a photo instead: Telegram makes it smaller.";
+
+pub const FILE_EMPTY: &str = "That file is empty, so there is nothing for me to read.";
+
+pub const IMAGE_UNREADABLE: &str =
+    "I could not open that picture: it is not a JPEG, PNG, GIF or WebP image, or it is damaged.";
+
+pub const DOCUMENT_NOT_TEXT: &str =
+    "I could not read that file as text: it looks binary or damaged, or it is not in UTF-8.";
+
+pub const PDF_UNREADABLE: &str = "I could not read that PDF: it seems damaged or protected.";
+
+pub const PDF_NO_TEXT: &str =
+    "That PDF has no text I can read; it is probably a scan. Please send its pages as photos.";
+
+pub const FILE_UNAVAILABLE: &str =
+    "I could not fetch your file from Telegram just now. Please send it again in a minute.";
+
+pub const MEDIA_TIMEOUT: &str =
+    "Fetching and reading your file took too long, so I stopped. Please try again in a minute.";
+
+pub const VOICE_NOT_SET_UP: &str = "Voice notes are not set up on this bot, so I cannot listen to them. Please type your message instead.";
+
+pub const TRANSCRIPTION_UNAVAILABLE: &str = "I could not transcribe your recording: the transcription service is not answering right now. Please try again in a minute, or type it.";
+
+pub const TRANSCRIPTION_REFUSED: &str = "I could not make out that recording: the transcription service could not read it. Please record it again, or type it.";
+
+pub const NOTHING_HEARD: &str =
+    "I could not hear any words in that recording. Please try again, or type it.";
+
+pub const VISION_NOT_SUPPORTED: &str = "The model I use cannot look at pictures. Your caption is saved; describe the picture in words, or ask the operator to set VISION_MODEL to a model that can see.";
 
 pub const MODEL_UNAVAILABLE: &str =
     "The model is not answering right now. Your message is saved; please try again in a minute.";
@@ -352,6 +404,24 @@ pub const TERMINAL_CANNOT_CLEAR: &str = "/clear asks for a confirmation with but
 pub const TERMINAL_CANNOT_EXPORT: &str =
     "/export sends your history as a file, which a terminal cannot receive.";
 
+/// "512 bytes", "300 KB", "1 MB", "1.5 MB" (1 KB = 1,024 bytes).
+pub fn human_bytes(bytes: u64) -> String {
+    const KB: u64 = 1_024;
+    const MB: u64 = KB * KB;
+    if bytes >= MB {
+        let tenths = (bytes * 10 + MB / 2) / MB;
+        if tenths.is_multiple_of(10) {
+            format!("{} MB", tenths / 10)
+        } else {
+            format!("{}.{} MB", tenths / 10, tenths % 10)
+        }
+    } else if bytes >= KB {
+        format!("{} KB", (bytes + KB / 2) / KB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 /// "3 days", "1 hour 30 minutes", "45 seconds".
 pub fn human_duration(total_secs: u64) -> String {
     let units = [
@@ -596,6 +666,14 @@ pub const ONLY_ADMINS_DECIDE: &str = "Only admins can decide this.";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_naturally() {
+        assert_eq!(human_bytes(1_048_576), "1 MB");
+        assert_eq!(human_bytes(1_572_864), "1.5 MB");
+        assert_eq!(human_bytes(300 * 1_024), "300 KB");
+        assert_eq!(human_bytes(512), "512 bytes");
+    }
 
     #[test]
     fn durations_read_naturally() {

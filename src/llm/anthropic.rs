@@ -62,9 +62,63 @@ struct Body<'a> {
     model: &'a str,
     #[serde(skip_serializing_if = "str::is_empty")]
     system: Cow<'a, str>,
-    messages: Vec<&'a ChatMessage>,
+    messages: Vec<Message<'a>>,
     max_tokens: u32,
     stream: bool,
+}
+
+#[derive(Debug, Serialize)]
+struct Message<'a> {
+    role: Role,
+    content: Content<'a>,
+}
+
+/// A turn's content: a string, or for a turn with pictures a list of blocks, the images first
+/// (Anthropic's advice: a picture before the question about it) and the text last.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Blocks(Vec<Block<'a>>),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Block<'a> {
+    Image { source: ImageSource<'a> },
+    Text { text: &'a str },
+}
+
+#[derive(Debug, Serialize)]
+struct ImageSource<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'a str,
+    data: String,
+}
+
+impl<'a> From<&'a ChatMessage> for Message<'a> {
+    fn from(message: &'a ChatMessage) -> Self {
+        let content = if message.images.is_empty() {
+            Content::Text(&message.content)
+        } else {
+            let images = message.images.iter().map(|image| Block::Image {
+                source: ImageSource {
+                    kind: "base64",
+                    media_type: image.media_type,
+                    data: image.base64(),
+                },
+            });
+            let text = Block::Text {
+                text: &message.content,
+            };
+            Content::Blocks(images.chain(std::iter::once(text)).collect())
+        };
+        Self {
+            role: message.role,
+            content,
+        }
+    }
 }
 
 fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: bool) -> Body<'a> {
@@ -83,7 +137,7 @@ fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: b
     Body {
         model,
         system,
-        messages: conversation,
+        messages: conversation.into_iter().map(Message::from).collect(),
         max_tokens,
         stream,
     }
@@ -234,7 +288,9 @@ fn stream_error(kind: &str) -> LlmError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::Image;
     use serde_json::json;
+    use std::sync::Arc;
 
     fn event(name: &str, data: serde_json::Value) -> SseEvent {
         SseEvent {
@@ -275,6 +331,32 @@ mod tests {
         };
         let value = serde_json::to_value(body("claude", 5, &request, false)).unwrap();
         assert!(value.get("system").is_none());
+    }
+
+    #[test]
+    fn a_turn_with_a_picture_sends_a_base64_image_block_before_its_text() {
+        let mut turn = ChatMessage::user("what is this?");
+        turn.images.push(Image {
+            media_type: "image/png",
+            bytes: Arc::from(&b"\x89PNG"[..]),
+        });
+        let request = ChatRequest {
+            messages: vec![ChatMessage::user("hi"), turn],
+            ..Default::default()
+        };
+        let value = serde_json::to_value(body("claude", 5, &request, false)).unwrap();
+        assert_eq!(
+            value["messages"],
+            json!([
+                {"role": "user", "content": "hi"},
+                {"role": "user", "content": [
+                    {"type": "image", "source": {
+                        "type": "base64", "media_type": "image/png", "data": "iVBORw=="
+                    }},
+                    {"type": "text", "text": "what is this?"}
+                ]}
+            ])
+        );
     }
 
     #[test]

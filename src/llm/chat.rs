@@ -4,6 +4,8 @@
 //! These are the client's domain types, shared by both dialects; how they look on the wire is
 //! each dialect's business (`openai.rs`, `anthropic.rs`).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use super::Role;
@@ -13,6 +15,35 @@ use super::Role;
 pub struct ChatMessage {
     pub role: Role,
     pub content: String,
+    /// Pictures the model looks at with this turn's text. Only the turn being answered carries
+    /// any: history keeps text alone, so an image travels once.
+    #[serde(skip)]
+    pub images: Vec<Image>,
+}
+
+/// A picture sent to the model: its bytes and their media type (`image/jpeg`, `image/png`, ...).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Image {
+    pub media_type: &'static str,
+    pub bytes: Arc<[u8]>,
+}
+
+impl std::fmt::Debug for Image {
+    // The bytes say nothing to a reader of a log and can be megabytes long.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Image")
+            .field("media_type", &self.media_type)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl Image {
+    /// The bytes in standard base64, as both dialects carry them.
+    pub fn base64(&self) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(&self.bytes)
+    }
 }
 
 impl ChatMessage {
@@ -20,6 +51,7 @@ impl ChatMessage {
         Self {
             role,
             content: content.into(),
+            images: Vec::new(),
         }
     }
 
@@ -36,7 +68,8 @@ impl ChatMessage {
 /// because Anthropic takes it as a separate field; for OpenAI it becomes the first message.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChatRequest {
-    /// The model to ask; `None`: the configured `LLM_MODEL`.
+    /// The model to ask (the person's choice, or `VISION_MODEL` for a turn with a picture);
+    /// `None`: the configured `LLM_MODEL`.
     pub model: Option<String>,
     pub system: String,
     pub messages: Vec<ChatMessage>,

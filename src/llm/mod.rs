@@ -18,6 +18,8 @@
 //!   `anthropic.rs` implement.
 //! - `sse.rs`: the event-stream parser; `retry.rs`: the retry policy.
 //! - `embeddings.rs`: the embedding client (`/embeddings`) and its settings, for recall by meaning.
+//! - `transcription.rs`: the transcription client (`/audio/transcriptions`) and its settings, for
+//!   voice notes.
 
 mod anthropic;
 mod chat;
@@ -30,9 +32,10 @@ mod models;
 mod openai;
 mod retry;
 mod sse;
+pub mod transcription;
 
 pub use crate::role::Role;
-pub use chat::{ChatMessage, ChatRequest, Completion};
+pub use chat::{ChatMessage, ChatRequest, Completion, Image};
 pub use client::LlmClient;
 pub use config::{LlmConfig, Provider};
 pub use error::LlmError;

@@ -64,14 +64,48 @@ struct Body<'a> {
 #[derive(Debug, Serialize)]
 struct Message<'a> {
     role: Role,
-    content: &'a str,
+    content: Content<'a>,
+}
+
+/// A message's content: a string, or for a turn with pictures the list of parts that vision
+/// models read (the text, then each image as a `data:` URL).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Text(&'a str),
+    Parts(Vec<Part<'a>>),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Debug, Serialize)]
+struct ImageUrl {
+    url: String,
 }
 
 impl<'a> From<&'a ChatMessage> for Message<'a> {
     fn from(message: &'a ChatMessage) -> Self {
+        let content = if message.images.is_empty() {
+            Content::Text(&message.content)
+        } else {
+            let text = Part::Text {
+                text: &message.content,
+            };
+            let images = message.images.iter().map(|image| Part::ImageUrl {
+                image_url: ImageUrl {
+                    url: format!("data:{};base64,{}", image.media_type, image.base64()),
+                },
+            });
+            Content::Parts(std::iter::once(text).chain(images).collect())
+        };
         Self {
             role: message.role,
-            content: &message.content,
+            content,
         }
     }
 }
@@ -85,7 +119,7 @@ struct StreamOptions {
 fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: bool) -> Body<'a> {
     let system = (!request.system.is_empty()).then(|| Message {
         role: Role::System,
-        content: &request.system,
+        content: Content::Text(&request.system),
     });
     let messages = system
         .into_iter()
@@ -207,7 +241,9 @@ impl StreamDecode for StreamDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::Image;
     use serde_json::json;
+    use std::sync::Arc;
 
     fn event(data: &str) -> SseEvent {
         SseEvent {
@@ -245,6 +281,30 @@ mod tests {
         assert_eq!(
             without_system["stream_options"],
             json!({"include_usage": true})
+        );
+    }
+
+    #[test]
+    fn a_turn_with_a_picture_sends_its_text_and_the_image_as_a_data_url() {
+        let mut turn = ChatMessage::user("what is this?");
+        turn.images.push(Image {
+            media_type: "image/jpeg",
+            bytes: Arc::from(&b"\xff\xd8\xffjpeg"[..]),
+        });
+        let request = ChatRequest {
+            messages: vec![ChatMessage::assistant("earlier answer"), turn],
+            ..Default::default()
+        };
+        let value = serde_json::to_value(body("llava", 10, &request, false)).unwrap();
+        assert_eq!(
+            value["messages"],
+            json!([
+                {"role": "assistant", "content": "earlier answer"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "what is this?"},
+                    {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/anBlZw=="}}
+                ]}
+            ])
         );
     }
 

@@ -183,6 +183,26 @@ impl Store {
         .await
     }
 
+    /// The text stored for the person's Telegram message `telegram_message_id` in `key`'s
+    /// conversation, if it was stored (a turn started before a crash): a voice note's transcript
+    /// is then not asked for again.
+    pub async fn user_message_text(
+        &self,
+        key: ConversationKey,
+        telegram_message_id: i64,
+    ) -> Result<Option<String>, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT content AS "content!" FROM messages
+               WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
+                 AND user_id = ?3"#,
+            key.chat_id,
+            telegram_message_id,
+            key.user_id,
+        )
+        .fetch_optional(&mut *self.reader().await?)
+        .await
+    }
+
     /// Every message of one session, oldest first (for its summary).
     pub async fn session_messages(
         &self,

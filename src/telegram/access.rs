@@ -19,7 +19,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use teloxide::types::{Me, Message, MessageEntityKind};
+use teloxide::types::{Me, Message, MessageEntityKind, MessageEntityRef};
 use teloxide::utils::command::BotCommands;
 
 use crate::access_list::{AccessList, Verdict};
@@ -146,9 +146,7 @@ fn is_command_for_another_bot(message: &Message, me: &Me) -> bool {
 /// Telegram's entities count, so `@bot_fan` is not a mention of `@bot`.
 pub fn mentions_bot(message: &Message, me: &Me) -> bool {
     !bot_mention_ranges(message, me).is_empty()
-        || message
-            .parse_entities()
-            .unwrap_or_default()
+        || text_entities(message)
             .iter()
             .any(|entity| {
                 matches!(entity.kind(), MessageEntityKind::TextMention { user } if user.id == me.id)
@@ -160,9 +158,7 @@ fn bot_mention_ranges(message: &Message, me: &Me) -> Vec<Range<usize>> {
     let Some(username) = me.user.username.as_deref() else {
         return Vec::new();
     };
-    let mut ranges = message
-        .parse_entities()
-        .unwrap_or_default()
+    let mut ranges = text_entities(message)
         .iter()
         .filter(|entity| *entity.kind() == MessageEntityKind::Mention)
         .filter(|entity| {
@@ -177,9 +173,18 @@ fn bot_mention_ranges(message: &Message, me: &Me) -> Vec<Range<usize>> {
     ranges
 }
 
-/// The message text with the bot's own @mentions removed, for the prompt.
+/// The entities of the message's text, or of its caption: a photo or a file can mention the bot
+/// too.
+fn text_entities(message: &Message) -> Vec<MessageEntityRef<'_>> {
+    message
+        .parse_entities()
+        .or_else(|| message.parse_caption_entities())
+        .unwrap_or_default()
+}
+
+/// The message text (or a file's caption) with the bot's own @mentions removed, for the prompt.
 pub fn without_bot_mention(message: &Message, me: &Me) -> String {
-    let text = message.text().unwrap_or_default();
+    let text = message.text().or(message.caption()).unwrap_or_default();
     let mut result = String::with_capacity(text.len());
     let mut position = 0;
     for range in bot_mention_ranges(message, me) {

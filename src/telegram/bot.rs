@@ -15,12 +15,15 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use teloxide::adaptors::Throttle;
 use teloxide::adaptors::throttle::Limits;
+use teloxide::net::Download;
 use teloxide::payloads::{
-    AnswerCallbackQuery, DeleteMessage, DeleteWebhook, EditMessageText, GetMe, GetUpdates,
+    AnswerCallbackQuery, DeleteMessage, DeleteWebhook, EditMessageText, GetFile, GetMe, GetUpdates,
     SendChatAction, SendDocument, SendMessage, SetMyCommands, SetWebhook,
 };
 use teloxide::requests::{HasPayload, Output, Payload, Request, Requester};
-use teloxide::types::{BotCommand, CallbackQueryId, ChatAction, InputFile, MessageId, Recipient};
+use teloxide::types::{
+    BotCommand, CallbackQueryId, ChatAction, FileId, InputFile, MessageId, Recipient,
+};
 use teloxide::{Bot, RequestError};
 
 /// The Bot API as the Telegram side calls it; cheap to clone.
@@ -49,6 +52,17 @@ impl TelegramBot {
     pub fn throttled(bot: Bot) -> Self {
         Self {
             route: Route::Throttled(Throttle::new_spawn(bot, Limits::default())),
+        }
+    }
+
+    /// The file at `path` (as `getFile` gave it) as a stream of chunks, from the Bot API's file
+    /// endpoint (`{api_url}/file/bot<token>/<path>`, so `TELOXIDE_API_URL` counts here too).
+    /// Downloads are not messages, so they bypass the throttle. The URL holds the token: log
+    /// an error of this stream only without its URL (`reqwest::Error::without_url`).
+    pub fn download_file_stream(&self, path: &str) -> <Bot as Download>::Stream {
+        match &self.route {
+            Route::Direct(bot) => bot.download_file_stream(path),
+            Route::Throttled(bot) => bot.inner().download_file_stream(path),
         }
     }
 
@@ -155,6 +169,7 @@ macro_rules! bot_api_methods {
 bot_api_methods! {
     get_me() -> GetMe;
     get_updates() -> GetUpdates;
+    get_file(file_id: FileId) -> GetFile;
     set_webhook(url: reqwest::Url) -> SetWebhook;
     delete_webhook() -> DeleteWebhook;
     set_my_commands(commands: impl IntoIterator<Item = BotCommand>) -> SetMyCommands;

@@ -15,13 +15,13 @@ use teloxide::{ApiError, RequestError};
 
 use teloxide::prelude::*;
 use teloxide::types::{
-    CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
+    CallbackQuery, ChatAction, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
 };
 use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
 use crate::commands::{self, Command, CommandAnswer, ExportFormat};
-use crate::conversation::{Answer, Conversations, FinishedTurn, Turn};
+use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
 use crate::llm::LlmError;
 use crate::metrics;
 use crate::quota::{CapOutcome, TokenCheck};
@@ -38,6 +38,7 @@ use crate::telegram::delivery::{
 };
 use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::{AnswerMessages, Intake, Resumption};
+use crate::telegram::media::{self, MediaTurn};
 use crate::telegram::model_menu;
 use crate::telegram::{BotSettings, TelegramBot, retry, stop};
 
@@ -120,6 +121,61 @@ pub async fn chat_message(
     settings: Arc<BotSettings>,
     intake: Intake,
 ) -> HandlerResult {
+    let update = UpdateToAnswer {
+        update,
+        message,
+        kind: MessageKind::Text,
+    };
+    handle_turn(bot, update, me, conversations, settings, intake).await
+}
+
+/// A photo, voice note, audio file, video note or readable document (see
+/// [`media::attachment_of`]): one chat turn with what the file holds, or the end of one the last
+/// run left unfinished.
+pub async fn media_message(
+    bot: TelegramBot,
+    update: Update,
+    message: Message,
+    me: Me,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+    intake: Intake,
+) -> HandlerResult {
+    let update = UpdateToAnswer {
+        update,
+        message,
+        kind: MessageKind::Media,
+    };
+    handle_turn(bot, update, me, conversations, settings, intake).await
+}
+
+/// A message that starts a chat turn, with what it carries.
+struct UpdateToAnswer {
+    update: Update,
+    message: Message,
+    kind: MessageKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MessageKind {
+    Text,
+    /// A file [`media::attachment_of`] finds.
+    Media,
+}
+
+/// One chat turn for a text or a file, or the end of one the last run left unfinished.
+async fn handle_turn(
+    bot: TelegramBot,
+    UpdateToAnswer {
+        update,
+        message,
+        kind,
+    }: UpdateToAnswer,
+    me: Me,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+    intake: Intake,
+) -> HandlerResult {
     let update_id = i64::from(update.id.0);
     let resumption = intake.take_resumption(update_id);
     let Some(key) = conversation_key(&message) else {
@@ -135,8 +191,12 @@ pub async fn chat_message(
         update_id,
         answer: intake.answer_messages(update_id),
     };
-    finish_or_answer(&turn, resumption, |preview| {
-        chat_turn(&turn, &me, &settings, preview)
+    let (turn, me, settings) = (&turn, &me, &settings);
+    finish_or_answer(turn, resumption, |preview| async move {
+        match kind {
+            MessageKind::Text => chat_turn(turn, me, settings, preview).await,
+            MessageKind::Media => media_turn(turn, me, settings, preview).await,
+        }
     })
     .await
 }
@@ -161,7 +221,9 @@ where
                 update_id = turn.update_id,
                 "delivering a reply stored by the last run"
             );
-            deliver_stored(turn, preview, reply.id, &reply.content).await?
+            let header = media::resumed_header(turn.conversations, turn.key, turn.message).await;
+            let shown = format!("{header}{}", reply.content);
+            deliver_stored(turn, preview, reply.id, &shown).await?
         }
         None => answer(preview).await?,
     };
@@ -284,26 +346,16 @@ async fn chat_turn(
     let running = turn
         .conversations
         .start_running(turn.key, Some(turn.update_id));
-    let telegram_message_id = Some(i64::from(turn.message.id.0));
-    let started = match turn
-        .conversations
-        .begin_turn(turn.key, &text, telegram_message_id)
-        .await
-    {
-        Ok(started) => started,
-        Err(error) => {
-            let disk_full = is_disk_full(&error);
-            metrics::error(if disk_full { "disk_full" } else { "database" });
-            let reply = if disk_full {
-                replies::STORAGE_FULL
-            } else {
-                replies::INTERNAL_ERROR
-            };
-            turn.answer_with_notice(preview, reply).await?;
-            return Err(error.context("could not start the chat turn"));
-        }
-    };
-    answer_turn(turn, &started, settings.stream_replies, preview, running).await
+    let started = start_turn(turn, TurnInput::text(&text), &preview).await?;
+    answer_turn(
+        turn,
+        &started,
+        settings.stream_replies,
+        preview,
+        running,
+        "",
+    )
+    .await
 }
 
 /// The notice for a person past their daily token limit, whose message is then neither stored nor
@@ -325,6 +377,78 @@ pub(super) async fn daily_limit_notice(turn: &TurnContext<'_>) -> Option<String>
             None
         }
     }
+}
+
+/// One chat turn for a file: what it holds becomes the person's message (see [`media`]), or a
+/// notice says why it cannot.
+async fn media_turn(
+    turn: &TurnContext<'_>,
+    me: &Me,
+    settings: &BotSettings,
+    preview: Preview,
+) -> anyhow::Result<TurnOutcome> {
+    let Some(attachment) = media::attachment_of(turn.message) else {
+        return turn.answer_with_notice(preview, replies::TEXT_ONLY).await;
+    };
+    if let Some(notice) = daily_limit_notice(turn).await {
+        return turn.answer_with_notice(preview, &notice).await;
+    }
+    // Registered before anything slow, so that a /cancel while the file is fetched stops it too.
+    let running = turn
+        .conversations
+        .start_running(turn.key, Some(turn.update_id));
+    let caption = media::caption_text(turn.message, me);
+    // Fetching and transcribing take a moment: the person sees that the bot is on it.
+    let chat_id = turn.message.chat.id;
+    if let Err(error) = turn.bot.send_chat_action(chat_id, ChatAction::Typing).await {
+        tracing::debug!(error = %error, "typing action failed");
+    }
+    let media_turn = MediaTurn {
+        bot: turn.bot,
+        conversations: turn.conversations,
+        key: turn.key,
+        telegram_message_id: i64::from(turn.message.id.0),
+        settings: &settings.media,
+    };
+    let prepared = match media_turn.prepare(&attachment, &caption).await {
+        Ok(prepared) => prepared,
+        Err(problem) => {
+            metrics::error("media");
+            tracing::warn!(error = %problem, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "could not read an attachment");
+            let notice = problem.notice(&settings.media);
+            return turn.answer_with_notice(preview, &notice).await;
+        }
+    };
+    let started = start_turn(turn, prepared.input, &preview).await?;
+    let stream = settings.stream_replies;
+    answer_turn(turn, &started, stream, preview, running, &prepared.header).await
+}
+
+/// Stores the person's message and assembles the prompt. When that fails, the message is
+/// answered with a notice (storage full, or something went wrong) and the error returned.
+async fn start_turn(
+    turn: &TurnContext<'_>,
+    input: TurnInput,
+    preview: &Preview,
+) -> anyhow::Result<Turn> {
+    let telegram_message_id = Some(i64::from(turn.message.id.0));
+    let error = match turn
+        .conversations
+        .begin_turn_with(turn.key, input, telegram_message_id)
+        .await
+    {
+        Ok(started) => return Ok(started),
+        Err(error) => error,
+    };
+    let disk_full = is_disk_full(&error);
+    metrics::error(if disk_full { "disk_full" } else { "database" });
+    let reply = if disk_full {
+        replies::STORAGE_FULL
+    } else {
+        replies::INTERNAL_ERROR
+    };
+    turn.answer_with_notice(preview.clone(), reply).await?;
+    Err(error.context("could not start the chat turn"))
 }
 
 /// The text the model gets, or the notice that answers the message instead.
@@ -351,20 +475,25 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
 }
 
 /// Asks the model while showing progress (`typing`, or the streamed preview with its Stop
-/// button), stores the reply (a stopped one as far as it got, marked as stopped) and delivers it.
+/// button), stores the reply (a stopped one as far as it got, marked as stopped) and delivers it
+/// below `header` (Markdown shown above the answer and not stored: what was heard of a voice
+/// note; empty for most turns).
 async fn answer_turn(
     turn: &TurnContext<'_>,
     started: &Turn,
     stream: bool,
     preview: Preview,
     running: RunningTurn,
+    header: &str,
 ) -> anyhow::Result<TurnOutcome> {
-    let (answer, preview) = ask_showing_progress(turn, started, stream, preview, running).await;
-    let answer = match usable_answer(turn, answer) {
+    let (answer, preview) =
+        ask_showing_progress(turn, started, stream, preview, running, header).await;
+    let answer = match usable_answer(turn, started, answer) {
         Ok(answer) => answer,
         Err(notice) => return turn.answer_with_notice(preview, notice).await,
     };
     let completion = answer.completion();
+    let shown = format!("{header}{}", completion.text);
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
     // leaves the reply in the history, and the next start delivers it into the messages recorded
     // so far instead of asking the model again (a stopped reply included).
@@ -374,9 +503,9 @@ async fn answer_turn(
         .await?;
     let outcome = match finished {
         FinishedTurn::Stored { reply_id } => {
-            deliver_stored(turn, preview, reply_id, &completion.text).await?
+            deliver_stored(turn, preview, reply_id, &shown).await?
         }
-        FinishedTurn::NotStored => deliver_unstored(turn, preview, &completion.text).await?,
+        FinishedTurn::NotStored => deliver_unstored(turn, preview, &shown).await?,
     };
     count_tokens(&answer);
     Ok(outcome)
@@ -386,6 +515,7 @@ async fn answer_turn(
 /// said nothing.
 pub(super) fn usable_answer(
     turn: &TurnContext<'_>,
+    started: &Turn,
     answer: Result<Answer, LlmError>,
 ) -> Result<Answer, &'static str> {
     match answer {
@@ -396,6 +526,10 @@ pub(super) fn usable_answer(
             tracing::error!(error = ?error, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "the model call failed");
             Err(match error {
                 LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
+                // A model that cannot see refuses a request with a picture (HTTP 400).
+                LlmError::Rejected { .. } if carries_images(started) => {
+                    replies::VISION_NOT_SUPPORTED
+                }
                 _ => replies::MODEL_UNAVAILABLE,
             })
         }
@@ -411,17 +545,27 @@ pub(super) fn count_tokens(answer: &Answer) {
     );
 }
 
-/// Asks the model while `typing` or the streamed preview shows progress, until the answer is
-/// complete or `running` is stopped. Returns the answer and the preview as the progress display
-/// left it.
+fn carries_images(started: &Turn) -> bool {
+    started
+        .request
+        .messages
+        .iter()
+        .any(|message| !message.images.is_empty())
+}
+
+/// Asks the model while `typing` or the streamed preview shows progress (below `header`), until
+/// the answer is complete or `running` is stopped. Returns the answer and the preview as the
+/// progress display left it.
 pub(super) async fn ask_showing_progress(
     turn: &TurnContext<'_>,
     started: &Turn,
     stream: bool,
     preview: Preview,
     running: RunningTurn,
+    header: &str,
 ) -> (Result<Answer, LlmError>, Preview) {
     let (progress_sender, progress) = watch::channel(String::new());
+    let (model_sender, model_progress) = watch::channel(String::new());
     let shown_before = preview.clone();
     let display = ProgressDisplay {
         target: ReplyTarget::answering(turn.message),
@@ -432,13 +576,18 @@ pub(super) async fn ask_showing_progress(
     };
     let display = tokio::spawn(show_progress(turn.bot.clone(), progress, display));
     let asked_at = std::time::Instant::now();
-    let answer = turn
-        .conversations
-        .ask_until_stopped(started, stream.then_some(&progress_sender), &running)
-        .await;
-    // The model call is over: from here on there is nothing left to stop.
-    drop(running);
-    drop(progress_sender);
+    let asking = async {
+        let answer = turn
+            .conversations
+            .ask_until_stopped(started, stream.then_some(&model_sender), &running)
+            .await;
+        // The model call is over: from here on there is nothing left to stop.
+        drop(running);
+        drop(model_sender);
+        answer
+    };
+    let showing = show_below(header, model_progress, progress_sender);
+    let (answer, ()) = tokio::join!(asking, showing);
     let outcome = match &answer {
         Ok(Answer::Complete(_)) => "ok",
         Ok(Answer::Stopped(_)) => "stopped",
@@ -447,6 +596,19 @@ pub(super) async fn ask_showing_progress(
     metrics::llm_call_finished(asked_at.elapsed(), outcome);
     let preview = display.await.unwrap_or(shown_before);
     (answer, preview)
+}
+
+/// Passes the model's text so far on to the progress display, below `header`, until the model is
+/// done (its sender is dropped).
+async fn show_below(
+    header: &str,
+    mut model_progress: watch::Receiver<String>,
+    shown: watch::Sender<String>,
+) {
+    while model_progress.changed().await.is_ok() {
+        let text = format!("{header}{}", *model_progress.borrow_and_update());
+        shown.send_replace(text);
+    }
 }
 
 /// Delivers the stored reply `reply_id` with the text `markdown` into `preview`'s messages, then
@@ -502,7 +664,7 @@ fn is_disk_full(error: &anyhow::Error) -> bool {
     })
 }
 
-/// Photos, stickers, voice, files: a short clear reply.
+/// Stickers, videos, archives and every other message no turn can read: a short clear reply.
 pub async fn non_text_message(
     bot: TelegramBot,
     update: Update,

@@ -3,9 +3,10 @@
 //! person, the handlers (the `/model` menu's buttons in [`model_menu`], the Stop button in
 //! [`stop`]), rendering of the model's Markdown to Telegram HTML and splitting replies into
 //! messages Telegram accepts, reply delivery, the sender's identity, access control and per-user
-//! limits, and the admins' side (`admin`). Chat logic lives in [`crate::conversation`], the
-//! commands and what they answer in [`crate::commands`], every user-facing sentence in
-//! [`crate::replies`]; this module only translates between Telegram and them.
+//! limits, the admins' side (`admin`), and fetching the files of photos, voice notes and
+//! documents ([`media`]). Chat logic lives in [`crate::conversation`], the commands and what they
+//! answer in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module
+//! only translates between Telegram and them.
 
 pub mod access;
 pub mod admin;
@@ -16,6 +17,7 @@ pub mod handlers;
 pub mod identity;
 pub mod intake;
 pub mod limits;
+pub mod media;
 pub mod model_menu;
 pub mod render;
 pub mod retry;
@@ -49,6 +51,7 @@ pub struct BotSettings {
     pub max_message_chars: usize,
     pub stream_replies: bool,
     pub start_text: String,
+    pub media: media::MediaSettings,
 }
 
 /// At most this many updates are handled at once (the scheduler's slots). The model's latency is
@@ -63,14 +66,16 @@ impl BotSettings {
             max_message_chars: config.telegram.max_message_chars as usize,
             stream_replies: config.telegram.stream_replies,
             start_text: commands::start_text(config),
+            media: media::MediaSettings::from_config(&config.media),
         }
     }
 }
 
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
 /// mention, reply or command in groups), sender allowed (strangers and blocked people are refused
-/// once); then the admins' commands (from admins only), everyone's commands, text, and everything
-/// else. Button presses: an alert's Allow or Block (admins), then `/clear`'s confirmation.
+/// once); then the admins' commands (from admins only), everyone's commands, text, files a turn
+/// can read (photos, recordings, documents), and everything else. Button presses: an alert's
+/// Allow or Block (admins), then the `/model` menu, the Stop button and `/clear`'s confirmation.
 pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed)
@@ -82,6 +87,10 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
                 .branch(dptree::endpoint(handlers::command)),
         )
         .branch(Message::filter_text().endpoint(handlers::chat_message))
+        .branch(
+            dptree::filter(|message: Message| media::attachment_of(&message).is_some())
+                .endpoint(handlers::media_message),
+        )
         .branch(dptree::endpoint(handlers::non_text_message));
     let messages = Update::filter_message()
         .branch(for_the_bot)

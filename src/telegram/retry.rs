@@ -103,8 +103,9 @@ async fn retry_turn(
     } else {
         preview
     };
-    let (answer, preview) = ask_showing_progress(turn, &retry.turn, stream, preview, running).await;
-    let answer = match usable_answer(turn, answer) {
+    let (answer, preview) =
+        ask_showing_progress(turn, &retry.turn, stream, preview, running, "").await;
+    let answer = match usable_answer(turn, &retry.turn, answer) {
         Ok(answer) => answer,
         Err(notice) if in_place => {
             return keep_old_answer(turn, &old_answer, preview, notice).await;

@@ -143,21 +143,6 @@ async fn the_bot_refuses_to_start_without_an_explicit_allow_list() {
 }
 
 #[tokio::test]
-async fn stickers_and_photos_get_a_short_clear_reply() {
-    let mut bot = TestBot::start().await;
-    bot.telegram.send_sticker(ALICE, ALICE, "😀");
-    bot.telegram.send_photo(ALICE, ALICE, Some("look at this"));
-    let replies = bot.wait_for_messages(ALICE, 2).await;
-    bot.stop().await;
-
-    assert!(
-        replies.iter().all(|reply| reply.contains("only read text")),
-        "{replies:?}"
-    );
-    assert!(bot.llm.requests().is_empty());
-}
-
-#[tokio::test]
 async fn a_message_over_the_size_limit_gets_a_clear_reply_instead_of_a_model_call() {
     let mut bot = TestBot::start_with_args(&["--max-message-chars", "100"]).await;
     bot.telegram.send_text(ALICE, ALICE, &"x".repeat(101));

@@ -33,6 +33,14 @@ const RANGED: &[(&str, &str, u64, u64)] = &[
         1_000_000_000_000,
     ),
     ("user-max-stored-mb", "USER_MAX_STORED_MB", 0, 16_000_000),
+    ("document-max-bytes", "DOCUMENT_MAX_BYTES", 1, 20_971_520),
+    (
+        "document-token-budget",
+        "DOCUMENT_TOKEN_BUDGET",
+        100,
+        1_000_000,
+    ),
+    ("media-timeout-secs", "MEDIA_TIMEOUT_SECS", 1, 3_600),
 ];
 
 proptest! {

@@ -20,6 +20,7 @@ mod limits;
 mod llm;
 mod load;
 mod meaning;
+mod media;
 mod memory;
 mod models;
 mod notes;

@@ -16,6 +16,18 @@
 //! pieces go out, then it waits, sending only keep-alive comments as real servers do, until the
 //! test releases the rest or the client hangs up, which it records ([`HeldStream`]).
 //!
+//! Pictures are checked as a provider checks them: an OpenAI-style `image_url` part must hold a
+//! `data:image/…;base64,` URL and an Anthropic-style `image` block a base64 source, in a format
+//! models read, with data that decodes; anything else is refused with 400. A fake of a model that
+//! cannot see ([`FakeLlm::refuse_images`]) refuses every request with a picture, as such models
+//! do. [`RecordedRequest::images`] gives back the pictures a request carried, in either dialect.
+//!
+//! It also serves the OpenAI-compatible transcription endpoint `POST /v1/audio/transcriptions`,
+//! which must be a multipart form with a `model` field and a `file` part (else 400). Unless a
+//! scripted [`Transcription`] says otherwise, it "hears" the file's bytes as UTF-8 text, so a test
+//! writes the words of a voice note into the file it sends. Each request is recorded
+//! ([`FakeLlm::transcriptions`]).
+//!
 //! Replies report usage as word counts: input = words of the system prompt and all messages,
 //! output = words of the reply. Streams are shaped like real servers' streams: OpenAI-style ones
 //! start with a role-only chunk, carry a `: ping` comment and an empty delta, split the text over
@@ -140,6 +152,27 @@ impl HeldStream {
     }
 }
 
+/// What the transcription endpoint does with one request.
+#[derive(Clone, Debug)]
+pub enum Transcription {
+    /// Answer with this transcript.
+    Text(String),
+    /// Fail with this HTTP status.
+    Status(u16),
+    /// Never answer.
+    Hang,
+}
+
+/// One transcription request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct TranscriptionRequest {
+    pub model: String,
+    pub file_name: Option<String>,
+    pub bytes: Vec<u8>,
+    /// The `Authorization` header, if any.
+    pub authorization: Option<String>,
+}
+
 /// One request as the server saw it.
 #[derive(Clone, Debug)]
 pub struct RecordedRequest {
@@ -172,6 +205,81 @@ impl RecordedRequest {
     pub fn system_prompt(&self) -> String {
         self.message_text(0)
     }
+
+    /// The pictures the request carried, as `(media type, bytes)`, in either dialect.
+    pub fn images(&self) -> Vec<(String, Vec<u8>)> {
+        let messages = self.body["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        messages
+            .iter()
+            .filter_map(|message| message["content"].as_array())
+            .flatten()
+            .filter_map(|part| image_of(part).ok().flatten())
+            .collect()
+    }
+}
+
+/// The picture in one content part, `Ok(None)` for a part that is not a picture, or why the part
+/// is not a picture a provider would take.
+fn image_of(part: &Value) -> Result<Option<(String, Vec<u8>)>, String> {
+    use base64::Engine as _;
+    let base64 = base64::engine::general_purpose::STANDARD;
+    let (media_type, data) = match part["type"].as_str() {
+        Some("image_url") => {
+            let url = part["image_url"]["url"].as_str().unwrap_or_default();
+            let Some((head, data)) = url
+                .strip_prefix("data:")
+                .and_then(|rest| rest.split_once(";base64,"))
+            else {
+                return Err(format!("not a base64 data URL: {url:.40}"));
+            };
+            (head.to_owned(), data.to_owned())
+        }
+        Some("image") => {
+            let source = &part["source"];
+            if source["type"] != "base64" {
+                return Err("the image source is not base64".to_owned());
+            }
+            let media_type = source["media_type"].as_str().unwrap_or_default();
+            let data = source["data"].as_str().unwrap_or_default();
+            (media_type.to_owned(), data.to_owned())
+        }
+        _ => return Ok(None),
+    };
+    if !["image/jpeg", "image/png", "image/gif", "image/webp"].contains(&media_type.as_str()) {
+        return Err(format!("unsupported image media type {media_type}"));
+    }
+    let bytes = base64
+        .decode(data)
+        .map_err(|error| format!("the image data is not base64: {error}"))?;
+    if bytes.is_empty() {
+        return Err("the image is empty".to_owned());
+    }
+    Ok(Some((media_type, bytes)))
+}
+
+/// Every content part of every message, checked as pictures: the first problem, if any, and
+/// whether the request carries a picture at all.
+fn check_images(body: &Value) -> (Result<(), String>, bool) {
+    let parts: Vec<Value> = body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|message| message["content"].as_array())
+        .flatten()
+        .cloned()
+        .collect();
+    let mut has_images = false;
+    for part in &parts {
+        match image_of(part) {
+            Ok(Some(_)) => has_images = true,
+            Ok(None) => {}
+            Err(problem) => return (Err(problem), true),
+        }
+    }
+    (Ok(()), has_images)
 }
 
 /// Computes the reply to a request body when no scripted behaviour is queued (e.g. a stand-in
@@ -211,6 +319,10 @@ struct Shared {
     timings: Mutex<Vec<Timing>>,
     /// How many requests have arrived, kept or not, for [`FakeLlm::wait_for_requests`].
     arrived: watch::Sender<usize>,
+    /// Refuse requests with pictures, like a model that cannot see.
+    refuse_images: AtomicBool,
+    transcription_script: Mutex<VecDeque<Transcription>>,
+    transcriptions: Mutex<Vec<TranscriptionRequest>>,
 }
 
 impl Default for Shared {
@@ -223,6 +335,9 @@ impl Default for Shared {
             keep_requests: AtomicBool::new(true),
             timings: Mutex::default(),
             arrived: watch::Sender::new(0),
+            refuse_images: AtomicBool::new(false),
+            transcription_script: Mutex::default(),
+            transcriptions: Mutex::default(),
         }
     }
 }
@@ -234,6 +349,7 @@ impl FakeLlm {
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
             .route("/v1/messages", post(handle))
+            .route("/v1/audio/transcriptions", post(transcribe))
             .with_state(Arc::clone(&shared));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -330,6 +446,30 @@ impl FakeLlm {
         self.shared.keep_requests.store(keep, Ordering::Relaxed);
     }
 
+    /// Makes the server refuse every request with a picture (HTTP 400), like a model that cannot
+    /// see.
+    pub fn refuse_images(&self) {
+        self.shared.refuse_images.store(true, Ordering::Relaxed);
+    }
+
+    /// Queues what the transcription endpoint does with its next request.
+    pub fn push_transcription(&self, behaviour: Transcription) {
+        self.shared
+            .transcription_script
+            .lock()
+            .expect("fake LLM transcription script lock")
+            .push_back(behaviour);
+    }
+
+    /// Every transcription request received so far, oldest first.
+    pub fn transcriptions(&self) -> Vec<TranscriptionRequest> {
+        self.shared
+            .transcriptions
+            .lock()
+            .expect("fake LLM transcriptions lock")
+            .clone()
+    }
+
     /// Removes and returns the timings of the requests answered so far.
     pub fn take_timings(&self) -> Vec<Timing> {
         std::mem::take(&mut *self.shared.timings.lock().expect("fake LLM timings lock"))
@@ -379,6 +519,12 @@ async fn handle(
             });
     }
     shared.arrived.send_modify(|arrived| *arrived += 1);
+    // A provider refuses a malformed picture, and a model that cannot see any picture.
+    let (images_ok, has_images) = check_images(&body);
+    let refused = has_images && shared.refuse_images.load(Ordering::Relaxed);
+    if images_ok.is_err() || refused {
+        return error_response(dialect, 400, None, &credential);
+    }
     let last_user_message = last_user_message(&body);
     let scripted = shared
         .script
@@ -813,9 +959,21 @@ pub fn last_user_message(body: &Value) -> String {
                 .rev()
                 .find(|message| message["role"] == "user")
         })
-        .and_then(|message| message["content"].as_str())
+        .map(|message| content_text(&message["content"]))
         .unwrap_or_default()
-        .to_owned()
+}
+
+/// The text of a message's content: the string, or the text parts of a list of parts.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|part| part["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }
 
 fn prompt_words(body: &Value) -> usize {
@@ -823,11 +981,66 @@ fn prompt_words(body: &Value) -> usize {
     let messages = body["messages"].as_array().map_or(0, |messages| {
         messages
             .iter()
-            .filter_map(|message| message["content"].as_str())
-            .map(word_count)
+            .map(|message| word_count(&content_text(&message["content"])))
             .sum()
     });
     system + messages
+}
+
+/// `POST /v1/audio/transcriptions`: checks the form, records it, and answers the transcript.
+async fn transcribe(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Ok((fields, uploads)) = super::fake_telegram::parse_body(&headers, &body) else {
+        return transcription_error(400, "the body is not a form");
+    };
+    let is_form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("multipart/form-data"));
+    let model = fields["model"].as_str().unwrap_or_default().to_owned();
+    let Some(file) = uploads.into_iter().find(|upload| upload.field == "file") else {
+        return transcription_error(400, "the form has no file");
+    };
+    if !is_form || model.is_empty() {
+        return transcription_error(400, "a multipart form with a model is required");
+    }
+    let authorization = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let heard = String::from_utf8_lossy(&file.bytes).into_owned();
+    shared
+        .transcriptions
+        .lock()
+        .expect("fake LLM transcriptions lock")
+        .push(TranscriptionRequest {
+            model,
+            file_name: file.file_name,
+            bytes: file.bytes,
+            authorization,
+        });
+    let scripted = shared
+        .transcription_script
+        .lock()
+        .expect("fake LLM transcription script lock")
+        .pop_front();
+    match scripted.unwrap_or(Transcription::Text(heard)) {
+        Transcription::Text(text) => json_response(json!({ "text": text })),
+        Transcription::Status(status) => transcription_error(status, "fake failure"),
+        Transcription::Hang => std::future::pending().await,
+    }
+}
+
+fn transcription_error(status: u16, message: &str) -> Response {
+    let status = StatusCode::from_u16(status).expect("a valid HTTP status");
+    (
+        status,
+        json_response(json!({"error": {"message": message}})),
+    )
+        .into_response()
 }
 
 fn word_count(text: &str) -> usize {

@@ -30,6 +30,7 @@ impl State {
                 "can_connect_to_business": false, "has_main_web_app": false
             })),
             "getupdates" => self.get_updates(params),
+            "getfile" => self.get_file(params),
             "sendmessage" => self.send_message(params),
             "editmessagetext" => self.edit_message_text(params),
             "editmessagereplymarkup" => self.edit_message_reply_markup(params),

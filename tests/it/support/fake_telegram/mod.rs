@@ -20,19 +20,29 @@
 //! `editMessageText` counts as "not modified" only when the raw text, parse mode and keyboard are
 //! all unchanged; parse modes other than HTML are not checked.
 //!
+//! Files users send are kept with their bytes: `getFile` describes them and the Bot API's file
+//! download (`/file/bot<token>/<path>`, recorded as a `downloadFile` call) serves them.
+//!
 //! This file owns the server's handle and what tests read back from it (the calls, the bot's
 //! messages and documents). The rest is in parts: `updates.rs` builds the updates users send,
+//! `files.rs` the files they send,
 //! `server.rs` is the HTTP side (routing a request to its method, long polls, the answers'
 //! shapes), `methods.rs` carries out the Bot API methods, `state.rs` is the recorded chat state
 //! they work on, and `faults.rs` scripts what goes wrong.
 
 mod faults;
+mod files;
 mod methods;
 mod server;
 mod state;
 mod updates;
 
 pub use faults::{Fault, Hold};
+// The examples that compile this fake send no files.
+#[allow(unused_imports)]
+pub use files::{TELEGRAM_DOWNLOAD_LIMIT, UserFile};
+#[allow(unused_imports)]
+pub use server::{Upload, parse_body};
 
 use std::{
     fmt::Write as _,

@@ -34,6 +34,8 @@ pub(super) enum Reply {
         timeout: Duration,
         limit: usize,
     },
+    /// A file download's bytes.
+    File(Vec<u8>),
 }
 
 impl Reply {
@@ -47,10 +49,11 @@ impl Reply {
 }
 
 /// A file part of a multipart request.
-pub(super) struct Upload {
-    pub(super) field: String,
-    pub(super) file_name: Option<String>,
-    pub(super) bytes: Vec<u8>,
+#[derive(Clone, Debug)]
+pub struct Upload {
+    pub field: String,
+    pub file_name: Option<String>,
+    pub bytes: Vec<u8>,
 }
 
 pub(super) async fn handle_request(
@@ -67,6 +70,9 @@ pub(super) async fn handle_request(
         .collect();
     if shared.lock().down {
         return dropped_connection();
+    }
+    if let ["file", token_segment, path @ ..] = &segments[..] {
+        return download(&shared, token_segment, path, at);
     }
     let [token_segment, method] = segments[..] else {
         return error_response(404, "Not Found", None);
@@ -123,7 +129,81 @@ pub(super) async fn handle_request(
         )
             .into_response(),
         Reply::Poll { timeout, limit } => ok_response(long_poll(&shared, timeout, limit).await),
+        Reply::File(bytes) => (StatusCode::OK, bytes).into_response(),
     }
+}
+
+/// The Bot API's file download: the bytes of the file at `path` (as `getFile` gave it; the
+/// client may send its slashes encoded), recorded as a `downloadFile` call.
+fn download(shared: &Shared, token_segment: &str, path: &[&str], at: Instant) -> Response {
+    if token_segment.strip_prefix("bot") != Some(BOT_TOKEN) {
+        return error_response(401, "Unauthorized", None);
+    }
+    let path = path
+        .iter()
+        .map(|segment| percent_decode(segment))
+        .collect::<Vec<_>>()
+        .join("/");
+    let reply = {
+        let mut state = shared.lock();
+        let reply = match state.take_fault("downloadFile") {
+            Some(fault) => fault_reply(fault),
+            None => match state.file_bytes(&path) {
+                Some(bytes) => Reply::File(bytes),
+                None => Reply::Error {
+                    code: 404,
+                    description: "Not Found".to_owned(),
+                    parameters: None,
+                },
+            },
+        };
+        state.calls.push(Call {
+            method: "downloadFile".to_owned(),
+            params: json!({ "path": path }),
+            ok: matches!(reply, Reply::File(_)),
+            at,
+            held: false,
+        });
+        reply
+    };
+    shared.notify();
+    match reply {
+        Reply::File(bytes) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/octet-stream")],
+            bytes,
+        )
+            .into_response(),
+        Reply::DropConnection => dropped_connection(),
+        Reply::Error {
+            code, description, ..
+        } => error_response(code, &description, None),
+        _ => error_response(500, "Internal Server Error", None),
+    }
+}
+
+/// `%2F` and the like back to the bytes they stand for.
+fn percent_decode(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = bytes
+            .get(index + 1..index + 3)
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (bytes[index], hex) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                index += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// Waits until updates are pending or `timeout` passes, like Telegram's long polling.
@@ -193,7 +273,9 @@ fn dropped_connection() -> Response {
     Response::new(Body::from_stream(failing))
 }
 
-fn parse_body(headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<Upload>), String> {
+/// A request body's parameters (JSON, or a multipart form's fields) and its uploaded files;
+/// also what the fake LLM server reads uploads with.
+pub fn parse_body(headers: &HeaderMap, body: &[u8]) -> Result<(Value, Vec<Upload>), String> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())

@@ -1,5 +1,6 @@
 //! The recorded chat state the Bot API methods work on: the calls so far, the updates waiting to
-//! be handed out, the messages and documents the bot sent, the chats seen, and the scripted
+//! be handed out, the messages and documents the bot sent, the chats seen, the files users sent,
+//! and the scripted
 //! faults waiting for their call; plus Telegram's JSON for users, chats and the bot's messages.
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -28,6 +29,8 @@ pub(super) struct State {
     pub(super) down: bool,
     /// Private chats of people who never started the bot: writing there is refused with 403.
     pub(super) closed_private_chats: HashSet<i64>,
+    /// Files users sent, by file id, for `getFile` and downloads.
+    pub(super) files: HashMap<String, super::files::KeptFile>,
 }
 
 impl State {

@@ -141,7 +141,7 @@ impl FakeTelegram {
         self.shared.lock().pending_updates.drain(..).collect()
     }
 
-    fn enqueue(&self, build: impl FnOnce(&mut State, i64) -> Value) -> i64 {
+    pub(super) fn enqueue(&self, build: impl FnOnce(&mut State, i64) -> Value) -> i64 {
         let update_id = {
             let mut state = self.shared.lock();
             state.last_update_id += 1;
@@ -171,7 +171,7 @@ fn add_text(message: &mut Value, text: &str) {
 
 /// A `mention` entity for each `@username` in the text, as Telegram marks them: `@` not right
 /// after a letter, digit or underscore, then 5 to 32 of those (`/cmd@bot` is part of a command).
-fn mention_entities(text: &str) -> Vec<Value> {
+pub(super) fn mention_entities(text: &str) -> Vec<Value> {
     let is_word = |ch: char| ch.is_ascii_alphanumeric() || ch == '_';
     let mut entities = Vec::new();
     let mut previous: Option<char> = None;
