@@ -13,9 +13,10 @@ use crate::commands::{self, Command as BotCommand, CommandAnswer};
 use crate::config::{Config, duration_ms};
 use crate::conversation::Conversations;
 use crate::http;
+use crate::i18n::Lang;
 use crate::jobs;
 use crate::llm::Role;
-use crate::replies;
+use crate::replies::{self, Greeting};
 use crate::storage::{ConversationKey, Store, UserStats};
 use crate::telemetry;
 
@@ -43,6 +44,10 @@ pub enum Command {
         /// The chat id (default: the user's private chat, which has the user's id).
         #[arg(long)]
         chat: Option<i64>,
+        /// The language the bot writes in: en, de, es, fr or ru. The model's prompts stay
+        /// English either way.
+        #[arg(long, default_value = "en", value_parser = Lang::parse)]
+        language: Lang,
     },
     /// Print the exact prompt a message would get now, without storing anything.
     Context {
@@ -109,13 +114,13 @@ pub async fn execute(
 ) -> anyhow::Result<()> {
     let admin_command = match command {
         Command::Run => return App::build(config.clone()).await?.run().await,
-        Command::Chat { user, chat } => {
-            return chat_in_terminal(
-                config,
-                clock,
-                ConversationKey::new(chat.unwrap_or(user), user),
-            )
-            .await;
+        Command::Chat {
+            user,
+            chat,
+            language,
+        } => {
+            let key = ConversationKey::new(chat.unwrap_or(user), user);
+            return chat_in_terminal(config, clock, key, language).await;
         }
         Command::Context { chat, user, text } => {
             return print_context(config, clock, ConversationKey::new(chat, user), &text).await;
@@ -283,6 +288,7 @@ async fn chat_in_terminal(
     config: &Config,
     clock: Arc<dyn Clock>,
     key: ConversationKey,
+    lang: Lang,
 ) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -290,8 +296,15 @@ async fn chat_in_terminal(
     let shutdown = tokio_util::sync::CancellationToken::new();
     let jobs = services.spawn_jobs(config, &shutdown);
     tokio::spawn(cancel_on_signal(shutdown.clone()));
-    let start_text = commands::start_text(config);
-    println!("{}", replies::terminal_welcome(key.user_id, key.chat_id));
+    let terminal = Terminal {
+        key,
+        lang,
+        greeting: commands::greeting(config),
+    };
+    println!(
+        "{}",
+        replies::terminal_welcome(lang, key.user_id, key.chat_id)
+    );
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
     loop {
@@ -310,7 +323,7 @@ async fn chat_in_terminal(
             break;
         }
         let reply = if line.starts_with('/') {
-            command_in_terminal(&services.conversations, key, &start_text, line).await
+            command_in_terminal(&services.conversations, &terminal, line).await
         } else {
             chat_turn_in_terminal(&services, key, line).await
         };
@@ -322,27 +335,41 @@ async fn chat_in_terminal(
     Ok(())
 }
 
+/// Who chats in the terminal, in which language, and what `/start` names.
+struct Terminal {
+    key: ConversationKey,
+    lang: Lang,
+    greeting: Greeting,
+}
+
 /// The answer to a command typed in the terminal: what Telegram would answer in a private chat,
 /// or why a command that needs Telegram (buttons, a file) does nothing here.
 async fn command_in_terminal(
     conversations: &Conversations,
-    key: ConversationKey,
-    start_text: &str,
+    terminal: &Terminal,
     line: &str,
 ) -> String {
+    let lang = terminal.lang;
     // A terminal has no bot name, so only commands without one (or with an empty one) parse.
     let Ok(command) = BotCommand::parse(line, "") else {
-        return replies::unknown_command(&BotCommand::descriptions().to_string());
+        return replies::unknown_command(lang, &commands::help_text(lang));
     };
-    match commands::answer(command, conversations, key, start_text).await {
+    let answer = commands::answer(
+        command,
+        conversations,
+        terminal.key,
+        lang,
+        &terminal.greeting,
+    );
+    match answer.await {
         // The terminal is a private chat: private material and the persona may be shown.
         Ok(
             CommandAnswer::Say(text)
             | CommandAnswer::SayPrivately(text)
             | CommandAnswer::PersonaSaved { confirmation: text },
         ) => text,
-        Ok(CommandAnswer::ConfirmClear) => replies::TERMINAL_CANNOT_CLEAR.to_owned(),
-        Ok(CommandAnswer::Export(_)) => replies::TERMINAL_CANNOT_EXPORT.to_owned(),
+        Ok(CommandAnswer::ConfirmClear) => replies::terminal_cannot_clear(lang),
+        Ok(CommandAnswer::Export(_)) => replies::terminal_cannot_export(lang),
         // The terminal's user runs the bot, so the error is theirs to read.
         Err(error) => format!("error: {error:#}"),
     }

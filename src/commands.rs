@@ -1,15 +1,18 @@
 //! The bot's commands and what each one answers, shared by every front end: Telegram
-//! (`telegram/handlers.rs`) and `telemem chat` in a terminal. The [`Command`] enum's doc comments
-//! are the `/help` text and the command menu Telegram shows (registered with `setMyCommands` at
-//! start); both front ends parse with it. [`answer`] does a command's work on the conversation
-//! and picks its sentence from [`crate::replies`]. Where and how the answer is shown (in a group
-//! or a private chat, with buttons, as a file, in a terminal) is the front end's business, so
-//! nothing here knows Telegram's types.
+//! (`telegram/handlers.rs`) and `telemem chat` in a terminal. Both front ends parse with the
+//! [`Command`] enum. Its doc comments are the English descriptions; `/help` ([`help_text`]) and
+//! the command menu Telegram shows ([`described_commands`], registered per language with
+//! `setMyCommands` at start) take each description from the language files, falling back to the
+//! doc comment for a command no file describes yet. [`answer`] does a command's work on the
+//! conversation and picks its sentence, in the person's language, from [`crate::replies`]. Where
+//! and how the answer is shown (in a group or a private chat, with buttons, as a file, in a
+//! terminal) is the front end's business, so nothing here knows Telegram's types.
 
 use teloxide::utils::command::BotCommands;
 
 use crate::conversation::{Conversations, Persona, PersonaError};
-use crate::replies;
+use crate::i18n::Lang;
+use crate::replies::{self, Greeting};
 use crate::storage::ConversationKey;
 
 #[derive(BotCommands, Clone, Debug, PartialEq, Eq)]
@@ -93,33 +96,34 @@ pub enum CommandAnswer {
     Export(ExportFormat),
 }
 
-/// Does `command`'s work on the conversation `key` and says how to answer it. `start_text` is
-/// the greeting `/start` answers with ([`start_text`]).
+/// Does `command`'s work on the conversation `key` and says how to answer it, in `lang`.
+/// `greeting` holds the time windows `/start` names ([`greeting`]).
 pub async fn answer(
     command: Command,
     conversations: &Conversations,
     key: ConversationKey,
-    start_text: &str,
+    lang: Lang,
+    greeting: &Greeting,
 ) -> anyhow::Result<CommandAnswer> {
     Ok(match command {
-        Command::Start => CommandAnswer::Say(start_text.to_owned()),
-        Command::Help => CommandAnswer::Say(Command::descriptions().to_string()),
-        Command::Persona(argument) => persona(conversations, key, &argument).await?,
+        Command::Start => CommandAnswer::Say(replies::start(lang, greeting)),
+        Command::Help => CommandAnswer::Say(help_text(lang)),
+        Command::Persona(argument) => persona(conversations, key, lang, &argument).await?,
         Command::Stats => {
             let stats = conversations.stats(key).await?;
-            CommandAnswer::SayPrivately(replies::stats(&stats))
+            CommandAnswer::SayPrivately(replies::stats(lang, &stats))
         }
         Command::Memory => {
             let overview = conversations.memory_overview(key).await?;
-            CommandAnswer::SayPrivately(replies::memory(&overview))
+            CommandAnswer::SayPrivately(replies::memory(lang, &overview))
         }
-        Command::Forget(argument) => forget(conversations, key, &argument).await?,
+        Command::Forget(argument) => forget(conversations, key, lang, &argument).await?,
         Command::Reset => {
             let was_open = conversations.reset_session(key).await?;
             CommandAnswer::Say(if was_open {
-                replies::RESET_DONE.to_owned()
+                replies::reset_done(lang)
             } else {
-                replies::RESET_NOTHING_OPEN.to_owned()
+                replies::reset_nothing_open(lang)
             })
         }
         Command::Clear => CommandAnswer::ConfirmClear,
@@ -127,32 +131,68 @@ pub async fn answer(
     })
 }
 
-/// The greeting `/start` answers with, naming the configured time windows.
-pub fn start_text(config: &crate::config::Config) -> String {
-    replies::start(
-        config.history.history_window_secs,
-        config.storage.purge_after_secs,
-        config.history.session_idle_secs,
-    )
+/// The time windows the `/start` greeting names, from the configuration.
+pub fn greeting(config: &crate::config::Config) -> Greeting {
+    Greeting {
+        history_window_secs: config.history.history_window_secs,
+        purge_after_secs: config.storage.purge_after_secs,
+        session_idle_secs: config.history.session_idle_secs,
+    }
+}
+
+/// A command as `/help` and the command menu show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescribedCommand {
+    /// The command with its slash: `/persona`.
+    pub command: String,
+    pub description: String,
+}
+
+/// Every command in menu order with its description in `lang`: from the language files, or the
+/// English doc comment for a command none of them describes yet.
+pub fn described_commands(lang: Lang) -> Vec<DescribedCommand> {
+    Command::bot_commands()
+        .into_iter()
+        .map(|command| {
+            let name = command.command.trim_start_matches('/');
+            let description =
+                replies::command_description(lang, name).unwrap_or(command.description);
+            DescribedCommand {
+                command: command.command,
+                description,
+            }
+        })
+        .collect()
+}
+
+/// The `/help` text in `lang`: the introduction, then one line per command, laid out like
+/// teloxide's own list (`/persona — Show or set ...`).
+pub fn help_text(lang: Lang) -> String {
+    let lines: Vec<String> = described_commands(lang)
+        .into_iter()
+        .map(|command| format!("{} — {}", command.command, command.description))
+        .collect();
+    format!("{}\n\n{}", replies::help_intro(lang), lines.join("\n"))
 }
 
 /// `/persona`, `/persona reset` or `/persona <text>`.
 async fn persona(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let text = match PersonaRequest::parse(argument) {
         PersonaRequest::Show => {
             let shown = match conversations.persona(key.user_id).await? {
-                Some(persona) => replies::persona_current(&persona),
-                None => replies::PERSONA_NONE.to_owned(),
+                Some(persona) => replies::persona_current(lang, &persona),
+                None => replies::persona_none(lang),
             };
             return Ok(CommandAnswer::SayPrivately(shown));
         }
         PersonaRequest::Reset => {
             conversations.set_persona(key.user_id, None).await?;
-            return Ok(CommandAnswer::Say(replies::PERSONA_RESET.to_owned()));
+            return Ok(CommandAnswer::Say(replies::persona_reset(lang)));
         }
         PersonaRequest::Set(text) => text,
     };
@@ -162,13 +202,13 @@ async fn persona(
                 .set_persona(key.user_id, Some(&persona))
                 .await?;
             CommandAnswer::PersonaSaved {
-                confirmation: replies::persona_set(persona.as_str()),
+                confirmation: replies::persona_set(lang, persona.as_str()),
             }
         }
         Err(PersonaError::TooLong { length, .. }) => {
-            CommandAnswer::Say(replies::persona_too_long(length))
+            CommandAnswer::Say(replies::persona_too_long(lang, length))
         }
-        Err(PersonaError::Empty) => CommandAnswer::Say(replies::PERSONA_NONE.to_owned()),
+        Err(PersonaError::Empty) => CommandAnswer::Say(replies::persona_none(lang)),
     })
 }
 
@@ -176,15 +216,16 @@ async fn persona(
 async fn forget(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let argument = argument.trim();
     let Ok(number) = argument.parse::<usize>() else {
-        return Ok(CommandAnswer::Say(replies::FORGET_USAGE.to_owned()));
+        return Ok(CommandAnswer::Say(replies::forget_usage(lang)));
     };
     Ok(match conversations.forget_note(key, number).await? {
-        Some(note) => CommandAnswer::SayPrivately(replies::forgot(&note)),
-        None => CommandAnswer::Say(replies::no_such_note(argument)),
+        Some(note) => CommandAnswer::SayPrivately(replies::forgot(lang, &note)),
+        None => CommandAnswer::Say(replies::no_such_note(lang, argument)),
     })
 }
 
@@ -212,6 +253,48 @@ mod tests {
         assert_eq!(
             PersonaRequest::parse(" talk like a pirate "),
             PersonaRequest::Set("talk like a pirate")
+        );
+    }
+
+    #[test]
+    fn the_english_help_and_menu_are_the_doc_comments() {
+        assert_eq!(help_text(Lang::En), Command::descriptions().to_string());
+        let menu: Vec<(String, String)> = described_commands(Lang::En)
+            .into_iter()
+            .map(|command| (command.command, command.description))
+            .collect();
+        let derived: Vec<(String, String)> = Command::bot_commands()
+            .into_iter()
+            .map(|command| (command.command, command.description))
+            .collect();
+        assert_eq!(menu, derived);
+    }
+
+    #[test]
+    fn every_command_is_described_in_the_language_files() {
+        for command in Command::bot_commands() {
+            let name = command.command.trim_start_matches('/');
+            for lang in Lang::ALL {
+                assert!(
+                    replies::command_description(lang, name).is_some(),
+                    "{name} has no description in {}.ftl",
+                    lang.code()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn help_in_another_language_keeps_the_command_names() {
+        let german = help_text(Lang::De);
+        assert!(german.starts_with("Ich bin ein KI-Assistent"), "{german}");
+        assert!(
+            german.contains("/forget — Eine Notiz vergessen: /forget <Nummer aus /memory>."),
+            "{german}"
+        );
+        assert_eq!(
+            german.lines().filter(|line| line.starts_with('/')).count(),
+            9
         );
     }
 

@@ -11,12 +11,13 @@
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
+//! - [`i18n`]: the languages the bot writes in (`Lang`) and the catalog of `locales/*.ftl`.
 //! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
 //!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
-//! - [`replies`]: every sentence users see, for both front ends.
+//! - [`replies`]: every sentence users see, in the person's language, for both front ends.
 //! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the SQLite store, the only module with SQL.
@@ -32,6 +33,7 @@ pub mod commands;
 pub mod config;
 pub mod conversation;
 pub mod http;
+pub mod i18n;
 pub mod jobs;
 pub mod llm;
 pub mod memory;

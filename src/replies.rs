@@ -1,122 +1,255 @@
-//! Every sentence the bot says to users, in one place, for both front ends: Telegram and
-//! `telemem chat` in a terminal. Replies never carry internal error text or provider responses:
-//! those go to the log.
+//! Every sentence the bot says to users, for both front ends: Telegram and `telemem chat` in a
+//! terminal. Each function takes the person's [`Lang`] and returns the sentence from that
+//! language's file in `locales/` ([`crate::i18n`]), so callers never spell a message id. Replies
+//! never carry internal error text or provider responses: those go to the log.
+
+use fluent_bundle::FluentValue;
 
 use crate::clock::format_utc_ms;
 use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
+use crate::i18n::{self, Lang};
 
-pub const NOT_ALLOWED: &str = "Sorry, this bot is private and you are not on its list of users. Nothing you send here is stored.";
-
-pub const NOT_ALLOWED_AS_CHAT: &str = "Sorry, this bot is private: it answers only the people on its list of users, and a message sent as a channel or as an anonymous admin does not show who wrote it. Write as yourself to use it. Nothing you send here is stored.";
-
-/// In a group, after private material went to the person's private chat.
-pub const ANSWERED_IN_PRIVATE: &str =
-    "I sent you the answer in our private chat, to keep it out of the group.";
-
-/// In a group, when the bot may not write to the person's private chat.
-pub const ASK_IN_PRIVATE: &str = "I only show this in a private chat, and I cannot write to you there yet. Open a chat with me (tap my name), press Start, and ask there.";
-
-/// In a group, when private material was asked for as a channel or an anonymous admin.
-pub const PRIVATE_NEEDS_A_PERSON: &str = "I only show this in a private chat, and a message sent as a channel or as an anonymous admin has no private chat I can write to. Ask as yourself in a private chat with me.";
-
-/// In a group, after `/persona <text>`: the text is not repeated there.
-pub const PERSONA_SAVED_NOT_SHOWN: &str =
-    "Persona saved. I keep it out of the group; /persona in a private chat with me shows it.";
-
-/// Private material sent to a private chat, naming the group it was asked in.
-pub fn from_group(title: &str, text: &str) -> String {
-    format!("You asked in the group “{title}”:\n\n{text}")
+/// A sentence without placeholders.
+fn plain(lang: Lang, id: &str) -> String {
+    i18n::text(lang, id, [])
 }
 
-pub fn export_caption_from_group(title: &str) -> String {
-    format!("Your history in the group “{title}”.")
+/// A number or a text for a placeholder.
+fn value<'a>(value: impl Into<FluentValue<'a>>) -> FluentValue<'a> {
+    value.into()
+}
+
+/// The `/help` text's first line, above the commands.
+pub fn help_intro(lang: Lang) -> String {
+    plain(lang, "help-intro")
+}
+
+/// The description of the command `/name` for `/help` and the command menu; `None` when no
+/// language file describes it (a command added before its translations: the caller keeps the
+/// description it has).
+pub fn command_description(lang: Lang, name: &str) -> Option<String> {
+    i18n::text_if_any(lang, &format!("command-{name}"))
 }
 
 /// The reply to a command the bot does not know, with the list it does.
-pub fn unknown_command(descriptions: &str) -> String {
-    format!("I don't know that command. These are the ones I understand:\n\n{descriptions}")
+pub fn unknown_command(lang: Lang, descriptions: &str) -> String {
+    i18n::text(lang, "unknown-command", [("commands", value(descriptions))])
 }
 
-pub const TEXT_ONLY: &str = "I can only read text messages for now — stickers, photos, voice and files pass me by. Please write it out in text.";
+pub fn not_allowed(lang: Lang) -> String {
+    plain(lang, "not-allowed")
+}
 
-pub const MODEL_UNAVAILABLE: &str =
-    "The model is not answering right now. Your message is saved; please try again in a minute.";
+pub fn not_allowed_as_chat(lang: Lang) -> String {
+    plain(lang, "not-allowed-as-chat")
+}
 
-pub const MODEL_RATE_LIMITED: &str = "The model is busy right now (rate limited). Your message is saved; please try again in a minute.";
+/// In a group, after private material went to the person's private chat.
+pub fn answered_in_private(lang: Lang) -> String {
+    plain(lang, "answered-in-private")
+}
 
-pub const INTERNAL_ERROR: &str = "Something went wrong on my side and I could not handle that message. Please try again in a moment.";
+/// In a group, when the bot may not write to the person's private chat.
+pub fn ask_in_private(lang: Lang) -> String {
+    plain(lang, "ask-in-private")
+}
 
-pub const STORAGE_FULL: &str = "I cannot save anything right now because my storage is full. The operator has been told; please try again later.";
+/// In a group, when private material was asked for as a channel or an anonymous admin.
+pub fn private_needs_a_person(lang: Lang) -> String {
+    plain(lang, "private-needs-a-person")
+}
+
+/// In a group, after `/persona <text>`: the text is not repeated there.
+pub fn persona_saved_not_shown(lang: Lang) -> String {
+    plain(lang, "persona-saved-not-shown")
+}
+
+/// Private material sent to a private chat, naming the group it was asked in.
+pub fn from_group(lang: Lang, title: &str, text: &str) -> String {
+    i18n::text(
+        lang,
+        "from-group",
+        [("group", value(title)), ("answer", value(text))],
+    )
+}
+
+pub fn export_caption_from_group(lang: Lang, title: &str) -> String {
+    i18n::text(lang, "export-caption-from-group", [("group", value(title))])
+}
+
+pub fn text_only(lang: Lang) -> String {
+    plain(lang, "text-only")
+}
+
+pub fn model_unavailable(lang: Lang) -> String {
+    plain(lang, "model-unavailable")
+}
+
+pub fn model_rate_limited(lang: Lang) -> String {
+    plain(lang, "model-rate-limited")
+}
+
+pub fn internal_error(lang: Lang) -> String {
+    plain(lang, "internal-error")
+}
+
+pub fn storage_full(lang: Lang) -> String {
+    plain(lang, "storage-full")
+}
 
 /// The notice for the first message past `USER_MAX_PENDING`.
-pub fn too_many_waiting(max: u32) -> String {
-    format!(
-        "You are sending messages faster than I can answer: {max} of yours are already waiting. \
-         I will answer those; anything you send before then is not read, so please send it again \
-         once I have replied."
-    )
+pub fn too_many_waiting(lang: Lang, max: u32) -> String {
+    i18n::text(lang, "too-many-waiting", [("max", value(max))])
 }
 
 /// The notice for the first message past `USER_MESSAGES_PER_MINUTE`.
-pub fn too_many_per_minute(max: u32) -> String {
-    format!(
-        "That is more than {max} messages in a minute, so I did not read the last one. Please wait \
-         a moment and send it again."
+pub fn too_many_per_minute(lang: Lang, max: u32) -> String {
+    i18n::text(lang, "too-many-per-minute", [("max", value(max))])
+}
+
+pub fn empty_message(lang: Lang) -> String {
+    plain(lang, "empty-message")
+}
+
+pub fn empty_reply(lang: Lang) -> String {
+    plain(lang, "empty-reply")
+}
+
+pub fn message_too_long(lang: Lang, length: usize, max: usize) -> String {
+    i18n::text(
+        lang,
+        "message-too-long",
+        [("length", value(length)), ("max", value(max))],
     )
 }
 
-pub const EMPTY_MESSAGE: &str = "Your message is empty — write something and I will answer.";
-
-pub const EMPTY_REPLY: &str = "The model returned an empty answer. Please rephrase or try again.";
-
-pub const CLEAR_CONFIRM: &str = "Delete all your history in this chat — messages, sessions, summaries and notes? Your persona stays. This cannot be undone.";
-pub const CLEAR_BUTTON_YES: &str = "Yes, delete it";
-pub const CLEAR_BUTTON_NO: &str = "Cancel";
-pub const CLEAR_CANCELLED: &str = "Nothing was deleted.";
-pub const CLEAR_NOT_YOURS: &str = "Only the person who asked for /clear can confirm it.";
-
-pub const RESET_DONE: &str = "Started a fresh session. I still keep our earlier conversations and can recall them when they matter.";
-pub const RESET_NOTHING_OPEN: &str =
-    "A fresh session starts with your next message. Earlier conversations are still remembered.";
-
-pub const PERSONA_RESET: &str = "Persona reset: I am back to my default behaviour.";
-pub const PERSONA_NONE: &str = "You have no persona set, so I use my default behaviour.\nSet one with /persona <how I should behave>, e.g. /persona Answer briefly, like a pirate.";
-
-pub const EXPORT_EMPTY: &str =
-    "There is nothing to export: no messages are stored for you in this chat.";
-pub const EXPORT_CAPTION: &str = "Your history in this chat.";
-
-pub const FORGET_USAGE: &str =
-    "Tell me which note to forget by its number, e.g. /forget 2. /memory lists them.";
-
-pub fn forgot(note: &str) -> String {
-    format!("Forgotten: {note}")
+pub fn clear_confirm(lang: Lang) -> String {
+    plain(lang, "clear-confirm")
 }
 
-pub fn no_such_note(number: &str) -> String {
-    format!("I have no note number {number}. /memory lists the notes I keep.")
+pub fn clear_button_yes(lang: Lang) -> String {
+    plain(lang, "clear-button-yes")
+}
+
+pub fn clear_button_no(lang: Lang) -> String {
+    plain(lang, "clear-button-no")
+}
+
+pub fn clear_cancelled(lang: Lang) -> String {
+    plain(lang, "clear-cancelled")
+}
+
+pub fn clear_not_yours(lang: Lang) -> String {
+    plain(lang, "clear-not-yours")
+}
+
+pub fn cleared(lang: Lang, messages: u64, sessions: u64) -> String {
+    i18n::text(
+        lang,
+        "cleared",
+        [("messages", value(messages)), ("sessions", value(sessions))],
+    )
+}
+
+pub fn reset_done(lang: Lang) -> String {
+    plain(lang, "reset-done")
+}
+
+pub fn reset_nothing_open(lang: Lang) -> String {
+    plain(lang, "reset-nothing-open")
+}
+
+pub fn persona_reset(lang: Lang) -> String {
+    plain(lang, "persona-reset")
+}
+
+pub fn persona_none(lang: Lang) -> String {
+    plain(lang, "persona-none")
+}
+
+pub fn persona_current(lang: Lang, persona: &str) -> String {
+    i18n::text(lang, "persona-current", [("persona", value(persona))])
+}
+
+pub fn persona_set(lang: Lang, persona: &str) -> String {
+    i18n::text(lang, "persona-saved", [("persona", value(persona))])
+}
+
+pub fn persona_too_long(lang: Lang, length: usize) -> String {
+    i18n::text(
+        lang,
+        "persona-too-long",
+        [("length", value(length)), ("max", value(PERSONA_MAX_CHARS))],
+    )
+}
+
+pub fn export_empty(lang: Lang) -> String {
+    plain(lang, "export-empty")
+}
+
+pub fn export_caption(lang: Lang) -> String {
+    plain(lang, "export-caption")
+}
+
+/// The labels of an exported Markdown history.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportLabels {
+    pub title: String,
+    pub user: String,
+    pub bot: String,
+    pub system: String,
+}
+
+pub fn export_labels(lang: Lang) -> ExportLabels {
+    ExportLabels {
+        title: plain(lang, "export-title"),
+        user: plain(lang, "export-author-user"),
+        bot: plain(lang, "export-author-bot"),
+        system: plain(lang, "export-author-system"),
+    }
+}
+
+pub fn forget_usage(lang: Lang) -> String {
+    plain(lang, "forget-usage")
+}
+
+pub fn forgot(lang: Lang, note: &str) -> String {
+    i18n::text(lang, "forgot", [("note", value(note))])
+}
+
+pub fn no_such_note(lang: Lang, number: &str) -> String {
+    i18n::text(lang, "no-such-note", [("number", value(number))])
 }
 
 /// The `/memory` listing: numbered notes, then summaries with their session times.
-pub fn memory(overview: &MemoryOverview) -> String {
+pub fn memory(lang: Lang, overview: &MemoryOverview) -> String {
     let mut text = String::new();
     if overview.notes.is_empty() {
-        text.push_str("I keep no notes about you in this chat yet. Lasting facts and preferences you tell me are noted after a session ends.\n");
+        text.push_str(&plain(lang, "memory-no-notes"));
+        text.push('\n');
     } else {
-        text.push_str("Notes I keep about you (remove one with /forget <number>):\n");
+        text.push_str(&plain(lang, "memory-notes-heading"));
+        text.push('\n');
         for (index, note) in overview.notes.iter().enumerate() {
-            text.push_str(&format!(
-                "{}. {} (since {})\n",
-                index + 1,
-                note.note,
-                format_utc_ms(note.created_at_ms)
-            ));
+            let line = i18n::text(
+                lang,
+                "memory-note",
+                [
+                    ("number", value(index + 1)),
+                    ("note", value(note.note.as_str())),
+                    ("since", value(format_utc_ms(note.created_at_ms))),
+                ],
+            );
+            text.push_str(&line);
+            text.push('\n');
         }
     }
+    text.push('\n');
     if overview.summaries.is_empty() {
-        text.push_str("\nNo session summaries yet: a session is summarized after it ends.");
+        text.push_str(&plain(lang, "memory-no-summaries"));
     } else {
-        text.push_str("\nSummaries of our earlier sessions:\n");
+        text.push_str(&plain(lang, "memory-summaries-heading"));
+        text.push('\n');
         for summary in overview.summaries.iter().rev() {
             text.push_str(&format!(
                 "\n• {}: {}\n",
@@ -128,129 +261,222 @@ pub fn memory(overview: &MemoryOverview) -> String {
     text
 }
 
-pub fn message_too_long(length: usize, max: usize) -> String {
-    format!(
-        "Your message is {length} characters long; I accept at most {max}. Please shorten it or split it into parts."
+/// The time windows `/start` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Greeting {
+    pub history_window_secs: u64,
+    pub purge_after_secs: u64,
+    pub session_idle_secs: u64,
+}
+
+pub fn start(lang: Lang, greeting: &Greeting) -> String {
+    i18n::text(
+        lang,
+        "start",
+        [
+            (
+                "history_window",
+                value(human_duration(lang, greeting.history_window_secs)),
+            ),
+            (
+                "idle",
+                value(human_duration(lang, greeting.session_idle_secs)),
+            ),
+            (
+                "purge_after",
+                value(human_duration(lang, greeting.purge_after_secs)),
+            ),
+        ],
     )
 }
 
-pub fn start(history_window_secs: u64, purge_after_secs: u64, idle_secs: u64) -> String {
-    format!(
-        "Hello! I am an AI assistant with a memory.\n\n\
-         I keep our conversation in this chat: the last messages of the past {} verbatim, and \
-         summaries of earlier sessions (a session ends after {} of silence). Everything is deleted \
-         automatically after {}.\n\n\
-         /persona sets how I behave for you, /memory shows what I keep about you, /stats what I \
-         store, /reset starts a fresh session, /export sends you your history, /clear deletes it. \
-         /help lists everything.",
-        human_duration(history_window_secs),
-        human_duration(idle_secs),
-        human_duration(purge_after_secs),
-    )
-}
-
-pub fn persona_current(persona: &str) -> String {
-    format!(
-        "Your persona:\n\n{persona}\n\nChange it with /persona <text>, or go back to the default with /persona reset."
-    )
-}
-
-pub fn persona_set(persona: &str) -> String {
-    format!("Persona saved. From now on:\n\n{persona}")
-}
-
-pub fn persona_too_long(length: usize) -> String {
-    format!(
-        "That persona is {length} characters long; at most {PERSONA_MAX_CHARS} are allowed. Please shorten it."
-    )
-}
-
-pub fn cleared(messages: u64, sessions: u64) -> String {
-    format!(
-        "Deleted {messages} messages from {sessions} sessions. I no longer remember anything from this chat."
-    )
-}
-
-pub fn stats(stats: &ConversationStats) -> String {
+pub fn stats(lang: Lang, stats: &ConversationStats) -> String {
     let session = match stats.session_started_at_ms {
-        Some(started) => format!(
-            "{} (since {})",
-            human_duration(((stats.now_ms - started).max(0) / 1_000) as u64),
-            format_utc_ms(started)
+        Some(started) => i18n::text(
+            lang,
+            "stats-session",
+            [
+                (
+                    "age",
+                    value(human_duration(
+                        lang,
+                        ((stats.now_ms - started).max(0) / 1_000) as u64,
+                    )),
+                ),
+                ("since", value(format_utc_ms(started))),
+            ],
         ),
-        None => "none open".to_owned(),
+        None => plain(lang, "stats-no-session"),
     };
-    let last = stats
-        .last_activity_ms
-        .map(format_utc_ms)
-        .unwrap_or_else(|| "never".to_owned());
-    format!(
-        "Your statistics in this chat\n\
-         Messages stored: {}\n\
-         Messages in the current context: {}\n\
-         Tokens today: {}\n\
-         Tokens in total: {}\n\
-         Current session: {session}\n\
-         Last activity: {last}",
-        stats.messages_stored, stats.messages_in_context, stats.tokens_today, stats.tokens_total,
+    let last_activity = match stats.last_activity_ms {
+        Some(at) => format_utc_ms(at),
+        None => plain(lang, "stats-never"),
+    };
+    i18n::text(
+        lang,
+        "stats",
+        [
+            ("stored", value(stats.messages_stored)),
+            ("in_context", value(stats.messages_in_context)),
+            ("tokens_today", value(stats.tokens_today)),
+            ("tokens_total", value(stats.tokens_total)),
+            ("session", value(session)),
+            ("last_activity", value(last_activity)),
+        ],
     )
 }
 
 /// `telemem chat`'s greeting.
-pub fn terminal_welcome(user_id: i64, chat_id: i64) -> String {
-    format!(
-        "telemem chat as user {user_id} in chat {chat_id}. Type a message and press Enter; /help \
-         lists the commands, /quit leaves."
+pub fn terminal_welcome(lang: Lang, user_id: i64, chat_id: i64) -> String {
+    i18n::text(
+        lang,
+        "terminal-welcome",
+        [("user", value(user_id)), ("chat", value(chat_id))],
     )
 }
 
 /// `/clear` in a terminal: Telegram asks for the confirmation with buttons.
-pub const TERMINAL_CANNOT_CLEAR: &str = "/clear asks for a confirmation with buttons, which a terminal cannot show, so nothing was deleted.";
+pub fn terminal_cannot_clear(lang: Lang) -> String {
+    plain(lang, "terminal-cannot-clear")
+}
 
 /// `/export` in a terminal: Telegram sends the history as a file.
-pub const TERMINAL_CANNOT_EXPORT: &str =
-    "/export sends your history as a file, which a terminal cannot receive.";
+pub fn terminal_cannot_export(lang: Lang) -> String {
+    plain(lang, "terminal-cannot-export")
+}
 
-/// "3 days", "1 hour 30 minutes", "45 seconds".
-pub fn human_duration(total_secs: u64) -> String {
+/// "3 days", "1 hour 30 minutes", "45 seconds": the two largest units that are not zero.
+pub fn human_duration(lang: Lang, total_secs: u64) -> String {
     let units = [
-        (86_400, "day"),
-        (3_600, "hour"),
-        (60, "minute"),
-        (1, "second"),
+        (86_400, "duration-days"),
+        (3_600, "duration-hours"),
+        (60, "duration-minutes"),
+        (1, "duration-seconds"),
     ];
     let mut parts = Vec::new();
     let mut rest = total_secs;
-    for (size, name) in units {
+    for (size, id) in units {
         let count = rest / size;
         if count > 0 {
-            parts.push(format!(
-                "{count} {name}{}",
-                if count == 1 { "" } else { "s" }
-            ));
+            parts.push(i18n::text(lang, id, [("count", value(count))]));
             rest -= count * size;
         }
         if parts.len() == 2 {
             break;
         }
     }
-    if parts.is_empty() {
-        "0 seconds".to_owned()
-    } else {
-        parts.join(" ")
+    match <[String; 2]>::try_from(parts) {
+        Ok([larger, smaller]) => i18n::text(
+            lang,
+            "duration-two-units",
+            [("larger", value(larger)), ("smaller", value(smaller))],
+        ),
+        Err(parts) => parts
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| i18n::text(lang, "duration-seconds", [("count", value(0))])),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::storage::{NoteRecord, SummaryRecord};
 
     #[test]
     fn durations_read_naturally() {
-        assert_eq!(human_duration(86_400), "1 day");
-        assert_eq!(human_duration(30 * 86_400), "30 days");
-        assert_eq!(human_duration(5_400), "1 hour 30 minutes");
-        assert_eq!(human_duration(1_800), "30 minutes");
-        assert_eq!(human_duration(0), "0 seconds");
+        let en = |secs| human_duration(Lang::En, secs);
+        assert_eq!(en(86_400), "1 day");
+        assert_eq!(en(30 * 86_400), "30 days");
+        assert_eq!(en(5_400), "1 hour 30 minutes");
+        assert_eq!(en(1_800), "30 minutes");
+        assert_eq!(en(0), "0 seconds");
+    }
+
+    #[test]
+    fn durations_read_naturally_in_every_language() {
+        assert_eq!(human_duration(Lang::De, 2 * 86_400), "2 Tage");
+        assert_eq!(human_duration(Lang::De, 3_660), "1 Stunde 1 Minute");
+        assert_eq!(human_duration(Lang::Es, 5_400), "1 hora y 30 minutos");
+        assert_eq!(human_duration(Lang::Fr, 30 * 86_400), "30 jours");
+        assert_eq!(human_duration(Lang::Ru, 86_400), "1 день");
+        assert_eq!(human_duration(Lang::Ru, 2 * 86_400), "2 дня");
+        assert_eq!(human_duration(Lang::Ru, 5 * 86_400), "5 дней");
+        assert_eq!(
+            human_duration(Lang::Ru, 3 * 3_600 + 21 * 60),
+            "3 часа 21 минута"
+        );
+        assert_eq!(human_duration(Lang::Ru, 0), "0 секунд");
+    }
+
+    #[test]
+    fn english_sentences_read_as_before() {
+        assert_eq!(
+            from_group(Lang::En, "Friends", "Your persona: none"),
+            "You asked in the group “Friends”:\n\nYour persona: none"
+        );
+        assert_eq!(
+            persona_none(Lang::En),
+            "You have no persona set, so I use my default behaviour.\nSet one with /persona <how I \
+             should behave>, e.g. /persona Answer briefly, like a pirate."
+        );
+        assert_eq!(
+            cleared(Lang::En, 2, 1),
+            "Deleted 2 messages from 1 session. I no longer remember anything from this chat."
+        );
+        assert_eq!(
+            persona_too_long(Lang::En, 1_001),
+            "That persona is 1001 characters long; at most 1000 are allowed. Please shorten it."
+        );
+        let greeting = Greeting {
+            history_window_secs: 86_400,
+            purge_after_secs: 30 * 86_400,
+            session_idle_secs: 1_800,
+        };
+        assert_eq!(
+            start(Lang::En, &greeting),
+            "Hello! I am an AI assistant with a memory.\n\nI keep our conversation in this chat: \
+             the last messages of the past 1 day verbatim, and summaries of earlier sessions (a \
+             session ends after 30 minutes of silence). Everything is deleted automatically after \
+             30 days.\n\n/persona sets how I behave for you, /memory shows what I keep about you, \
+             /stats what I store, /reset starts a fresh session, /export sends you your history, \
+             /clear deletes it. /help lists everything."
+        );
+    }
+
+    #[test]
+    fn stats_and_memory_labels_are_translated() {
+        let stats_now = ConversationStats {
+            messages_stored: 4,
+            messages_in_context: 2,
+            tokens_today: 120,
+            tokens_total: 900,
+            session_started_at_ms: Some(0),
+            last_activity_ms: None,
+            now_ms: 2 * 3_600_000,
+        };
+        let russian = stats(Lang::Ru, &stats_now);
+        assert!(russian.contains("Сообщений сохранено: 4"), "{russian}");
+        assert!(russian.contains("2 часа (с 1970-01-01"), "{russian}");
+        let overview = MemoryOverview {
+            notes: vec![NoteRecord {
+                id: 1,
+                note: "Mag Tee".to_owned(),
+                created_at_ms: 0,
+                confirmed_at_ms: 0,
+            }],
+            summaries: vec![SummaryRecord {
+                session_id: 1,
+                chat_id: 1,
+                user_id: 1,
+                summary: "Über Tee gesprochen".to_owned(),
+                created_at_ms: 0,
+                session_started_at_ms: 0,
+                session_last_activity_at_ms: 0,
+            }],
+        };
+        let german = memory(Lang::De, &overview);
+        assert!(german.contains("1. Mag Tee (seit 1970-01-01"), "{german}");
+        assert!(german.contains("• 1970-01-01"), "{german}");
     }
 }

@@ -3,7 +3,8 @@
 //! [`commands`] for commands) and choose the user-facing sentence from [`replies`]; they hold no
 //! chat logic themselves.
 //!
-//! Everything is keyed on the sender's identity ([`identity`]). Answers that show private
+//! Everything is keyed on the sender's identity ([`identity`]), and every sentence is in the
+//! sender's language ([`identity::message_language`]). Answers that show private
 //! material (the persona, notes and summaries, statistics, the history, a forgotten note) never
 //! go into a group: asked in one, they are sent to the person's private chat, and the group only
 //! hears that they were, or that the person has to ask in private.
@@ -17,11 +18,11 @@ use teloxide::prelude::*;
 use teloxide::types::{
     CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
 };
-use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
 use crate::commands::{self, Command, CommandAnswer, ExportFormat};
 use crate::conversation::{Conversations, Turn};
+use crate::i18n::Lang;
 use crate::llm::{Completion, LlmError};
 use crate::metrics;
 use crate::replies;
@@ -65,12 +66,13 @@ pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<Acce
                 as_chat,
                 "refused a sender who is not on the allow list"
             );
+            let lang = identity::message_language(&message);
             let refusal = if as_chat {
-                replies::NOT_ALLOWED_AS_CHAT
+                replies::not_allowed_as_chat(lang)
             } else {
-                replies::NOT_ALLOWED
+                replies::not_allowed(lang)
             };
-            if let Err(error) = reply_in_chat(&bot, &message, refusal).await {
+            if let Err(error) = reply_in_chat(&bot, &message, &refusal).await {
                 tracing::warn!(
                     error = crate::telegram::loggable_chain(&error),
                     "could not send the refusal"
@@ -114,6 +116,7 @@ pub async fn chat_message(
         bot: &bot,
         message: &message,
         key,
+        lang: identity::message_language(&message),
         conversations: &conversations,
         intake: &intake,
         update_id,
@@ -149,6 +152,8 @@ struct TurnContext<'a> {
     bot: &'a TelegramBot,
     message: &'a Message,
     key: ConversationKey,
+    /// The language the sender reads.
+    lang: Lang,
     conversations: &'a Conversations,
     intake: &'a Intake,
     update_id: i64,
@@ -179,7 +184,7 @@ async fn chat_turn(
     settings: &BotSettings,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
-    let text = match turn_text(turn.message, me, settings.max_message_chars) {
+    let text = match turn_text(turn.message, me, turn.lang, settings.max_message_chars) {
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
@@ -194,11 +199,11 @@ async fn chat_turn(
             let disk_full = is_disk_full(&error);
             metrics::error(if disk_full { "disk_full" } else { "database" });
             let reply = if disk_full {
-                replies::STORAGE_FULL
+                replies::storage_full(turn.lang)
             } else {
-                replies::INTERNAL_ERROR
+                replies::internal_error(turn.lang)
             };
-            turn.answer_with_notice(preview, reply).await?;
+            turn.answer_with_notice(preview, &reply).await?;
             return Err(error.context("could not start the chat turn"));
         }
     };
@@ -206,7 +211,7 @@ async fn chat_turn(
 }
 
 /// The text the model gets, or the notice that answers the message instead.
-fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, String> {
+fn turn_text(message: &Message, me: &Me, lang: Lang, max_chars: usize) -> Result<String, String> {
     let raw_text = message.text().unwrap_or_default();
     let text = if message.chat.is_private() {
         raw_text.trim().to_owned()
@@ -214,16 +219,14 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
         without_bot_mention(message, me)
     };
     if text.starts_with('/') {
-        return Err(replies::unknown_command(
-            &Command::descriptions().to_string(),
-        ));
+        return Err(replies::unknown_command(lang, &commands::help_text(lang)));
     }
     if text.is_empty() {
-        return Err(replies::EMPTY_MESSAGE.to_owned());
+        return Err(replies::empty_message(lang));
     }
     let length = text.chars().count();
     if length > max_chars {
-        return Err(replies::message_too_long(length, max_chars));
+        return Err(replies::message_too_long(lang, length, max_chars));
     }
     Ok(text)
 }
@@ -239,17 +242,18 @@ async fn answer_turn(
     let (answer, preview) = ask_showing_progress(turn, started, stream, preview).await;
     let completion = match answer {
         Ok(completion) if completion.text.trim().is_empty() => {
-            return turn.answer_with_notice(preview, replies::EMPTY_REPLY).await;
+            let notice = replies::empty_reply(turn.lang);
+            return turn.answer_with_notice(preview, &notice).await;
         }
         Ok(completion) => completion,
         Err(error) => {
             metrics::error("llm");
             tracing::error!(error = ?error, chat_id = turn.key.chat_id, user_id = turn.key.user_id, "the model call failed");
             let reply = match error {
-                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
-                _ => replies::MODEL_UNAVAILABLE,
+                LlmError::RateLimited { .. } => replies::model_rate_limited(turn.lang),
+                _ => replies::model_unavailable(turn.lang),
             };
-            return turn.answer_with_notice(preview, reply).await;
+            return turn.answer_with_notice(preview, &reply).await;
         }
     };
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
@@ -333,12 +337,8 @@ pub async fn non_text_message(
     message: Message,
     intake: Intake,
 ) -> HandlerResult {
-    answer_once(
-        &intake,
-        &update,
-        reply_in_chat(&bot, &message, replies::TEXT_ONLY),
-    )
-    .await
+    let reply = replies::text_only(identity::message_language(&message));
+    answer_once(&intake, &update, reply_in_chat(&bot, &message, &reply)).await
 }
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
@@ -384,7 +384,8 @@ async fn run_command(
     let Some(key) = conversation_key(&message) else {
         return Ok(());
     };
-    let answer = commands::answer(command, &conversations, key, &settings.start_text).await?;
+    let lang = identity::message_language(&message);
+    let answer = commands::answer(command, &conversations, key, lang, &settings.greeting).await?;
     match answer {
         CommandAnswer::Say(text) => reply_in_chat(&bot, &message, &text).await,
         CommandAnswer::SayPrivately(text) => reply_privately(&bot, &message, &text).await,
@@ -393,27 +394,32 @@ async fn run_command(
         }
         // Confirmed without the text in a group: it is private from now on.
         CommandAnswer::PersonaSaved { .. } => {
-            reply_in_chat(&bot, &message, replies::PERSONA_SAVED_NOT_SHOWN).await
+            reply_in_chat(&bot, &message, &replies::persona_saved_not_shown(lang)).await
         }
-        CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key).await,
+        CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key, lang).await,
         CommandAnswer::Export(format) => export(&bot, &message, key, format, &conversations).await,
     }
 }
 
-async fn ask_to_clear(bot: &TelegramBot, message: &Message, key: ConversationKey) -> HandlerResult {
+async fn ask_to_clear(
+    bot: &TelegramBot,
+    message: &Message,
+    key: ConversationKey,
+    lang: Lang,
+) -> HandlerResult {
     // The user id travels in the button data so that only the asker can confirm in a group.
     let keyboard = InlineKeyboardMarkup::new([[
         InlineKeyboardButton::callback(
-            replies::CLEAR_BUTTON_YES,
+            replies::clear_button_yes(lang),
             format!("{CLEAR_YES}:{}", key.user_id),
         ),
         InlineKeyboardButton::callback(
-            replies::CLEAR_BUTTON_NO,
+            replies::clear_button_no(lang),
             format!("{CLEAR_NO}:{}", key.user_id),
         ),
     ]]);
     let mut request = bot
-        .send_message(message.chat.id, replies::CLEAR_CONFIRM)
+        .send_message(message.chat.id, replies::clear_confirm(lang))
         .reply_markup(keyboard);
     if !message.chat.is_private() {
         request = request.reply_parameters(
@@ -448,9 +454,10 @@ async fn press_clear_button(
     let data = query.data.as_deref().unwrap_or_default();
     let (action, owner) = data.rsplit_once(':').unwrap_or((data, ""));
     let presser = query.from.id.0 as i64;
+    let lang = identity::user_language(&query.from);
     if owner.parse::<i64>().ok() != Some(presser) {
         bot.answer_callback_query(query.id.clone())
-            .text(replies::CLEAR_NOT_YOURS)
+            .text(replies::clear_not_yours(lang))
             .await?;
         return Ok(());
     }
@@ -468,9 +475,9 @@ async fn press_clear_button(
                 messages = counts.messages,
                 "cleared a conversation"
             );
-            replies::cleared(counts.messages, counts.sessions)
+            replies::cleared(lang, counts.messages, counts.sessions)
         }
-        _ => replies::CLEAR_CANCELLED.to_owned(),
+        _ => replies::clear_cancelled(lang),
     };
     bot.answer_callback_query(query.id.clone()).await?;
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
@@ -493,9 +500,10 @@ async fn export(
     format: ExportFormat,
     conversations: &Conversations,
 ) -> HandlerResult {
+    let lang = identity::message_language(message);
     let messages = conversations.export(key).await?;
     if messages.is_empty() {
-        return reply_privately(bot, message, replies::EXPORT_EMPTY).await;
+        return reply_privately(bot, message, &replies::export_empty(lang)).await;
     }
     let (bytes, file_name) = match format {
         ExportFormat::Json => (
@@ -503,13 +511,13 @@ async fn export(
             "telemem-history.json",
         ),
         ExportFormat::Markdown => (
-            export_markdown(&messages).into_bytes(),
+            export_markdown(&messages, &replies::export_labels(lang)).into_bytes(),
             "telemem-history.md",
         ),
     };
     let caption = match group_title(message) {
-        Some(title) => replies::export_caption_from_group(title),
-        None => replies::EXPORT_CAPTION.to_owned(),
+        Some(title) => replies::export_caption_from_group(lang, title),
+        None => replies::export_caption(lang),
     };
     send_private_material(bot, message, |chat_id| async move {
         bot.send_document(chat_id, InputFile::memory(bytes).file_name(file_name))
@@ -562,22 +570,24 @@ where
     F: FnOnce(ChatId) -> Fut,
     Fut: Future<Output = Result<(), RequestError>>,
 {
+    let lang = identity::message_language(message);
     let chat_id = match private_destination(message) {
         PrivateDestination::ThisChat => return Ok(send(message.chat.id).await?),
         PrivateDestination::Nobody => {
-            return reply_in_chat(bot, message, replies::PRIVATE_NEEDS_A_PERSON).await;
+            let notice = replies::private_needs_a_person(lang);
+            return reply_in_chat(bot, message, &notice).await;
         }
         PrivateDestination::PrivateChat(chat_id) => chat_id,
     };
     match send(chat_id).await {
-        Ok(()) => reply_in_chat(bot, message, replies::ANSWERED_IN_PRIVATE).await,
+        Ok(()) => reply_in_chat(bot, message, &replies::answered_in_private(lang)).await,
         Err(error) if cannot_write_to(&error) => {
             tracing::info!(
                 error = crate::telegram::loggable(&error),
                 chat_id = chat_id.0,
                 "cannot write to a private chat"
             );
-            reply_in_chat(bot, message, replies::ASK_IN_PRIVATE).await
+            reply_in_chat(bot, message, &replies::ask_in_private(lang)).await
         }
         Err(error) => Err(error.into()),
     }
@@ -587,7 +597,7 @@ where
 /// private chat from there.
 async fn reply_privately(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
     let text = match group_title(message) {
-        Some(title) => replies::from_group(title, text),
+        Some(title) => replies::from_group(identity::message_language(message), title, text),
         None => text.to_owned(),
     };
     send_private_material(bot, message, |chat_id| {
@@ -617,14 +627,15 @@ fn cannot_write_to(error: &RequestError) -> bool {
     }
 }
 
-/// The history as a Markdown document: one heading per message with its time and author.
-pub fn export_markdown(messages: &[StoredMessage]) -> String {
-    let mut document = String::from("# telemem history\n");
+/// The history as a Markdown document: one heading per message with its time and author, the
+/// title and authors named by `labels` (in the person's language).
+pub fn export_markdown(messages: &[StoredMessage], labels: &replies::ExportLabels) -> String {
+    let mut document = format!("# {}\n", labels.title);
     for message in messages {
         let author = match message.role {
-            crate::storage::Role::User => "You",
-            crate::storage::Role::Assistant => "Bot",
-            crate::storage::Role::System => "System",
+            crate::storage::Role::User => &labels.user,
+            crate::storage::Role::Assistant => &labels.bot,
+            crate::storage::Role::System => &labels.system,
         };
         document.push_str(&format!(
             "\n## {author} — {}\n\n{}\n",

@@ -3,8 +3,9 @@
 //! person, the handlers, rendering of the model's Markdown to Telegram HTML and splitting replies
 //! into messages Telegram accepts, reply delivery, the sender's identity, access control and
 //! per-user limits. Chat logic lives in [`crate::conversation`], the commands and what they answer
-//! in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module only
-//! translates between Telegram and them.
+//! in [`crate::commands`], every user-facing sentence in [`crate::replies`] (in the sender's
+//! language, [`identity::message_language`]); this module only translates between Telegram and
+//! them.
 
 pub mod access;
 pub mod bot;
@@ -25,13 +26,15 @@ use std::sync::Arc;
 use teloxide::RequestError;
 use teloxide::dispatching::{HandlerExt, UpdateFilterExt, UpdateHandler};
 use teloxide::dptree::di::DependencyMap;
+use teloxide::payloads::SetMyCommandsSetters;
 use teloxide::prelude::*;
-use teloxide::types::Me;
-use teloxide::utils::command::BotCommands;
+use teloxide::types::{BotCommand, Me};
 
 use crate::commands::{self, Command};
 use crate::config::Config;
 use crate::conversation::Conversations;
+use crate::i18n::Lang;
+use crate::replies::Greeting;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::intake::Intake;
 use crate::telegram::limits::LimitSettings;
@@ -42,7 +45,8 @@ use crate::telegram::scheduler::SchedulerSettings;
 pub struct BotSettings {
     pub max_message_chars: usize,
     pub stream_replies: bool,
-    pub start_text: String,
+    /// The time windows the `/start` greeting names.
+    pub greeting: Greeting,
 }
 
 /// At most this many updates are handled at once (the scheduler's slots). The model's latency is
@@ -56,7 +60,7 @@ impl BotSettings {
         Self {
             max_message_chars: config.telegram.max_message_chars as usize,
             stream_replies: config.telegram.stream_replies,
-            start_text: commands::start_text(config),
+            greeting: commands::greeting(config),
         }
     }
 }
@@ -150,10 +154,24 @@ pub fn loggable_chain(error: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// Registers the command menu with Telegram.
+/// Registers the command menu with Telegram: in English for every language without a menu of
+/// its own, then in each language the bot speaks, for the people whose app uses it.
 pub async fn register_commands(bot: &TelegramBot) -> Result<(), RequestError> {
-    bot.set_my_commands(Command::bot_commands()).await?;
+    bot.set_my_commands(command_menu(Lang::En)).await?;
+    for lang in Lang::ALL {
+        bot.set_my_commands(command_menu(lang))
+            .language_code(lang.code())
+            .await?;
+    }
     Ok(())
+}
+
+/// The command menu with its descriptions in `lang`.
+fn command_menu(lang: Lang) -> Vec<BotCommand> {
+    commands::described_commands(lang)
+        .into_iter()
+        .map(|command| BotCommand::new(command.command, command.description))
+        .collect()
 }
 
 #[cfg(test)]
