@@ -89,6 +89,28 @@ pub fn presser_allowed(query: CallbackQuery, access: Arc<AccessPolicy>) -> bool 
     access.check(identity::user_id(&query.from)) == Access::Allowed
 }
 
+/// Records the language of an allowed sender who writes as themselves (a post as a channel or
+/// an anonymous admin carries no person's language), for what the bot sends them on its own.
+pub async fn record_sender_language(message: Message, conversations: Conversations) {
+    if identity::is_sent_as_chat(&message) {
+        return;
+    }
+    if let Some(user) = &message.from {
+        record_language(user, &conversations).await;
+    }
+}
+
+/// [`record_sender_language`] for an allowed person pressing a button.
+pub async fn record_presser_language(query: CallbackQuery, conversations: Conversations) {
+    record_language(&query.from, &conversations).await;
+}
+
+async fn record_language(user: &teloxide::types::User, conversations: &Conversations) {
+    conversations
+        .record_language(identity::user_id(user), user.language_code.as_deref())
+        .await;
+}
+
 /// Updates that pass no filter (a group message not for the bot, a stranger's message after the
 /// refusal) need nothing more.
 pub async fn ignored(update: Update, intake: Intake) -> HandlerResult {

@@ -66,11 +66,13 @@ impl BotSettings {
 }
 
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
-/// mention, reply or command in groups), sender allowed (strangers are refused once), first
-/// delivery of the update; then commands, text, and everything else.
+/// mention, reply or command in groups), sender allowed (strangers are refused once), then the
+/// sender's language is recorded; then commands, text, and everything else. Button presses of
+/// allowed people record the presser's language the same way.
 pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed)
+        .inspect_async(handlers::record_sender_language)
         .branch(
             dptree::entry()
                 .filter_command::<Command>()
@@ -82,7 +84,11 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(for_the_bot)
         .branch(dptree::endpoint(handlers::ignored));
     let buttons = Update::filter_callback_query()
-        .branch(dptree::filter(handlers::presser_allowed).endpoint(handlers::clear_button))
+        .branch(
+            dptree::filter(handlers::presser_allowed)
+                .inspect_async(handlers::record_presser_language)
+                .endpoint(handlers::clear_button),
+        )
         .branch(dptree::endpoint(handlers::ignored));
     dptree::entry().branch(messages).branch(buttons)
 }
