@@ -14,6 +14,7 @@ mod fake_telegram_selftest;
 mod faults;
 mod http;
 mod jobs;
+mod languages;
 mod llm;
 mod load;
 mod meaning;
