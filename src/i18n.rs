@@ -91,7 +91,7 @@ impl Lang {
 
 /// What a sentence shows when its message is missing even in English: visible enough to be
 /// reported, never a panic.
-const MISSING_MARK: &str = "⟦missing text⟧";
+pub(crate) const MISSING_MARK: &str = "⟦missing text⟧";
 
 /// One Fluent bundle per language, in the order of [`Lang::ALL`].
 struct Catalog {
@@ -123,7 +123,7 @@ impl Catalog {
 
     /// The message `id` in `lang` with `args`, if `lang`'s file has it.
     fn format(&self, lang: Lang, id: &str, args: Option<&FluentArgs<'_>>) -> Option<String> {
-        let bundle = &self.bundles[lang.index()];
+        let bundle = self.bundles.get(lang.index())?;
         let pattern = bundle.get_message(id)?.value()?;
         let mut errors = Vec::new();
         let text = bundle.format_pattern(pattern, args, &mut errors);

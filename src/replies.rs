@@ -444,6 +444,103 @@ mod tests {
         );
     }
 
+    /// Every sentence of this module in `lang`, with sample values.
+    fn every_sentence(lang: Lang) -> Vec<String> {
+        let greeting = Greeting {
+            history_window_secs: 86_400,
+            purge_after_secs: 2_592_000,
+            session_idle_secs: 1_800,
+        };
+        let stats_now = ConversationStats {
+            messages_stored: 1,
+            messages_in_context: 1,
+            tokens_today: 1,
+            tokens_total: 1,
+            session_started_at_ms: None,
+            last_activity_ms: None,
+            now_ms: 0,
+        };
+        let empty = MemoryOverview {
+            notes: Vec::new(),
+            summaries: Vec::new(),
+        };
+        let labels = export_labels(lang);
+        let mut sentences = vec![
+            help_intro(lang),
+            unknown_command(lang, "/help"),
+            not_allowed(lang),
+            not_allowed_as_chat(lang),
+            answered_in_private(lang),
+            ask_in_private(lang),
+            private_needs_a_person(lang),
+            persona_saved_not_shown(lang),
+            from_group(lang, "Friends", "text"),
+            export_caption_from_group(lang, "Friends"),
+            text_only(lang),
+            model_unavailable(lang),
+            model_rate_limited(lang),
+            internal_error(lang),
+            storage_full(lang),
+            too_many_waiting(lang, 5),
+            too_many_per_minute(lang, 20),
+            empty_message(lang),
+            empty_reply(lang),
+            message_too_long(lang, 5_000, 4_096),
+            clear_confirm(lang),
+            clear_button_yes(lang),
+            clear_button_no(lang),
+            clear_cancelled(lang),
+            clear_not_yours(lang),
+            cleared(lang, 3, 1),
+            reset_done(lang),
+            reset_nothing_open(lang),
+            persona_reset(lang),
+            persona_none(lang),
+            persona_current(lang, "terse"),
+            persona_set(lang, "terse"),
+            persona_too_long(lang, 1_001),
+            export_empty(lang),
+            export_caption(lang),
+            labels.title,
+            labels.user,
+            labels.bot,
+            labels.system,
+            forget_usage(lang),
+            forgot(lang, "tea"),
+            no_such_note(lang, "9"),
+            memory(lang, &empty),
+            start(lang, &greeting),
+            stats(lang, &stats_now),
+            terminal_welcome(lang, 7, 7),
+            terminal_cannot_clear(lang),
+            terminal_cannot_export(lang),
+            human_duration(lang, 90_061),
+        ];
+        sentences.extend(
+            [
+                "start", "help", "persona", "stats", "memory", "forget", "reset", "clear", "export",
+            ]
+            .map(|name| command_description(lang, name).unwrap_or_default()),
+        );
+        sentences
+    }
+
+    #[test]
+    fn every_sentence_exists_and_fills_its_placeholders_in_every_language() {
+        for lang in Lang::ALL {
+            for sentence in every_sentence(lang) {
+                assert!(
+                    !sentence.trim().is_empty()
+                        && !sentence.contains(i18n::MISSING_MARK)
+                        && !sentence.contains("{$")
+                        && !sentence.contains("{ $"),
+                    "{}: {sentence:?}",
+                    lang.code()
+                );
+            }
+        }
+    }
+
     #[test]
     fn stats_and_memory_labels_are_translated() {
         let stats_now = ConversationStats {
