@@ -1,8 +1,8 @@
 //! The languages the bot writes in: [`Lang`], chosen from a person's language code, and the
 //! catalog of translated sentences behind [`crate::replies`]. Each language has one Project Fluent
-//! file in `locales/` (`en.ftl`, `de.ftl`, ...), compiled into the binary, so a translator edits
-//! one plain file and Fluent's plural rules give every language its own forms ("1 день", "2 дня",
-//! "5 дней"). A message a language file lacks falls back to English, so a sentence added in
+//! file in `src/locales/` (`en.ftl`, `de.ftl`, ...), compiled into the binary, so a translator
+//! edits one plain file and Fluent's plural rules give every language its own forms ("1 день",
+//! "2 дня", "5 дней"). A message a language file lacks falls back to English, so a sentence added in
 //! English works everywhere before it is translated; the unit tests below catch the gaps.
 //!
 //! Only [`crate::replies`] looks messages up by id: the rest of the code calls its typed
@@ -76,11 +76,11 @@ impl Lang {
     /// The language's Fluent file, compiled in.
     fn source(self) -> &'static str {
         match self {
-            Lang::En => include_str!("../locales/en.ftl"),
-            Lang::De => include_str!("../locales/de.ftl"),
-            Lang::Es => include_str!("../locales/es.ftl"),
-            Lang::Fr => include_str!("../locales/fr.ftl"),
-            Lang::Ru => include_str!("../locales/ru.ftl"),
+            Lang::En => include_str!("locales/en.ftl"),
+            Lang::De => include_str!("locales/de.ftl"),
+            Lang::Es => include_str!("locales/es.ftl"),
+            Lang::Fr => include_str!("locales/fr.ftl"),
+            Lang::Ru => include_str!("locales/ru.ftl"),
         }
     }
 

@@ -11,7 +11,7 @@
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
-//! - [`i18n`]: the languages the bot writes in (`Lang`) and the catalog of `locales/*.ftl`.
+//! - [`i18n`]: the languages the bot writes in (`Lang`), the catalog of `src/locales/*.ftl`.
 //! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,

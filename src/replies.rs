@@ -1,7 +1,7 @@
 //! Every sentence the bot says to users, for both front ends: Telegram and `telemem chat` in a
 //! terminal. Each function takes the person's [`Lang`] and returns the sentence from that
-//! language's file in `locales/` ([`crate::i18n`]), so callers never spell a message id. Replies
-//! never carry internal error text or provider responses: those go to the log.
+//! language's file in `src/locales/` ([`crate::i18n`]), so callers never spell a message id.
+//! Replies never carry internal error text or provider responses: those go to the log.
 
 use fluent_bundle::FluentValue;
 
