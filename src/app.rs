@@ -272,8 +272,10 @@ impl App {
         // trip to Telegram before the first poll.
         let menu_bot = bot.clone();
         let admins = incoming.access.list().admins();
+        let conversations = self.services.conversations.clone();
         tokio::spawn(async move {
-            if let Err(error) = telegram::register_commands(&menu_bot, &admins).await {
+            let registered = telegram::register_commands(&menu_bot, &admins, &conversations);
+            if let Err(error) = registered.await {
                 tracing::warn!(error = %error, "could not register the command menu with Telegram");
             }
         });

@@ -13,10 +13,11 @@ use crate::commands::{self, Command as BotCommand, CommandAnswer};
 use crate::config::{Config, duration_ms};
 use crate::conversation::{Answer, Conversations, RetryStart, Turn};
 use crate::http;
+use crate::i18n::Lang;
 use crate::jobs;
 use crate::llm::{Completion, LlmError, Role};
 use crate::quota::TokenCheck;
-use crate::replies;
+use crate::replies::{self, Greeting};
 use crate::storage::{ChatId, ConversationKey, Store, UserId, UserStats};
 use crate::telemetry;
 
@@ -44,6 +45,10 @@ pub enum Command {
         /// The chat id (default: the user's private chat, which has the user's id).
         #[arg(long)]
         chat: Option<ChatId>,
+        /// The language the bot writes in: en, de, es, fr or ru. The model's prompts stay
+        /// English either way.
+        #[arg(long, default_value = "en", value_parser = Lang::parse)]
+        language: Lang,
     },
     /// Print the exact prompt a message would get now, without storing anything.
     Context {
@@ -110,13 +115,13 @@ pub async fn execute(
 ) -> anyhow::Result<()> {
     let admin_command = match command {
         Command::Run => return App::build(config.clone()).await?.run().await,
-        Command::Chat { user, chat } => {
-            return chat_in_terminal(
-                config,
-                clock,
-                ConversationKey::new(chat.unwrap_or(ChatId(user.0)), user),
-            )
-            .await;
+        Command::Chat {
+            user,
+            chat,
+            language,
+        } => {
+            let key = ConversationKey::new(chat.unwrap_or(ChatId(user.0)), user);
+            return chat_in_terminal(config, clock, key, language).await;
         }
         Command::Context { chat, user, text } => {
             return print_context(config, clock, ConversationKey::new(chat, user), &text).await;
@@ -287,6 +292,7 @@ async fn chat_in_terminal(
     config: &Config,
     clock: Arc<dyn Clock>,
     key: ConversationKey,
+    lang: Lang,
 ) -> anyhow::Result<()> {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -298,10 +304,14 @@ async fn chat_in_terminal(
         key,
         shutdown.clone(),
     ));
-    let start_text = commands::start_text(config);
+    let terminal = Terminal {
+        key,
+        lang,
+        greeting: commands::greeting(config),
+    };
     println!(
         "{}",
-        replies::terminal_welcome(key.user_id.0, key.chat_id.0)
+        replies::terminal_welcome(lang, key.user_id.0, key.chat_id.0)
     );
     let mut lines = BufReader::new(tokio::io::stdin()).lines();
     let mut stdout = tokio::io::stdout();
@@ -321,9 +331,9 @@ async fn chat_in_terminal(
             break;
         }
         let reply = if line.starts_with('/') {
-            command_in_terminal(&services.conversations, key, &start_text, line).await
+            command_in_terminal(&services.conversations, &terminal, line).await
         } else {
-            chat_turn_in_terminal(&services, key, line).await
+            chat_turn_in_terminal(&services, &terminal, line).await
         };
         println!("{reply}");
     }
@@ -391,42 +401,56 @@ async fn terminated(_signal: &mut TerminateSignal) {
     std::future::pending().await
 }
 
+/// Who chats in the terminal, in which language, and what `/start` names.
+struct Terminal {
+    key: ConversationKey,
+    lang: Lang,
+    greeting: Greeting,
+}
+
 /// The answer to a command typed in the terminal: what Telegram would answer in a private chat,
 /// or why a command that needs Telegram (buttons, a file) does nothing here.
 async fn command_in_terminal(
     conversations: &Conversations,
-    key: ConversationKey,
-    start_text: &str,
+    terminal: &Terminal,
     line: &str,
 ) -> String {
+    let lang = terminal.lang;
     // A terminal has no bot name, so only commands without one (or with an empty one) parse.
     let Ok(command) = BotCommand::parse(line, "") else {
-        return replies::unknown_command(&BotCommand::descriptions().to_string());
+        return replies::unknown_command(lang, &commands::help_text(lang));
     };
     if command == BotCommand::Cancel {
         // The terminal reads the next line only once an answer is complete: Ctrl-C is how to
         // stop one.
-        return replies::TERMINAL_NOTHING_TO_STOP.to_owned();
+        return replies::terminal_nothing_to_stop(lang);
     }
-    match commands::answer(command, conversations, key, start_text).await {
+    let answer = commands::answer(
+        command,
+        conversations,
+        terminal.key,
+        lang,
+        &terminal.greeting,
+    );
+    match answer.await {
         // The terminal is a private chat: private material and the persona may be shown.
         Ok(
             CommandAnswer::Say(text)
             | CommandAnswer::SayPrivately(text)
             | CommandAnswer::PersonaSaved { confirmation: text },
         ) => text,
-        Ok(CommandAnswer::ConfirmClear) => replies::TERMINAL_CANNOT_CLEAR.to_owned(),
-        Ok(CommandAnswer::Export(_)) => replies::TERMINAL_CANNOT_EXPORT.to_owned(),
+        Ok(CommandAnswer::ConfirmClear) => replies::terminal_cannot_clear(lang),
+        Ok(CommandAnswer::Export(_)) => replies::terminal_cannot_export(lang),
         Ok(CommandAnswer::ChooseModel { intro, menu }) => {
             // No buttons in a terminal: the list, to choose from by name.
-            let mut text = format!("{intro}\n\n{}", replies::MODEL_CHOOSE_BY_NAME);
+            let mut text = format!("{intro}\n\n{}", replies::model_choose_by_name(lang));
             for name in &menu.models {
                 let label = replies::model_label(name, *name == menu.in_use.name);
                 text.push_str(&format!("\n  {label}"));
             }
             text
         }
-        Ok(CommandAnswer::Retry) => retry_in_terminal(conversations, key).await,
+        Ok(CommandAnswer::Retry) => retry_in_terminal(conversations, terminal).await,
         // Not reached: /cancel is answered above.
         Ok(CommandAnswer::TurnStopped) => String::new(),
         // The terminal's user runs the bot, so the error is theirs to read.
@@ -435,15 +459,12 @@ async fn command_in_terminal(
 }
 
 /// One chat turn, printing the reply as it streams in.
-async fn chat_turn_in_terminal(
-    services: &ChatServices,
-    key: ConversationKey,
-    text: &str,
-) -> String {
+async fn chat_turn_in_terminal(services: &ChatServices, terminal: &Terminal, text: &str) -> String {
     let conversations = &services.conversations;
+    let key = terminal.key;
     if let Ok(TokenCheck::Reached(reached)) = conversations.quota().check_tokens(key.user_id).await
     {
-        return replies::daily_limit_reached(&reached);
+        return replies::daily_limit_reached(terminal.lang, &reached);
     }
     let running = conversations.start_running(key, None);
     let turn = match conversations.begin_turn(key, text, None).await {
@@ -468,11 +489,12 @@ async fn chat_turn_in_terminal(
 
 /// `/retry` in the terminal: the new answer to the last message, printed as it streams in; the
 /// history keeps it instead of the old one.
-async fn retry_in_terminal(conversations: &Conversations, key: ConversationKey) -> String {
+async fn retry_in_terminal(conversations: &Conversations, terminal: &Terminal) -> String {
+    let key = terminal.key;
     let retry = match conversations.begin_retry(key).await {
         Ok(RetryStart::Ready(retry)) => retry,
-        Ok(RetryStart::NothingToRetry) => return replies::NOTHING_TO_RETRY.to_owned(),
-        Ok(RetryStart::StillRunning) => return replies::RETRY_WHILE_RUNNING.to_owned(),
+        Ok(RetryStart::NothingToRetry) => return replies::nothing_to_retry(terminal.lang),
+        Ok(RetryStart::StillRunning) => return replies::retry_while_running(terminal.lang),
         Err(error) => return format!("error: {error:#}"),
     };
     let running = conversations.start_running(key, None);

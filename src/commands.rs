@@ -1,18 +1,22 @@
 //! The bot's commands and what each one answers, shared by every front end: Telegram
-//! (`telegram/handlers.rs`) and `telemem chat` in a terminal. The [`Command`] enum's doc comments
-//! are the `/help` text and the command menu Telegram shows (registered with `setMyCommands` at
-//! start); both front ends parse with it. [`answer`] does a command's work on the conversation
-//! and picks its sentence from [`crate::replies`]. Where and how the answer is shown (in a group
-//! or a private chat, with buttons, as a file, in a terminal) is the front end's business, so
-//! nothing here knows Telegram's types. The admins' commands are a separate enum in [`admin`].
+//! (`telegram/handlers.rs`) and `telemem chat` in a terminal. Both front ends parse with the
+//! [`Command`] enum. Its doc comments are the English descriptions; `/help` ([`help_text`]) and
+//! the command menu Telegram shows ([`described_commands`], registered per language with
+//! `setMyCommands` at start) take each description from the language files, falling back to the
+//! doc comment for a command no file describes yet. [`answer`] does a command's work on the
+//! conversation and picks its sentence, in the person's language, from [`crate::replies`]. Where
+//! and how the answer is shown (in a group or a private chat, with buttons, as a file, in a
+//! terminal) is the front end's business, so nothing here knows Telegram's types. The admins'
+//! commands are a separate enum in [`admin`].
 
 pub mod admin;
 
 use teloxide::utils::command::BotCommands;
 
 use crate::conversation::{Conversations, ModelMenu, NoteAddition, Persona, PersonaError};
+use crate::i18n::Lang;
 use crate::memory::notes::{NoteError, NoteText};
-use crate::replies;
+use crate::replies::{self, Greeting};
 use crate::storage::ConversationKey;
 
 #[derive(BotCommands, Clone, Debug, PartialEq, Eq)]
@@ -178,42 +182,43 @@ pub enum CommandAnswer {
     Retry,
 }
 
-/// Does `command`'s work on the conversation `key` and says how to answer it. `start_text` is
-/// the greeting `/start` answers with ([`start_text`]).
+/// Does `command`'s work on the conversation `key` and says how to answer it, in `lang`.
+/// `greeting` holds the time windows `/start` names ([`greeting`]).
 pub async fn answer(
     command: Command,
     conversations: &Conversations,
     key: ConversationKey,
-    start_text: &str,
+    lang: Lang,
+    greeting: &Greeting,
 ) -> anyhow::Result<CommandAnswer> {
     Ok(match command {
-        Command::Start => CommandAnswer::Say(start_text.to_owned()),
-        Command::Help => CommandAnswer::Say(Command::descriptions().to_string()),
+        Command::Start => CommandAnswer::Say(replies::start(lang, greeting)),
+        Command::Help => CommandAnswer::Say(help_text(lang)),
         // Only the running turn stops: messages the person sent meanwhile are still answered,
         // each in its turn (they were sent to be answered; a /cancel does not say which of them
         // it meant).
         Command::Cancel if conversations.stop_running(key, None) => CommandAnswer::TurnStopped,
-        Command::Cancel => CommandAnswer::Say(replies::NOTHING_TO_STOP.to_owned()),
+        Command::Cancel => CommandAnswer::Say(replies::nothing_to_stop(lang)),
         Command::Retry => CommandAnswer::Retry,
-        Command::Persona(argument) => persona(conversations, key, &argument).await?,
+        Command::Persona(argument) => persona(conversations, key, lang, &argument).await?,
         Command::Stats => {
             let stats = conversations.stats(key).await?;
-            CommandAnswer::SayPrivately(replies::stats(&stats))
+            CommandAnswer::SayPrivately(replies::stats(lang, &stats))
         }
         Command::Memory => {
             let overview = conversations.memory_overview(key).await?;
-            CommandAnswer::SayPrivately(replies::memory(&overview))
+            CommandAnswer::SayPrivately(replies::memory(lang, &overview))
         }
-        Command::Model(argument) => model(conversations, key, &argument).await?,
-        Command::Remember(argument) => remember(conversations, key, &argument).await?,
-        Command::Forget(argument) => forget(conversations, key, &argument).await?,
-        Command::Incognito(argument) => incognito(conversations, key, &argument).await?,
+        Command::Model(argument) => model(conversations, key, lang, &argument).await?,
+        Command::Remember(argument) => remember(conversations, key, lang, &argument).await?,
+        Command::Forget(argument) => forget(conversations, key, lang, &argument).await?,
+        Command::Incognito(argument) => incognito(conversations, key, lang, &argument).await?,
         Command::Reset => {
             let was_open = conversations.reset_session(key).await?;
             CommandAnswer::Say(if was_open {
-                replies::RESET_DONE.to_owned()
+                replies::reset_done(lang)
             } else {
-                replies::RESET_NOTHING_OPEN.to_owned()
+                replies::reset_nothing_open(lang)
             })
         }
         Command::Clear => CommandAnswer::ConfirmClear,
@@ -221,32 +226,74 @@ pub async fn answer(
     })
 }
 
-/// The greeting `/start` answers with, naming the configured time windows.
-pub fn start_text(config: &crate::config::Config) -> String {
-    replies::start(
-        config.history.history_window_secs,
-        config.storage.purge_after_secs,
-        config.history.session_idle_secs,
-    )
+/// The time windows the `/start` greeting names, from the configuration.
+pub fn greeting(config: &crate::config::Config) -> Greeting {
+    Greeting {
+        history_window_secs: config.history.history_window_secs,
+        purge_after_secs: config.storage.purge_after_secs,
+        session_idle_secs: config.history.session_idle_secs,
+    }
+}
+
+/// A command as `/help` and the command menu show it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescribedCommand {
+    /// The command with its slash: `/persona`.
+    pub command: String,
+    pub description: String,
+}
+
+/// Every command in menu order with its description in `lang`: from the language files, or the
+/// English doc comment for a command none of them describes yet.
+pub fn described_commands(lang: Lang) -> Vec<DescribedCommand> {
+    described::<Command>(lang)
+}
+
+/// The commands of `C` (everyone's [`Command`] or the admins' [`admin::AdminCommand`]) in menu
+/// order, each with its description in `lang` (see [`described_commands`]).
+pub fn described<C: BotCommands>(lang: Lang) -> Vec<DescribedCommand> {
+    C::bot_commands()
+        .into_iter()
+        .map(|command| {
+            let name = command.command.trim_start_matches('/');
+            let description =
+                replies::command_description(lang, name).unwrap_or(command.description);
+            DescribedCommand {
+                command: command.command,
+                description,
+            }
+        })
+        .collect()
+}
+
+/// The `/help` text in `lang`: the introduction, then one line per command, laid out like
+/// teloxide's own list (`/persona — Show or set ...`).
+pub fn help_text(lang: Lang) -> String {
+    let lines: Vec<String> = described_commands(lang)
+        .into_iter()
+        .map(|command| format!("{} — {}", command.command, command.description))
+        .collect();
+    format!("{}\n\n{}", replies::help_intro(lang), lines.join("\n"))
 }
 
 /// `/persona`, `/persona reset` or `/persona <text>`.
 async fn persona(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let text = match PersonaRequest::parse(argument) {
         PersonaRequest::Show => {
             let shown = match conversations.persona(key.user_id).await? {
-                Some(persona) => replies::persona_current(&persona),
-                None => replies::PERSONA_NONE.to_owned(),
+                Some(persona) => replies::persona_current(lang, &persona),
+                None => replies::persona_none(lang),
             };
             return Ok(CommandAnswer::SayPrivately(shown));
         }
         PersonaRequest::Reset => {
             conversations.set_persona(key.user_id, None).await?;
-            return Ok(CommandAnswer::Say(replies::PERSONA_RESET.to_owned()));
+            return Ok(CommandAnswer::Say(replies::persona_reset(lang)));
         }
         PersonaRequest::Set(text) => text,
     };
@@ -256,13 +303,13 @@ async fn persona(
                 .set_persona(key.user_id, Some(&persona))
                 .await?;
             CommandAnswer::PersonaSaved {
-                confirmation: replies::persona_set(persona.as_str()),
+                confirmation: replies::persona_set(lang, persona.as_str()),
             }
         }
         Err(PersonaError::TooLong { length, .. }) => {
-            CommandAnswer::Say(replies::persona_too_long(length))
+            CommandAnswer::Say(replies::persona_too_long(lang, length))
         }
-        Err(PersonaError::Empty) => CommandAnswer::Say(replies::PERSONA_NONE.to_owned()),
+        Err(PersonaError::Empty) => CommandAnswer::Say(replies::persona_none(lang)),
     })
 }
 
@@ -271,19 +318,20 @@ async fn persona(
 async fn model(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let name = argument.trim();
     if !name.is_empty()
         && let Some(chosen) = conversations.choose_model(key.user_id, name).await?
     {
-        return Ok(CommandAnswer::Say(replies::model_chosen(&chosen)));
+        return Ok(CommandAnswer::Say(replies::model_chosen(lang, &chosen)));
     }
     let menu = conversations.model_menu(key.user_id).await?;
     let intro = if name.is_empty() {
-        replies::model_in_use(&menu.in_use)
+        replies::model_in_use(lang, &menu.in_use)
     } else {
-        replies::model_unknown(name)
+        replies::model_unknown(lang, name)
     };
     Ok(CommandAnswer::ChooseModel { intro, menu })
 }
@@ -292,47 +340,53 @@ async fn model(
 async fn incognito(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let on = match IncognitoRequest::parse(argument) {
         IncognitoRequest::Show | IncognitoRequest::Unclear => {
             let on = conversations.incognito(key).await?;
-            return Ok(CommandAnswer::Say(replies::incognito_state(on)));
+            return Ok(CommandAnswer::Say(replies::incognito_state(lang, on)));
         }
         IncognitoRequest::On => true,
         IncognitoRequest::Off => false,
     };
     let changed = conversations.set_incognito(key, on).await?;
-    Ok(CommandAnswer::Say(replies::incognito_switched(on, changed)))
+    Ok(CommandAnswer::Say(replies::incognito_switched(
+        lang, on, changed,
+    )))
 }
 
 /// `/remember <text>` adds a note; `/remember <n> <text>` replaces note n.
 async fn remember(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let (text, replacing) = match RememberRequest::parse(argument) {
         RememberRequest::Usage => {
-            return Ok(CommandAnswer::Say(replies::REMEMBER_USAGE.to_owned()));
+            return Ok(CommandAnswer::Say(replies::remember_usage(lang)));
         }
         RememberRequest::Note { text, replacing } => (text, replacing),
     };
     if let Some((number, new_text)) = replacing
-        && let Some(answer) = replace_note(conversations, key, number, new_text).await?
+        && let Some(answer) = replace_note(conversations, key, lang, number, new_text).await?
     {
         return Ok(answer);
     }
     let note = match NoteText::parse(text) {
         Ok(note) => note,
-        Err(error) => return Ok(note_refused(error)),
+        Err(error) => return Ok(note_refused(lang, error)),
     };
     Ok(match conversations.add_note(key, &note).await? {
-        NoteAddition::Added => CommandAnswer::SayPrivately(replies::remembered(note.as_str())),
-        NoteAddition::AlreadyKept => {
-            CommandAnswer::SayPrivately(replies::already_remembered(note.as_str()))
+        NoteAddition::Added => {
+            CommandAnswer::SayPrivately(replies::remembered(lang, note.as_str()))
         }
-        NoteAddition::TooMany => CommandAnswer::Say(replies::too_many_notes()),
+        NoteAddition::AlreadyKept => {
+            CommandAnswer::SayPrivately(replies::already_remembered(lang, note.as_str()))
+        }
+        NoteAddition::TooMany => CommandAnswer::Say(replies::too_many_notes(lang)),
     })
 }
 
@@ -340,23 +394,24 @@ async fn remember(
 async fn replace_note(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     number: usize,
     text: &str,
 ) -> anyhow::Result<Option<CommandAnswer>> {
     let note = match NoteText::parse(text) {
         Ok(note) => note,
-        Err(error) => return Ok(Some(note_refused(error))),
+        Err(error) => return Ok(Some(note_refused(lang, error))),
     };
     let replaced = conversations.replace_note(key, number, &note).await?;
     Ok(replaced.map(|old| {
-        CommandAnswer::SayPrivately(replies::note_replaced(number, &old, note.as_str()))
+        CommandAnswer::SayPrivately(replies::note_replaced(lang, number, &old, note.as_str()))
     }))
 }
 
-fn note_refused(error: NoteError) -> CommandAnswer {
+fn note_refused(lang: Lang, error: NoteError) -> CommandAnswer {
     CommandAnswer::Say(match error {
-        NoteError::Empty => replies::REMEMBER_USAGE.to_owned(),
-        NoteError::TooLong { length, max } => replies::note_too_long(length, max),
+        NoteError::Empty => replies::remember_usage(lang),
+        NoteError::TooLong { length, max } => replies::note_too_long(lang, length, max),
     })
 }
 
@@ -364,15 +419,16 @@ fn note_refused(error: NoteError) -> CommandAnswer {
 async fn forget(
     conversations: &Conversations,
     key: ConversationKey,
+    lang: Lang,
     argument: &str,
 ) -> anyhow::Result<CommandAnswer> {
     let argument = argument.trim();
     let Ok(number) = argument.parse::<usize>() else {
-        return Ok(CommandAnswer::Say(replies::FORGET_USAGE.to_owned()));
+        return Ok(CommandAnswer::Say(replies::forget_usage(lang)));
     };
     Ok(match conversations.forget_note(key, number).await? {
-        Some(note) => CommandAnswer::SayPrivately(replies::forgot(&note)),
-        None => CommandAnswer::Say(replies::no_such_note(argument)),
+        Some(note) => CommandAnswer::SayPrivately(replies::forgot(lang, &note)),
+        None => CommandAnswer::Say(replies::no_such_note(lang, argument)),
     })
 }
 
@@ -435,6 +491,48 @@ mod tests {
                 text: "2nd floor flat",
                 replacing: None
             }
+        );
+    }
+
+    #[test]
+    fn the_english_help_and_menu_are_the_doc_comments() {
+        assert_eq!(help_text(Lang::En), Command::descriptions().to_string());
+        let menu: Vec<(String, String)> = described_commands(Lang::En)
+            .into_iter()
+            .map(|command| (command.command, command.description))
+            .collect();
+        let derived: Vec<(String, String)> = Command::bot_commands()
+            .into_iter()
+            .map(|command| (command.command, command.description))
+            .collect();
+        assert_eq!(menu, derived);
+    }
+
+    #[test]
+    fn every_command_is_described_in_the_language_files() {
+        for command in Command::bot_commands() {
+            let name = command.command.trim_start_matches('/');
+            for lang in Lang::ALL {
+                assert!(
+                    replies::command_description(lang, name).is_some(),
+                    "{name} has no description in {}.ftl",
+                    lang.code()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn help_in_another_language_keeps_the_command_names() {
+        let german = help_text(Lang::De);
+        assert!(german.starts_with("Ich bin ein KI-Assistent"), "{german}");
+        assert!(
+            german.contains("/forget — Eine Notiz vergessen: /forget <Nummer aus /memory>."),
+            "{german}"
+        );
+        assert_eq!(
+            german.lines().filter(|line| line.starts_with('/')).count(),
+            14
         );
     }
 

@@ -34,13 +34,15 @@ pub use answer::Answer;
 pub use retry::{Retry, RetryStart};
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use tokio::sync::watch;
 
 use crate::clock::{Clock, start_of_utc_day_ms};
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
+use crate::i18n::Lang;
 use crate::llm::transcription::{Recording, TranscriptionClient, TranscriptionError};
 use crate::llm::{ChatRequest, Completion, Image, LlmClient, LlmError, ModelInUse, ModelList};
 use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
@@ -321,6 +323,28 @@ pub struct Conversations {
     quota: Quota,
     /// Turns recordings into text, when a transcription server is configured.
     transcriber: Option<TranscriptionClient>,
+    /// The language code this process last recorded for each person, so that an unchanged one
+    /// costs no write.
+    recorded_languages: Arc<Mutex<HashMap<UserId, String>>>,
+}
+
+/// The most people whose recorded language is remembered in memory; past it the memory starts
+/// over (the only cost: one more write per person).
+const RECORDED_LANGUAGES_MAX: usize = 100_000;
+
+/// The longest language code recorded: IETF tags from Telegram are a few characters; anything
+/// else is not a language code.
+const LANGUAGE_CODE_MAX_CHARS: usize = 35;
+
+/// `code` as it is recorded: trimmed, and only when it looks like a language tag.
+fn recordable_language_code(code: Option<&str>) -> Option<String> {
+    let code = code?.trim();
+    let looks_like_a_tag = !code.is_empty()
+        && code.len() <= LANGUAGE_CODE_MAX_CHARS
+        && code
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_');
+    looks_like_a_tag.then(|| code.to_owned())
 }
 
 /// What `/memory` shows: the notes and the summaries a prompt can draw on, and whether the
@@ -371,6 +395,7 @@ impl Conversations {
             running: RunningTurns::default(),
             quota,
             transcriber: None,
+            recorded_languages: Arc::default(),
         }
     }
 
@@ -886,6 +911,54 @@ impl Conversations {
             .context("cannot store the persona")
     }
 
+    /// Records the language code `user_id`'s client reported, for what the bot sends them on its
+    /// own later ([`Self::language`]). Only a change is written, and an update without a code
+    /// keeps the one recorded. A failure is logged, not returned: the answer at hand does not
+    /// depend on it.
+    pub async fn record_language(&self, user_id: UserId, language_code: Option<&str>) {
+        let Some(code) = recordable_language_code(language_code) else {
+            return;
+        };
+        {
+            let recorded = self
+                .recorded_languages
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if recorded.get(&user_id) == Some(&code) {
+                return;
+            }
+        }
+        let now_ms = self.clock.now_ms();
+        if let Err(error) = self
+            .store
+            .set_language_code(user_id, Some(&code), now_ms)
+            .await
+        {
+            tracing::warn!(error = %error, user_id = user_id.0, "could not record the language");
+            return;
+        }
+        let mut recorded = self
+            .recorded_languages
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if recorded.len() >= RECORDED_LANGUAGES_MAX {
+            recorded.clear();
+        }
+        recorded.insert(user_id, code);
+    }
+
+    /// The language to write to `user_id` in outside an answer to them: the one their client
+    /// last reported, English when none was recorded.
+    pub async fn language(&self, user_id: UserId) -> anyhow::Result<Lang> {
+        let settings = self
+            .store
+            .user_settings(user_id)
+            .await
+            .context("cannot read settings")?;
+        let code = settings.and_then(|settings| settings.language_code);
+        Ok(Lang::from_code(code.as_deref()))
+    }
+
     /// The models people may choose, `LLM_MODEL` the default among them.
     pub fn models(&self) -> &ModelList {
         self.llm.models()
@@ -1103,6 +1176,22 @@ mod tests {
             [1, 2, 3, 4]
         );
         assert_eq!(ids(&history_with(stored, message(4, 40), 3)), [2, 3, 4]);
+    }
+
+    #[test]
+    fn only_language_tags_are_recorded() {
+        assert_eq!(
+            recordable_language_code(Some(" de-AT ")),
+            Some("de-AT".to_owned())
+        );
+        assert_eq!(
+            recordable_language_code(Some("pt_br")),
+            Some("pt_br".to_owned())
+        );
+        assert_eq!(recordable_language_code(Some("")), None);
+        assert_eq!(recordable_language_code(Some("de; DROP")), None);
+        assert_eq!(recordable_language_code(Some(&"a".repeat(36))), None);
+        assert_eq!(recordable_language_code(None), None);
     }
 
     #[test]

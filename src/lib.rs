@@ -16,13 +16,14 @@
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
 //! - [`ids`]: `UserId` and `ChatId`, the numbers conversations are keyed on.
+//! - [`i18n`]: the languages the bot writes in (`Lang`), the catalog of `src/locales/*.ftl`.
 //! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
 //! - [`llm`]: the LLM client (OpenAI-compatible and Anthropic), streaming and retries.
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
 //!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`quota`]: what one person may use: tokens per day and stored history.
-//! - [`replies`]: every sentence users see, for both front ends.
+//! - [`replies`]: every sentence users see, in the person's language, for both front ends.
 //! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`running_turns`]: the turns running now, and stopping one (`/cancel`, Stop, Ctrl-C).
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
@@ -41,6 +42,7 @@ pub mod commands;
 pub mod config;
 pub mod conversation;
 pub mod http;
+pub mod i18n;
 pub mod ids;
 pub mod jobs;
 pub mod llm;

@@ -10,6 +10,7 @@
 use teloxide::utils::command::BotCommands;
 
 use crate::access_list::{AccessError, AccessList};
+use crate::i18n::Lang;
 use crate::quota::{LimitChange, Quota};
 use crate::replies;
 use crate::storage::{PersonUsage, UserId};
@@ -47,59 +48,83 @@ pub struct AdminServices<'a> {
     pub quota: &'a Quota,
 }
 
-/// `/help` for an admin: everyone's commands, then the admins'.
-pub fn help_for_admins() -> String {
+/// `/help` for an admin, in `lang`: everyone's commands, then the admins'.
+pub fn help_for_admins(lang: Lang) -> String {
+    let lines: Vec<String> = super::described::<AdminCommand>(lang)
+        .into_iter()
+        .map(|command| format!("{} — {}", command.command, command.description))
+        .collect();
     format!(
-        "{}\n\n{}",
-        super::Command::descriptions(),
-        AdminCommand::descriptions()
+        "{}\n\n{}\n\n{}",
+        super::help_text(lang),
+        replies::admin_help_heading(lang),
+        lines.join("\n")
     )
 }
 
-/// Does the admin `admin_id`'s `command` and says what to answer.
+/// Does the admin `admin_id`'s `command` and says what to answer, in `lang`.
 pub async fn answer(
     command: AdminCommand,
     services: AdminServices<'_>,
     admin_id: UserId,
+    lang: Lang,
 ) -> anyhow::Result<String> {
     match command {
         AdminCommand::Allow(argument) => {
             let Some(user_id) = parse_person(&argument) else {
-                return Ok(replies::ALLOW_USAGE.to_owned());
+                return Ok(replies::allow_usage(lang));
             };
-            changed(user_id, services.access.allow(admin_id, user_id).await)
+            changed(
+                lang,
+                user_id,
+                services.access.allow(admin_id, user_id).await,
+            )
         }
         AdminCommand::Block(argument) => {
             let Some(user_id) = parse_person(&argument) else {
-                return Ok(replies::BLOCK_USAGE.to_owned());
+                return Ok(replies::block_usage(lang));
             };
-            changed(user_id, services.access.block(admin_id, user_id).await)
+            changed(
+                lang,
+                user_id,
+                services.access.block(admin_id, user_id).await,
+            )
         }
         AdminCommand::Unblock(argument) => {
             let Some(user_id) = parse_person(&argument) else {
-                return Ok(replies::UNBLOCK_USAGE.to_owned());
+                return Ok(replies::unblock_usage(lang));
             };
-            changed(user_id, services.access.unblock(admin_id, user_id).await)
+            changed(
+                lang,
+                user_id,
+                services.access.unblock(admin_id, user_id).await,
+            )
         }
-        AdminCommand::Limit(argument) => limit(services.quota, admin_id, &argument).await,
+        AdminCommand::Limit(argument) => limit(services.quota, admin_id, lang, &argument).await,
         AdminCommand::Users => {
             let active = services.quota.usage(ACTIVE_DAYS, None).await?;
             let overview = services.access.overview();
-            Ok(replies::users_overview(&overview, &active, ACTIVE_DAYS))
+            Ok(replies::users_overview(
+                lang,
+                &overview,
+                &active,
+                ACTIVE_DAYS,
+            ))
         }
-        AdminCommand::Usage(argument) => usage(services.quota, &argument).await,
+        AdminCommand::Usage(argument) => usage(services.quota, lang, &argument).await,
     }
 }
 
 /// The answer to an access change, or to its refusal.
 fn changed(
+    lang: Lang,
     user_id: UserId,
     outcome: Result<crate::access_list::AccessChange, AccessError>,
 ) -> anyhow::Result<String> {
     match outcome {
-        Ok(change) => Ok(replies::access_changed(user_id, change)),
-        Err(AccessError::Yourself) => Ok(replies::CANNOT_BLOCK_YOURSELF.to_owned()),
-        Err(AccessError::Admin) => Ok(replies::CANNOT_BLOCK_ADMIN.to_owned()),
+        Ok(change) => Ok(replies::access_changed(lang, user_id, change)),
+        Err(AccessError::Yourself) => Ok(replies::cannot_block_yourself(lang)),
+        Err(AccessError::Admin) => Ok(replies::cannot_block_admin(lang)),
         Err(AccessError::Storage(error)) => Err(error),
     }
 }
@@ -148,27 +173,32 @@ impl LimitRequest {
     }
 }
 
-async fn limit(quota: &Quota, admin_id: UserId, argument: &str) -> anyhow::Result<String> {
+async fn limit(
+    quota: &Quota,
+    admin_id: UserId,
+    lang: Lang,
+    argument: &str,
+) -> anyhow::Result<String> {
     Ok(match LimitRequest::parse(argument) {
-        None => replies::LIMIT_USAGE.to_owned(),
+        None => replies::limit_usage(lang),
         Some(LimitRequest::Show(user_id)) => {
-            replies::limit_of(user_id, &quota.limit_of(user_id).await?)
+            replies::limit_of(lang, user_id, &quota.limit_of(user_id).await?)
         }
         Some(LimitRequest::Change(user_id, change)) => {
             let limit = quota.set_limit(admin_id, user_id, change).await?;
-            replies::limit_of(user_id, &limit)
+            replies::limit_of(lang, user_id, &limit)
         }
     })
 }
 
 /// `/usage` (everyone) or `/usage <id>` (one person).
-async fn usage(quota: &Quota, argument: &str) -> anyhow::Result<String> {
+async fn usage(quota: &Quota, lang: Lang, argument: &str) -> anyhow::Result<String> {
     if argument.trim().is_empty() {
         let usage = quota.usage(USAGE_DAYS, None).await?;
-        return Ok(replies::usage_report(&usage, USAGE_DAYS));
+        return Ok(replies::usage_report(lang, &usage, USAGE_DAYS));
     }
     let Some(user_id) = parse_person(argument) else {
-        return Ok(replies::USAGE_USAGE.to_owned());
+        return Ok(replies::usage_usage(lang));
     };
     let usage = quota
         .usage(USAGE_DAYS, Some(user_id))
@@ -182,7 +212,7 @@ async fn usage(quota: &Quota, argument: &str) -> anyhow::Result<String> {
             tokens_today: 0,
         });
     let limit = quota.limit_of(user_id).await?;
-    Ok(replies::usage_of(user_id, &usage, &limit, USAGE_DAYS))
+    Ok(replies::usage_of(lang, user_id, &usage, &limit, USAGE_DAYS))
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Per-user settings: the persona and the preferred model.
+//! Per-user settings: the persona, the preferred model and the language last seen.
 
 use super::{Store, UserId};
 
@@ -8,6 +8,8 @@ pub struct UserSettings {
     pub user_id: UserId,
     pub persona: Option<String>,
     pub model: Option<String>,
+    /// The language code the person's Telegram app last reported.
+    pub language_code: Option<String>,
     pub created_at_ms: i64,
     pub last_active_at_ms: i64,
 }
@@ -20,8 +22,8 @@ impl Store {
     ) -> Result<Option<UserSettings>, sqlx::Error> {
         sqlx::query_as!(
             UserSettings,
-            r#"SELECT user_id AS "user_id!", persona, model, created_at AS created_at_ms,
-                      last_active_at AS last_active_at_ms
+            r#"SELECT user_id AS "user_id!", persona, model, language_code,
+                      created_at AS created_at_ms, last_active_at AS last_active_at_ms
                FROM user_settings WHERE user_id = ?1"#,
             user_id,
         )
@@ -66,6 +68,28 @@ impl Store {
                        last_active_at = max(last_active_at, excluded.last_active_at)"#,
             user_id,
             model,
+            now_ms,
+        )
+        .execute(&mut *self.writer().await?)
+        .await?;
+        Ok(())
+    }
+
+    /// Records the language code the user's Telegram app reported; `None` forgets it.
+    pub async fn set_language_code(
+        &self,
+        user_id: UserId,
+        language_code: Option<&str>,
+        now_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, language_code, created_at, last_active_at)
+               VALUES (?1, ?2, ?3, ?3)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET language_code = excluded.language_code,
+                       last_active_at = max(last_active_at, excluded.last_active_at)"#,
+            user_id,
+            language_code,
             now_ms,
         )
         .execute(&mut *self.writer().await?)

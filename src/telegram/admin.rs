@@ -1,7 +1,9 @@
 //! The admins' side of the bot in Telegram: their commands (answered in their private chat; in a
 //! group, refused), the command menu of their private chats, the alert every admin gets about a
 //! new stranger (one per stranger, ever) with its Allow and Block buttons, and what a press on
-//! those does. What the commands do is in [`crate::commands::admin`]; who is an admin and who may
+//! those does. Everything an admin reads here is in their language: the answer to a command in
+//! the language of that message, the alert and the menu in the one their app last reported
+//! ([`Conversations::language`]). What the commands do is in [`crate::commands::admin`]; who is an admin and who may
 //! use the bot, in [`crate::access_list`]. Logs carry ids, never names or message text.
 
 use std::sync::Arc;
@@ -9,14 +11,15 @@ use std::sync::Arc;
 use teloxide::payloads::{SendMessageSetters, SetMyCommandsSetters};
 use teloxide::prelude::*;
 use teloxide::types::{
-    BotCommandScope, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Recipient,
+    BotCommand, BotCommandScope, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup,
+    Recipient,
 };
-use teloxide::utils::command::BotCommands;
 
 use crate::access_list::AccessError;
-use crate::commands::Command;
 use crate::commands::admin::{self, AdminCommand, AdminServices};
+use crate::commands::{self, Command};
 use crate::conversation::Conversations;
+use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
 use crate::telegram::TelegramBot;
@@ -64,12 +67,14 @@ async fn run_admin_command(
     let Some(admin_id) = identity::sender_id(&message) else {
         return Ok(());
     };
+    let lang = identity::message_language(&message);
     if !message.chat.is_private() {
         tracing::info!(
             admin_id = admin_id.0,
             "refused an admin command asked in a group"
         );
-        return reply_in_chat(&bot, &message, replies::ADMIN_ONLY_IN_PRIVATE).await;
+        let refusal = replies::admin_only_in_private(lang);
+        return reply_in_chat(&bot, &message, &refusal).await;
     }
     tracing::info!(
         admin_id = admin_id.0,
@@ -80,11 +85,11 @@ async fn run_admin_command(
         access: access.list(),
         quota: conversations.quota(),
     };
-    let text = match admin::answer(command, services, admin_id).await {
+    let text = match admin::answer(command, services, admin_id, lang).await {
         Ok(text) => text,
         Err(error) => {
             tracing::error!(error = ?error, admin_id = admin_id.0, "an admin command failed");
-            replies::INTERNAL_ERROR.to_owned()
+            replies::internal_error(lang)
         }
     };
     reply_in_chat(&bot, &message, &text).await
@@ -108,6 +113,7 @@ pub async fn alert_admins_about_stranger(
     bot: &TelegramBot,
     message: &Message,
     access: &AccessPolicy,
+    conversations: &Conversations,
 ) {
     let Some(stranger) = identity::sender_id(message) else {
         return;
@@ -129,21 +135,12 @@ pub async fn alert_admins_about_stranger(
         }
     }
     let (name, username) = sender_name(message);
-    let text = replies::stranger_alert(&name, username.as_deref(), stranger);
-    let keyboard = InlineKeyboardMarkup::new([[
-        InlineKeyboardButton::callback(
-            replies::STRANGER_BUTTON_ALLOW,
-            format!("{ACCESS_BUTTON}{ALLOW}:{stranger}"),
-        ),
-        InlineKeyboardButton::callback(
-            replies::STRANGER_BUTTON_BLOCK,
-            format!("{ACCESS_BUTTON}{BLOCK}:{stranger}"),
-        ),
-    ]]);
     for admin_id in admins {
+        let lang = recorded_language(conversations, admin_id).await;
+        let text = replies::stranger_alert(lang, &name, username.as_deref(), stranger);
         let sent = bot
-            .send_message(ChatId(admin_id.0), text.as_str())
-            .reply_markup(keyboard.clone())
+            .send_message(ChatId(admin_id.0), text)
+            .reply_markup(access_buttons(lang, stranger))
             .await;
         match sent {
             Ok(_) => tracing::info!(
@@ -159,6 +156,32 @@ pub async fn alert_admins_about_stranger(
             ),
         }
     }
+}
+
+/// The alert's Allow and Block buttons about `stranger`, labelled in `lang`.
+fn access_buttons(lang: Lang, stranger: UserId) -> InlineKeyboardMarkup {
+    InlineKeyboardMarkup::new([[
+        InlineKeyboardButton::callback(
+            replies::stranger_button_allow(lang),
+            format!("{ACCESS_BUTTON}{ALLOW}:{stranger}"),
+        ),
+        InlineKeyboardButton::callback(
+            replies::stranger_button_block(lang),
+            format!("{ACCESS_BUTTON}{BLOCK}:{stranger}"),
+        ),
+    ]])
+}
+
+/// The language `admin_id`'s app last reported; English when none is recorded or it cannot be
+/// read (an alert in English beats no alert).
+async fn recorded_language(conversations: &Conversations, admin_id: UserId) -> Lang {
+    conversations
+        .language(admin_id)
+        .await
+        .inspect_err(|error| {
+            tracing::warn!(error = ?error, admin_id = admin_id.0, "cannot read an admin's language");
+        })
+        .unwrap_or_default()
 }
 
 /// The sender's name and @username as Telegram shows them: the chat's for a message sent as one.
@@ -217,10 +240,11 @@ async fn press_access_button(
     access: Arc<AccessPolicy>,
 ) -> HandlerResult {
     let admin_id = identity::user_id(&query.from);
+    let lang = identity::user_language(&query.from);
     let decision = query.data.as_deref().and_then(parse_access_button);
     let (Some((decision, stranger)), true) = (decision, access.is_admin(admin_id)) else {
         bot.answer_callback_query(query.id.clone())
-            .text(replies::ONLY_ADMINS_DECIDE)
+            .text(replies::only_admins_decide(lang))
             .await?;
         return Ok(());
     };
@@ -230,9 +254,9 @@ async fn press_access_button(
         Decision::Block => list.block(admin_id, stranger).await,
     };
     let note = match outcome {
-        Ok(change) => replies::stranger_decided(change, &query.from.full_name(), admin_id),
-        Err(AccessError::Yourself) => replies::CANNOT_BLOCK_YOURSELF.to_owned(),
-        Err(AccessError::Admin) => replies::CANNOT_BLOCK_ADMIN.to_owned(),
+        Ok(change) => replies::stranger_decided(lang, change, &query.from.full_name(), admin_id),
+        Err(AccessError::Yourself) => replies::cannot_block_yourself(lang),
+        Err(AccessError::Admin) => replies::cannot_block_admin(lang),
         Err(AccessError::Storage(error)) => return Err(error),
     };
     bot.answer_callback_query(query.id.clone()).await?;
@@ -255,21 +279,31 @@ pub async fn admin_help(
     message: Message,
     intake: Intake,
 ) -> HandlerResult {
-    let help = admin::help_for_admins();
+    let help = admin::help_for_admins(identity::message_language(&message));
     answer_once(&intake, &update, reply_in_chat(&bot, &message, &help)).await
 }
 
-/// Gives each admin's private chat a command menu with the admin commands too; everyone else
-/// keeps the default menu. An admin who never started the bot has no private chat with it yet:
-/// Telegram refuses, and they get the menu at the next start after they have.
-pub async fn register_admin_menus(bot: &TelegramBot, admins: &[UserId]) {
-    let mut commands = Command::bot_commands();
-    commands.extend(AdminCommand::bot_commands());
+/// Gives each admin's private chat a command menu with the admin commands too, in the language
+/// their app last reported; everyone else keeps the default menus. An admin who never started the bot has no
+/// private chat with it yet: Telegram refuses, and they get the menu at the next start after
+/// they have.
+pub async fn register_admin_menus(
+    bot: &TelegramBot,
+    admins: &[UserId],
+    conversations: &Conversations,
+) {
     for &admin_id in admins {
+        let lang = recorded_language(conversations, admin_id).await;
+        let mut menu = super::command_menu(lang);
+        menu.extend(
+            commands::described::<AdminCommand>(lang)
+                .into_iter()
+                .map(|command| BotCommand::new(command.command, command.description)),
+        );
         let scope = BotCommandScope::Chat {
             chat_id: Recipient::Id(ChatId(admin_id.0)),
         };
-        if let Err(error) = bot.set_my_commands(commands.clone()).scope(scope).await {
+        if let Err(error) = bot.set_my_commands(menu).scope(scope).await {
             tracing::warn!(
                 error = crate::telegram::loggable(&error),
                 admin_id = admin_id.0,

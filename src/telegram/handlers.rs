@@ -3,7 +3,8 @@
 //! [`commands`] for commands) and choose the user-facing sentence from [`replies`]; they hold no
 //! chat logic themselves.
 //!
-//! Everything is keyed on the sender's identity ([`identity`]). Answers that show private
+//! Everything is keyed on the sender's identity ([`identity`]), and every sentence is in the
+//! sender's language ([`identity::message_language`]). Answers that show private
 //! material (the persona, notes and summaries, statistics, the history, a forgotten note) never
 //! go into a group: asked in one, they are sent to the person's private chat, and the group only
 //! hears that they were, or that the person has to ask in private.
@@ -17,11 +18,11 @@ use teloxide::prelude::*;
 use teloxide::types::{
     CallbackQuery, ChatAction, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Me, MessageId,
 };
-use teloxide::utils::command::BotCommands;
 use tokio::sync::watch;
 
 use crate::commands::{self, Command, CommandAnswer, ExportFormat};
 use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
+use crate::i18n::Lang;
 use crate::llm::LlmError;
 use crate::metrics;
 use crate::quota::{CapOutcome, TokenCheck};
@@ -65,7 +66,12 @@ pub fn addressed_to_bot(message: Message, me: Me, access: Arc<AccessPolicy>) -> 
 
 /// Filter: the sender may use the bot. Refuses strangers and blocked people once, politely,
 /// storing nothing; the admins hear about a stranger once.
-pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<AccessPolicy>) -> bool {
+pub async fn sender_allowed(
+    bot: TelegramBot,
+    message: Message,
+    access: Arc<AccessPolicy>,
+    conversations: Conversations,
+) -> bool {
     let Some(sender) = identity::sender_id(&message) else {
         return false;
     };
@@ -79,19 +85,20 @@ pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<Acce
                 blocked = refusal == Refusal::Blocked,
                 "refused a sender who is not on the allow list"
             );
+            let lang = identity::message_language(&message);
             let reply = if as_chat {
-                replies::NOT_ALLOWED_AS_CHAT
+                replies::not_allowed_as_chat(lang)
             } else {
-                replies::NOT_ALLOWED
+                replies::not_allowed(lang)
             };
-            if let Err(error) = reply_in_chat(&bot, &message, reply).await {
+            if let Err(error) = reply_in_chat(&bot, &message, &reply).await {
                 tracing::warn!(
                     error = crate::telegram::loggable_chain(&error),
                     "could not send the refusal"
                 );
             }
             if refusal == Refusal::Stranger {
-                admin::alert_admins_about_stranger(&bot, &message, &access).await;
+                admin::alert_admins_about_stranger(&bot, &message, &access, &conversations).await;
             }
             false
         }
@@ -102,6 +109,28 @@ pub async fn sender_allowed(bot: TelegramBot, message: Message, access: Arc<Acce
 /// Filter: a callback query's sender may use the bot (no refusal: buttons come from our messages).
 pub fn presser_allowed(query: CallbackQuery, access: Arc<AccessPolicy>) -> bool {
     access.check(identity::user_id(&query.from)) == Access::Allowed
+}
+
+/// Records the language of an allowed sender who writes as themselves (a post as a channel or
+/// an anonymous admin carries no person's language), for what the bot sends them on its own.
+pub async fn record_sender_language(message: Message, conversations: Conversations) {
+    if identity::is_sent_as_chat(&message) {
+        return;
+    }
+    if let Some(user) = &message.from {
+        record_language(user, &conversations).await;
+    }
+}
+
+/// [`record_sender_language`] for an allowed person pressing a button.
+pub async fn record_presser_language(query: CallbackQuery, conversations: Conversations) {
+    record_language(&query.from, &conversations).await;
+}
+
+async fn record_language(user: &teloxide::types::User, conversations: &Conversations) {
+    conversations
+        .record_language(identity::user_id(user), user.language_code.as_deref())
+        .await;
 }
 
 /// Updates that pass no filter (a group message not for the bot, a stranger's message after the
@@ -186,6 +215,7 @@ async fn handle_turn(
         bot: &bot,
         message: &message,
         key,
+        lang: identity::message_language(&message),
         conversations: &conversations,
         intake: &intake,
         update_id,
@@ -221,7 +251,8 @@ where
                 update_id = turn.update_id,
                 "delivering a reply stored by the last run"
             );
-            let header = media::resumed_header(turn.conversations, turn.key, turn.message).await;
+            let header =
+                media::resumed_header(turn.conversations, turn.key, turn.message, turn.lang).await;
             let shown = format!("{header}{}", reply.content);
             deliver_stored(turn, preview, reply.id, &shown).await?
         }
@@ -251,7 +282,8 @@ fn keep_stored_history_under_cap(
     tokio::spawn(async move {
         match quota.keep_stored_history_under_cap(key.user_id).await {
             Ok(CapOutcome::Trimmed { tell: true, .. }) => {
-                let notice = replies::stored_history_capped(max_bytes);
+                let notice =
+                    replies::stored_history_capped(identity::message_language(&message), max_bytes);
                 if let Err(error) = tell_about_the_cap(&bot, &message, &notice).await {
                     tracing::warn!(
                         error = crate::telegram::loggable(&error),
@@ -305,6 +337,8 @@ pub(super) struct TurnContext<'a> {
     pub(super) bot: &'a TelegramBot,
     pub(super) message: &'a Message,
     pub(super) key: ConversationKey,
+    /// The language the sender reads.
+    pub(super) lang: Lang,
     pub(super) conversations: &'a Conversations,
     pub(super) intake: &'a Intake,
     pub(super) update_id: i64,
@@ -335,7 +369,7 @@ async fn chat_turn(
     settings: &BotSettings,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
-    let text = match turn_text(turn.message, me, settings.max_message_chars) {
+    let text = match turn_text(turn.message, me, turn.lang, settings.max_message_chars) {
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
@@ -369,7 +403,7 @@ pub(super) async fn daily_limit_notice(turn: &TurnContext<'_>) -> Option<String>
                 user_id = user_id.0,
                 "refused a turn: the daily token limit is used up"
             );
-            Some(replies::daily_limit_reached(&reached))
+            Some(replies::daily_limit_reached(turn.lang, &reached))
         }
         // The turn itself meets the same database next; the limit alone does not stop it.
         Err(error) => {
@@ -388,7 +422,8 @@ async fn media_turn(
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
     let Some(attachment) = media::attachment_of(turn.message) else {
-        return turn.answer_with_notice(preview, replies::TEXT_ONLY).await;
+        let notice = replies::text_only(turn.lang);
+        return turn.answer_with_notice(preview, &notice).await;
     };
     if let Some(notice) = daily_limit_notice(turn).await {
         return turn.answer_with_notice(preview, &notice).await;
@@ -407,6 +442,7 @@ async fn media_turn(
         bot: turn.bot,
         conversations: turn.conversations,
         key: turn.key,
+        lang: turn.lang,
         telegram_message_id: i64::from(turn.message.id.0),
         settings: &settings.media,
     };
@@ -415,7 +451,7 @@ async fn media_turn(
         Err(problem) => {
             metrics::error("media");
             tracing::warn!(error = %problem, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "could not read an attachment");
-            let notice = problem.notice(&settings.media);
+            let notice = problem.notice(turn.lang, &settings.media);
             return turn.answer_with_notice(preview, &notice).await;
         }
     };
@@ -443,16 +479,16 @@ async fn start_turn(
     let disk_full = is_disk_full(&error);
     metrics::error(if disk_full { "disk_full" } else { "database" });
     let reply = if disk_full {
-        replies::STORAGE_FULL
+        replies::storage_full(turn.lang)
     } else {
-        replies::INTERNAL_ERROR
+        replies::internal_error(turn.lang)
     };
-    turn.answer_with_notice(preview.clone(), reply).await?;
+    turn.answer_with_notice(preview.clone(), &reply).await?;
     Err(error.context("could not start the chat turn"))
 }
 
 /// The text the model gets, or the notice that answers the message instead.
-fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, String> {
+fn turn_text(message: &Message, me: &Me, lang: Lang, max_chars: usize) -> Result<String, String> {
     let raw_text = message.text().unwrap_or_default();
     let text = if message.chat.is_private() {
         raw_text.trim().to_owned()
@@ -460,16 +496,14 @@ fn turn_text(message: &Message, me: &Me, max_chars: usize) -> Result<String, Str
         without_bot_mention(message, me)
     };
     if text.starts_with('/') {
-        return Err(replies::unknown_command(
-            &Command::descriptions().to_string(),
-        ));
+        return Err(replies::unknown_command(lang, &commands::help_text(lang)));
     }
     if text.is_empty() {
-        return Err(replies::EMPTY_MESSAGE.to_owned());
+        return Err(replies::empty_message(lang));
     }
     let length = text.chars().count();
     if length > max_chars {
-        return Err(replies::message_too_long(length, max_chars));
+        return Err(replies::message_too_long(lang, length, max_chars));
     }
     Ok(text)
 }
@@ -490,7 +524,7 @@ async fn answer_turn(
         ask_showing_progress(turn, started, stream, preview, running, header).await;
     let answer = match usable_answer(turn, started, answer) {
         Ok(answer) => answer,
-        Err(notice) => return turn.answer_with_notice(preview, notice).await,
+        Err(notice) => return turn.answer_with_notice(preview, &notice).await,
     };
     let completion = answer.completion();
     let shown = format!("{header}{}", completion.text);
@@ -517,20 +551,22 @@ pub(super) fn usable_answer(
     turn: &TurnContext<'_>,
     started: &Turn,
     answer: Result<Answer, LlmError>,
-) -> Result<Answer, &'static str> {
+) -> Result<Answer, String> {
     match answer {
-        Ok(answer) if answer.completion().text.trim().is_empty() => Err(replies::EMPTY_REPLY),
+        Ok(answer) if answer.completion().text.trim().is_empty() => {
+            Err(replies::empty_reply(turn.lang))
+        }
         Ok(answer) => Ok(answer),
         Err(error) => {
             metrics::error("llm");
             tracing::error!(error = ?error, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "the model call failed");
             Err(match error {
-                LlmError::RateLimited { .. } => replies::MODEL_RATE_LIMITED,
+                LlmError::RateLimited { .. } => replies::model_rate_limited(turn.lang),
                 // A model that cannot see refuses a request with a picture (HTTP 400).
                 LlmError::Rejected { .. } if carries_images(started) => {
-                    replies::VISION_NOT_SUPPORTED
+                    replies::vision_not_supported(turn.lang)
                 }
-                _ => replies::MODEL_UNAVAILABLE,
+                _ => replies::model_unavailable(turn.lang),
             })
         }
     }
@@ -572,7 +608,7 @@ pub(super) async fn ask_showing_progress(
         stream,
         preview,
         answer: turn.answer.clone(),
-        buttons: stream.then(|| stop::stop_button(turn.key.user_id, turn.update_id)),
+        buttons: stream.then(|| stop::stop_button(turn.lang, turn.key.user_id, turn.update_id)),
     };
     let display = tokio::spawn(show_progress(turn.bot.clone(), progress, display));
     let asked_at = std::time::Instant::now();
@@ -671,12 +707,8 @@ pub async fn non_text_message(
     message: Message,
     intake: Intake,
 ) -> HandlerResult {
-    answer_once(
-        &intake,
-        &update,
-        reply_in_chat(&bot, &message, replies::TEXT_ONLY),
-    )
-    .await
+    let reply = replies::text_only(identity::message_language(&message));
+    answer_once(&intake, &update, reply_in_chat(&bot, &message, &reply)).await
 }
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
@@ -726,7 +758,8 @@ async fn run_command(
     let Some(key) = conversation_key(&message) else {
         return Ok(());
     };
-    let answer = commands::answer(command, &conversations, key, &settings.start_text).await?;
+    let lang = identity::message_language(&message);
+    let answer = commands::answer(command, &conversations, key, lang, &settings.greeting).await?;
     match answer {
         CommandAnswer::Say(text) => reply_in_chat(&bot, &message, &text).await,
         CommandAnswer::SayPrivately(text) => reply_privately(&bot, &message, &text).await,
@@ -735,12 +768,12 @@ async fn run_command(
         }
         // Confirmed without the text in a group: it is private from now on.
         CommandAnswer::PersonaSaved { .. } => {
-            reply_in_chat(&bot, &message, replies::PERSONA_SAVED_NOT_SHOWN).await
+            reply_in_chat(&bot, &message, &replies::persona_saved_not_shown(lang)).await
         }
-        CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key).await,
+        CommandAnswer::ConfirmClear => ask_to_clear(&bot, &message, key, lang).await,
         CommandAnswer::Export(format) => export(&bot, &message, key, format, &conversations).await,
         CommandAnswer::ChooseModel { intro, menu } => {
-            model_menu::offer_models(&bot, &message, key.user_id, &intro, &menu).await
+            model_menu::offer_models(&bot, &message, key.user_id, lang, &intro, &menu).await
         }
         // The stopped answer shows its mark; nothing more to say.
         CommandAnswer::TurnStopped => Ok(()),
@@ -749,20 +782,25 @@ async fn run_command(
     }
 }
 
-async fn ask_to_clear(bot: &TelegramBot, message: &Message, key: ConversationKey) -> HandlerResult {
+async fn ask_to_clear(
+    bot: &TelegramBot,
+    message: &Message,
+    key: ConversationKey,
+    lang: Lang,
+) -> HandlerResult {
     // The user id travels in the button data so that only the asker can confirm in a group.
     let keyboard = InlineKeyboardMarkup::new([[
         InlineKeyboardButton::callback(
-            replies::CLEAR_BUTTON_YES,
+            replies::clear_button_yes(lang),
             format!("{CLEAR_YES}:{}", key.user_id),
         ),
         InlineKeyboardButton::callback(
-            replies::CLEAR_BUTTON_NO,
+            replies::clear_button_no(lang),
             format!("{CLEAR_NO}:{}", key.user_id),
         ),
     ]]);
     let mut request = bot
-        .send_message(message.chat.id, replies::CLEAR_CONFIRM)
+        .send_message(message.chat.id, replies::clear_confirm(lang))
         .reply_markup(keyboard);
     if !message.chat.is_private() {
         request = request.reply_parameters(
@@ -797,9 +835,10 @@ async fn press_clear_button(
     let data = query.data.as_deref().unwrap_or_default();
     let (action, owner) = data.rsplit_once(':').unwrap_or((data, ""));
     let presser = identity::user_id(&query.from);
+    let lang = identity::user_language(&query.from);
     if owner.parse::<storage::UserId>().ok() != Some(presser) {
         bot.answer_callback_query(query.id.clone())
-            .text(replies::CLEAR_NOT_YOURS)
+            .text(replies::clear_not_yours(lang))
             .await?;
         return Ok(());
     }
@@ -817,9 +856,9 @@ async fn press_clear_button(
                 messages = counts.messages,
                 "cleared a conversation"
             );
-            replies::cleared(counts.messages, counts.sessions)
+            replies::cleared(lang, counts.messages, counts.sessions)
         }
-        _ => replies::CLEAR_CANCELLED.to_owned(),
+        _ => replies::clear_cancelled(lang),
     };
     bot.answer_callback_query(query.id.clone()).await?;
     edit_confirmation(&bot, message.chat.id, message.id, &outcome).await
@@ -842,9 +881,10 @@ async fn export(
     format: ExportFormat,
     conversations: &Conversations,
 ) -> HandlerResult {
+    let lang = identity::message_language(message);
     let messages = conversations.export(key).await?;
     if messages.is_empty() {
-        return reply_privately(bot, message, replies::EXPORT_EMPTY).await;
+        return reply_privately(bot, message, &replies::export_empty(lang)).await;
     }
     let (bytes, file_name) = match format {
         ExportFormat::Json => (
@@ -852,13 +892,13 @@ async fn export(
             "telemem-history.json",
         ),
         ExportFormat::Markdown => (
-            export_markdown(&messages).into_bytes(),
+            export_markdown(&messages, &replies::export_labels(lang)).into_bytes(),
             "telemem-history.md",
         ),
     };
     let caption = match group_title(message) {
-        Some(title) => replies::export_caption_from_group(title),
-        None => replies::EXPORT_CAPTION.to_owned(),
+        Some(title) => replies::export_caption_from_group(lang, title),
+        None => replies::export_caption(lang),
     };
     send_private_material(bot, message, |chat_id| async move {
         bot.send_document(chat_id, InputFile::memory(bytes).file_name(file_name))
@@ -911,22 +951,24 @@ where
     F: FnOnce(ChatId) -> Fut,
     Fut: Future<Output = Result<(), RequestError>>,
 {
+    let lang = identity::message_language(message);
     let chat_id = match private_destination(message) {
         PrivateDestination::ThisChat => return Ok(send(message.chat.id).await?),
         PrivateDestination::Nobody => {
-            return reply_in_chat(bot, message, replies::PRIVATE_NEEDS_A_PERSON).await;
+            let notice = replies::private_needs_a_person(lang);
+            return reply_in_chat(bot, message, &notice).await;
         }
         PrivateDestination::PrivateChat(chat_id) => chat_id,
     };
     match send(chat_id).await {
-        Ok(()) => reply_in_chat(bot, message, replies::ANSWERED_IN_PRIVATE).await,
+        Ok(()) => reply_in_chat(bot, message, &replies::answered_in_private(lang)).await,
         Err(error) if cannot_write_to(&error) => {
             tracing::info!(
                 error = crate::telegram::loggable(&error),
                 chat_id = chat_id.0,
                 "cannot write to a private chat"
             );
-            reply_in_chat(bot, message, replies::ASK_IN_PRIVATE).await
+            reply_in_chat(bot, message, &replies::ask_in_private(lang)).await
         }
         Err(error) => Err(error.into()),
     }
@@ -936,7 +978,7 @@ where
 /// private chat from there.
 async fn reply_privately(bot: &TelegramBot, message: &Message, text: &str) -> HandlerResult {
     let text = match group_title(message) {
-        Some(title) => replies::from_group(title, text),
+        Some(title) => replies::from_group(identity::message_language(message), title, text),
         None => text.to_owned(),
     };
     send_private_material(bot, message, |chat_id| {
@@ -966,14 +1008,15 @@ fn cannot_write_to(error: &RequestError) -> bool {
     }
 }
 
-/// The history as a Markdown document: one heading per message with its time and author.
-pub fn export_markdown(messages: &[StoredMessage]) -> String {
-    let mut document = String::from("# telemem history\n");
+/// The history as a Markdown document: one heading per message with its time and author, the
+/// title and authors named by `labels` (in the person's language).
+pub fn export_markdown(messages: &[StoredMessage], labels: &replies::ExportLabels) -> String {
+    let mut document = format!("# {}\n", labels.title);
     for message in messages {
         let author = match message.role {
-            crate::storage::Role::User => "You",
-            crate::storage::Role::Assistant => "Bot",
-            crate::storage::Role::System => "System",
+            crate::storage::Role::User => &labels.user,
+            crate::storage::Role::Assistant => &labels.bot,
+            crate::storage::Role::System => &labels.system,
         };
         document.push_str(&format!(
             "\n## {author} — {}\n\n{}\n",

@@ -8,12 +8,17 @@
 //! anonymous admin one person, sharing a history. The identity is therefore `sender_chat` when it
 //! is present: each channel is one identity, and the anonymous admins of a group share that
 //! group's identity (Telegram's own model: they speak as the group). Chat ids are negative and
-//! user ids positive, so the two never collide. This module only decides identities; it must not
-//! decide access or where answers go. It is also where teloxide's ids become the store's
-//! [`storage::ChatId`] and [`storage::UserId`].
+//! user ids positive, so the two never collide. This module only decides identities (and the
+//! language the sender reads); it must not decide access or where answers go. It is also where
+//! teloxide's ids become the store's [`storage::ChatId`] and [`storage::UserId`].
+//!
+//! The language is the sender's Telegram `language_code` ([`Lang::from_code`]). A message sent as
+//! a channel or by an anonymous admin carries no person's language (its `from` is Telegram's
+//! placeholder), so it is answered in English, like anyone whose language the bot does not speak.
 
 use teloxide::types::{Message, Update, UpdateKind, User};
 
+use crate::i18n::Lang;
 use crate::storage::{self, ConversationKey};
 
 impl From<teloxide::types::ChatId> for storage::ChatId {
@@ -43,6 +48,19 @@ pub fn sender_id(message: &Message) -> Option<storage::UserId> {
 /// by a person as themselves: there is then no person the bot could write to in private.
 pub fn is_sent_as_chat(message: &Message) -> bool {
     message.sender_chat.is_some()
+}
+
+/// The language to answer `message` in: its sender's, English when it was sent as a chat.
+pub fn message_language(message: &Message) -> Lang {
+    match &message.from {
+        Some(user) if !is_sent_as_chat(message) => user_language(user),
+        _ => Lang::En,
+    }
+}
+
+/// The language a user reads, from their Telegram `language_code`.
+pub fn user_language(user: &User) -> Lang {
+    Lang::from_code(user.language_code.as_deref())
 }
 
 /// The identity behind an update: [`sender_id`] for messages, the user for everything else

@@ -22,6 +22,7 @@ use crate::attachments::image::{IMAGE_MAX_BYTES, image_media_type, pick_photo_si
 use crate::attachments::{self, Spoken};
 use crate::config::{MAX_TELEGRAM_DOWNLOAD_BYTES, MediaConfig};
 use crate::conversation::{Conversations, TurnInput};
+use crate::i18n::Lang;
 use crate::llm::Image;
 use crate::llm::transcription::{Recording, TranscriptionError};
 use crate::replies;
@@ -185,29 +186,30 @@ pub enum MediaProblem {
 
 impl MediaProblem {
     /// The sentence that answers the message instead.
-    pub fn notice(&self, settings: &MediaSettings) -> String {
-        let notice = match self {
-            Self::FileTooBig => replies::FILE_TOO_BIG,
-            Self::DocumentTooBig => return replies::document_too_big(settings.document_max_bytes),
-            Self::ImageTooBig => replies::IMAGE_TOO_BIG,
-            Self::Empty | Self::Document(DocumentError::Empty) => replies::FILE_EMPTY,
-            Self::ImageUnreadable => replies::IMAGE_UNREADABLE,
-            Self::Document(DocumentError::NotText) => replies::DOCUMENT_NOT_TEXT,
-            Self::Document(DocumentError::UnreadablePdf) => replies::PDF_UNREADABLE,
-            Self::Document(DocumentError::NoTextInPdf) => replies::PDF_NO_TEXT,
-            Self::Unavailable => replies::FILE_UNAVAILABLE,
+    pub fn notice(&self, lang: Lang, settings: &MediaSettings) -> String {
+        match self {
+            Self::FileTooBig => replies::file_too_big(lang),
+            Self::DocumentTooBig => replies::document_too_big(lang, settings.document_max_bytes),
+            Self::ImageTooBig => replies::image_too_big(lang),
+            Self::Empty | Self::Document(DocumentError::Empty) => replies::file_empty(lang),
+            Self::ImageUnreadable => replies::image_unreadable(lang),
+            Self::Document(DocumentError::NotText) => replies::document_not_text(lang),
+            Self::Document(DocumentError::UnreadablePdf) => replies::pdf_unreadable(lang),
+            Self::Document(DocumentError::NoTextInPdf) => replies::pdf_no_text(lang),
+            Self::Unavailable => replies::file_unavailable(lang),
             Self::TimedOut | Self::Transcription(TranscriptionError::Timeout) => {
-                replies::MEDIA_TIMEOUT
+                replies::media_timeout(lang)
             }
-            Self::Transcription(TranscriptionError::NotConfigured) => replies::VOICE_NOT_SET_UP,
+            Self::Transcription(TranscriptionError::NotConfigured) => {
+                replies::voice_not_set_up(lang)
+            }
             Self::Transcription(TranscriptionError::Refused { .. }) => {
-                replies::TRANSCRIPTION_REFUSED
+                replies::transcription_refused(lang)
             }
-            Self::Transcription(_) => replies::TRANSCRIPTION_UNAVAILABLE,
-            Self::NothingHeard => replies::NOTHING_HEARD,
-            Self::Storage(_) => replies::INTERNAL_ERROR,
-        };
-        notice.to_owned()
+            Self::Transcription(_) => replies::transcription_unavailable(lang),
+            Self::NothingHeard => replies::nothing_heard(lang),
+            Self::Storage(_) => replies::internal_error(lang),
+        }
     }
 }
 
@@ -224,6 +226,8 @@ pub struct MediaTurn<'a> {
     pub bot: &'a TelegramBot,
     pub conversations: &'a Conversations,
     pub key: ConversationKey,
+    /// The language of the notes shown above the answer.
+    pub lang: Lang,
     pub telegram_message_id: i64,
     pub settings: &'a MediaSettings,
 }
@@ -309,7 +313,7 @@ impl MediaTurn<'_> {
                 chat_id = self.key.chat_id.0,
                 "using the transcript stored before a restart"
             );
-            return Ok(spoken_turn(stored));
+            return Ok(spoken_turn(stored, self.lang));
         }
         if !self.conversations.can_transcribe() {
             return Err(TranscriptionError::NotConfigured.into());
@@ -320,10 +324,8 @@ impl MediaTurn<'_> {
         if transcript.is_empty() {
             return Err(MediaProblem::NothingHeard);
         }
-        Ok(spoken_turn(attachments::spoken_message(
-            spoken,
-            &transcript,
-        )))
+        let stored = attachments::spoken_message(spoken, &transcript);
+        Ok(spoken_turn(stored, self.lang))
     }
 
     async fn document(
@@ -342,7 +344,11 @@ impl MediaTurn<'_> {
         let turn =
             document::document_turn(name, caption, &text, self.settings.document_token_budget);
         let header = match turn.cut {
-            Some(cut) => header_markdown(&replies::document_cut(cut.shown_chars, cut.total_chars)),
+            Some(cut) => header_markdown(&replies::document_cut(
+                self.lang,
+                cut.shown_chars,
+                cut.total_chars,
+            )),
             None => String::new(),
         };
         Ok(Prepared {
@@ -357,9 +363,9 @@ impl MediaTurn<'_> {
 }
 
 /// The turn for a stored spoken message, quoting what was heard above the answer.
-fn spoken_turn(stored_text: String) -> Prepared {
+fn spoken_turn(stored_text: String, lang: Lang) -> Prepared {
     let header = attachments::transcript_in(&stored_text)
-        .map(|transcript| header_markdown(&replies::heard(transcript)))
+        .map(|transcript| header_markdown(&replies::heard(lang, transcript)))
         .unwrap_or_default();
     Prepared {
         input: TurnInput {
@@ -376,6 +382,7 @@ pub async fn resumed_header(
     conversations: &Conversations,
     key: ConversationKey,
     message: &Message,
+    lang: Lang,
 ) -> String {
     if !matches!(attachment_of(message), Some(Attachment::Recording { .. })) {
         return String::new();
@@ -384,7 +391,7 @@ pub async fn resumed_header(
         .stored_message_text(key, i64::from(message.id.0))
         .await
     {
-        Ok(Some(stored)) => spoken_turn(stored).header,
+        Ok(Some(stored)) => spoken_turn(stored, lang).header,
         Ok(None) => String::new(),
         Err(error) => {
             tracing::warn!(error = ?error, "could not read the stored transcript");

@@ -5,8 +5,9 @@
 //! messages Telegram accepts, reply delivery, the sender's identity, access control and per-user
 //! limits, the admins' side (`admin`), and fetching the files of photos, voice notes and
 //! documents ([`media`]). Chat logic lives in [`crate::conversation`], the commands and what they
-//! answer in [`crate::commands`], every user-facing sentence in [`crate::replies`]; this module
-//! only translates between Telegram and them.
+//! answer in [`crate::commands`], every user-facing sentence in [`crate::replies`] (in the
+//! sender's language, [`identity::message_language`]); this module only translates between
+//! Telegram and them.
 
 pub mod access;
 pub mod admin;
@@ -32,13 +33,15 @@ use std::sync::Arc;
 use teloxide::RequestError;
 use teloxide::dispatching::{HandlerExt, UpdateFilterExt, UpdateHandler};
 use teloxide::dptree::di::DependencyMap;
+use teloxide::payloads::SetMyCommandsSetters;
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, Me};
-use teloxide::utils::command::BotCommands;
+use teloxide::types::{BotCommand, CallbackQuery, Me};
 
 use crate::commands::{self, Command};
 use crate::config::Config;
 use crate::conversation::Conversations;
+use crate::i18n::Lang;
+use crate::replies::Greeting;
 use crate::storage::UserId;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::intake::Intake;
@@ -50,7 +53,8 @@ use crate::telegram::scheduler::SchedulerSettings;
 pub struct BotSettings {
     pub max_message_chars: usize,
     pub stream_replies: bool,
-    pub start_text: String,
+    /// The time windows the `/start` greeting names.
+    pub greeting: Greeting,
     pub media: media::MediaSettings,
 }
 
@@ -65,7 +69,7 @@ impl BotSettings {
         Self {
             max_message_chars: config.telegram.max_message_chars as usize,
             stream_replies: config.telegram.stream_replies,
-            start_text: commands::start_text(config),
+            greeting: commands::greeting(config),
             media: media::MediaSettings::from_config(&config.media),
         }
     }
@@ -73,12 +77,15 @@ impl BotSettings {
 
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
 /// mention, reply or command in groups), sender allowed (strangers and blocked people are refused
-/// once); then the admins' commands (from admins only), everyone's commands, text, files a turn
-/// can read (photos, recordings, documents), and everything else. Button presses: an alert's
-/// Allow or Block (admins), then the `/model` menu, the Stop button and `/clear`'s confirmation.
+/// once), then the sender's language is recorded; then the admins' commands (from admins only),
+/// everyone's commands, text, files a turn can read (photos, recordings, documents), and
+/// everything else. Button presses: an alert's Allow or Block (admins), then, from allowed people
+/// (whose language is recorded the same way), the `/model` menu, the Stop button and `/clear`'s
+/// confirmation.
 pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed)
+        .inspect_async(handlers::record_sender_language)
         .branch(admin::admin_commands())
         .branch(
             dptree::entry()
@@ -96,6 +103,7 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(for_the_bot)
         .branch(dptree::endpoint(handlers::ignored));
     let for_an_allowed_presser = dptree::filter(handlers::presser_allowed)
+        .inspect_async(handlers::record_presser_language)
         .branch(dptree::filter(model_menu::is_model_button).endpoint(model_menu::model_button))
         .branch(
             dptree::filter(|query: CallbackQuery| stop::is_stop_press(&query))
@@ -176,12 +184,30 @@ pub fn loggable_chain(error: &anyhow::Error) -> String {
     parts.join(": ")
 }
 
-/// Registers the command menu with Telegram: everyone's, and in each admin's private chat the
-/// admin commands too.
-pub async fn register_commands(bot: &TelegramBot, admins: &[UserId]) -> Result<(), RequestError> {
-    bot.set_my_commands(Command::bot_commands()).await?;
-    admin::register_admin_menus(bot, admins).await;
+/// Registers the command menu with Telegram: in English for every language without a menu of
+/// its own, then in each language the bot speaks, for the people whose app uses it; and in each
+/// admin's private chat, the admin commands too, in the admin's language.
+pub async fn register_commands(
+    bot: &TelegramBot,
+    admins: &[UserId],
+    conversations: &Conversations,
+) -> Result<(), RequestError> {
+    bot.set_my_commands(command_menu(Lang::En)).await?;
+    for lang in Lang::ALL {
+        bot.set_my_commands(command_menu(lang))
+            .language_code(lang.code())
+            .await?;
+    }
+    admin::register_admin_menus(bot, admins, conversations).await;
     Ok(())
+}
+
+/// The command menu with its descriptions in `lang`.
+pub(crate) fn command_menu(lang: Lang) -> Vec<BotCommand> {
+    commands::described_commands(lang)
+        .into_iter()
+        .map(|command| BotCommand::new(command.command, command.description))
+        .collect()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup,
 use teloxide::{ApiError, RequestError};
 
 use crate::conversation::{Conversations, ModelMenu};
+use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
 use crate::telegram::TelegramBot;
@@ -84,8 +85,8 @@ fn keyboard(menu: &ModelMenu, owner: UserId) -> InlineKeyboardMarkup {
     InlineKeyboardMarkup::new(rows)
 }
 
-fn menu_text(intro: &str) -> String {
-    format!("{intro}\n\n{}", replies::MODEL_CHOOSE_WITH_BUTTONS)
+fn menu_text(lang: Lang, intro: &str) -> String {
+    format!("{intro}\n\n{}", replies::model_choose_with_buttons(lang))
 }
 
 /// Whether a button press is on a `/model` menu.
@@ -101,11 +102,12 @@ pub async fn offer_models(
     bot: &TelegramBot,
     message: &Message,
     owner: UserId,
+    lang: Lang,
     intro: &str,
     menu: &ModelMenu,
 ) -> HandlerResult {
     let mut request = bot
-        .send_message(message.chat.id, menu_text(intro))
+        .send_message(message.chat.id, menu_text(lang, intro))
         .reply_markup(keyboard(menu, owner));
     if !message.chat.is_private() {
         request = request
@@ -139,10 +141,11 @@ async fn press_model_button(
     conversations: Conversations,
 ) -> HandlerResult {
     let presser = identity::user_id(&query.from);
+    let lang = identity::user_language(&query.from);
     let button = query.data.as_deref().and_then(ModelButton::parse);
     let Some(button) = button.filter(|button| button.owner == presser) else {
         bot.answer_callback_query(query.id.clone())
-            .text(replies::MODEL_MENU_NOT_YOURS)
+            .text(replies::model_menu_not_yours(lang))
             .await?;
         return Ok(());
     };
@@ -151,8 +154,8 @@ async fn press_model_button(
         None => None,
     };
     let intro = match &chosen {
-        Some(name) => replies::model_chosen(name),
-        None => replies::MODEL_MENU_OUT_OF_DATE.to_owned(),
+        Some(name) => replies::model_chosen(lang, name),
+        None => replies::model_menu_out_of_date(lang),
     };
     let menu = conversations.model_menu(presser).await?;
     bot.answer_callback_query(query.id.clone()).await?;
@@ -160,7 +163,7 @@ async fn press_model_button(
         return Ok(());
     };
     let (chat_id, message_id) = (message.chat.id, message.id);
-    let (text, markup) = (menu_text(&intro), keyboard(&menu, presser));
+    let (text, markup) = (menu_text(lang, &intro), keyboard(&menu, presser));
     let edited = with_flood_retry(|| {
         bot.edit_message_text(chat_id, message_id, text.clone())
             .reply_markup(markup.clone())

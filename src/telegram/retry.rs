@@ -26,7 +26,7 @@ use crate::telegram::handlers::{
     HandlerResult, TurnContext, TurnOutcome, ask_showing_progress, count_tokens,
     daily_limit_notice, deliver_stored, finish_or_answer, usable_answer,
 };
-use crate::telegram::identity::conversation_key;
+use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::Intake;
 use crate::telegram::{BotSettings, TelegramBot};
 
@@ -50,6 +50,7 @@ pub async fn retry_command(
         bot: &bot,
         message: &message,
         key,
+        lang: identity::message_language(&message),
         conversations: &conversations,
         intake: &intake,
         update_id,
@@ -75,19 +76,17 @@ async fn retry_turn(
     let retry = match turn.conversations.begin_retry(turn.key).await {
         Ok(RetryStart::Ready(retry)) => retry,
         Ok(RetryStart::NothingToRetry) => {
-            return turn
-                .answer_with_notice(preview, replies::NOTHING_TO_RETRY)
-                .await;
+            let notice = replies::nothing_to_retry(turn.lang);
+            return turn.answer_with_notice(preview, &notice).await;
         }
         Ok(RetryStart::StillRunning) => {
-            return turn
-                .answer_with_notice(preview, replies::RETRY_WHILE_RUNNING)
-                .await;
+            let notice = replies::retry_while_running(turn.lang);
+            return turn.answer_with_notice(preview, &notice).await;
         }
         Err(error) => {
             metrics::error("database");
-            turn.answer_with_notice(preview, replies::INTERNAL_ERROR)
-                .await?;
+            let notice = replies::internal_error(turn.lang);
+            turn.answer_with_notice(preview, &notice).await?;
             return Err(error.context("could not start the retry"));
         }
     };
@@ -108,9 +107,9 @@ async fn retry_turn(
     let answer = match usable_answer(turn, &retry.turn, answer) {
         Ok(answer) => answer,
         Err(notice) if in_place => {
-            return keep_old_answer(turn, &old_answer, preview, notice).await;
+            return keep_old_answer(turn, &old_answer, preview, &notice).await;
         }
-        Err(notice) => return turn.answer_with_notice(preview, notice).await,
+        Err(notice) => return turn.answer_with_notice(preview, &notice).await,
     };
     let text = &answer.completion().text;
     let fits = in_place && messages_needed(text) <= old_answer.message_ids.len();
@@ -190,7 +189,7 @@ impl OldAnswer {
             turn.bot,
             chat_id,
             &self.message_ids,
-            replies::REPLACED_BY_NEWER,
+            &replies::replaced_by_newer(turn.lang),
         )
         .await
         {

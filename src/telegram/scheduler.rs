@@ -312,9 +312,10 @@ impl Scheduler {
         if !notify {
             return;
         }
+        let lang = identity::message_language(message);
         let notice = match limit {
-            Limit::Pending(max) => replies::too_many_waiting(max),
-            Limit::PerMinute(max) => replies::too_many_per_minute(max),
+            Limit::Pending(max) => replies::too_many_waiting(lang, max),
+            Limit::PerMinute(max) => replies::too_many_per_minute(lang, max),
         };
         let target = ReplyTarget::answering(message);
         if let Err(error) = send_plain_text(&self.bot, target, &notice).await {

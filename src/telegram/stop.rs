@@ -10,6 +10,7 @@ use teloxide::utils::command::BotCommands;
 
 use crate::commands::Command;
 use crate::conversation::Conversations;
+use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::{ConversationKey, UserId};
 use crate::telegram::TelegramBot;
@@ -23,9 +24,9 @@ const STOP_DATA: &str = "stop";
 /// The Stop button under the answer to update `update_id` of the identity `owner`. Its data names
 /// both: only the owner's press counts, and a button left over from an earlier answer cannot stop
 /// a later one.
-pub fn stop_button(owner: UserId, update_id: i64) -> InlineKeyboardMarkup {
+pub fn stop_button(lang: Lang, owner: UserId, update_id: i64) -> InlineKeyboardMarkup {
     InlineKeyboardMarkup::new([[InlineKeyboardButton::callback(
-        replies::STOP_BUTTON,
+        replies::stop_button(lang),
         format!("{STOP_DATA}:{owner}:{update_id}"),
     )]])
 }
@@ -81,17 +82,18 @@ pub async fn stop_pressed(
 /// Stops the answer the pressed button is under, if it is the presser's; otherwise the notice
 /// the press gets. A button press always comes from a person as themselves, so an answer to a
 /// channel or to anonymous admins is stopped with `/cancel` instead.
-fn stop_for(query: &CallbackQuery, conversations: &Conversations) -> Option<&'static str> {
+fn stop_for(query: &CallbackQuery, conversations: &Conversations) -> Option<String> {
+    let lang = identity::user_language(&query.from);
     let (owner, update_id) = query.data.as_deref().and_then(stop_data)?;
     if owner != identity::user_id(&query.from) {
-        return Some(replies::STOP_NOT_YOURS);
+        return Some(replies::stop_not_yours(lang));
     }
     let chat_id = query.message.as_ref()?.chat().id;
     let key = ConversationKey::new(chat_id.into(), owner);
     if conversations.stop_running(key, Some(update_id)) {
         None
     } else {
-        Some(replies::NOTHING_TO_STOP)
+        Some(replies::nothing_to_stop(lang))
     }
 }
 
@@ -101,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_stop_button_names_its_owner_and_update() {
-        let keyboard = stop_button(UserId(-100_123), 42);
+        let keyboard = stop_button(Lang::En, UserId(-100_123), 42);
         let InlineKeyboardButton { kind, .. } = &keyboard.inline_keyboard[0][0];
         let teloxide::types::InlineKeyboardButtonKind::CallbackData(data) = kind else {
             panic!("a callback button: {kind:?}");

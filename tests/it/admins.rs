@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use telemem::clock::ManualClock;
-use telemem::replies::thousands;
+use telemem::i18n::Lang;
+use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Store, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, GROUP, TestBot};
@@ -320,14 +321,24 @@ async fn users_and_usage_show_access_and_use_to_admins_and_nothing_to_anyone_els
         "ALLOWED_USERS: 111, 222, 333".to_owned(),
         "Allowed by admins:\n• 666 (by 777, 2026-11-30 20:00 UTC)".to_owned(),
         "Blocked:\n• 555 (by 777, 2026-11-30 20:00 UTC)".to_owned(),
-        format!("• 111: 1 message, {} tokens", thousands(alice_tokens)),
-        format!("• 222: 2 messages, {} tokens", thousands(bob_tokens)),
+        format!(
+            "• 111: 1 message, {} tokens",
+            replies::thousands(Lang::En, alice_tokens)
+        ),
+        format!(
+            "• 222: 2 messages, {} tokens",
+            replies::thousands(Lang::En, bob_tokens)
+        ),
     ] {
         assert!(users.contains(&line), "{line:?} not in {users}");
     }
     let usage = &answers[3];
     for person in [(111, alice_tokens), (222, bob_tokens)] {
-        let line = format!("• {}: {1} · {1}", person.0, thousands(person.1));
+        let line = format!(
+            "• {}: {1} · {1}",
+            person.0,
+            replies::thousands(Lang::En, person.1)
+        );
         assert!(usage.contains(&line), "{line:?} not in {usage}");
     }
     assert_eq!(
@@ -335,7 +346,7 @@ async fn users_and_usage_show_access_and_use_to_admins_and_nothing_to_anyone_els
         format!(
             "Usage of 222\nTokens today: {0} of 50,000\nLast 30 days: {0} tokens, 2 messages\n\
              Limit: 50,000 tokens a day (USER_DAILY_TOKEN_LIMIT)",
-            thousands(bob_tokens)
+            replies::thousands(Lang::En, bob_tokens)
         )
     );
     for reply in &alice[1..] {

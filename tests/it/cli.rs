@@ -4,7 +4,8 @@ use std::io::Write;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
-use telemem::commands::Command as BotCommand;
+use telemem::commands::{self, Command as BotCommand};
+use telemem::i18n::Lang;
 use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 use teloxide::utils::command::BotCommands;
@@ -107,7 +108,7 @@ fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
 /// `telemem chat --user 7` on `db_url` against `llm`, with `input` typed in: its output once the
 /// input ends. Run off the test's runtime, so the fake LLM on it keeps answering.
 async fn chat(db_url: &str, llm: &FakeLlm, input: &str) -> Output {
-    chat_with_env(db_url, llm, input, &[]).await
+    chat_with(db_url, llm, &[], &[], input).await
 }
 
 /// [`chat`] with `extra_env` set for the chat.
@@ -117,10 +118,23 @@ async fn chat_with_env(
     input: &str,
     extra_env: &[(&str, &str)],
 ) -> Output {
+    chat_with(db_url, llm, &[], extra_env, input).await
+}
+
+/// [`chat`] with `extra` arguments after `--user 7` and `extra_env` set for the chat.
+async fn chat_with(
+    db_url: &str,
+    llm: &FakeLlm,
+    extra: &[&str],
+    extra_env: &[(&str, &str)],
+    input: &str,
+) -> Output {
     let llm_url = llm.base_url();
+    let mut args = vec!["chat", "--user", "7"];
+    args.extend_from_slice(extra);
     let mut env = vec![("LLM_BASE_URL", llm_url.as_str())];
     env.extend_from_slice(extra_env);
-    let mut command = telemem_command(db_url, &["chat", "--user", "7"], &env);
+    let mut command = telemem_command(db_url, &args, &env);
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -166,12 +180,12 @@ async fn chat_answers_commands_with_the_sentences_telegram_uses() {
     assert_eq!(
         answers(&printed_by(&output)),
         [
-            replies::RESET_NOTHING_OPEN.to_owned(),
+            replies::reset_nothing_open(Lang::En),
             "It is on its way.".to_owned(),
-            replies::RESET_DONE.to_owned(),
+            replies::reset_done(Lang::En),
             BotCommand::descriptions().to_string(),
-            replies::FORGET_USAGE.to_owned(),
-            replies::no_such_note("3"),
+            replies::forget_usage(Lang::En),
+            replies::no_such_note(Lang::En, "3"),
         ]
     );
     let history = db
@@ -199,9 +213,9 @@ async fn chat_shows_private_material_and_saves_the_persona_like_a_private_chat()
 
     let answers = answers(&printed_by(&output));
     assert_eq!(answers.len(), 6, "{answers:#?}");
-    assert_eq!(answers[0], replies::PERSONA_NONE);
-    assert_eq!(answers[1], replies::persona_set("Be terse."));
-    assert_eq!(answers[2], replies::persona_current("Be terse."));
+    assert_eq!(answers[0], replies::persona_none(Lang::En));
+    assert_eq!(answers[1], replies::persona_set(Lang::En, "Be terse."));
+    assert_eq!(answers[2], replies::persona_current(Lang::En, "Be terse."));
     assert!(
         answers[3].starts_with("I keep no notes about you"),
         "{}",
@@ -212,7 +226,7 @@ async fn chat_shows_private_material_and_saves_the_persona_like_a_private_chat()
         "{}",
         answers[4]
     );
-    assert_eq!(answers[5], replies::PERSONA_RESET);
+    assert_eq!(answers[5], replies::persona_reset(Lang::En));
     assert!(llm.requests().is_empty(), "commands never reach the model");
 }
 
@@ -236,10 +250,10 @@ async fn chat_lists_the_models_and_asks_the_one_chosen_with_model() {
         answers[0],
         format!(
             "main-model answers you.\n\n{}\n  ✓ main-model\n  small-model",
-            replies::MODEL_CHOOSE_BY_NAME
+            replies::model_choose_by_name(Lang::En)
         )
     );
-    assert_eq!(answers[1], replies::model_chosen("small-model"));
+    assert_eq!(answers[1], replies::model_chosen(Lang::En, "small-model"));
     let request = llm.last_request().expect("the turn asked the model");
     assert_eq!(request.body["model"], "small-model");
     assert!(answers[3].contains("Model: small-model"), "{}", answers[3]);
@@ -259,9 +273,15 @@ async fn chat_keeps_nothing_in_incognito() {
 
     let answers = answers(&printed_by(&output));
     assert_eq!(answers.len(), 5, "{answers:#?}");
-    assert_eq!(answers[0], replies::incognito_switched(true, true));
-    assert_eq!(answers[2], replies::incognito_state(true));
-    assert_eq!(answers[3], replies::incognito_switched(false, true));
+    assert_eq!(
+        answers[0],
+        replies::incognito_switched(Lang::En, true, true)
+    );
+    assert_eq!(answers[2], replies::incognito_state(Lang::En, true));
+    assert_eq!(
+        answers[3],
+        replies::incognito_switched(Lang::En, false, true)
+    );
     let history = db
         .store
         .all_messages(ConversationKey::new(ChatId(7), UserId(7)))
@@ -301,12 +321,12 @@ async fn chat_explains_the_commands_a_terminal_cannot_carry_out_and_refuses_unkn
     )
     .await;
 
-    let unknown = replies::unknown_command(&BotCommand::descriptions().to_string());
+    let unknown = replies::unknown_command(Lang::En, &BotCommand::descriptions().to_string());
     assert_eq!(
         answers(&printed_by(&output)),
         [
-            replies::TERMINAL_CANNOT_CLEAR.to_owned(),
-            replies::TERMINAL_CANNOT_EXPORT.to_owned(),
+            replies::terminal_cannot_clear(Lang::En),
+            replies::terminal_cannot_export(Lang::En),
             unknown.clone(),
             unknown,
         ]
@@ -336,10 +356,10 @@ async fn chat_retries_the_last_answer_and_keeps_only_the_new_one() {
     assert_eq!(
         answers(&printed_by(&output)),
         [
-            replies::NOTHING_TO_RETRY,
-            "The first answer.",
-            "A better answer.",
-            replies::TERMINAL_NOTHING_TO_STOP,
+            replies::nothing_to_retry(Lang::En),
+            "The first answer.".to_owned(),
+            "A better answer.".to_owned(),
+            replies::terminal_nothing_to_stop(Lang::En),
         ]
     );
     let history = db
@@ -389,4 +409,63 @@ async fn ctrl_c_in_chat_stops_the_answer_being_written_and_the_chat_goes_on() {
         .await;
     let contents: Vec<String> = history.unwrap().into_iter().map(|m| m.content).collect();
     assert_eq!(contents, ["Tell me a story".to_owned(), stopped]);
+}
+
+#[tokio::test]
+async fn chat_writes_in_the_language_it_is_given_and_keeps_the_prompt_english() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.push(Behaviour::reply("Es ist unterwegs."));
+
+    let output = chat_with(
+        &db.url,
+        &llm,
+        &["--language", "de"],
+        &[],
+        "/reset\nWo ist mein Paket?\n/help\n/forget zwei\n/quit\n",
+    )
+    .await;
+
+    let printed = printed_by(&output);
+    assert!(
+        printed.starts_with(&replies::terminal_welcome(Lang::De, 7, 7)),
+        "{printed}"
+    );
+    assert_eq!(
+        answers(&printed),
+        [
+            replies::reset_nothing_open(Lang::De),
+            "Es ist unterwegs.".to_owned(),
+            commands::help_text(Lang::De),
+            replies::forget_usage(Lang::De),
+        ]
+    );
+    assert!(
+        answers(&printed)[2].contains("/persona — Zeigen oder festlegen"),
+        "{printed}"
+    );
+    let requests = llm.requests();
+    let system = requests[0].system_prompt();
+    let english_prompt = telemem::conversation::ConversationSettings::DEFAULT_PROMPT;
+    let first_line = english_prompt.lines().next().unwrap_or_default();
+    assert!(system.contains(first_line), "{system}");
+}
+
+#[test]
+fn chat_refuses_a_language_it_does_not_speak_naming_the_ones_it_does() {
+    let database = TempDatabase::new();
+
+    let output = run_telemem(
+        &database.url,
+        &["chat", "--user", "7", "--language", "ja"],
+        &[],
+    );
+
+    assert!(!output.status.success());
+    let message = stderr_of(&output);
+    assert!(message.contains("--language"), "{message}");
+    assert!(
+        message.contains("unknown language \"ja\": the bot speaks en, de, es, fr, ru"),
+        "{message}"
+    );
 }

@@ -9,6 +9,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
+use telemem::i18n::Lang;
 use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 
@@ -353,7 +354,12 @@ async fn a_stopped_answer_stored_but_not_yet_shown_is_shown_after_the_restart_no
     run.telegram.send_text(ALICE, ALICE, question);
     let (preview, stop) = run
         .telegram
-        .wait_for_button(ALICE, "Once upon a time", replies::STOP_BUTTON, PATIENCE)
+        .wait_for_button(
+            ALICE,
+            "Once upon a time",
+            &replies::stop_button(Lang::En),
+            PATIENCE,
+        )
         .await;
     let stopped = format!("Once upon a time … {}", replies::STOPPED);
 

@@ -338,6 +338,38 @@ async fn documents_are_uploaded_as_multipart_and_recorded() {
 }
 
 #[tokio::test]
+async fn command_menus_are_kept_per_language_like_telegram() {
+    let telegram = FakeTelegram::start().await;
+    let bot = telegram.bot();
+
+    bot.set_my_commands([BotCommand::new("start", "Say hello")])
+        .await
+        .expect("setMyCommands");
+    bot.set_my_commands([BotCommand::new("start", "Hallo sagen")])
+        .language_code("de")
+        .await
+        .expect("setMyCommands in German");
+    bot.set_my_commands([BotCommand::new("start", "Sag Hallo")])
+        .language_code("de")
+        .await
+        .expect("setMyCommands in German again");
+
+    let menu = |description: &str| Some(vec![("start".to_owned(), description.to_owned())]);
+    assert_eq!(telegram.command_menu(None), menu("Say hello"));
+    assert_eq!(telegram.command_menu(Some("de")), menu("Sag Hallo"));
+    assert_eq!(telegram.command_menu(Some("fr")), None);
+    let languages: Vec<Option<String>> = telegram
+        .calls()
+        .into_iter()
+        .map(|call| call.params["language_code"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        languages,
+        [None, Some("de".to_owned()), Some("de".to_owned())]
+    );
+}
+
+#[tokio::test]
 async fn housekeeping_methods_answer_like_telegram() {
     let telegram = FakeTelegram::start().await;
     let bot = telegram.bot();

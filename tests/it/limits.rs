@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use telemem::clock::ManualClock;
-use telemem::replies::thousands;
+use telemem::i18n::Lang;
+use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, NewMessage, Role, Store, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, GROUP, TestBot};
@@ -100,7 +101,7 @@ async fn stats_show_the_tokens_of_all_the_persons_chats_today_against_the_limit(
     assert!(in_group > 0 && in_private > 0);
     let expected = format!(
         "Tokens today: {} of 50,000 (in all your chats)",
-        thousands((in_group + in_private) as u64)
+        replies::thousands(Lang::En, (in_group + in_private) as u64)
     );
     assert!(replies[1].contains(&expected), "{}", replies[1]);
 }

@@ -16,6 +16,7 @@ mod faults;
 mod http;
 mod incognito;
 mod jobs;
+mod languages;
 mod limits;
 mod llm;
 mod load;

@@ -2,6 +2,7 @@
 //! fake Telegram and LLM), what the model is then asked with, and summaries staying with
 //! `LLM_MODEL`.
 
+use telemem::i18n::Lang;
 use telemem::replies;
 use telemem::storage::UserId;
 
@@ -86,7 +87,7 @@ async fn wait_for_menu_marking(bot: &TestBot, chat_id: i64, marked: &str) -> Bot
 async fn model_shows_the_models_as_buttons_with_the_current_one_marked_and_a_press_chooses() {
     let mut bot = bot_with_models().await;
     bot.telegram.send_text(ALICE, ALICE, "/model");
-    bot.wait_for_text(ALICE, replies::MODEL_CHOOSE_WITH_BUTTONS)
+    bot.wait_for_text(ALICE, &replies::model_choose_with_buttons(Lang::En))
         .await;
     let offered = menu(&bot, ALICE);
     assert_eq!(
@@ -108,7 +109,7 @@ async fn model_shows_the_models_as_buttons_with_the_current_one_marked_and_a_pre
     assert!(
         edited
             .text
-            .starts_with(&replies::model_chosen("small-model"))
+            .starts_with(&replies::model_chosen(Lang::En, "small-model"))
     );
 
     bot.telegram
@@ -135,7 +136,7 @@ async fn model_shows_the_models_as_buttons_with_the_current_one_marked_and_a_pre
 async fn in_a_group_only_the_asker_can_choose_and_the_choice_holds_in_all_their_chats() {
     let mut bot = bot_with_models().await;
     bot.telegram.send_group_text(GROUP, BOB, "/model", false);
-    bot.wait_for_text(GROUP, replies::MODEL_CHOOSE_WITH_BUTTONS)
+    bot.wait_for_text(GROUP, &replies::model_choose_with_buttons(Lang::En))
         .await;
     let offered = menu(&bot, GROUP);
     let big = button_for(&offered, "big-model");
@@ -148,7 +149,7 @@ async fn in_a_group_only_the_asker_can_choose_and_the_choice_holds_in_all_their_
             |calls| {
                 calls.iter().any(|call| {
                     call.method == "answerCallbackQuery"
-                        && call.params["text"] == replies::MODEL_MENU_NOT_YOURS
+                        && call.params["text"] == replies::model_menu_not_yours(Lang::En)
                 })
             },
             PATIENCE,
@@ -174,7 +175,9 @@ async fn model_with_an_unknown_name_gets_the_list_again_and_a_known_name_chooses
     bot.wait_for_text(ALICE, "gpt-9").await;
     let offered = menu(&bot, ALICE);
     assert!(
-        offered.text.starts_with(&replies::model_unknown("gpt-9")),
+        offered
+            .text
+            .starts_with(&replies::model_unknown(Lang::En, "gpt-9")),
         "{}",
         offered.text
     );
@@ -185,7 +188,7 @@ async fn model_with_an_unknown_name_gets_the_list_again_and_a_known_name_chooses
 
     // A phone capitalizes the first letter.
     bot.telegram.send_text(ALICE, ALICE, "/model Big-model");
-    bot.wait_for_text(ALICE, &replies::model_chosen("big-model"))
+    bot.wait_for_text(ALICE, &replies::model_chosen(Lang::En, "big-model"))
         .await;
     bot.telegram.send_text(ALICE, ALICE, "which model now?");
     bot.wait_for_text(ALICE, "reply to: ").await;
@@ -222,7 +225,7 @@ async fn a_chosen_model_no_longer_offered_falls_back_to_the_default_and_model_sa
 async fn a_button_of_a_list_that_has_changed_since_shows_the_list_again() {
     let mut bot = bot_with_models().await;
     bot.telegram.send_text(ALICE, ALICE, "/model");
-    bot.wait_for_text(ALICE, replies::MODEL_CHOOSE_WITH_BUTTONS)
+    bot.wait_for_text(ALICE, &replies::model_choose_with_buttons(Lang::En))
         .await;
     let offered = menu(&bot, ALICE);
     // What a button of an earlier list says once another model holds its place.
@@ -230,7 +233,7 @@ async fn a_button_of_a_list_that_has_changed_since_shows_the_list_again() {
 
     bot.telegram
         .press_button(ALICE, ALICE, offered.message_id, &stale);
-    bot.wait_for_text(ALICE, replies::MODEL_MENU_OUT_OF_DATE)
+    bot.wait_for_text(ALICE, &replies::model_menu_out_of_date(Lang::En))
         .await;
     bot.stop().await;
 

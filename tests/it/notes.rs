@@ -4,6 +4,7 @@
 
 use telemem::clock::Clock;
 use telemem::conversation::NoteAddition;
+use telemem::i18n::Lang;
 use telemem::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
 use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, UserId};
@@ -36,7 +37,7 @@ async fn remember_adds_a_note_memory_lists_it_an_edit_replaces_it_and_forget_rem
     let listed_at_the_end = answer(&bot, "/memory").await;
     bot.stop().await;
 
-    assert_eq!(noted, replies::remembered("I am vegetarian"));
+    assert_eq!(noted, replies::remembered(Lang::En, "I am vegetarian"));
     assert!(
         listed.contains("1. I am vegetarian (added by you")
             && listed.contains("/remember <number> <new text>"),
@@ -44,7 +45,7 @@ async fn remember_adds_a_note_memory_lists_it_an_edit_replaces_it_and_forget_rem
     );
     assert_eq!(
         changed,
-        replies::note_replaced(1, "I am vegetarian", "I eat fish now")
+        replies::note_replaced(Lang::En, 1, "I am vegetarian", "I eat fish now")
     );
     assert!(
         listed_after_the_change.contains("1. I eat fish now (added by you")
@@ -58,7 +59,7 @@ async fn remember_adds_a_note_memory_lists_it_an_edit_replaces_it_and_forget_rem
         .system_prompt();
     assert!(system.contains("- I eat fish now (noted"), "{system}");
     assert!(!system.contains("vegetarian"), "{system}");
-    assert_eq!(forgotten, replies::forgot("I eat fish now"));
+    assert_eq!(forgotten, replies::forgot(Lang::En, "I eat fish now"));
     assert!(
         listed_at_the_end.contains("no notes"),
         "{listed_at_the_end}"
@@ -76,12 +77,12 @@ async fn remember_answers_an_empty_or_too_long_note_and_a_bare_number_politely()
     let not_a_note_number = answer(&bot, "/remember 3 cats live with me").await;
     bot.stop().await;
 
-    assert_eq!(empty, replies::REMEMBER_USAGE);
-    assert_eq!(bare_number, replies::REMEMBER_USAGE);
-    assert_eq!(long, replies::note_too_long(201, 200));
+    assert_eq!(empty, replies::remember_usage(Lang::En));
+    assert_eq!(bare_number, replies::remember_usage(Lang::En));
+    assert_eq!(long, replies::note_too_long(Lang::En, 201, 200));
     assert_eq!(
         not_a_note_number,
-        replies::remembered("3 cats live with me"),
+        replies::remembered(Lang::En, "3 cats live with me"),
         "a number that is no note's is part of the text"
     );
     let notes = bot

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use telemem::conversation::{Answer, RetryStart};
+use telemem::i18n::Lang;
 use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 use tokio::time::{Instant, timeout};
@@ -41,7 +42,7 @@ async fn wait_for_stop_button(
     text: &str,
 ) -> (BotMessage, String) {
     telegram
-        .wait_for_button(chat_id, text, replies::STOP_BUTTON, PATIENCE)
+        .wait_for_button(chat_id, text, &replies::stop_button(Lang::En), PATIENCE)
         .await
 }
 
@@ -195,7 +196,7 @@ async fn another_members_press_on_the_stop_button_leaves_the_answer_running() {
         .await;
     assert_eq!(
         press_notices(&calls),
-        [Some(replies::STOP_NOT_YOURS.to_owned())]
+        [Some(replies::stop_not_yours(Lang::En).to_owned())]
     );
     assert!(!held.client_disconnected(), "Bob's press stopped nothing");
 
@@ -218,7 +219,7 @@ async fn cancel_with_nothing_running_gets_a_short_reply() {
     let replies = bot.wait_for_messages(ALICE, 1).await;
     bot.stop().await;
 
-    assert_eq!(replies, [replies::NOTHING_TO_STOP]);
+    assert_eq!(replies, [replies::nothing_to_stop(Lang::En)]);
     assert!(bot.llm.requests().is_empty());
 }
 
@@ -305,13 +306,17 @@ async fn retry_after_other_messages_answers_below_and_marks_the_old_answer_as_re
         .wait_for_message(ALICE, |text| text == "A better answer.", PATIENCE)
         .await;
     bot.telegram
-        .wait_for_message(ALICE, |text| text == replies::REPLACED_BY_NEWER, PATIENCE)
+        .wait_for_message(
+            ALICE,
+            |text| text == replies::replaced_by_newer(Lang::En),
+            PATIENCE,
+        )
         .await;
     bot.stop().await;
 
     let shown = bot.telegram.sent_messages(ALICE);
     assert_eq!(shown.len(), 3, "{shown:?}");
-    assert_eq!(shown[0], replies::REPLACED_BY_NEWER);
+    assert_eq!(shown[0], replies::replaced_by_newer(Lang::En));
     assert!(shown[1].starts_with("Your statistics"));
     assert_eq!(shown[2], "A better answer.");
     let key = ConversationKey::new(ChatId(ALICE), UserId(ALICE));
@@ -389,7 +394,7 @@ async fn retry_with_nothing_to_retry_gets_a_short_reply() {
     let replies = bot.wait_for_messages(ALICE, 1).await;
     bot.stop().await;
 
-    assert_eq!(replies, [replies::NOTHING_TO_RETRY]);
+    assert_eq!(replies, [replies::nothing_to_retry(Lang::En)]);
     assert!(bot.llm.requests().is_empty());
 }
 

@@ -171,6 +171,32 @@ async fn persona_round_trips_and_can_be_cleared() {
     assert_eq!(db.store.user_settings(UserId(11)).await.unwrap(), None);
 }
 
+#[tokio::test]
+async fn the_language_is_recorded_beside_the_persona_and_replaced_when_it_changes() {
+    let db = TestDb::new().await;
+    db.store
+        .set_language_code(UserId(11), Some("de-AT"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
+    assert_eq!(settings.language_code.as_deref(), Some("de-AT"));
+    assert_eq!(settings.created_at_ms, MIDNIGHT_MS);
+
+    db.store
+        .set_persona(UserId(11), Some("terse"), MIDNIGHT_MS + HOUR_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_language_code(UserId(11), Some("ru"), MIDNIGHT_MS + 2 * HOUR_MS)
+        .await
+        .unwrap();
+    let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
+    assert_eq!(settings.language_code.as_deref(), Some("ru"));
+    assert_eq!(settings.persona.as_deref(), Some("terse"));
+    assert_eq!(settings.last_active_at_ms, MIDNIGHT_MS + 2 * HOUR_MS);
+    assert_eq!(db.store.user_settings(UserId(22)).await.unwrap(), None);
+}
+
 /// Counts full-text index entries matching `term` and the index's vocabulary rows for it, once
 /// every message stored so far is indexed.
 async fn fts_traces(db: &TestDb, term: &str) -> (i64, i64) {

@@ -1,6 +1,7 @@
 //! The Bot API methods telemem calls, carried out on the recorded chat state the way Telegram
 //! does them: `getUpdates` with offsets, limits and allowed kinds, sending, editing and deleting
-//! messages, documents, and Telegram's refusals (too long, not modified, not found, 403).
+//! messages, documents, command menus per language, and Telegram's refusals (too long, not
+//! modified, not found, 403).
 
 use std::time::Duration;
 
@@ -40,7 +41,16 @@ impl State {
                 Ok(_) => Reply::Ok(json!(true)),
                 Err(reply) => reply,
             },
-            "setmycommands" | "deletemycommands" | "answercallbackquery" => Reply::Ok(json!(true)),
+            "setmycommands" => {
+                self.command_menus
+                    .insert(menu_key(params), params["commands"].clone());
+                Reply::Ok(json!(true))
+            }
+            "deletemycommands" => {
+                self.command_menus.remove(&menu_key(params));
+                Reply::Ok(json!(true))
+            }
+            "answercallbackquery" => Reply::Ok(json!(true)),
             "setwebhook" => {
                 self.webhook_url = params["url"].as_str().unwrap_or_default().to_owned();
                 Reply::Ok(json!(true))
@@ -342,6 +352,24 @@ fn inline_keyboard(params: &Value) -> Option<Value> {
 }
 
 /// An integer parameter, given as a JSON number or (in multipart requests) a string.
+/// A command menu's `language_code`; `None` for the menu of every language without its own.
+/// Which menu a `setMyCommands` call sets: the chat of a `chat` scope (`None`: every chat), and
+/// the `language_code` (`None`: every language without its own).
+fn menu_key(params: &Value) -> (Option<i64>, Option<String>) {
+    let scope = &params["scope"];
+    let chat = (scope["type"].as_str() == Some("chat"))
+        .then(|| scope["chat_id"].as_i64())
+        .flatten();
+    (chat, language_param(params))
+}
+
+fn language_param(params: &Value) -> Option<String> {
+    params["language_code"]
+        .as_str()
+        .filter(|code| !code.is_empty())
+        .map(str::to_owned)
+}
+
 fn integer_param(params: &Value, name: &str) -> Option<i64> {
     match &params[name] {
         Value::Number(number) => number.as_i64(),

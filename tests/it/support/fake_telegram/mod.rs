@@ -253,6 +253,39 @@ impl FakeTelegram {
             .collect()
     }
 
+    /// The command menu the bot set for `language` (a `language_code`; `None`: the menu of every
+    /// language without its own) as (command, description) pairs; `None` if it set none.
+    pub fn command_menu(&self, language: Option<&str>) -> Option<Vec<(String, String)>> {
+        self.menu_of(None, language)
+    }
+
+    /// The command menu the bot set for the private chat `chat_id` alone (a `chat` scope), for
+    /// every language; `None` if it set none.
+    pub fn chat_command_menu(&self, chat_id: i64) -> Option<Vec<(String, String)>> {
+        self.menu_of(Some(chat_id), None)
+    }
+
+    fn menu_of(
+        &self,
+        chat_id: Option<i64>,
+        language: Option<&str>,
+    ) -> Option<Vec<(String, String)>> {
+        let state = self.shared.lock();
+        let menu = state
+            .command_menus
+            .get(&(chat_id, language.map(str::to_owned)))?;
+        let entries = menu.as_array().cloned().unwrap_or_default();
+        Some(
+            entries
+                .iter()
+                .map(|entry| {
+                    let text = |field: &str| entry[field].as_str().unwrap_or_default().to_owned();
+                    (text("command"), text("description"))
+                })
+                .collect(),
+        )
+    }
+
     /// Resolves with the calls as soon as `predicate` holds for them; panics with every call
     /// made so far if it does not within `timeout`.
     pub async fn wait_for(

@@ -1,7 +1,7 @@
 //! The recorded chat state the Bot API methods work on: the calls so far, the updates waiting to
 //! be handed out, the messages and documents the bot sent, the chats seen, the files users sent,
-//! and the scripted
-//! faults waiting for their call; plus Telegram's JSON for users, chats and the bot's messages.
+//! the command menus, the users' languages, and the scripted faults waiting for their call; plus
+//! Telegram's JSON for users, chats and the bot's messages.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -31,6 +31,11 @@ pub(super) struct State {
     pub(super) closed_private_chats: HashSet<i64>,
     /// Files users sent, by file id, for `getFile` and downloads.
     pub(super) files: HashMap<String, super::files::KeptFile>,
+    /// The command menus set with `setMyCommands`, by the chat of a chat scope and by
+    /// `language_code` (`None`: for every chat, or every language without its own).
+    pub(super) command_menus: HashMap<(Option<i64>, Option<String>), Value>,
+    /// The `language_code` of users whose app is not in English (`None`: their app sends none).
+    pub(super) languages: HashMap<i64, Option<String>>,
 }
 
 impl State {
@@ -55,8 +60,26 @@ impl State {
             "message_id": self.last_message_id,
             "date": unix_now(),
             "chat": chat,
-            "from": user(user_id)
+            "from": self.user(user_id)
         })
+    }
+
+    /// Telegram's JSON for the user `user_id`, with the language their app reports (`en` unless
+    /// a test set another, or none).
+    pub(super) fn user(&self, user_id: i64) -> Value {
+        let mut user = json!({
+            "id": user_id, "is_bot": false, "first_name": format!("User {user_id}"),
+            "username": format!("user{user_id}")
+        });
+        let language = self
+            .languages
+            .get(&user_id)
+            .cloned()
+            .unwrap_or_else(|| Some("en".to_owned()));
+        if let Some(language) = language {
+            user["language_code"] = json!(language);
+        }
+        user
     }
 
     pub(super) fn bot_message_json(&self, message: &BotMessage) -> Value {
@@ -75,13 +98,6 @@ impl State {
         }
         json
     }
-}
-
-pub(super) fn user(user_id: i64) -> Value {
-    json!({
-        "id": user_id, "is_bot": false, "first_name": format!("User {user_id}"),
-        "username": format!("user{user_id}"), "language_code": "en"
-    })
 }
 
 pub(super) fn bot_user() -> Value {

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use super::super::telegram_html::utf16_len;
-use super::state::{State, bot_user, channel_chat, group_chat, private_chat, unix_now, user};
+use super::state::{State, bot_user, channel_chat, group_chat, private_chat, unix_now};
 use super::{CHANNEL_BOT_ID, FakeTelegram, GROUP_ANONYMOUS_BOT_ID};
 
 impl FakeTelegram {
@@ -126,13 +126,22 @@ impl FakeTelegram {
                 "update_id": update_id,
                 "callback_query": {
                     "id": format!("callback-{update_id}"),
-                    "from": user(user_id),
+                    "from": state.user(user_id),
                     "message": message,
                     "chat_instance": format!("instance-{chat_id}"),
                     "data": data
                 }
             })
         })
+    }
+
+    /// From now on the updates of `user_id` say their app is in `language` (`None`: the app
+    /// reports no language); users are in English (`en`) otherwise.
+    pub fn set_language(&self, user_id: i64, language: Option<&str>) {
+        self.shared
+            .lock()
+            .languages
+            .insert(user_id, language.map(str::to_owned));
     }
 
     /// Takes the queued updates out, as Telegram does when it pushes them to a webhook instead

@@ -1,0 +1,324 @@
+# Alle Sätze, die telemem selbst schreibt, auf Deutsch. Die Vorlage ist en.ftl: dort steht, was
+# jede Nachricht bedeutet. Jede id und jeder Platzhalter `{ $name }` von en.ftl bleibt erhalten;
+# Befehlsnamen (/persona, /forget, …) werden nicht übersetzt. Fehlt hier eine Nachricht, schreibt
+# der Bot sie auf Englisch.
+
+## Hilfe und Befehlsmenü
+
+help-intro = Ich bin ein KI-Assistent, der sich an unsere Gespräche erinnert. Befehle:
+command-start = Begrüßung und was ich mir merke.
+command-help = Diese Liste der Befehle zeigen.
+command-persona = Zeigen oder festlegen, wie ich mich dir gegenüber verhalte: /persona <Text> oder /persona reset.
+command-stats = Zeigen, was ich in diesem Chat über dich speichere.
+command-memory = Die Notizen und Sitzungszusammenfassungen zeigen, die ich in diesem Chat über dich habe.
+command-forget = Eine Notiz vergessen: /forget <Nummer aus /memory>.
+command-reset = Eine neue Sitzung beginnen (der bisherige Verlauf bleibt erhalten).
+command-clear = Deinen gesamten Verlauf in diesem Chat löschen (mit Rückfrage).
+command-export = Deinen Verlauf in diesem Chat als Datei schicken: /export oder /export json.
+command-model = Das Modell zeigen oder wählen, das dir antwortet: /model oder /model <Name>.
+command-remember = Eine Notiz für mich hinzufügen: /remember <Text>. Notiz n ändern: /remember <n> <neuer Text>.
+command-incognito = Nichts aus diesem Chat behalten und keine Erinnerung nutzen: /incognito on, /incognito off.
+command-cancel = Die Antwort anhalten, die ich gerade schreibe; was schon dasteht, bleibt (der Stopp-Knopf tut dasselbe).
+command-retry = Deine letzte Nachricht noch einmal beantworten; die neue Antwort ersetzt die alte.
+
+## Der Admin-Teil von /help und ihres Befehlsmenüs
+
+admin-help-heading = Admin-Befehle (nur Admins sehen sie):
+command-allow = Jemanden den Bot nutzen lassen, eine Sperre aufheben: /allow <ID>.
+command-block = Jemanden aussperren, auch wenn ALLOWED_USERS oder ALLOW_ALL_USERS ihn zulassen: /block <ID>.
+command-unblock = Eine Sperre aufheben (ALLOWED_USERS und ALLOW_ALL_USERS entscheiden wieder): /unblock <ID>.
+command-limit = Ein tägliches Token-Limit zeigen oder setzen: /limit <ID> [<Tokens>|off|default].
+command-users = Wer zugelassen ist, wer gesperrt ist, wer in den letzten 7 Tagen aktiv war.
+command-usage = Tokens pro Person heute und in den letzten 30 Tagen: /usage [<ID>].
+
+unknown-command =
+    Diesen Befehl kenne ich nicht. Diese verstehe ich:
+
+    { $commands }
+
+## /start
+
+start =
+    Hallo! Ich bin ein KI-Assistent mit Gedächtnis.
+
+    Ich behalte unser Gespräch in diesem Chat: die letzten Nachrichten wörtlich (solange sie nicht älter als { $history_window } sind) und Zusammenfassungen früherer Sitzungen (eine Sitzung endet, wenn länger als { $idle } nichts geschrieben wird). Alles wird automatisch gelöscht, sobald es älter als { $purge_after } ist.
+
+    /persona legt fest, wie ich mich dir gegenüber verhalte, /memory zeigt, was ich mir über dich merke, /remember fügt eine Notiz hinzu, /incognito on hält mich davon ab, irgendetwas zu speichern, /stats zeigt, was ich speichere, /reset beginnt eine neue Sitzung, /export schickt dir deinen Verlauf, /clear löscht ihn. /help zeigt alle Befehle.
+
+## Wer den Bot nutzen darf
+
+not-allowed = Entschuldige, dieser Bot ist privat, und du stehst nicht auf seiner Liste. Nichts, was du hier schickst, wird gespeichert.
+not-allowed-as-chat = Entschuldige, dieser Bot ist privat: Er antwortet nur den Personen auf seiner Liste, und eine Nachricht, die als Kanal oder als anonymer Admin gesendet wurde, zeigt nicht, wer sie geschrieben hat. Schreib als du selbst, um ihn zu nutzen. Nichts, was du hier schickst, wird gespeichert.
+
+## Private Inhalte, in einer Gruppe erfragt
+
+answered-in-private = Ich habe dir die Antwort in unserem privaten Chat geschickt, damit sie nicht in der Gruppe steht.
+ask-in-private = Das zeige ich nur in einem privaten Chat, und dort kann ich dir noch nicht schreiben. Öffne einen Chat mit mir (tippe auf meinen Namen), tippe auf „Starten“ und frag dort.
+private-needs-a-person = Das zeige ich nur in einem privaten Chat, und zu einer Nachricht, die als Kanal oder als anonymer Admin gesendet wurde, gibt es keinen privaten Chat, in den ich schreiben kann. Frag als du selbst in einem privaten Chat mit mir.
+persona-saved-not-shown = Persona gespeichert. Ich zeige sie nicht in der Gruppe; /persona in einem privaten Chat mit mir zeigt sie dir.
+from-group =
+    Du hast in der Gruppe „{ $group }“ gefragt:
+
+    { $answer }
+export-caption-from-group = Dein Verlauf in der Gruppe „{ $group }“.
+
+## Antworten anstelle einer Antwort des Modells
+
+text-only = Diese Art von Nachricht kann ich nicht lesen – Sticker, Videos, Archive und ähnliche Dateien gehen an mir vorbei. Ich lese Text, Fotos, Sprachnachrichten und Textdokumente (auch PDFs); bitte schick es als eines davon.
+model-unavailable = Das Modell antwortet gerade nicht. Deine Nachricht ist gespeichert; bitte versuch es in einer Minute noch einmal.
+model-rate-limited = Das Modell ist gerade ausgelastet (Ratenlimit). Deine Nachricht ist gespeichert; bitte versuch es in einer Minute noch einmal.
+internal-error = Bei mir ist etwas schiefgelaufen, und ich konnte diese Nachricht nicht bearbeiten. Bitte versuch es gleich noch einmal.
+storage-full = Ich kann gerade nichts speichern, weil mein Speicher voll ist. Der Betreiber weiß Bescheid; bitte versuch es später noch einmal.
+empty-message = Deine Nachricht ist leer – schreib etwas, und ich antworte.
+empty-reply = Das Modell hat eine leere Antwort geliefert. Bitte formuliere es anders oder versuch es noch einmal.
+message-too-long = Deine Nachricht ist { $length } Zeichen lang; ich nehme höchstens { $max } an. Bitte kürze sie oder teile sie auf.
+too-many-waiting = Du schickst Nachrichten schneller, als ich antworten kann: { $max ->
+        [one] { $max } Nachricht von dir wartet
+       *[other] { $max } Nachrichten von dir warten
+    } schon. Ich beantworte zuerst, was schon wartet; was du bis dahin schickst, lese ich nicht, also schick es bitte noch einmal, sobald ich geantwortet habe.
+too-many-per-minute = Das sind mehr als { $max ->
+        [one] { $max } Nachricht
+       *[other] { $max } Nachrichten
+    } in einer Minute, deshalb habe ich die letzte nicht gelesen. Bitte warte einen Moment und schick sie noch einmal.
+
+## /clear
+
+clear-confirm = Deinen gesamten Verlauf in diesem Chat löschen – Nachrichten, Sitzungen, Zusammenfassungen und Notizen? Deine Persona bleibt. Das lässt sich nicht rückgängig machen.
+clear-button-yes = Ja, löschen
+clear-button-no = Abbrechen
+clear-cancelled = Es wurde nichts gelöscht.
+clear-not-yours = Nur wer /clear angefordert hat, kann es bestätigen.
+cleared = { $messages ->
+        [one] { $messages } Nachricht
+       *[other] { $messages } Nachrichten
+    } aus { $sessions ->
+        [one] { $sessions } Sitzung
+       *[other] { $sessions } Sitzungen
+    } gelöscht. Ich erinnere mich an nichts mehr aus diesem Chat.
+
+## /reset
+
+reset-done = Neue Sitzung begonnen. Unsere früheren Gespräche behalte ich und kann mich an sie erinnern, wenn sie wichtig sind.
+reset-nothing-open = Mit deiner nächsten Nachricht beginnt eine neue Sitzung. An frühere Gespräche erinnere ich mich weiterhin.
+
+## /persona
+
+persona-reset = Persona zurückgesetzt: Ich verhalte mich wieder wie üblich.
+persona-none =
+    Du hast keine Persona festgelegt, also verhalte ich mich wie üblich.
+    Leg eine fest mit /persona <wie ich mich verhalten soll>, z. B. /persona Antworte kurz, wie ein Pirat.
+persona-current =
+    Deine Persona:
+
+    { $persona }
+
+    Ändere sie mit /persona <Text> oder kehre mit /persona reset zum Standard zurück.
+persona-saved =
+    Persona gespeichert. Ab jetzt:
+
+    { $persona }
+persona-too-long = Diese Persona ist { $length } Zeichen lang; erlaubt sind höchstens { $max }. Bitte kürze sie.
+
+## /export
+
+export-empty = Es gibt nichts zu exportieren: In diesem Chat sind keine Nachrichten von dir gespeichert.
+export-caption = Dein Verlauf in diesem Chat.
+export-title = telemem-Verlauf
+export-author-user = Du
+export-author-bot = Bot
+export-author-system = System
+
+## /forget und /memory
+
+forget-usage = Sag mir die Nummer der Notiz, die ich vergessen soll, z. B. /forget 2. /memory listet sie auf.
+forgot = Vergessen: { $note }
+no-such-note = Eine Notiz Nummer { $number } habe ich nicht. /memory listet die Notizen auf, die ich habe.
+memory-no-notes = Ich habe in diesem Chat noch keine Notizen über dich. Dauerhafte Fakten und Vorlieben, die du mir nennst, notiere ich, wenn eine Sitzung endet; /remember <Text> fügt sofort eine hinzu.
+memory-notes-heading = Notizen, die ich über dich habe:
+memory-note = { $number }. { $note } (seit { $since })
+memory-incognito = Inkognito ist in diesem Chat an: Ich speichere nichts von dem, was wir sagen, und nutze nichts hiervon für meine Antworten. /incognito off beendet es.
+memory-note-by-hand = { $number }. { $note } (von dir hinzugefügt am { $since })
+memory-notes-how-to = Ändern: /remember <Nummer> <neuer Text>. Entfernen: /forget <Nummer>. Hinzufügen: /remember <Text>.
+memory-no-summaries = Noch keine Sitzungszusammenfassungen: Eine Sitzung wird zusammengefasst, wenn sie endet.
+memory-summaries-heading = Zusammenfassungen unserer früheren Sitzungen:
+
+## /stats
+
+stats =
+    Deine Statistik in diesem Chat
+    Gespeicherte Nachrichten: { $stored }
+    Nachrichten im aktuellen Kontext: { $in_context }
+    Tokens heute: { $tokens_today }
+    Tokens insgesamt: { $tokens_total }
+    Aktuelle Sitzung: { $session }
+    Letzte Aktivität: { $last_activity }
+    Modell: { $model }
+stats-tokens-today-limited = { $used } von { $limit } (in all deinen Chats)
+stats-tokens-today = { $used } (in all deinen Chats)
+stats-model-no-longer-offered = (das Modell, das du gewählt hast, wird nicht mehr angeboten)
+stats-incognito = Inkognito: an (nichts aus diesem Chat wird gespeichert)
+stats-incognito-tokens = Davon heute im Inkognito-Modus: { $tokens }
+stats-session = { $age } (seit { $since })
+stats-no-session = keine offen
+stats-never = nie
+
+## Zeitspannen
+
+duration-days = { $count ->
+        [one] { $count } Tag
+       *[other] { $count } Tage
+    }
+duration-hours = { $count ->
+        [one] { $count } Stunde
+       *[other] { $count } Stunden
+    }
+duration-minutes = { $count ->
+        [one] { $count } Minute
+       *[other] { $count } Minuten
+    }
+duration-seconds = { $count ->
+        [one] { $count } Sekunde
+       *[other] { $count } Sekunden
+    }
+duration-two-units = { $larger } { $smaller }
+
+## telemem chat im Terminal
+
+terminal-welcome = telemem chat als Nutzer { $user } im Chat { $chat }. Schreib eine Nachricht und drücke Enter; /help zeigt die Befehle, /quit beendet.
+terminal-cannot-clear = /clear fragt mit Schaltflächen nach einer Bestätigung, die ein Terminal nicht anzeigen kann; es wurde also nichts gelöscht.
+terminal-cannot-export = /export schickt deinen Verlauf als Datei, die ein Terminal nicht empfangen kann.
+
+## Größen und Anzahlen
+
+size-megabytes = { $size } MB
+size-kilobytes = { $size } KB
+size-bytes = { $count ->
+        [one] { $count } Byte
+       *[other] { $count } Bytes
+    }
+count-messages = { $count ->
+        [one] { $shown } Nachricht
+       *[other] { $shown } Nachrichten
+    }
+count-tokens = { $count ->
+        [one] { $shown } Token
+       *[other] { $shown } Tokens
+    }
+
+## Fotos, Sprachnachrichten und Dokumente
+
+media-heard = 🎤 „{ $transcript }“
+media-document-cut = 📄 Das Dokument ist lang: Ich habe die ersten { $shown } von { $total } Zeichen gelesen.
+media-file-too-big = Diese Datei ist mir zu groß: Telegram lässt Bots nur Dateien bis 20 MB abrufen. Bitte schick eine kleinere.
+media-document-too-big = Dieses Dokument ist größer als die { $max }, die ich lese. Bitte schick eine kürzere Datei oder füge den wichtigen Teil als Text ein.
+media-image-too-big = Diese Bilddatei ist zu groß für das Modell (über 5 MB). Bitte schick sie stattdessen als Foto: Telegram verkleinert sie dann.
+media-file-empty = Diese Datei ist leer, es gibt also nichts zu lesen.
+media-image-unreadable = Ich konnte dieses Bild nicht öffnen: Es ist kein JPEG-, PNG-, GIF- oder WebP-Bild, oder es ist beschädigt.
+media-document-not-text = Ich konnte diese Datei nicht als Text lesen: Sie scheint binär oder beschädigt zu sein, oder sie ist nicht in UTF-8.
+media-pdf-unreadable = Ich konnte dieses PDF nicht lesen: Es scheint beschädigt oder geschützt zu sein.
+media-pdf-no-text = Dieses PDF enthält keinen Text, den ich lesen kann; wahrscheinlich ist es ein Scan. Bitte schick seine Seiten als Fotos.
+media-file-unavailable = Ich konnte deine Datei gerade nicht von Telegram abrufen. Bitte schick sie in einer Minute noch einmal.
+media-timeout = Das Abrufen und Lesen deiner Datei hat zu lange gedauert, deshalb habe ich aufgehört. Bitte versuch es in einer Minute noch einmal.
+media-voice-not-set-up = Sprachnachrichten sind bei diesem Bot nicht eingerichtet, ich kann sie also nicht anhören. Bitte tippe deine Nachricht stattdessen.
+media-transcription-unavailable = Ich konnte deine Aufnahme nicht abschreiben: Der Transkriptionsdienst antwortet gerade nicht. Bitte versuch es in einer Minute noch einmal oder tippe es.
+media-transcription-refused = Ich konnte diese Aufnahme nicht verstehen: Der Transkriptionsdienst konnte sie nicht lesen. Bitte nimm sie noch einmal auf oder tippe es.
+media-nothing-heard = Ich konnte in dieser Aufnahme keine Worte hören. Bitte versuch es noch einmal oder tippe es.
+media-vision-not-supported = Das Modell, das ich nutze, kann keine Bilder ansehen. Deine Bildunterschrift ist gespeichert; beschreib das Bild in Worten oder bitte den Betreiber, VISION_MODEL auf ein Modell zu setzen, das sehen kann.
+
+## Stopp, /cancel und /retry
+
+stop-button = ⏹ Stopp
+nothing-to-stop = Es gibt nichts anzuhalten: Ich schreibe gerade keine Antwort für dich.
+stop-not-yours = Nur die Person, für die diese Antwort ist, kann sie anhalten.
+terminal-nothing-to-stop = Gerade gibt es nichts anzuhalten. Während eine Antwort geschrieben wird, hält Strg-C sie an.
+nothing-to-retry = Es gibt nichts neu zu beantworten: Du hast mir in diesem Chat noch nicht geschrieben.
+retry-while-running = Ich beantworte noch deine letzte Nachricht. Warte auf diese Antwort (oder halte sie mit /cancel an) und schick dann /retry.
+replaced-by-newer = ↻ Durch eine neuere Antwort unten ersetzt.
+
+## /remember
+
+remember-usage = Sag mir, was ich notieren soll, z. B. /remember Ich bin Vegetarier. Um Notiz 2 (wie /memory sie auflistet) zu ändern, schreib /remember 2 <neuer Text>.
+remembered =
+    Notiert: { $note }
+    /memory zeigt deine Notizen.
+already-remembered = Diese Notiz habe ich schon: { $note }
+note-replaced =
+    Notiz { $number } geändert.
+    Vorher: { $old }
+    Jetzt: { $new }
+note-too-long = Diese Notiz ist { $length } Zeichen lang; erlaubt sind höchstens { $max }. Bitte kürze sie.
+too-many-notes = Du hast schon { $max } Notizen hinzugefügt, so viele, wie ich behalte. Entferne eine mit /forget <Nummer> (siehe /memory) oder ändere eine mit /remember <Nummer> <neuer Text>.
+
+## /model
+
+model-in-use = Dir antwortet { $model }.
+model-choice-unavailable = Das Modell, das du gewählt hast, { $chosen }, wird nicht mehr angeboten, deshalb antwortet dir jetzt { $model }.
+model-unknown = Ein Modell namens „{ $name }“ biete ich nicht an.
+model-chosen = Ab jetzt antwortet dir { $model }, in all unseren Chats.
+model-choose-with-buttons = Tippe auf ein Modell, um es zu wählen (oder schreib /model <Name>):
+model-choose-by-name = Wähle eines mit /model <Name>:
+model-menu-not-yours = Nur wer diese Liste angefordert hat, kann hier wählen. Schreib /model für deine eigene.
+model-menu-out-of-date = Die Liste der Modelle hat sich geändert; hier ist sie noch einmal.
+
+## /incognito
+
+incognito-is-on = Inkognito ist in diesem Chat an: Ich speichere nichts von dem, was wir sagen, und nutze keine Erinnerung an frühere Gespräche, nur unsere letzten paar Nachrichten für ein paar Minuten. /incognito off beendet es.
+incognito-is-off = Inkognito ist aus: Ich behalte unser Gespräch in diesem Chat und erinnere mich daran. /incognito on ändert das: Dann speichere ich nichts von dem, was wir sagen, und nutze keine Erinnerung.
+incognito-switched-on = Inkognito ist an. Ab jetzt speichere ich nichts von dem, was wir in diesem Chat sagen, und nutze keine Erinnerung an frühere Gespräche (deine Persona gilt weiter); ich behalte nur unsere letzten paar Nachrichten für ein paar Minuten und vergesse sie, wenn du es ausschaltest. /incognito off beendet es.
+incognito-switched-off = Inkognito ist aus. Ich behalte unser Gespräch in diesem Chat wieder und erinnere mich daran; vom Inkognito-Teil wurde nichts behalten.
+
+## Limits
+
+daily-limit-reached = Du hast deine { $limit } Tokens für heute verbraucht (bisher { $used }), deshalb habe ich diese Nachricht nicht an das Modell geschickt und nicht gespeichert. Das Limit wird um { $resets_at } zurückgesetzt (in { $wait }); bitte schick sie dann noch einmal.
+stored-history-capped = Dein gespeicherter Verlauf bei mir hat seine Grenze von { $megabytes } MB erreicht, deshalb habe ich deine ältesten Gespräche gelöscht, um Platz zu schaffen, und werde weiter die ältesten löschen, wenn neue hinzukommen. /export schickt dir, was ich noch habe.
+
+## Admin-Befehle
+
+admin-only-in-private = Admin-Befehle funktionieren nur in einem privaten Chat mit mir, damit sie nicht in Gruppen stehen.
+allow-usage = Sag mir per Telegram-ID, wen ich hereinlassen soll, z. B. /allow 123456789.
+block-usage = Sag mir per Telegram-ID, wen ich sperren soll, z. B. /block 123456789.
+unblock-usage = Sag mir per Telegram-ID, wessen Sperre ich aufheben soll, z. B. /unblock 123456789.
+limit-usage = So geht's: /limit <ID> zeigt das tägliche Token-Limit einer Person; /limit <ID> <Tokens> setzt es (z. B. /limit 123456789 50000), /limit <ID> off hebt es auf, /limit <ID> default kehrt zu USER_DAILY_TOKEN_LIMIT zurück.
+usage-usage = So geht's: /usage für die Tokens aller oder /usage <ID> für die einer Person.
+cannot-block-yourself = Du kannst dich nicht selbst sperren.
+cannot-block-admin = Personen in ADMIN_USERS können nicht gesperrt werden; nimm sie zuerst aus der Einstellung.
+access-allowed = { $user } darf den Bot jetzt nutzen.
+access-already-allowed = { $user } ist schon zugelassen; nichts geändert.
+access-blocked = { $user } ist jetzt gesperrt: Ich antworte nicht mehr, egal was die Zulassungslisten sagen.
+access-already-blocked = { $user } ist schon gesperrt.
+access-unblocked = { $user } ist nicht mehr gesperrt; ALLOWED_USERS und ALLOW_ALL_USERS entscheiden wieder (/allow lässt die Person herein).
+access-not-blocked = { $user } ist nicht gesperrt; nichts geändert.
+limit-tokens-a-day = { $count ->
+        [one] { $shown } Token am Tag
+       *[other] { $shown } Tokens am Tag
+    }
+limit-none = kein Limit
+limit-set-by-admin = von Admin { $admin } mit /limit gesetzt
+limit-admins-exempt = Admins sind ausgenommen
+limit-with-source = { $amount } ({ $source })
+limit-of = Tägliches Token-Limit von { $user }: { $limit }.
+usage-of =
+    Verbrauch von { $user }
+    Tokens heute: { $today }
+    Letzte { $days } Tage: { $tokens }, { $messages }
+    Limit: { $limit }
+usage-today-of-limit = { $used } von { $limit }
+usage-nobody = In den letzten { $days } Tagen hat niemand Tokens verbraucht.
+usage-report-heading = Tokens pro Person, heute · letzte { $days } Tage:
+users-admins = Admins: { $ids }
+users-allow-all = Zugelassen: alle (ALLOW_ALL_USERS)
+users-allowed-by-admins = Von Admins zugelassen
+users-blocked = Gesperrt
+users-nobody = niemand
+users-rule = { $user } (von { $admin }, { $at })
+users-nobody-active = In den letzten { $days } Tagen war niemand aktiv.
+users-active-heading = Aktiv in den letzten { $days } Tagen:
+
+## Hinweise an Admins zu Unbekannten
+
+stranger-alert = Jemand, der nicht auf der Zulassungsliste steht, hat mir geschrieben: { $name }{ $handle }, ID { $id }. Ich habe ihm gesagt, dass der Bot privat ist, und nichts gespeichert, was er geschickt hat.
+stranger-button-allow = Zulassen
+stranger-button-block = Sperren
+stranger-allowed-by = Zugelassen von { $admin } (ID { $admin_id }).
+stranger-blocked-by = Gesperrt von { $admin } (ID { $admin_id }).
+only-admins-decide = Das können nur Admins entscheiden.
