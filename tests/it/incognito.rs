@@ -188,7 +188,7 @@ async fn an_incognito_prompt_carries_the_persona_and_the_last_incognito_turns_bu
     assert!(
         stats.iter().any(|text| text.contains("Incognito: on")
             && text.contains("Messages stored: 2")
-            && text.contains("Tokens today in incognito, all chats:")),
+            && text.contains("Of today's tokens, in incognito:")),
         "{stats:?}"
     );
     assert!(
