@@ -156,7 +156,12 @@ async fn in_a_group_only_the_asker_can_choose_and_the_choice_holds_in_all_their_
         )
         .await;
     assert!(!calls.iter().any(|call| call.method == "editMessageText"));
-    assert_eq!(bot.store.user_settings(UserId(CAROL)).await.unwrap(), None);
+    let carols = bot.store.user_settings(UserId(CAROL)).await.unwrap();
+    assert_eq!(
+        carols.and_then(|settings| settings.model),
+        None,
+        "another member's press chooses nothing"
+    );
 
     bot.telegram
         .press_button(GROUP, BOB, offered.message_id, &big);
