@@ -16,6 +16,7 @@
 //! later trims nor a restart repeat it, until their history is back under half the cap.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
@@ -123,6 +124,9 @@ pub struct Quota {
     settings: Arc<QuotaSettings>,
     /// People whose history is being trimmed now: one trim per person at a time.
     trimming: Arc<Mutex<HashSet<UserId>>>,
+    /// Whether anyone may have a daily limit: the setting, or an admin's `/limit` for someone.
+    /// Without either, a turn needs no read of the day's use.
+    any_limit: Arc<tokio::sync::OnceCell<AtomicBool>>,
 }
 
 impl Quota {
@@ -132,6 +136,7 @@ impl Quota {
             clock,
             settings: Arc::new(settings),
             trimming: Arc::default(),
+            any_limit: Arc::default(),
         }
     }
 
@@ -141,7 +146,7 @@ impl Quota {
 
     /// Whether `user_id` may take a turn now: under their daily limit, or without one.
     pub async fn check_tokens(&self, user_id: UserId) -> anyhow::Result<TokenCheck> {
-        if self.settings.exempt.contains(&user_id) {
+        if self.settings.exempt.contains(&user_id) || !self.anyone_may_have_a_limit().await? {
             return Ok(TokenCheck::Within);
         }
         let now_ms = self.clock.now_ms();
@@ -155,6 +160,23 @@ impl Quota {
             }),
             _ => TokenCheck::Within,
         })
+    }
+
+    /// Whether the setting or an admin's `/limit` may limit anyone; read from the database once,
+    /// then kept up to date by [`Quota::set_limit`].
+    async fn anyone_may_have_a_limit(&self) -> anyhow::Result<bool> {
+        if self.settings.daily_tokens.is_some() {
+            return Ok(true);
+        }
+        let any = self
+            .any_limit
+            .get_or_try_init(|| async {
+                let any = self.store.any_own_token_limit().await?;
+                Ok::<_, sqlx::Error>(AtomicBool::new(any))
+            })
+            .await
+            .context("cannot read the token limits")?;
+        Ok(any.load(Ordering::Relaxed))
     }
 
     /// Tokens `user_id` used today in all their chats, and their limit.
@@ -224,6 +246,11 @@ impl Quota {
         };
         let stored = match change {
             LimitChange::Tokens(tokens) => {
+                // Before the limit is stored: a turn checking in between reads the day's use.
+                self.anyone_may_have_a_limit().await?;
+                if let Some(any) = self.any_limit.get() {
+                    any.store(true, Ordering::Relaxed);
+                }
                 let tokens = i64::try_from(tokens).unwrap_or(i64::MAX);
                 self.store.set_token_limit(&record(Some(tokens))).await
             }

@@ -107,6 +107,16 @@ impl Store {
         .await
     }
 
+    /// Whether an admin gave anyone a daily token limit of their own (a number, not `off`).
+    pub async fn any_own_token_limit(&self) -> Result<bool, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                   AS "any!: bool""#
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
+
     /// Stores `record`, replacing the person's earlier limit.
     pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<(), sqlx::Error> {
         sqlx::query!(
