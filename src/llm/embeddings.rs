@@ -9,10 +9,9 @@
 
 use std::time::Duration;
 
-use anyhow::Context;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 
+use crate::llm::service::{ServiceEndpoint, SettingNames, own_or_chat_key};
 use crate::llm::{LlmConfig, Provider};
 use crate::secret::Secret;
 
@@ -143,16 +142,14 @@ impl EmbeddingError {
 /// A client for one configured embedding model. Cloning is cheap and clones share connections.
 #[derive(Clone)]
 pub struct EmbeddingClient {
-    http: reqwest::Client,
-    endpoint: reqwest::Url,
+    endpoint: ServiceEndpoint,
     model: String,
-    headers: HeaderMap,
 }
 
 impl std::fmt::Debug for EmbeddingClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmbeddingClient")
-            .field("endpoint", &self.endpoint.as_str())
+            .field("endpoint", &self.endpoint.url.as_str())
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
@@ -185,35 +182,18 @@ impl EmbeddingClient {
                  embeddings API: set EMBEDDING_BASE_URL to an OpenAI-compatible server"
             ),
         };
-        anyhow::ensure!(
-            matches!(base.scheme(), "http" | "https"),
-            "EMBEDDING_BASE_URL must be an http or https URL"
-        );
-        let endpoint = format!("{}/embeddings", base.as_str().trim_end_matches('/'));
-        let endpoint =
-            reqwest::Url::parse(&endpoint).context("building the embeddings endpoint URL")?;
-        let key = match (&config.api_key, llm.provider) {
-            (Some(key), _) => Some(key),
-            (None, Provider::OpenAi) => llm.api_key.as_ref(),
-            (None, Provider::Anthropic) => None,
-        };
-        let mut headers = HeaderMap::new();
-        if let Some(key) = key.filter(|key| !key.is_empty()) {
-            // The parse error does not include the value, so it is safe to report.
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose()))
-                .context("EMBEDDING_API_KEY contains characters not allowed in an HTTP header")?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .build()
-            .context("building the HTTP client for embeddings")?;
+        let endpoint = ServiceEndpoint::new(
+            &base,
+            "embeddings",
+            own_or_chat_key(config.api_key.as_ref(), llm),
+            SettingNames {
+                base_url: "EMBEDDING_BASE_URL",
+                api_key: "EMBEDDING_API_KEY",
+            },
+        )?;
         Ok(Some(Self {
-            http,
             endpoint,
             model: model.to_owned(),
-            headers,
         }))
     }
 
@@ -236,9 +216,10 @@ impl EmbeddingClient {
         let body = serde_json::json!({ "model": self.model, "input": input });
         let call = async {
             let response = self
+                .endpoint
                 .http
-                .post(self.endpoint.clone())
-                .headers(self.headers.clone())
+                .post(self.endpoint.url.clone())
+                .headers(self.endpoint.headers.clone())
                 .json(&body)
                 .send()
                 .await

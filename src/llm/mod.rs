@@ -31,6 +31,7 @@ mod error;
 mod models;
 mod openai;
 mod retry;
+mod service;
 mod sse;
 pub mod transcription;
 

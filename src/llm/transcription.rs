@@ -9,10 +9,9 @@
 
 use std::time::Duration;
 
-use anyhow::Context;
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 
+use crate::llm::service::{ServiceEndpoint, SettingNames, own_or_chat_key};
 use crate::llm::{LlmConfig, Provider};
 use crate::secret::Secret;
 
@@ -99,16 +98,14 @@ pub enum TranscriptionError {
 /// connections.
 #[derive(Clone)]
 pub struct TranscriptionClient {
-    http: reqwest::Client,
-    endpoint: reqwest::Url,
+    endpoint: ServiceEndpoint,
     model: String,
-    headers: HeaderMap,
 }
 
 impl std::fmt::Debug for TranscriptionClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TranscriptionClient")
-            .field("endpoint", &self.endpoint.as_str())
+            .field("endpoint", &self.endpoint.url.as_str())
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
@@ -132,42 +129,20 @@ impl TranscriptionClient {
             (None, Provider::OpenAi) => llm.base_url(),
             (None, Provider::Anthropic) => return Ok(None),
         };
-        anyhow::ensure!(
-            matches!(base.scheme(), "http" | "https"),
-            "TRANSCRIPTION_BASE_URL must be an http or https URL"
-        );
         let model = config.model.trim();
         anyhow::ensure!(!model.is_empty(), "TRANSCRIPTION_MODEL is empty");
-        let endpoint = format!(
-            "{}/audio/transcriptions",
-            base.as_str().trim_end_matches('/')
-        );
-        let endpoint =
-            reqwest::Url::parse(&endpoint).context("building the transcription endpoint URL")?;
-        // The chat key goes only to the chat provider's own server, never to a third one.
-        let key = match (&config.api_key, llm.provider) {
-            (Some(key), _) => Some(key),
-            (None, Provider::OpenAi) => llm.api_key.as_ref(),
-            (None, Provider::Anthropic) => None,
-        };
-        let mut headers = HeaderMap::new();
-        if let Some(key) = key.filter(|key| !key.is_empty()) {
-            // The parse error does not include the value, so it is safe to report.
-            let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose())).context(
-                "TRANSCRIPTION_API_KEY contains characters not allowed in an HTTP header",
-            )?;
-            value.set_sensitive(true);
-            headers.insert(AUTHORIZATION, value);
-        }
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(5))
-            .build()
-            .context("building the HTTP client for transcriptions")?;
+        let endpoint = ServiceEndpoint::new(
+            &base,
+            "audio/transcriptions",
+            own_or_chat_key(config.api_key.as_ref(), llm),
+            SettingNames {
+                base_url: "TRANSCRIPTION_BASE_URL",
+                api_key: "TRANSCRIPTION_API_KEY",
+            },
+        )?;
         Ok(Some(Self {
-            http,
             endpoint,
             model: model.to_owned(),
-            headers,
         }))
     }
 
@@ -187,9 +162,10 @@ impl TranscriptionClient {
             .part("file", file);
         let call = async {
             let response = self
+                .endpoint
                 .http
-                .post(self.endpoint.clone())
-                .headers(self.headers.clone())
+                .post(self.endpoint.url.clone())
+                .headers(self.endpoint.headers.clone())
                 .multipart(form)
                 .send()
                 .await
@@ -267,7 +243,7 @@ mod tests {
             .unwrap()
             .expect("a client");
         assert_eq!(
-            client.endpoint.as_str(),
+            client.endpoint.url.as_str(),
             "http://localhost:8080/v1/audio/transcriptions"
         );
         assert_eq!(client.model, "whisper-1");
@@ -287,7 +263,11 @@ mod tests {
         .unwrap()
         .expect("a client");
         assert!(
-            configured.headers.get(AUTHORIZATION).is_none(),
+            configured
+                .endpoint
+                .headers
+                .get(reqwest::header::AUTHORIZATION)
+                .is_none(),
             "the Anthropic key never goes to another server"
         );
     }
