@@ -178,6 +178,25 @@ pub async fn media_message(
     handle_turn(bot, update, me, conversations, settings, intake).await
 }
 
+/// `/retry`: asks the model again for the sender's last message in this chat (a chat turn of its
+/// own, [`retry`]), or finishes the retry the last run left with a stored answer.
+pub async fn retry_message(
+    bot: TelegramBot,
+    update: Update,
+    message: Message,
+    me: Me,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+    intake: Intake,
+) -> HandlerResult {
+    let update = UpdateToAnswer {
+        update,
+        message,
+        kind: MessageKind::Retry,
+    };
+    handle_turn(bot, update, me, conversations, settings, intake).await
+}
+
 /// A message that starts a chat turn, with what it carries.
 struct UpdateToAnswer {
     update: Update,
@@ -190,6 +209,8 @@ enum MessageKind {
     Text,
     /// A file [`media::attachment_of`] finds.
     Media,
+    /// `/retry`: the last message asked again ([`retry`]).
+    Retry,
 }
 
 /// One chat turn for a text or a file, or the end of one the last run left unfinished.
@@ -226,6 +247,7 @@ async fn handle_turn(
         match kind {
             MessageKind::Text => chat_turn(turn, me, settings, preview).await,
             MessageKind::Media => media_turn(turn, me, settings, preview).await,
+            MessageKind::Retry => retry::retry_turn(turn, settings.stream_replies, preview).await,
         }
     })
     .await
@@ -712,8 +734,8 @@ pub async fn non_text_message(
 }
 
 /// Every command. Commands answer at once, so the update counts as being answered from the
-/// start: after a crash a command is not run twice. `/retry` is the exception: it is a chat turn
-/// ([`retry`]), which a crash before its answer is stored runs again.
+/// start: after a crash a command is not run twice. `/retry` is the exception: the schema sends
+/// it to [`retry_message`], a chat turn, which a crash before its answer is stored runs again.
 pub async fn command(
     bot: TelegramBot,
     update: Update,
@@ -723,9 +745,6 @@ pub async fn command(
     settings: Arc<BotSettings>,
     intake: Intake,
 ) -> HandlerResult {
-    if command == Command::Retry {
-        return retry::retry_command(bot, update, message, conversations, settings, intake).await;
-    }
     answer_once(
         &intake,
         &update,
@@ -777,7 +796,7 @@ async fn run_command(
         }
         // The stopped answer shows its mark; nothing more to say.
         CommandAnswer::TurnStopped => Ok(()),
-        // `command` hands /retry to `retry::retry_command` before it gets here.
+        // The schema sends /retry to `retry_message` before it gets here.
         CommandAnswer::Retry => Ok(()),
     }
 }

@@ -91,6 +91,10 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
             dptree::entry()
                 .filter_command::<Command>()
                 .branch(dptree::filter(admin::asks_for_admin_help).endpoint(admin::admin_help))
+                .branch(
+                    dptree::filter(|command: Command| command == Command::Retry)
+                        .endpoint(handlers::retry_message),
+                )
                 .branch(dptree::endpoint(handlers::command)),
         )
         .branch(Message::filter_text().endpoint(handlers::chat_message))

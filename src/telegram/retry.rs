@@ -13,58 +13,20 @@
 //! `/retry`. The old answer's messages are retired before the new answer is stored, so that no
 //! restart finds them still showing an answer the history no longer has.
 
-use std::sync::Arc;
-
-use teloxide::prelude::*;
 use teloxide::types::MessageId;
 
-use crate::conversation::{Conversations, Retry, RetryStart};
+use crate::conversation::{Retry, RetryStart};
 use crate::metrics;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
 use crate::telegram::handlers::{
-    HandlerResult, TurnContext, TurnOutcome, ask_showing_progress, count_tokens,
-    daily_limit_notice, deliver_stored, finish_or_answer, usable_answer,
+    TurnContext, TurnOutcome, ask_showing_progress, count_tokens, daily_limit_notice,
+    deliver_stored, usable_answer,
 };
-use crate::telegram::identity::{self, conversation_key};
-use crate::telegram::intake::Intake;
-use crate::telegram::{BotSettings, TelegramBot};
-
-/// `/retry`: asks the model again for the sender's last message in this chat, or finishes the
-/// retry the last run left with a stored answer.
-pub async fn retry_command(
-    bot: TelegramBot,
-    update: Update,
-    message: Message,
-    conversations: Conversations,
-    settings: Arc<BotSettings>,
-    intake: Intake,
-) -> HandlerResult {
-    let update_id = i64::from(update.id.0);
-    let resumption = intake.take_resumption(update_id);
-    let Some(key) = conversation_key(&message) else {
-        intake.done(update_id).await;
-        return Ok(());
-    };
-    let turn = TurnContext {
-        bot: &bot,
-        message: &message,
-        key,
-        lang: identity::message_language(&message),
-        conversations: &conversations,
-        intake: &intake,
-        update_id,
-        answer: intake.answer_messages(update_id),
-    };
-    finish_or_answer(&turn, resumption, |preview| {
-        retry_turn(&turn, settings.stream_replies, preview)
-    })
-    .await
-}
 
 /// The retry itself, its answer starting in `preview`'s messages (those an earlier run sent for
 /// it, if any).
-async fn retry_turn(
+pub(super) async fn retry_turn(
     turn: &TurnContext<'_>,
     stream: bool,
     preview: Preview,
