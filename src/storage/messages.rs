@@ -25,7 +25,7 @@ pub struct UndeliveredReply {
 }
 
 /// A message as stored.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, sqlx::FromRow)]
 pub struct StoredMessage {
     pub id: i64,
     pub chat_id: ChatId,

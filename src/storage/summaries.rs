@@ -4,7 +4,7 @@ use super::{ChatId, ConversationKey, Store, UserId};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
 /// that conversation happened.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, sqlx::FromRow)]
 pub struct SummaryRecord {
     pub session_id: i64,
     pub chat_id: ChatId,

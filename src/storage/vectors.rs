@@ -15,7 +15,7 @@
 
 use std::sync::Once;
 
-use super::{ChatId, ConversationKey, Role, Store, StoredMessage, SummaryRecord, UserId};
+use super::{ChatId, ConversationKey, Store, StoredMessage, SummaryRecord, UserId};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -75,29 +75,16 @@ pub(super) fn register_vector_functions() {
 /// A message found by meaning, as read.
 #[derive(sqlx::FromRow)]
 struct NearMessageRow {
-    id: i64,
-    chat_id: ChatId,
-    user_id: UserId,
-    session_id: i64,
-    role: Role,
-    content: String,
-    created_at_ms: i64,
-    tokens_in: i64,
-    tokens_out: i64,
-    telegram_message_id: Option<i64>,
+    #[sqlx(flatten)]
+    message: StoredMessage,
     similarity: f64,
 }
 
 /// A summary found by meaning, as read.
 #[derive(sqlx::FromRow)]
 struct NearSummaryRow {
-    session_id: i64,
-    chat_id: ChatId,
-    user_id: UserId,
-    summary: String,
-    created_at_ms: i64,
-    session_started_at_ms: i64,
-    session_last_activity_at_ms: i64,
+    #[sqlx(flatten)]
+    summary: SummaryRecord,
     similarity: f64,
 }
 
@@ -267,21 +254,7 @@ impl Store {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|row| {
-                let message = StoredMessage {
-                    id: row.id,
-                    chat_id: row.chat_id,
-                    user_id: row.user_id,
-                    session_id: row.session_id,
-                    role: row.role,
-                    content: row.content,
-                    created_at_ms: row.created_at_ms,
-                    tokens_in: row.tokens_in,
-                    tokens_out: row.tokens_out,
-                    telegram_message_id: row.telegram_message_id,
-                };
-                (message, row.similarity)
-            })
+            .map(|row| (row.message, row.similarity))
             .collect())
     }
 
@@ -320,18 +293,7 @@ impl Store {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|row| {
-                let summary = SummaryRecord {
-                    session_id: row.session_id,
-                    chat_id: row.chat_id,
-                    user_id: row.user_id,
-                    summary: row.summary,
-                    created_at_ms: row.created_at_ms,
-                    session_started_at_ms: row.session_started_at_ms,
-                    session_last_activity_at_ms: row.session_last_activity_at_ms,
-                };
-                (summary, row.similarity)
-            })
+            .map(|row| (row.summary, row.similarity))
             .collect())
     }
 
