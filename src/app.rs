@@ -49,9 +49,9 @@ pub struct ChatServices {
 
 impl ChatServices {
     pub async fn build(config: &Config, clock: Arc<dyn Clock>) -> anyhow::Result<Self> {
-        let store = Store::connect_with_limit(
+        let store = Store::connect_with(
             &config.storage.database_url,
-            config.storage.database_max_bytes(),
+            &config.storage.store_options(),
         )
         .await?;
         store.migrate().await?;

@@ -131,11 +131,18 @@ pub async fn execute(
         Command::Stats { user } => AdminCommand::Stats { user },
         Command::Healthcheck => return healthcheck(config).await,
     };
-    let store = Store::connect(&config.storage.database_url).await?;
+    let store = Store::connect_with(
+        &config.storage.database_url,
+        &config.storage.store_options(),
+    )
+    .await?;
     store.migrate().await?;
     let outcome = match admin_command {
         AdminCommand::Migrate => {
-            println!("database is up to date: {}", config.storage.database_url);
+            println!(
+                "database is up to date: {}",
+                config.storage.database_url_for_display()
+            );
             Ok(())
         }
         AdminCommand::Purge { dry_run } => purge(&store, config, clock.as_ref(), dry_run).await,

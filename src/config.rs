@@ -11,6 +11,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::ids::UserId;
+use crate::storage::{BackendKind, StoreOptions};
 
 /// The longest time window accepted anywhere: ten years, in seconds.
 const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
@@ -18,7 +19,8 @@ const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
 /// Everything the storage layer and its background jobs need.
 #[derive(Clone, Debug, Args)]
 pub struct StorageConfig {
-    /// SQLite database URL; the file and its directory are created if missing.
+    /// Where the data lives: `sqlite://PATH` (one file, created with its directory if missing) or
+    /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (a server several replicas can share).
     #[arg(
         long,
         env = "DATABASE_URL",
@@ -35,6 +37,25 @@ pub struct StorageConfig {
           value_name = "DATABASE_MAX_SIZE_MB", global = true,
           value_parser = clap::value_parser!(u64).range(1..=16_000_000))]
     pub database_max_size_mb: Option<u64>,
+
+    /// PostgreSQL: connections the pool keeps open at most.
+    #[arg(long = "database-pool-size", env = "DATABASE_POOL_SIZE",
+          value_name = "DATABASE_POOL_SIZE", default_value_t = 10, global = true,
+          value_parser = clap::value_parser!(u32).range(2..=500))]
+    pub database_pool_size: u32,
+
+    /// PostgreSQL: a statement running longer than this is cancelled by the server.
+    #[arg(long = "database-statement-timeout-secs", env = "DATABASE_STATEMENT_TIMEOUT_SECS",
+          value_name = "DATABASE_STATEMENT_TIMEOUT_SECS", default_value_t = 30, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    pub database_statement_timeout_secs: u64,
+
+    /// PostgreSQL with replicas: an update a replica took in and did not finish is taken over by
+    /// another this long after the first stopped renewing its claim (it renews every third of it).
+    #[arg(long = "replica-lease-secs", env = "REPLICA_LEASE_SECS",
+          value_name = "REPLICA_LEASE_SECS", default_value_t = 30, global = true,
+          value_parser = clap::value_parser!(u64).range(2..=3_600))]
+    pub replica_lease_secs: u64,
 
     /// Rows older than this are deleted by the purge job (default 30 days).
     #[arg(long = "purge-after-secs", env = "PURGE_AFTER_SECS", value_name = "PURGE_AFTER_SECS",
@@ -65,6 +86,35 @@ impl StorageConfig {
     pub fn database_max_bytes(&self) -> Option<u64> {
         self.database_max_size_mb
             .map(|mib| mib.saturating_mul(1024 * 1024))
+    }
+
+    /// How to open the database.
+    pub fn store_options(&self) -> StoreOptions {
+        StoreOptions {
+            max_bytes: self.database_max_bytes(),
+            pool_size: Some(self.database_pool_size),
+            statement_timeout: Some(Duration::from_secs(self.database_statement_timeout_secs)),
+        }
+    }
+
+    pub fn replica_lease(&self) -> Duration {
+        Duration::from_secs(self.replica_lease_secs)
+    }
+
+    /// The database URL with its password masked, for messages and logs.
+    pub fn database_url_for_display(&self) -> String {
+        match self.database_password() {
+            Some(password) => self.database_url.replacen(&password, "***", 1),
+            None => self.database_url.clone(),
+        }
+    }
+
+    /// The password in the database URL, if it has one (PostgreSQL).
+    pub fn database_password(&self) -> Option<String> {
+        let (_, rest) = self.database_url.split_once("://")?;
+        let credentials = rest.split_once('@')?.0;
+        let password = credentials.split_once(':')?.1;
+        (!password.is_empty()).then(|| password.to_owned())
     }
 
     pub fn purge_after(&self) -> Duration {
@@ -468,12 +518,16 @@ pub struct Config {
     pub log_format: LogFormat,
 }
 
-/// Accepts only SQLite URLs: telemem keeps everything in one SQLite file.
+/// Accepts the URLs of the two backends: SQLite and PostgreSQL.
 fn parse_database_url(value: &str) -> Result<String, String> {
-    if value.starts_with("sqlite:") {
+    if BackendKind::of_url(value).is_some() {
         Ok(value.to_owned())
     } else {
-        Err("expected an SQLite URL such as sqlite://data/telemem.db".to_owned())
+        Err(
+            "expected an SQLite URL such as sqlite://data/telemem.db, or a PostgreSQL URL such as \
+             postgres://telemem:PASSWORD@localhost:5432/telemem"
+                .to_owned(),
+        )
     }
 }
 
@@ -492,6 +546,7 @@ impl Config {
             .into_iter()
             .chain(api_key)
             .chain(transcription_key)
+            .chain(self.storage.database_password())
             .filter(|secret| !secret.is_empty())
             .collect()
     }

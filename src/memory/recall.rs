@@ -21,7 +21,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use crate::memory::meaning::{MeaningRecall, fuse};
-use crate::storage::{ConversationKey, Store, StoredMessage, SummaryRecord, fts_owner_token};
+use crate::storage::{ConversationKey, SearchTerm, Store, StoredMessage, SummaryRecord};
 
 /// At most this many search terms from one message: the longest words carry the most meaning.
 const MAX_TERMS: usize = 12;
@@ -70,19 +70,14 @@ fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.contains(word)
 }
 
-/// The FTS5 expression for recalling `key`'s messages relevant to `text`, or `None` when the
-/// text has no searchable word.
-pub fn match_expression(key: ConversationKey, text: &str) -> Option<String> {
-    let terms = search_terms(text);
-    if terms.is_empty() {
-        return None;
-    }
-    let alternatives: Vec<String> = terms.iter().map(|term| fts_term(term)).collect();
-    Some(format!(
-        "owner : \"{}\" AND content : ({})",
-        fts_owner_token(key),
-        alternatives.join(" OR ")
-    ))
+/// What to look for among `text`'s conversation's older messages: each meaningful word of
+/// `text`, long ones as prefixes, very long ones also by their first half. Empty when the text
+/// has no searchable word.
+pub fn recall_terms(text: &str) -> Vec<SearchTerm> {
+    search_terms(text)
+        .iter()
+        .flat_map(|term| word_alternatives(term))
+        .collect()
 }
 
 /// The distinct, lowercased, meaningful words of `text`, longest first, at most [`MAX_TERMS`].
@@ -102,21 +97,19 @@ pub fn search_terms(text: &str) -> Vec<String> {
     terms
 }
 
-/// One quoted FTS5 term; long words as a prefix query, very long ones also by their first half.
-fn fts_term(term: &str) -> String {
+/// How one word is looked for: as it is; long words as a prefix with their last two characters
+/// left open; very long words also by their first half.
+fn word_alternatives(term: &str) -> Vec<SearchTerm> {
     let length = term.chars().count();
     let is_number = term.chars().all(|c| c.is_ascii_digit());
-    let prefix = |chars: usize| {
-        let head: String = term.chars().take(chars).collect();
-        format!("\"{}\"*", head.replace('"', "\"\""))
-    };
+    let prefix = |chars: usize| SearchTerm::Prefix(term.chars().take(chars).collect());
     if is_number || length < PREFIX_FROM_CHARS {
-        format!("\"{}\"", term.replace('"', "\"\""))
+        vec![SearchTerm::Word(term.to_owned())]
     } else if length >= COMPOUND_FROM_CHARS {
         let head = (length / 2).max(COMPOUND_HEAD_MIN_CHARS);
-        format!("{} OR {}", prefix(length - 2), prefix(head))
+        vec![prefix(length - 2), prefix(head)]
     } else {
-        prefix(length - 2)
+        vec![prefix(length - 2)]
     }
 }
 
@@ -194,11 +187,12 @@ async fn recall_by_words(
     query: &RecallQuery<'_>,
     candidates: i64,
 ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-    let Some(expression) = match_expression(query.key, query.text) else {
+    let terms = recall_terms(query.text);
+    if terms.is_empty() {
         return Ok(Vec::new());
-    };
+    }
     store
-        .search_messages(query.key, &expression, query.before_id, candidates)
+        .search_messages(query.key, &terms, query.before_id, candidates)
         .await
 }
 
@@ -303,32 +297,22 @@ mod tests {
     }
 
     #[test]
-    fn quotes_and_operators_in_the_message_stay_plain_terms() {
-        let key = ConversationKey::new(ChatId(5), UserId(7));
-        let expression = match_expression(key, "NEAR(\"x y\") OR owner:o1c1 *").unwrap();
-        assert!(
-            expression.starts_with("owner : \"o7c5\" AND content : ("),
-            "{expression}"
-        );
-        assert!(
-            expression.contains("\"near\"") && expression.contains("\"o1c1\""),
-            "{expression}"
-        );
-    }
-
-    #[test]
-    fn a_group_chat_owner_token_has_no_minus_sign() {
-        let expression =
-            match_expression(ConversationKey::new(ChatId(-100500), UserId(7)), "parcel").unwrap();
-        assert!(expression.contains("\"o7cn100500\""), "{expression}");
-        assert!(expression.contains("\"parc\"*"), "{expression}");
-    }
-
-    #[test]
-    fn text_without_searchable_words_gives_no_query() {
+    fn long_words_match_by_prefix_and_compounds_also_by_their_first_half() {
+        use SearchTerm::{Prefix, Word};
         assert_eq!(
-            match_expression(ConversationKey::new(ChatId(1), UserId(1)), "ok? 👍 the and"),
-            None
+            recall_terms("parcel box 4711 Hautarzttermin"),
+            [
+                Prefix("hautarztterm".into()),
+                Prefix("hautarz".into()),
+                Prefix("parc".into()),
+                Word("4711".into()),
+                Word("box".into()),
+            ]
         );
+    }
+
+    #[test]
+    fn text_without_searchable_words_gives_no_terms() {
+        assert_eq!(recall_terms("ok? 👍 the and"), []);
     }
 }

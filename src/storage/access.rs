@@ -2,7 +2,10 @@
 //! token limit they changed (`token_limits`), and which strangers they were told about
 //! (`stranger_alerts`). Admin decisions, not a person's data, so the purge leaves them.
 
-use super::{Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::UserId;
 
 /// What an admin decided about one person's access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
@@ -33,7 +36,8 @@ pub struct TokenLimitRecord {
     pub set_at_ms: i64,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Every access rule, by person.
     pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>, sqlx::Error> {
         sqlx::query_as!(

@@ -8,7 +8,10 @@
 //! old answer is deleted with the session marked for summarizing again. Its token counts move to
 //! the new reply, because the person did use them.
 
-use super::{ConversationKey, NewMessage, Role, Store, StoredMessage};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ConversationKey, NewMessage, Role, StoredMessage};
 
 /// The person's last message in a conversation and the replies stored after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +67,8 @@ impl From<ReplyRow> for ExchangeReply {
     }
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// The conversation's last message from the person and the replies stored after it; `None`
     /// when the person has no message stored here.
     pub async fn last_exchange(

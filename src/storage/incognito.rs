@@ -3,9 +3,13 @@
 //! any text. Whether a turn is in incognito is read with the rest of its start
 //! ([`Store::turn_start`]).
 
-use super::{ConversationKey, Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ConversationKey, UserId};
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Whether the conversation is in incognito.
     pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error> {
         sqlx::query_scalar!(

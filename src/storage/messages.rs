@@ -1,8 +1,12 @@
 //! Stored messages: adding one (which also marks its session active, and for a user's message
 //! the user's activity) and reading a conversation's recent history.
 
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg(feature = "sqlite")]
 use super::combined::{MessageRow, Write};
-use super::{ChatId, ConversationKey, Role, Store, UserId};
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ChatId, ConversationKey, Role, UserId};
 
 /// A message about to be stored.
 #[derive(Clone, Debug)]
@@ -65,7 +69,8 @@ impl StoredMessage {
     }
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
@@ -223,9 +228,21 @@ impl Store {
     }
 }
 
+/// One thing to look for among a conversation's older messages (see [`Store::search_messages`]).
+///
+/// [`Store::search_messages`]: super::Store::search_messages
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SearchTerm {
+    /// This word, lowercased.
+    Word(String),
+    /// Any word starting with these characters, lowercased.
+    Prefix(String),
+}
+
+#[cfg(feature = "sqlite")]
 /// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
 /// migration): `o<user>c<chat>`, with `n` marking a negative (group) chat id.
-pub fn fts_owner_token(key: ConversationKey) -> String {
+pub(super) fn fts_owner_token(key: ConversationKey) -> String {
     if key.chat_id.0 < 0 {
         format!("o{}cn{}", key.user_id, key.chat_id.0.unsigned_abs())
     } else {

@@ -1,84 +1,88 @@
-//! The only code in telemem that speaks SQL. It owns the SQLite file: opening it with the right
-//! pragmas, applying the embedded migrations, and every query, each in a small function on
-//! [`Store`]. Nothing here knows about Telegram or the LLM, and nothing here decides policy (how
+//! The only code in telemem that speaks SQL. [`Store`] is the one handle the rest of the program
+//! uses; behind it is one of two backends, chosen by the scheme of `DATABASE_URL`:
+//!
+//! - SQLite (`sqlite://…`, the default): one file beside the binary, nothing to run beside it.
+//!   Its connections are in [`sqlite`]; its queries are in the topic modules (`messages`,
+//!   `sessions`, …), next to the records they return, in `impl SqliteStore` blocks.
+//! - PostgreSQL (`postgres://…`): a server shared by several replicas of the bot. Its queries
+//!   are in [`postgres`], one module per topic, returning the same records.
+//!
+//! Each backend has its own migrations (`migrations/sqlite`, `migrations/postgres`) and its own
+//! compile-time checked queries; `scripts/prepare-queries` refreshes the offline query data of
+//! both. [`Store`]'s methods are listed once, in [`backend_methods!`], which sends each call to the
+//! backend in use: a backend missing a method, or having it with another signature, does not
+//! compile. Nothing here knows about Telegram or the LLM, and nothing here decides policy (how
 //! long a session lasts, what goes into a prompt): callers pass times and limits in.
 //!
 //! All times are integer UTC milliseconds since the Unix epoch (`*_ms`), compared as numbers.
-//!
-//! Writes go through exactly one connection behind a fair (first come, first served) lock.
-//! SQLite allows one writer at a time anyway; queueing writers on our own lock instead of on
-//! SQLite's busy handler (which sleeps between tries rather than waking a writer when the lock is
-//! free) keeps a writer's wait short and predictable, and removes "database is locked" between
-//! our own writers entirely.
-//! The writes every chat turn makes (its messages and delivery record) reach that connection
-//! through one task that writes all waiting ones together ([`combined`]), so that under load
-//! they share round trips and commits instead of queueing one by one.
-//! Reads use a few separate connections: in WAL mode readers never block the writer and never
-//! wait for it. The full-text index is brought up to date in batches in the background
-//! ([`search_index`]), not inside each message's insert.
-//!
-//! The connections are kept open and locked directly rather than drawn from an `sqlx::Pool`: a
-//! pool pings each connection when it is taken and again when it is returned, and every ping is a
-//! round trip to the connection's worker thread that does nothing for the caller. A chat turn's
-//! statements are short, so those extra round trips would weigh on every turn.
+
+#[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+compile_error!("telemem needs a storage backend: enable the `sqlite` or `postgres` feature");
 
 mod access;
+#[cfg(feature = "sqlite")]
 mod combined;
 mod exchanges;
 mod incognito;
 mod messages;
 mod notes;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod purge;
+#[cfg(feature = "sqlite")]
 mod search_index;
 mod sessions;
 mod settings;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 mod stats;
 mod summaries;
 mod updates;
 mod usage;
 mod vectors;
 
-use std::path::Path;
-use std::str::FromStr;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
-use std::time::Duration;
-
-use anyhow::Context;
-use sqlx::migrate::Migrator;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
-use sqlx::{ConnectOptions, Connection, SqliteConnection};
-use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
-
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
 pub use access::{AccessRule, AccessRuleRecord, TokenLimitRecord};
 pub use exchanges::{ExchangeReply, LastExchange};
-pub use messages::{NewMessage, StoredMessage, UndeliveredReply, fts_owner_token};
+pub use messages::{NewMessage, SearchTerm, StoredMessage, UndeliveredReply};
 pub use notes::{NoteAdded, NoteRecord};
+#[cfg(feature = "postgres")]
+pub use postgres::{MIGRATOR as POSTGRES_MIGRATOR, PgStore};
 pub use purge::PurgeCounts;
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
 pub use settings::UserSettings;
+#[cfg(feature = "sqlite")]
+use sqlite::{Connections, begin_write, roll_back_failed_command, unless_closed};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{MIGRATOR, SqliteStore};
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
 pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
 pub use usage::{PersonUsage, StoredBytes, TokensAndLimit};
 pub use vectors::{MemoryVector, TextToEmbed, VectorSource};
 
-/// The migrations in `migrations/`, compiled into the binary.
-pub static MIGRATOR: Migrator = sqlx::migrate!();
-
-/// How long a connection waits for another process (say `telemem purge` run by hand while the bot
-/// is up) to release its lock before giving up with "database is busy".
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Readers are cheap in WAL mode; a few cover the bot's parallel chats on a small machine.
-const READ_CONNECTIONS: usize = 4;
-
-/// Whether `error` is SQLite's "database or disk is full" (the disk, or `DATABASE_MAX_SIZE_MB`).
+/// Whether `error` says the storage is full: SQLite's "database or disk is full" (the disk, or
+/// `DATABASE_MAX_SIZE_MB`), or PostgreSQL's `disk_full`.
 pub fn is_storage_full(error: &sqlx::Error) -> bool {
     const SQLITE_FULL: &str = "13";
-    matches!(error, sqlx::Error::Database(database) if database.code().as_deref() == Some(SQLITE_FULL))
+    const POSTGRES_DISK_FULL: &str = "53100";
+    matches!(
+        error,
+        sqlx::Error::Database(database)
+            if matches!(database.code().as_deref(), Some(SQLITE_FULL | POSTGRES_DISK_FULL))
+    )
+}
+
+/// Says in so many words that the database is newer than this binary.
+fn schema_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
+    match error {
+        sqlx::migrate::MigrateError::VersionMissing(version) => anyhow::anyhow!(
+            "the database schema is newer than this telemem (it has migration {version}, which \
+             this binary does not know): run the newer telemem, or restore a backup"
+        ),
+        other => other.into(),
+    }
 }
 
 /// One (chat, user) pair. History, sessions and summaries are keyed by both, so two members of a
@@ -95,478 +99,354 @@ impl ConversationKey {
     }
 }
 
-/// A cheaply clonable handle on the database.
+/// Which database a [`Store`] speaks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendKind {
+    Sqlite,
+    Postgres,
+}
+
+impl BackendKind {
+    /// The backend `database_url` names by its scheme; `None` for an unknown scheme.
+    pub fn of_url(database_url: &str) -> Option<Self> {
+        let scheme = database_url.split_once(':').map(|(scheme, _)| scheme)?;
+        match scheme {
+            "sqlite" => Some(Self::Sqlite),
+            "postgres" | "postgresql" => Some(Self::Postgres),
+            _ => None,
+        }
+    }
+}
+
+/// How to open the database: the URL, and the settings that apply to one backend only.
+#[derive(Clone, Debug, Default)]
+pub struct StoreOptions {
+    /// SQLite: the file's size cap, past which writes fail as on a full disk.
+    pub max_bytes: Option<u64>,
+    /// PostgreSQL: how many connections the pool keeps at most.
+    pub pool_size: Option<u32>,
+    /// PostgreSQL: how long one statement may run before the server cancels it.
+    pub statement_timeout: Option<std::time::Duration>,
+}
+
+/// A cheaply clonable handle on the database, whichever backend it is.
 #[derive(Clone, Debug)]
 pub struct Store {
-    connections: Arc<Connections>,
-    /// The combining task's queue: each chat turn's message writes (see [`combined`]).
-    writes: tokio::sync::mpsc::Sender<combined::Write>,
-    /// Stops the background checkpoints and indexing when the last clone of the store is dropped.
-    _stop_background_tasks: Arc<tokio_util::sync::DropGuard>,
+    backend: Backend,
 }
 
-/// The open connections. `None` once [`Store::close`] has closed them: using a closed store is an
-/// error ([`sqlx::Error::PoolClosed`]), as with a closed pool.
-#[derive(Debug)]
-struct Connections {
-    writer: Mutex<Option<SqliteConnection>>,
-    readers: Vec<Mutex<Option<SqliteConnection>>>,
-    /// Which reader to queue on when all are busy (round robin).
-    next_reader: AtomicUsize,
-    checkpointer: Mutex<Option<SqliteConnection>>,
-    /// How many purges are running (see [`checkpoint_wal`]).
-    purges_running: AtomicUsize,
-    /// Whether messages may have been stored since the last indexing batch ([`search_index`]).
-    index_pending: AtomicBool,
-    /// Every message up to this id is in the full-text index, as of this process's last batch.
-    indexed_through: AtomicI64,
-    /// Whether the writer has been taken since the last checkpoint round ([`checkpoint_wal`]).
-    written_since_checkpoint: AtomicBool,
-}
-
-impl Connections {
-    /// The writer connection, once every earlier caller has released it. Every writer but the
-    /// checkpoints takes it here, so that the checkpoints know when there may be something to do.
-    async fn lock_writer(&self) -> MutexGuard<'_, Option<SqliteConnection>> {
-        let writer = self.writer.lock().await;
-        self.written_since_checkpoint.store(true, Ordering::Release);
-        writer
-    }
-
-    /// Messages may be waiting for the full-text index. Called while holding the writer before
-    /// a write that stores messages, the next indexing batch (which needs the writer too) runs
-    /// after that write.
-    fn messages_to_index(&self) {
-        self.index_pending.store(true, Ordering::Release);
-    }
-}
-
-/// Counts a running purge while it lives.
-struct PurgeRunning<'a>(&'a AtomicUsize);
-
-impl Drop for PurgeRunning<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// A locked connection, used like `&mut SqliteConnection` (`.execute(&mut *conn)`).
-type Locked<'a> = MappedMutexGuard<'a, SqliteConnection>;
-
-/// The connection a lock guards, or [`sqlx::Error::PoolClosed`] once [`Store::close`] has taken
-/// it: a store used after closing fails like a closed pool.
-fn unless_closed(
-    guard: MutexGuard<'_, Option<SqliteConnection>>,
-) -> Result<Locked<'_>, sqlx::Error> {
-    MutexGuard::try_map(guard, Option::as_mut).map_err(|_| sqlx::Error::PoolClosed)
+#[derive(Clone, Debug)]
+enum Backend {
+    #[cfg(feature = "sqlite")]
+    Sqlite(SqliteStore),
+    #[cfg(feature = "postgres")]
+    Postgres(PgStore),
 }
 
 impl Store {
-    /// Opens (creating if missing, with its parent directory) the database at `database_url`.
-    /// A database file telemem creates is readable by its owner only (0600), and so are its
-    /// `-wal` and `-shm` files, which SQLite creates with the database file's permissions; a
-    /// directory it creates is 0700. Does not migrate: call [`Store::migrate`].
+    /// Opens the database at `database_url` with default options. Does not migrate: call
+    /// [`Store::migrate`].
     pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
-        Self::connect_with_limit(database_url, None).await
+        Self::connect_with(database_url, &StoreOptions::default()).await
     }
 
-    /// Like [`Store::connect`], with the database file capped at `max_bytes`: past it, writes fail
-    /// with SQLite's "database or disk is full", exactly as on a full disk, and succeed again once
-    /// the purge or `/clear` has freed pages.
+    /// Like [`Store::connect`], with the SQLite file capped at `max_bytes`.
     pub async fn connect_with_limit(
         database_url: &str,
         max_bytes: Option<u64>,
     ) -> anyhow::Result<Self> {
-        vectors::register_vector_functions();
-        let options = SqliteConnectOptions::from_str(database_url)
-            .with_context(|| format!("DATABASE_URL `{database_url}` is not a valid SQLite URL"))?
-            .create_if_missing(true)
-            // WAL: readers and the writer do not block each other, and a commit is one append.
-            .journal_mode(SqliteJournalMode::Wal)
-            // NORMAL is durable across application crashes in WAL mode; only an OS crash or
-            // power loss can lose the last commits, never corrupt the file.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(BUSY_TIMEOUT)
-            .foreign_keys(true)
-            .pragma("temp_store", "memory");
-        if !is_in_memory(database_url) {
-            create_private_file(options.get_filename())?;
-        }
-
-        // The writer first: it creates the file and switches it to WAL before the readers open it.
-        let writer = writer_options(options.clone(), max_bytes)
-            .connect()
-            .await
-            .with_context(|| {
-                format!("cannot open database {}", options.get_filename().display())
-            })?;
-        let mut readers = Vec::with_capacity(READ_CONNECTIONS);
-        for _ in 0..READ_CONNECTIONS {
-            let reader = options
-                .clone()
-                .read_only(true)
-                .connect()
-                .await
-                .context("cannot open read connections to the database")?;
-            readers.push(Mutex::new(Some(reader)));
-        }
-        let checkpointer = options
-            .pragma("wal_autocheckpoint", "0")
-            .connect()
-            .await
-            .context("cannot open the checkpoint connection to the database")?;
-        let connections = Arc::new(Connections {
-            writer: Mutex::new(Some(writer)),
-            readers,
-            next_reader: AtomicUsize::new(0),
-            purges_running: AtomicUsize::new(0),
-            checkpointer: Mutex::new(Some(checkpointer)),
-            // Set by `migrate`: the index's progress table may not exist before.
-            index_pending: AtomicBool::new(false),
-            indexed_through: AtomicI64::new(0),
-            written_since_checkpoint: AtomicBool::new(true),
-        });
-        let stop_background_tasks = tokio_util::sync::CancellationToken::new();
-        tokio::spawn(checkpoint_wal(
-            Arc::downgrade(&connections),
-            stop_background_tasks.clone(),
-        ));
-        tokio::spawn(search_index::index_in_background(
-            Arc::downgrade(&connections),
-            stop_background_tasks.clone(),
-        ));
-        let (writes, queue) = tokio::sync::mpsc::channel(combined::QUEUE_CAPACITY);
-        tokio::spawn(combined::combine_writes(Arc::clone(&connections), queue));
-        Ok(Self {
-            connections,
-            writes,
-            _stop_background_tasks: Arc::new(stop_background_tasks.drop_guard()),
-        })
+        let options = StoreOptions {
+            max_bytes,
+            ..StoreOptions::default()
+        };
+        Self::connect_with(database_url, &options).await
     }
 
-    /// Applies every migration not yet applied; a no-op on an up-to-date database.
+    /// Opens the database `database_url` names, SQLite or PostgreSQL by its scheme.
+    pub async fn connect_with(database_url: &str, options: &StoreOptions) -> anyhow::Result<Self> {
+        let backend = match BackendKind::of_url(database_url) {
+            #[cfg(feature = "sqlite")]
+            Some(BackendKind::Sqlite) => Backend::Sqlite(
+                SqliteStore::connect_with_limit(database_url, options.max_bytes).await?,
+            ),
+            #[cfg(feature = "postgres")]
+            Some(BackendKind::Postgres) => {
+                Backend::Postgres(PgStore::connect(database_url, options).await?)
+            }
+            #[allow(unreachable_patterns)]
+            Some(kind) => anyhow::bail!("this build of telemem has no {kind:?} backend"),
+            None => anyhow::bail!(
+                "DATABASE_URL must start with sqlite:// or postgres:// (it names neither)"
+            ),
+        };
+        Ok(Self { backend })
+    }
+
+    /// Which backend this store speaks to.
+    pub fn kind(&self) -> BackendKind {
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(_) => BackendKind::Sqlite,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(_) => BackendKind::Postgres,
+        }
+    }
+
+    /// Applies every migration not yet applied; a no-op on an up-to-date database. Fails with a
+    /// clear message when the database was migrated by a newer telemem.
     pub async fn migrate(&self) -> anyhow::Result<()> {
-        MIGRATOR
-            .run(&mut *self.writer().await?)
-            .await
-            .context("cannot apply database migrations")?;
-        // A run that stopped may have left messages unindexed.
-        self.connections.messages_to_index();
-        self.restore_fts_automerge()
-            .await
-            .context("cannot set up the full-text index")
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(store) => store.migrate().await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(store) => store.migrate().await,
+        }
     }
 
-    /// Closes every connection, after the writes already handed to the combining task and
-    /// waiting for the connections in use to be released. Operations on the store (and its
-    /// clones) fail from then on.
+    /// Closes every connection, after the writes already handed over. Operations on the store
+    /// (and its clones) fail from then on.
     pub async fn close(&self) {
-        let (done, flushed) = tokio::sync::oneshot::channel();
-        if self
-            .writes
-            .send(combined::Write::Flush { done })
-            .await
-            .is_ok()
-        {
-            let _ = flushed.await;
-        }
-        let connections = &self.connections;
-        let all = std::iter::once(&connections.writer)
-            .chain(&connections.readers)
-            .chain(std::iter::once(&connections.checkpointer));
-        for connection in all {
-            if let Some(connection) = connection.lock().await.take()
-                && let Err(error) = connection.close().await
-            {
-                tracing::debug!(error = %error, "closing a database connection failed");
-            }
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(store) => store.close().await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(store) => store.close().await,
         }
     }
 
-    /// The writer connection, once every earlier caller has released it.
-    async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
-        unless_closed(self.connections.lock_writer().await)
-    }
-
-    /// Queues a write for the combining task ([`combined`]) and waits for its outcome.
-    async fn queue_write<T>(
+    /// Stores received updates with their payloads (state `received`) and owners for crash
+    /// recovery. Returns for each whether it was new (`false`: seen before, by this replica or
+    /// another).
+    pub async fn record_updates<U>(
         &self,
-        write: impl FnOnce(tokio::sync::oneshot::Sender<Result<T, sqlx::Error>>) -> combined::Write,
-    ) -> Result<T, sqlx::Error> {
-        let (done, outcome) = tokio::sync::oneshot::channel();
-        self.writes
-            .send(write(done))
-            .await
-            .map_err(|_| sqlx::Error::PoolClosed)?;
-        outcome.await.map_err(|_| sqlx::Error::PoolClosed)?
-    }
-
-    /// Marks a purge as running until the returned guard is dropped.
-    fn purge_running(&self) -> PurgeRunning<'_> {
-        let running = &self.connections.purges_running;
-        running.fetch_add(1, Ordering::Relaxed);
-        PurgeRunning(running)
-    }
-
-    /// A reader connection: a free one if there is one, else a place in one reader's queue.
-    async fn reader(&self) -> Result<Locked<'_>, sqlx::Error> {
-        let readers = &self.connections.readers;
-        for reader in readers {
-            if let Ok(guard) = reader.try_lock() {
-                return unless_closed(guard);
-            }
-        }
-        let next = self.connections.next_reader.fetch_add(1, Ordering::Relaxed) % readers.len();
-        unless_closed(readers[next].lock().await)
-    }
-}
-
-/// Rolls back the transaction of a command that failed part-way: the statements after a failing
-/// one do not run, so its `COMMIT` never came. Nothing to roll back is no error.
-async fn roll_back_failed_command(connection: &mut SqliteConnection) {
-    if let Err(rollback) = sqlx::query!("ROLLBACK").execute(connection).await {
-        tracing::trace!(error = %rollback, "nothing to roll back");
-    }
-}
-
-/// How often the write-ahead log is copied back into the database file. The checkpoint beside
-/// the writer competes with the chat turns for the CPU while it copies, and the slowest turns are
-/// the ones in flight meanwhile. Frequent rounds copy less at a time, so they delay those turns
-/// less than rare, large ones.
-const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
-
-/// Copies the write-ahead log back into the database file in the background. By default SQLite
-/// does this inside the commit that crosses its automatic checkpoint threshold, so the chat turn
-/// that happens to make that commit pays for copying everyone's writes; the writer has automatic
-/// checkpoints turned off instead. Ends when the store is closed or its last clone is dropped.
-///
-/// Each round is a few PASSIVE checkpoints, which never wait for readers. The first ones run
-/// beside the writer: each copies what was written during the one before, so they catch up
-/// (during a purge, the first has much to copy, and the purge writes more meanwhile). The last
-/// holds the writer, so that no commit lands while it copies the little that is left: only a log
-/// copied completely lets the next write start it again from its beginning. Beside a writer that
-/// never pauses, checkpoints alone never copy the log completely, so it would grow without end,
-/// every commit extending the file and every read searching an ever longer log index. While the
-/// checkpoints beside the writer are slow, the round skips the last one rather than stall every
-/// chat turn for as long, unless the log has grown past [`LARGE_LOG_PAGES`]; while a purge runs,
-/// a round is one checkpoint beside the writer, and the log starts over after the purge. A round
-/// runs only when the writer was taken since the last one, or the last did not copy the log
-/// completely: an idle bot does not wake at every interval for nothing.
-async fn checkpoint_wal(
-    connections: std::sync::Weak<Connections>,
-    stop: tokio_util::sync::CancellationToken,
-) {
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => break,
-            () = tokio::time::sleep(CHECKPOINT_INTERVAL) => {}
-        }
-        let Some(connections) = connections.upgrade() else {
-            break;
-        };
-        // Nothing written, nothing to copy: an idle bot wakes for no checkpoint.
-        if !connections
-            .written_since_checkpoint
-            .swap(false, Ordering::AcqRel)
-        {
-            continue;
-        }
-        let Ok(mut checkpointer) = unless_closed(connections.checkpointer.lock().await) else {
-            break;
-        };
-        let Some(copied_completely) = checkpoint_round(&connections, &mut checkpointer).await
-        else {
-            break;
-        };
-        if !copied_completely {
-            // The next round tries again, written to or not.
-            connections
-                .written_since_checkpoint
-                .store(true, Ordering::Release);
-        }
-    }
-}
-
-/// How a checkpoint round ends, once the checkpoints beside the writer have run.
-enum RoundEnd {
-    /// Copy the rest of the log holding the writer, so that the next write starts it over.
-    CopyTheRestHoldingTheWriter,
-    /// Leave the rest to a later round: holding the writer now would stall the chat turns.
-    LeaveTheRest,
-}
-
-/// One round of [`checkpoint_wal`]: whether it copied the log completely, `None` once the store
-/// is closed.
-async fn checkpoint_round(
-    connections: &Connections,
-    checkpointer: &mut SqliteConnection,
-) -> Option<bool> {
-    let round_end = if connections.purges_running.load(Ordering::Relaxed) > 0 {
-        // A purge fills the log faster than anything else; holding the writer for its pages
-        // would stall chat turns for as long. The log starts over once the purge is done.
-        checkpoint(checkpointer)
-            .await
-            .map(|_| RoundEnd::LeaveTheRest)
-    } else {
-        // While checkpoints are slow (a slow disk, a heavy writer), holding the writer would
-        // stall every chat turn for as long, so the log grows until such a time has passed;
-        // past LARGE_LOG_PAGES it must start over, even at the price of a stall.
-        catch_up(checkpointer).await.map(|caught_up| {
-            if caught_up.last <= QUICK_CHECKPOINT || caught_up.pages_in_log >= LARGE_LOG_PAGES {
-                RoundEnd::CopyTheRestHoldingTheWriter
-            } else {
-                RoundEnd::LeaveTheRest
-            }
-        })
-    };
-    match round_end {
-        Ok(RoundEnd::CopyTheRestHoldingTheWriter) => {}
-        Ok(RoundEnd::LeaveTheRest) => return Some(false),
-        Err(error) => {
-            tracing::debug!(error = %error, "background WAL checkpoint failed");
-            return Some(false);
-        }
-    }
-    let writer = connections.writer.lock().await;
-    writer.as_ref()?;
-    let copied_completely = match checkpoint(checkpointer).await {
-        // A reader's snapshot can keep the end of the log from being copied.
-        Ok((in_log, copied)) => copied >= in_log,
-        Err(error) => {
-            tracing::debug!(error = %error, "background WAL checkpoint failed");
-            false
-        }
-    };
-    drop(writer);
-    Some(copied_completely)
-}
-
-/// How many checkpoints of a round run beside the writer at most, before the one that holds it.
-const CHECKPOINTS_BESIDE_THE_WRITER: usize = 4;
-
-/// A checkpoint that found at most this many new pages had little to copy, so the writer wrote
-/// little meanwhile, and the checkpoint that holds it has as little to do.
-const FEW_NEW_PAGES: i64 = 256;
-
-/// The checkpoint that holds the writer runs only after one beside it took at most this long.
-/// Beside a heavy writer (such as a purge) they are slow: copying, and syncing a log the writer
-/// keeps filling; the one holding the writer would then take as long.
-const QUICK_CHECKPOINT: Duration = Duration::from_millis(5);
-
-/// A log this long (256 MiB of 4 KiB pages) starts over even while checkpoints are slow.
-const LARGE_LOG_PAGES: i64 = 65_536;
-
-/// The last of the checkpoints that ran beside the writer.
-struct CaughtUp {
-    /// How long it took.
-    last: Duration,
-    /// How many pages the log held.
-    pages_in_log: i64,
-}
-
-/// Checkpoints beside the writer until one finds little new to copy.
-async fn catch_up(connection: &mut SqliteConnection) -> Result<CaughtUp, sqlx::Error> {
-    let mut copied_before = 0;
-    let mut caught_up = CaughtUp {
-        last: Duration::ZERO,
-        pages_in_log: 0,
-    };
-    for _ in 0..CHECKPOINTS_BESIDE_THE_WRITER {
-        let started = std::time::Instant::now();
-        let (in_log, copied) = checkpoint(connection).await?;
-        caught_up = CaughtUp {
-            last: started.elapsed(),
-            pages_in_log: in_log,
-        };
-        // A log that has started over since the last checkpoint is new from its first page.
-        let new_pages = if in_log >= copied_before {
-            in_log - copied_before
-        } else {
-            in_log
-        };
-        copied_before = copied;
-        if new_pages <= FEW_NEW_PAGES {
-            break;
-        }
-    }
-    Ok(caught_up)
-}
-
-/// A PASSIVE checkpoint; returns how many pages the log held as the checkpoint saw it, and how
-/// many of them it copied into the database file.
-async fn checkpoint(connection: &mut SqliteConnection) -> Result<(i64, i64), sqlx::Error> {
-    let (_busy, in_log, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
-        .fetch_one(connection)
-        .await?;
-    Ok((in_log, copied))
-}
-
-/// The writer's extra settings: a larger page cache, no checkpoints inside commits (see
-/// [`checkpoint_wal`]) and the optional size cap.
-fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> SqliteConnectOptions {
-    // The one writer touches the index pages of every conversation; a larger page cache (16 MiB
-    // instead of SQLite's 2 MiB) keeps the hot ones in memory.
-    // When the log starts over, a file grown past 64 MiB (during a purge, say) is cut back to
-    // that size rather than keeping its largest size on disk for good.
-    let options = options
-        .pragma("cache_size", "-16384")
-        .pragma("wal_autocheckpoint", "0")
-        .pragma("journal_size_limit", (64 * 1024 * 1024).to_string());
-    match max_bytes {
-        // SQLite's default page size is 4,096 bytes.
-        Some(max_bytes) => options.pragma("max_page_count", (max_bytes / 4_096).max(1).to_string()),
-        None => options,
-    }
-}
-
-/// Starts a write transaction holding the write lock from its first statement (`BEGIN
-/// IMMEDIATE`), so that it waits its turn behind another writer (the busy timeout). A deferred
-/// transaction that reads first instead fails at once with "database is locked" when another
-/// writer (`telemem purge` or a backup beside the bot) commits before its first write.
-pub(crate) async fn begin_write(
-    connection: &mut SqliteConnection,
-) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
-    connection.begin_with("BEGIN IMMEDIATE").await
-}
-
-/// Whether `database_url` names an in-memory database, which has no file to protect.
-fn is_in_memory(database_url: &str) -> bool {
-    database_url.contains(":memory:") || database_url.contains("mode=memory")
-}
-
-/// Creates the database file, empty (which SQLite takes as a new database) and readable by its
-/// owner only, before SQLite opens it: SQLite would create it 0644 (with the usual umask), and it
-/// holds everyone's conversations. Its parent directory, if missing, is created 0700. An existing
-/// file keeps its permissions: the operator may have chosen them.
-fn create_private_file(database_file: &Path) -> anyhow::Result<()> {
-    if let Some(parent) = database_file.parent()
-        && !parent.as_os_str().is_empty()
-        && !parent.exists()
+        updates: &[U],
+        now_ms: i64,
+    ) -> Result<Vec<bool>, sqlx::Error>
+    where
+        U: Clone + Into<UpdateRecord>,
     {
-        private_directory_builder()
-            .create(parent)
-            .with_context(|| format!("cannot create database directory {}", parent.display()))?;
-    }
-    match private_file_options().open(database_file) {
-        Ok(_) => Ok(()),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(error) => Err(error)
-            .with_context(|| format!("cannot create database {}", database_file.display())),
+        let updates: Vec<UpdateRecord> = updates.iter().cloned().map(Into::into).collect();
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(store) => store.record_updates(&updates, now_ms).await,
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(store) => store.record_updates(&updates, now_ms).await,
+        }
     }
 }
 
-fn private_directory_builder() -> std::fs::DirBuilder {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder
+/// Declares every other method of [`Store`], each sent to the same method of the backend in use.
+macro_rules! backend_methods {
+    ($(
+        $(#[$attribute:meta])*
+        pub async fn $name:ident(&self $(, $argument:ident: $type:ty)* $(,)?) -> $output:ty;
+    )*) => {
+        impl Store {
+            $(
+                $(#[$attribute])*
+                pub async fn $name(&self $(, $argument: $type)*) -> $output {
+                    match &self.backend {
+                        #[cfg(feature = "sqlite")]
+                        Backend::Sqlite(store) => store.$name($($argument),*).await,
+                        #[cfg(feature = "postgres")]
+                        Backend::Postgres(store) => store.$name($($argument),*).await,
+                    }
+                }
+            )*
+        }
+    };
 }
 
-fn private_file_options() -> std::fs::OpenOptions {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    options
+backend_methods! {
+    // access
+    /// Every access rule, by person.
+    pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>, sqlx::Error>;
+    /// Stores `record`, replacing the person's earlier rule.
+    pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<(), sqlx::Error>;
+    /// Deletes the person's rule; whether there was one.
+    pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool, sqlx::Error>;
+    /// Records that the admins were told about the stranger `user_id`; whether this is the first
+    /// time (only then are they told).
+    pub async fn record_stranger_alert(&self, user_id: UserId, now_ms: i64) -> Result<bool, sqlx::Error>;
+    /// The person's own daily token limit, if an admin set one.
+    pub async fn token_limit(&self, user_id: UserId) -> Result<Option<TokenLimitRecord>, sqlx::Error>;
+    /// Whether an admin gave anyone a daily token limit of their own (a number, not `off`).
+    pub async fn any_own_token_limit(&self) -> Result<bool, sqlx::Error>;
+    /// Stores `record`, replacing the person's earlier limit.
+    pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<(), sqlx::Error>;
+    /// Deletes the person's own limit, so the setting applies again; whether there was one.
+    pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool, sqlx::Error>;
+    // exchanges
+    /// The conversation's last message from the person and the replies stored after it; `None` when
+    /// the person has no message stored here.
+    pub async fn last_exchange(&self, key: ConversationKey) -> Result<Option<LastExchange>, sqlx::Error>;
+    /// Like [`Store::history`], but only up to the message `through_id`.
+    pub async fn history_through(&self, key: ConversationKey, since_ms: i64, limit: i64, through_id: i64) -> Result<Vec<StoredMessage>, sqlx::Error>;
+    /// Stores `reply` in place of the replies `replaced` (of the same conversation), in one
+    /// transaction, and returns its id.
+    pub async fn replace_replies(&self, replaced: &[i64], reply: &NewMessage<'_>, update_id: Option<i64>) -> Result<i64, sqlx::Error>;
+    // incognito
+    /// Whether the conversation is in incognito.
+    pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error>;
+    /// Switches the conversation's incognito on (from `now_ms`) or off.
+    pub async fn set_incognito(&self, key: ConversationKey, on: bool, now_ms: i64) -> Result<bool, sqlx::Error>;
+    /// Adds the tokens of one incognito turn of `user_id` to their count of the UTC day that starts
+    /// at `day_start_ms`.
+    pub async fn add_incognito_tokens(&self, user_id: UserId, day_start_ms: i64, tokens_in: i64, tokens_out: i64) -> Result<(), sqlx::Error>;
+    /// Tokens (in and out) `user_id`'s incognito turns used in all their chats since the UTC day
+    /// that starts at `since_day_start_ms`.
+    pub async fn incognito_tokens(&self, user_id: UserId, since_day_start_ms: i64) -> Result<i64, sqlx::Error>;
+    // messages
+    /// Stores a message and returns its id.
+    pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error>;
+    /// Stores the bot's reply to the Telegram update `update_id` (if any) and, in the same
+    /// statement (a trigger, see the `turn_writes` migration), marks that update as `replying`.
+    pub async fn add_reply(&self, reply: &NewMessage<'_>, update_id: Option<i64>) -> Result<i64, sqlx::Error>;
+    /// Stores a user's message unless the same Telegram message (chat and message id) is already
+    /// stored, as when an update is handled again after a crash.
+    pub async fn add_user_message_once(&self, message: &NewMessage<'_>) -> Result<(i64, bool), sqlx::Error>;
+    /// Records which Telegram message carried a stored reply; for a reply that answers a Telegram
+    /// update, the same statement marks that update `done` (a trigger).
+    pub async fn set_telegram_message_id(&self, message_id: i64, telegram_message_id: i64) -> Result<(), sqlx::Error>;
+    /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
+    pub async fn history(&self, key: ConversationKey, since_ms: i64, limit: i64) -> Result<Vec<StoredMessage>, sqlx::Error>;
+    /// Every message of the conversation, oldest first (for exports).
+    pub async fn all_messages(&self, key: ConversationKey) -> Result<Vec<StoredMessage>, sqlx::Error>;
+    /// The text stored for the person's Telegram message `telegram_message_id` in `key`'s
+    /// conversation, if it was stored (a turn started before a crash).
+    pub async fn user_message_text(&self, key: ConversationKey, telegram_message_id: i64) -> Result<Option<String>, sqlx::Error>;
+    /// Every message of one session, oldest first (for its summary).
+    pub async fn session_messages(&self, session_id: i64) -> Result<Vec<StoredMessage>, sqlx::Error>;
+    // notes
+    /// The conversation's notes, oldest first (the numbering `/memory` shows).
+    pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error>;
+    /// Makes `notes` the summarizer's complete list for the conversation.
+    pub async fn replace_notes(&self, key: ConversationKey, notes: &[String], source_session_id: i64, now_ms: i64) -> Result<(), sqlx::Error>;
+    /// Adds a note the person wrote.
+    pub async fn add_note_by_hand(&self, key: ConversationKey, note: &str, now_ms: i64) -> Result<NoteAdded, sqlx::Error>;
+    /// Gives note `note_id` of the conversation the person's text `note`, keeping its place in the
+    /// list (its creation time); another note with that text already is removed, as the two are one
+    /// now.
+    pub async fn replace_note_by_hand(&self, key: ConversationKey, note_id: i64, note: &str, now_ms: i64) -> Result<bool, sqlx::Error>;
+    /// Deletes one note of the conversation; `false` if it has no note with that id.
+    pub async fn delete_note(&self, key: ConversationKey, note_id: i64) -> Result<bool, sqlx::Error>;
+    // purge
+    /// Deletes every message, session, summary and note of one conversation, with the messages
+    /// their full-text index entries, and the stored payloads (the text) of the conversation's
+    /// updates not handled yet.
+    pub async fn clear_conversation(&self, key: ConversationKey) -> Result<PurgeCounts, sqlx::Error>;
+    /// Deletes everything created (messages, update records), last active (sessions, with their
+    /// summaries; users, with their settings), last confirmed (notes) or counted (incognito tokens,
+    /// by day) before `cutoff_ms`, `batch_size` rows per transaction.
+    pub async fn purge_older_than(&self, cutoff_ms: i64, batch_size: i64) -> Result<PurgeCounts, sqlx::Error>;
+    /// Deletes `user_id`'s oldest closed sessions, in all their chats, until the text they store is
+    /// at most `max_bytes` or no closed session is left.
+    pub async fn purge_oldest_sessions_of(&self, user_id: UserId, max_bytes: i64, batch_size: i64) -> Result<PurgeCounts, sqlx::Error>;
+    /// What [`Store::purge_older_than`] would delete, without deleting anything.
+    pub async fn count_purgeable(&self, cutoff_ms: i64) -> Result<PurgeCounts, sqlx::Error>;
+    // search_index
+    /// Indexes every message not yet in the full-text index now, instead of at the background
+    /// task's next batch.
+    pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error>;
+    /// Messages of the conversation matching any of `terms`, older than message `before_id`,
+    /// most relevant first.
+    pub async fn search_messages(&self, key: ConversationKey, terms: &[SearchTerm], before_id: i64, limit: i64) -> Result<Vec<StoredMessage>, sqlx::Error>;
+    // sessions
+    /// The conversation's open session, if any.
+    pub async fn open_session(&self, key: ConversationKey) -> Result<Option<SessionRecord>, sqlx::Error>;
+    /// What a chat turn reads before it stores the user's message, in one statement (each statement
+    /// is a round trip to a database thread).
+    pub async fn turn_start(&self, key: ConversationKey, limits: TurnStartLimits) -> Result<TurnStart, sqlx::Error>;
+    /// Starts a new session at `now_ms`, closing the conversation's open one (if any) first.
+    pub async fn start_session(&self, key: ConversationKey, now_ms: i64) -> Result<(SessionRecord, Option<i64>), sqlx::Error>;
+    /// Closes the conversation's open session at `now_ms`.
+    pub async fn close_session(&self, key: ConversationKey, now_ms: i64) -> Result<Option<i64>, sqlx::Error>;
+    /// Closes every open session whose last activity is before `idle_before_ms`, at its last
+    /// activity.
+    pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64, sqlx::Error>;
+    /// Closed sessions without a summary whose retry time (if any) has come, oldest first.
+    pub async fn sessions_awaiting_summary(&self, now_ms: i64, limit: i64) -> Result<Vec<SessionRecord>, sqlx::Error>;
+    /// Marks a session as needing no summary (it had no messages).
+    pub async fn mark_session_summarized(&self, session_id: i64) -> Result<(), sqlx::Error>;
+    /// Counts a summary attempt that is about to start and sets when to try again should it not
+    /// succeed; returns the attempts so far, this one included.
+    pub async fn begin_summary_attempt(&self, session_id: i64, retry_at_ms: i64) -> Result<i64, sqlx::Error>;
+    /// Moves a session's next summary attempt to `retry_at_ms`.
+    pub async fn schedule_summary_retry(&self, session_id: i64, retry_at_ms: i64) -> Result<(), sqlx::Error>;
+    // settings
+    /// The user's settings, or `None` for a user never seen.
+    pub async fn user_settings(&self, user_id: UserId) -> Result<Option<UserSettings>, sqlx::Error>;
+    /// Sets the user's persona; `None` goes back to the default behaviour.
+    pub async fn set_persona(&self, user_id: UserId, persona: Option<&str>, now_ms: i64) -> Result<(), sqlx::Error>;
+    /// Sets the user's preferred model; `None` goes back to the configured default.
+    pub async fn set_model(&self, user_id: UserId, model: Option<&str>, now_ms: i64) -> Result<(), sqlx::Error>;
+    /// Records the language code the user's Telegram app reported; `None` forgets it.
+    pub async fn set_language_code(&self, user_id: UserId, language_code: Option<&str>, now_ms: i64) -> Result<(), sqlx::Error>;
+    /// Deletes the user's settings entirely (persona and model).
+    pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool, sqlx::Error>;
+    // stats
+    /// Figures for one (chat, user) conversation.
+    pub async fn conversation_stats(&self, key: ConversationKey, window_since_ms: i64, today_since_ms: i64) -> Result<UserStats, sqlx::Error>;
+    /// Figures for one user across all their chats, the tokens of their incognito turns included
+    /// (`today_since_ms` is the start of a UTC day).
+    pub async fn user_stats(&self, user_id: UserId, window_since_ms: i64, today_since_ms: i64) -> Result<UserStats, sqlx::Error>;
+    /// Row counts of the whole database and its size on disk (main file, without the WAL).
+    pub async fn database_totals(&self) -> Result<DatabaseTotals, sqlx::Error>;
+    /// Answers if the database does.
+    pub async fn ping(&self) -> Result<(), sqlx::Error>;
+    /// The database file's size (main file, without the WAL), from its header.
+    pub async fn database_bytes(&self) -> Result<i64, sqlx::Error>;
+    // summaries
+    /// Stores (or replaces) the summary of a session.
+    pub async fn add_summary(&self, session_id: i64, key: ConversationKey, summary: &str, now_ms: i64) -> Result<(), sqlx::Error>;
+    /// The conversation's last `limit` summaries written at or after `since_ms`, oldest first.
+    pub async fn recent_summaries(&self, key: ConversationKey, since_ms: i64, limit: i64) -> Result<Vec<SummaryRecord>, sqlx::Error>;
+    // updates
+    /// Records that `update_id` was received.
+    pub async fn mark_update_processed(&self, update_id: i64, now_ms: i64) -> Result<bool, sqlx::Error>;
+    /// Moves an update to `state`; `done` also drops the stored payload (the message text is kept
+    /// in `messages` if it belongs there, and nowhere else).
+    pub async fn set_update_state(&self, update_id: i64, state: UpdateState) -> Result<(), sqlx::Error>;
+    /// Updates received from `since_ms` up to (not including) `before_ms` whose handling did not
+    /// finish, oldest first, each left `replying` with its undelivered reply (see
+    /// [`Store::add_reply`]).
+    pub async fn unfinished_updates(&self, since_ms: i64, before_ms: i64) -> Result<Vec<UnfinishedUpdate>, sqlx::Error>;
+    /// Records which Telegram messages carry the answer to `update_id` so far, in reading order (a
+    /// streamed preview, the parts of a long reply already sent).
+    pub async fn record_answer_messages(&self, update_id: i64, message_ids: &[i64]) -> Result<(), sqlx::Error>;
+    // usage
+    /// Tokens `user_id` used on the UTC day starting at `day_start_ms`, and their own limit.
+    pub async fn tokens_and_limit(&self, user_id: UserId, day_start_ms: i64) -> Result<TokensAndLimit, sqlx::Error>;
+    /// Each person's use from the day starting at `since_ms` on (`today_ms`.
+    pub async fn usage_by_person(&self, since_ms: i64, today_ms: i64, only: Option<UserId>) -> Result<Vec<PersonUsage>, sqlx::Error>;
+    /// The bytes of text `user_id` stores in all their chats, and whether they were told that it
+    /// reached the cap.
+    pub async fn stored_bytes(&self, user_id: UserId) -> Result<StoredBytes, sqlx::Error>;
+    /// Records that `user_id` was told their history reached the cap; whether they had not been
+    /// told already.
+    pub async fn record_stored_bytes_notice(&self, user_id: UserId, now_ms: i64) -> Result<bool, sqlx::Error>;
+    /// Forgets that `user_id` was told about the cap.
+    pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<(), sqlx::Error>;
+    // vectors
+    /// Makes `model` the model the stored vectors come from.
+    pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error>;
+    /// Up to `limit` messages waiting for a vector, oldest first.
+    pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error>;
+    /// Up to `limit` session summaries without a vector.
+    pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error>;
+    /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets none)
+    /// and, in the same transaction, marks every message up to `messages_through` as done,
+    /// including those that could not be embedded.
+    pub async fn store_vectors(&self, vectors: &[MemoryVector], messages_through: Option<i64>) -> Result<(), sqlx::Error>;
+    /// How many messages are still waiting for a vector.
+    pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error>;
+    /// The conversation's `limit` messages older than message `before_id` nearest in meaning to
+    /// `query` (a vector of the same model), nearest first, with their cosine similarity.
+    pub async fn nearest_messages(&self, key: ConversationKey, query: &[u8], before_id: i64, limit: i64) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error>;
+    /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest first,
+    /// with their cosine similarity.
+    pub async fn nearest_summaries(&self, key: ConversationKey, query: &[u8], limit: i64) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error>;
+    /// How many vectors the conversation has (for tests and `/stats`-like reports).
+    pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error>;
+
 }

@@ -1,7 +1,10 @@
 //! Durable user notes, per (chat, user): facts and preferences the summarizer extracted, and
 //! notes the person added by hand, which the summarizer's updates never drop.
 
-use super::{ConversationKey, Store};
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::ConversationKey;
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
 
 /// A note as stored.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -23,7 +26,8 @@ pub enum NoteAdded {
     AlreadyKept,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error> {
         sqlx::query_as!(

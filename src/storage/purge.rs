@@ -7,9 +7,14 @@
 //! that chat turns waiting for the single writer connection get it: one big `DELETE` would hold
 //! the write lock for about a second per 250,000 rows and stall every reply meanwhile.
 
+#[cfg(feature = "sqlite")]
 use std::future::Future;
 
-use super::{ConversationKey, Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ConversationKey, UserId};
+#[cfg(feature = "sqlite")]
 use crate::clock::start_of_utc_day_ms;
 
 /// How many rows a purge removed (or, in a dry run, would remove).
@@ -41,12 +46,15 @@ impl PurgeCounts {
     }
 }
 
+#[cfg(feature = "sqlite")]
 /// FTS5's default for automatic merging (merge once a level holds this many segments).
 const FTS_AUTOMERGE: i64 = 4;
 
+#[cfg(feature = "sqlite")]
 /// Pause between two purge batches, so waiting chat turns always get the writer in between.
 const BATCH_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
 
+#[cfg(feature = "sqlite")]
 /// Runs `delete_batch` until a batch deletes fewer than `batch_size` rows, pausing between
 /// batches so that waiting writers get the connection. Returns the rows deleted.
 async fn in_batches<F, Fut>(batch_size: i64, delete_batch: F) -> Result<u64, sqlx::Error>
@@ -59,6 +67,7 @@ where
         .map(|(rows, _)| rows)
 }
 
+#[cfg(feature = "sqlite")]
 /// [`in_batches`] for a batch that also counts dependent rows (summaries of sessions): the first
 /// count decides when to stop, both are summed.
 async fn in_batches_counting<F, Fut>(
@@ -83,7 +92,8 @@ where
     }
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Deletes every message, session, summary and note of one conversation, with the messages
     /// their full-text index entries, and the stored payloads (the text) of the conversation's
     /// updates not handled yet. An update still waiting behind the `/clear` is answered all the

@@ -21,9 +21,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::messages::fts_owner_token;
 use super::{
-    Connections, ConversationKey, Store, StoredMessage, is_storage_full, roll_back_failed_command,
-    unless_closed,
+    Connections, ConversationKey, SearchTerm, SqliteStore, StoredMessage, is_storage_full,
+    roll_back_failed_command, unless_closed,
 };
 use crate::storage::Role;
 
@@ -163,7 +164,8 @@ async fn index_batch(
     progress
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Indexes every message not yet in the full-text index now, instead of at the background
     /// task's next batch. Returns the id through which messages are indexed.
     pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error> {
@@ -175,11 +177,11 @@ impl Store {
             .unwrap_or(Err(sqlx::Error::WorkerCrashed))
     }
 
-    /// Messages of the conversation matching the FTS5 `match_expression`, older than message
-    /// `before_id`, most relevant (BM25) first. The expression is built by `memory::recall`; it
-    /// must restrict the owner column to this conversation (see the `messages_fts_owner`
-    /// migration), and the query re-checks chat and user so that a wrong expression can never
-    /// return another user's messages. `CROSS JOIN` fixes the join order (full-text match first,
+    /// Messages of the conversation matching any of `terms`, older than message `before_id`, most
+    /// relevant (BM25) first. The FTS5 expression ([`match_expression`]) restricts the owner
+    /// column to this conversation (see the `messages_fts_owner` migration), and the query
+    /// re-checks chat and user so that a wrong expression can never return another user's
+    /// messages. `CROSS JOIN` fixes the join order (full-text match first,
     /// then the row by id): without planner statistics SQLite could otherwise run the match once
     /// per message of the conversation instead of once. The rowid bound inside the full-text
     /// query lets FTS5 skip the newer rows (the raw window) itself.
@@ -189,10 +191,14 @@ impl Store {
     pub async fn search_messages(
         &self,
         key: ConversationKey,
-        match_expression: &str,
+        terms: &[SearchTerm],
         before_id: i64,
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let match_expression = match_expression(key, terms);
         let indexed_through = self.connections.indexed_through.load(Ordering::Acquire);
         if indexed_through < before_id.saturating_sub(1)
             && let Err(error) = self.index_pending_messages().await
@@ -224,5 +230,53 @@ impl Store {
         )
         .fetch_all(&mut *self.reader().await?)
         .await
+    }
+}
+
+/// The FTS5 expression for `terms` among `key`'s messages: every term quoted, so that nothing
+/// in a message can act as an FTS5 operator, prefixes with `*`, all alternatives of one another.
+fn match_expression(key: ConversationKey, terms: &[SearchTerm]) -> String {
+    let quoted = |text: &str| format!("\"{}\"", text.replace('"', "\"\""));
+    let alternatives: Vec<String> = terms
+        .iter()
+        .map(|term| match term {
+            SearchTerm::Word(word) => quoted(word),
+            SearchTerm::Prefix(prefix) => format!("{}*", quoted(prefix)),
+        })
+        .collect();
+    format!(
+        "owner : \"{}\" AND content : ({})",
+        fts_owner_token(key),
+        alternatives.join(" OR ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{ChatId, UserId};
+
+    #[test]
+    fn quotes_and_operators_in_terms_stay_plain_terms() {
+        let key = ConversationKey::new(ChatId(5), UserId(7));
+        let terms = [
+            SearchTerm::Word("near(\"x".into()),
+            SearchTerm::Word("o1c1".into()),
+        ];
+        let expression = match_expression(key, &terms);
+        assert_eq!(
+            expression,
+            r#"owner : "o7c5" AND content : ("near(""x" OR "o1c1")"#
+        );
+    }
+
+    #[test]
+    fn a_group_chat_owner_token_has_no_minus_sign() {
+        let key = ConversationKey::new(ChatId(-100500), UserId(7));
+        let expression = match_expression(key, &[SearchTerm::Prefix("parc".into())]);
+        assert_eq!(
+            expression,
+            r#"owner : "o7cn100500" AND content : ("parc"*)"#
+        );
     }
 }

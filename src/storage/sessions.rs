@@ -1,7 +1,10 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
-use super::{ChatId, ConversationKey, NoteRecord, Store, StoredMessage, SummaryRecord, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
 
 /// A session as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,7 +56,8 @@ pub struct TurnStartLimits {
     pub history_max_messages: i64,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// The conversation's open session, if any.
     pub async fn open_session(
         &self,

@@ -1,6 +1,9 @@
 //! Per-user settings: the persona, the preferred model and the language last seen.
 
-use super::{Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::UserId;
 
 /// A user's settings as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,7 +17,8 @@ pub struct UserSettings {
     pub last_active_at_ms: i64,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// The user's settings, or `None` for a user never seen.
     pub async fn user_settings(
         &self,

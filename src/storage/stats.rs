@@ -1,7 +1,10 @@
 //! Usage figures: per conversation and per user for `/stats` and `telemem stats --user`, and
 //! totals for the whole database.
 
-use super::{ConversationKey, Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ConversationKey, UserId};
 
 /// Message and token counts of one conversation or one user.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -30,7 +33,8 @@ pub struct DatabaseTotals {
     pub database_bytes: i64,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Figures for one (chat, user) conversation.
     pub async fn conversation_stats(
         &self,

@@ -1,6 +1,9 @@
 //! Session summaries: one per closed session, written by the summarizer.
 
-use super::{ChatId, ConversationKey, Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ChatId, ConversationKey, UserId};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
 /// that conversation happened.
@@ -15,7 +18,8 @@ pub struct SummaryRecord {
     pub session_last_activity_at_ms: i64,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Stores (or replaces) the summary of a session.
     pub async fn add_summary(
         &self,

@@ -2,8 +2,12 @@
 //! as they are answered, with the Telegram messages that carry the answer so far, so that a crash
 //! loses no message and answers none twice.
 
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg(feature = "sqlite")]
 use super::combined::Write;
-use super::{ConversationKey, Store, UndeliveredReply};
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ConversationKey, UndeliveredReply};
 
 /// An update to record for crash recovery: its id, its payload (the update's JSON), and the
 /// conversation it belongs to, if any, so that `/clear` finds the payload.
@@ -83,7 +87,8 @@ impl From<UnfinishedRow> for UnfinishedUpdate {
     }
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
     /// update was already recorded (a redelivery that must not be answered again). The update is
     /// marked done at once: use [`Store::record_updates`] to keep it for crash recovery.

@@ -4,7 +4,10 @@
 //! summaries and notes are written and deleted (see the `daily_usage` and `stored_bytes`
 //! migrations), so every read here is a primary-key lookup or a range of days.
 
-use super::{Store, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::UserId;
 
 /// One person's use over a stretch of days.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +37,8 @@ pub struct StoredBytes {
     pub told: bool,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Tokens `user_id` used on the UTC day starting at `day_start_ms`, and their own limit:
     /// what the check before every turn needs, in one read of two primary keys.
     pub async fn tokens_and_limit(

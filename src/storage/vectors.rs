@@ -13,9 +13,13 @@
 //! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
 //! the row it returns, like the full-text search.
 
+#[cfg(feature = "sqlite")]
 use std::sync::Once;
 
-use super::{ChatId, ConversationKey, Store, StoredMessage, SummaryRecord, UserId};
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ChatId, ConversationKey, StoredMessage, SummaryRecord, UserId};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -48,6 +52,7 @@ pub struct MemoryVector {
 
 /// Makes sqlite-vec's functions available on every SQLite connection the process opens from
 /// now on. Safe to call any number of times.
+#[cfg(feature = "sqlite")]
 pub(super) fn register_vector_functions() {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
@@ -72,6 +77,7 @@ pub(super) fn register_vector_functions() {
     });
 }
 
+#[cfg(feature = "sqlite")]
 /// A message found by meaning, as read.
 #[derive(sqlx::FromRow)]
 struct NearMessageRow {
@@ -80,6 +86,7 @@ struct NearMessageRow {
     similarity: f64,
 }
 
+#[cfg(feature = "sqlite")]
 /// A summary found by meaning, as read.
 #[derive(sqlx::FromRow)]
 struct NearSummaryRow {
@@ -88,7 +95,8 @@ struct NearSummaryRow {
     similarity: f64,
 }
 
-impl Store {
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
     /// Makes `model` the model the stored vectors come from. When they came from another model,
     /// all of them are deleted and every message waits for a vector again (vectors of two
     /// models cannot be compared). Returns whether that happened.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use telemem::app::ChatServices;
 use telemem::clock::{Clock, start_of_utc_day_ms};
 use telemem::memory::summary::SUMMARY_PROMPT;
-use telemem::storage::{ChatId, ConversationKey, Role, UserId};
+use telemem::storage::{ChatId, ConversationKey, Role, SearchTerm, UserId};
 
 use crate::support::bot_harness::{ALICE, TestBot};
 use crate::support::config::parse_config;
@@ -112,14 +112,24 @@ async fn incognito_turns_leave_no_row_no_index_entry_no_summary_and_no_update_te
                                      WHERE id NOT IN (SELECT session_id FROM messages)";
     assert_eq!(count_rows(&url, sessions_without_messages).await, 0);
     let found = store
-        .search_messages(ALICE_CHAT, "\"zebra\"", i64::MAX, 10)
+        .search_messages(
+            ALICE_CHAT,
+            &[SearchTerm::Word("zebra".into())],
+            i64::MAX,
+            10,
+        )
         .await
         .unwrap();
     assert!(found.is_empty(), "{found:?}");
     let indexed = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebra'";
     assert_eq!(count_rows(&url, indexed).await, 0);
     let stored = store
-        .search_messages(ALICE_CHAT, "\"locker\"", i64::MAX, 10)
+        .search_messages(
+            ALICE_CHAT,
+            &[SearchTerm::Word("locker".into())],
+            i64::MAX,
+            10,
+        )
         .await
         .unwrap();
     assert!(!stored.is_empty(), "stored turns are indexed");

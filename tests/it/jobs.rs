@@ -23,6 +23,9 @@ fn storage_config(url: &str) -> StorageConfig {
         purge_first_run_secs: 0,
         purge_batch_size: 2,
         database_max_size_mb: None,
+        database_pool_size: 10,
+        database_statement_timeout_secs: 30,
+        replica_lease_secs: 30,
     }
 }
 

@@ -28,6 +28,7 @@ mod notes;
 mod operations;
 mod overload;
 mod people_store;
+mod postgres;
 mod privacy_groups;
 mod privacy_memory;
 mod privacy_ops;

@@ -6,24 +6,16 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MIGRATOR, NewMessage, Role, Store, fts_owner_token};
+use telemem::storage::{ConversationKey, MIGRATOR, NewMessage, Role, SearchTerm, Store};
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase, TestDb, message_in};
 use crate::support::times::{DAY_MS, MIDNIGHT_MS};
 use crate::support::waiting::eventually;
 
-/// A recall-style expression: `term` among this conversation's messages.
-fn expression(key: ConversationKey, term: &str) -> String {
-    format!(
-        "owner : \"{}\" AND content : \"{term}\"",
-        fts_owner_token(key)
-    )
-}
-
 /// Contents of the conversation's messages older than `before_id` that match `term`.
 async fn found(store: &Store, key: ConversationKey, term: &str, before_id: i64) -> Vec<String> {
     store
-        .search_messages(key, &expression(key, term), before_id, 10)
+        .search_messages(key, &[SearchTerm::Word(term.to_owned())], before_id, 10)
         .await
         .expect("search")
         .into_iter()

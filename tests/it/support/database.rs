@@ -1,7 +1,12 @@
-//! Test databases: a URL for a database file in a temporary directory, a migrated store on one
-//! ([`TestDb`]), the conversation keys the store tests use, a [`NewMessage`] with defaults so
-//! each test states only the fields it cares about, and [`count_rows`] for what no `Store`
-//! method reads.
+//! Test databases: a URL for a fresh database, a migrated store on one ([`TestDb`]), the
+//! conversation keys the store tests use, a [`NewMessage`] with defaults so each test states only
+//! the fields it cares about, and [`count_rows`] for what no `Store` method reads.
+//!
+//! A database is an SQLite file in a temporary directory, or, inside a test run by
+//! [`postgres_variants!`], a new database on a throwaway PostgreSQL server that the first such test
+//! starts (`scripts/pg-test-server`; it stops when the test binary ends). On a machine without
+//! PostgreSQL's server binaries the PostgreSQL variants pass without running, after one line on
+//! stderr saying so.
 
 use telemem::storage::{ChatId, ConversationKey, NewMessage, Role, Store, UserId};
 
@@ -22,18 +27,59 @@ pub const CAROL_KEY: ConversationKey = ConversationKey {
     user_id: UserId(33),
 };
 
-/// The place of a database file in a temporary directory that lives as long as this value;
-/// whoever opens it first creates it.
+/// A fresh database that lives as long as this value: a file in a temporary directory (whoever
+/// opens it first creates it), or an empty PostgreSQL database when the test runs on PostgreSQL.
 pub struct TempDatabase {
     pub url: String,
-    _dir: tempfile::TempDir,
+    _place: Place,
+}
+
+enum Place {
+    Directory(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { name: String },
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Place::Postgres { name } = self
+            && let Some(server) = postgres_server()
+        {
+            let _ = psql(
+                server,
+                &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            );
+        }
+    }
+}
+
+thread_local! {
+    /// Whether the test running on this thread runs on PostgreSQL ([`on_postgres`]).
+    static ON_POSTGRES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl TempDatabase {
+    /// A fresh database of the backend the running test uses.
     pub fn new() -> Self {
+        if ON_POSTGRES.get() {
+            let server = postgres_server().expect("on_postgres runs only with a server");
+            static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let name = format!(
+                "test_{}",
+                NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            );
+            psql(server, &format!("CREATE DATABASE {name}")).expect("create a test database");
+            let url = format!("{}/{name}", server.trim_end_matches("/postgres"));
+            return Self {
+                url,
+                _place: Place::Postgres { name },
+            };
+        }
         let dir = tempfile::tempdir().expect("temporary directory");
         let url = format!("sqlite://{}", dir.path().join("telemem.db").display());
-        Self { url, _dir: dir }
+        Self {
+            url,
+            _place: Place::Directory(dir),
+        }
     }
 
     /// A store on this database, opened beside whatever else has it open.
@@ -115,9 +161,21 @@ pub fn message_in(key: ConversationKey, session_id: i64, content: &str) -> NewMe
 }
 
 /// The number `sql` (a `SELECT count(*) ...`) counts in the database at `url`, read straight
-/// from the file: for tables no `Store` method reads, such as the full-text index.
+/// from the database: for tables no `Store` method reads, such as the full-text index.
 pub async fn count_rows(url: &str, sql: &'static str) -> i64 {
     use sqlx::{Connection, Row};
+    if url.starts_with("postgres") {
+        let mut connection = sqlx::PgConnection::connect(url)
+            .await
+            .expect("open the test database");
+        let count = sqlx::query(sql)
+            .fetch_one(&mut connection)
+            .await
+            .expect("count rows")
+            .get(0);
+        let _ = connection.close().await;
+        return count;
+    }
     let mut connection = sqlx::SqliteConnection::connect(url)
         .await
         .expect("open the test database");
@@ -128,4 +186,79 @@ pub async fn count_rows(url: &str, sql: &'static str) -> i64 {
         .get(0);
     let _ = connection.close().await;
     count
+}
+
+/// The URL of the throwaway PostgreSQL server of this test run (its `postgres` database), started
+/// on first use; `None` when this machine has no PostgreSQL server binaries.
+pub fn postgres_server() -> Option<&'static str> {
+    static SERVER: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    SERVER
+        .get_or_init(|| {
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server");
+            let output = std::process::Command::new(script)
+                .args(["start", "--owner-pid", &std::process::id().to_string()])
+                .output()
+                .expect("run scripts/pg-test-server");
+            match output.status.code() {
+                Some(0) => Some(String::from_utf8_lossy(&output.stdout).trim().to_owned()),
+                Some(3) => {
+                    eprintln!(
+                        "PostgreSQL tests skipped: no PostgreSQL server binaries on this machine \
+                         (install Debian's postgresql package to run them)"
+                    );
+                    None
+                }
+                _ => panic!(
+                    "scripts/pg-test-server failed: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                ),
+            }
+        })
+        .as_deref()
+}
+
+/// Runs one statement on the test server's `postgres` database.
+fn psql(server: &str, statement: &str) -> std::io::Result<()> {
+    let status = std::process::Command::new("psql")
+        .args([server, "-q", "-v", "ON_ERROR_STOP=1", "-c", statement])
+        .stdout(std::process::Stdio::null())
+        .status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!("psql failed: {statement}")))
+    }
+}
+
+/// Runs `test` (a `#[tokio::test]` function) with every [`TempDatabase`] it makes on PostgreSQL;
+/// passes without running it when this machine has no PostgreSQL server.
+pub fn on_postgres(test: fn()) {
+    if postgres_server().is_none() {
+        return;
+    }
+    ON_POSTGRES.set(true);
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            ON_POSTGRES.set(false);
+        }
+    }
+    let _reset = Reset;
+    test();
+}
+
+/// Declares, in a module `on_postgres`, a PostgreSQL variant of each named test of this file:
+/// `postgres_variants!(stores_a_message, purges_old_rows);`.
+#[macro_export]
+macro_rules! postgres_variants {
+    ($($test:ident),* $(,)?) => {
+        mod on_postgres {
+            $(
+                #[test]
+                fn $test() {
+                    $crate::support::database::on_postgres(super::$test);
+                }
+            )*
+        }
+    };
 }

@@ -1,0 +1,101 @@
+//! The PostgreSQL backend: a connection pool on a server that several replicas of the bot may
+//! share, its migrations (`migrations/postgres`), and its queries, one module per topic, each
+//! returning the same records as the SQLite backend's module of the same name.
+//!
+//! Unlike SQLite there is no single writer to queue on: the server orders concurrent writers
+//! itself, so every method takes a pooled connection, and a write of several statements is one
+//! transaction. Every connection carries a statement timeout, so that a query stuck behind a lock
+//! fails instead of holding a chat turn forever.
+
+mod access;
+mod exchanges;
+mod incognito;
+mod messages;
+mod notes;
+mod purge;
+mod search;
+mod sessions;
+mod settings;
+mod stats;
+mod summaries;
+mod updates;
+mod usage;
+mod vectors;
+
+use std::time::Duration;
+
+use anyhow::Context;
+use sqlx::PgPool;
+use sqlx::migrate::Migrator;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use super::{StoreOptions, schema_error};
+
+/// The PostgreSQL migrations in `migrations/postgres/`, compiled into the binary.
+pub static MIGRATOR: Migrator = sqlx::migrate!("migrations/postgres");
+
+/// Connections the pool keeps at most unless `DATABASE_POOL_SIZE` says otherwise.
+const DEFAULT_POOL_SIZE: u32 = 10;
+
+/// How long one statement may run unless `DATABASE_STATEMENT_TIMEOUT_SECS` says otherwise.
+const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a caller waits for a free connection before failing.
+const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A cheaply clonable handle on a PostgreSQL database.
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+/// The error of a method this backend does not have yet.
+fn not_yet(method: &str) -> sqlx::Error {
+    sqlx::Error::Configuration(format!("{method} is not available on PostgreSQL yet").into())
+}
+
+impl PgStore {
+    /// Connects to the server `database_url` names. Fails with a message naming the server (never
+    /// the password) when it cannot be reached or refuses the credentials.
+    pub async fn connect(database_url: &str, options: &StoreOptions) -> anyhow::Result<Self> {
+        let connect_options: PgConnectOptions = database_url
+            .parse()
+            .context("DATABASE_URL is not a valid PostgreSQL URL")?;
+        let server = format!(
+            "{}:{}/{}",
+            connect_options.get_host(),
+            connect_options.get_port(),
+            connect_options.get_database().unwrap_or("postgres")
+        );
+        let statement_timeout = options
+            .statement_timeout
+            .unwrap_or(DEFAULT_STATEMENT_TIMEOUT);
+        let connect_options = connect_options.options([(
+            "statement_timeout",
+            statement_timeout.as_millis().to_string(),
+        )]);
+        let pool = PgPoolOptions::new()
+            .max_connections(options.pool_size.unwrap_or(DEFAULT_POOL_SIZE).max(2))
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_with(connect_options)
+            .await
+            .with_context(|| format!("cannot connect to PostgreSQL at {server}"))?;
+        Ok(Self { pool })
+    }
+
+    /// Applies every migration not yet applied. Fails with a clear message when the database was
+    /// migrated by a newer telemem. Migrations of two replicas starting together run one after
+    /// the other (sqlx holds an advisory lock while it migrates).
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        MIGRATOR
+            .run(&self.pool)
+            .await
+            .map_err(schema_error)
+            .context("cannot apply database migrations")
+    }
+
+    /// Closes the pool, waiting for the connections in use to be returned.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}

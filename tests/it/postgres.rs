@@ -1,0 +1,77 @@
+//! The PostgreSQL backend's start: migrating a database, refusing one a newer telemem migrated,
+//! and a clear error, without the password, when the server cannot be reached.
+
+use telemem::storage::{BackendKind, Store};
+
+use crate::support::database::TempDatabase;
+
+#[tokio::test]
+async fn a_postgres_url_opens_and_migrates_a_postgres_database_twice_alike() {
+    let database = TempDatabase::new();
+    let store = database.connect().await;
+    store.migrate().await.expect("first migration");
+    store.migrate().await.expect("a second run changes nothing");
+    assert_eq!(
+        store.kind(),
+        BackendKind::of_url(&database.url).expect("a known scheme")
+    );
+    store.ping().await.expect("the database answers");
+}
+
+#[tokio::test]
+async fn a_database_migrated_by_a_newer_telemem_is_refused_with_a_clear_message() {
+    let database = TempDatabase::new();
+    let store = database.connect().await;
+    store.migrate().await.expect("migrate");
+    store.close().await;
+    record_unknown_migration(&database.url, 29991231000001).await;
+
+    let error = database.connect().await.migrate().await.unwrap_err();
+
+    let message = format!("{error:#}");
+    assert!(
+        message.contains("newer than this telemem") && message.contains("29991231000001"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_server_is_named_in_the_error_without_its_password() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let url = format!("postgres://telemem:hunter2-secret@127.0.0.1:{port}/telemem");
+
+    let error = Store::connect(&url).await.unwrap_err();
+
+    let message = format!("{error:#}");
+    assert!(
+        message.contains(&format!("127.0.0.1:{port}/telemem")),
+        "{message}"
+    );
+    assert!(!message.contains("hunter2-secret"), "{message}");
+}
+
+/// Records in the database at `url`, SQLite or PostgreSQL, a migration `version` that this
+/// binary does not have.
+async fn record_unknown_migration(url: &str, version: i64) {
+    use sqlx::Connection;
+    let insert = "INSERT INTO _sqlx_migrations
+                      (version, description, success, checksum, execution_time)
+                  VALUES ($1, 'from the future', true, $2, 0)";
+    let checksum = vec![0_u8];
+    if url.starts_with("postgres") {
+        let mut connection = sqlx::PgConnection::connect(url).await.unwrap();
+        let query = sqlx::query(insert).bind(version).bind(checksum);
+        query.execute(&mut connection).await.unwrap();
+    } else {
+        let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
+        let query = sqlx::query(insert).bind(version).bind(checksum);
+        query.execute(&mut connection).await.unwrap();
+    }
+}
+
+crate::postgres_variants!(
+    a_postgres_url_opens_and_migrates_a_postgres_database_twice_alike,
+    a_database_migrated_by_a_newer_telemem_is_refused_with_a_clear_message,
+);
