@@ -24,7 +24,7 @@ use crate::memory::redact::Redactor;
 use crate::memory::summarizer::Summarizer;
 use crate::quota::QuotaSettings;
 use crate::secret::Secret;
-use crate::storage::Store;
+use crate::storage::{BackendKind, Store};
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::{ConnectError, connect};
 use crate::telegram::intake::{
@@ -108,19 +108,26 @@ impl ChatServices {
         shutdown: &CancellationToken,
     ) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
         let watched = crate::metrics::background_jobs();
+        let leading = jobs::lead_background_jobs(self.store.clone(), shutdown.clone());
         let (purge_reports, _) = watch::channel(None);
-        let purge = jobs::run_purge_job(
+        let (store, clock, storage) = (
             self.store.clone(),
             self.clock.clone(),
             config.storage.clone(),
-            purge_reports,
-            shutdown.clone(),
         );
-        let summarizer = jobs::run_summarizer_job(
-            self.summarizer.clone(),
-            config.memory.summarizer_interval(),
-            shutdown.clone(),
-        );
+        let purge = jobs::while_leading(leading.clone(), shutdown.clone(), move |stop| {
+            jobs::run_purge_job(
+                store.clone(),
+                clock.clone(),
+                storage.clone(),
+                purge_reports.clone(),
+                stop,
+            )
+        });
+        let (summarizer, interval) = (self.summarizer.clone(), config.memory.summarizer_interval());
+        let summarizer = jobs::while_leading(leading.clone(), shutdown.clone(), move |stop| {
+            jobs::run_summarizer_job(summarizer.clone(), interval, stop)
+        });
         let mut handles = vec![
             ("purge", jobs::spawn_watched(&watched, "purge", purge)),
             (
@@ -129,7 +136,10 @@ impl ChatServices {
             ),
         ];
         if let Some(embedder) = &self.embedder {
-            let embedder = run_embedder_job(embedder.clone(), shutdown.clone());
+            let embedder = embedder.clone();
+            let embedder = jobs::while_leading(leading, shutdown.clone(), move |stop| {
+                run_embedder_job(embedder.clone(), stop)
+            });
             handles.push((
                 "embedder",
                 jobs::spawn_watched(&watched, "embedder", embedder),
@@ -289,6 +299,15 @@ impl App {
         // Running before the replay, which may hand over more updates than the channel holds.
         let stop = shutdown.child_token();
         let scheduling = tokio::spawn(scheduler.run(updates, stop.clone()));
+        // Replicas share the database: keep this one's claims, take over a stopped one's updates.
+        let take_over = (self.services.store.kind() == BackendKind::Postgres).then(|| {
+            let (intake, stop, lease) = (
+                intake.clone(),
+                stop.clone(),
+                self.config.storage.replica_lease(),
+            );
+            tokio::spawn(async move { intake.take_over_abandoned(lease, stop).await })
+        });
         let poller = match take_updates(bot, intake, webhook.as_ref(), &stop).await {
             Ok(poller) => poller,
             Err(error) => {
@@ -312,6 +331,9 @@ impl App {
         }
         if let Some(poller) = poller {
             let _ = poller.await;
+        }
+        if let Some(take_over) = take_over {
+            let _ = take_over.await;
         }
         Ok(())
     }

@@ -94,6 +94,7 @@ impl StorageConfig {
             max_bytes: self.database_max_bytes(),
             pool_size: Some(self.database_pool_size),
             statement_timeout: Some(Duration::from_secs(self.database_statement_timeout_secs)),
+            replica_lease: Some(self.replica_lease()),
         }
     }
 

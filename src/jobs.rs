@@ -4,6 +4,10 @@
 //! [`crate::memory::summarizer`]. The loops here run a step on a tokio interval until the
 //! shutdown token is cancelled, and [`spawn_watched`] starts a loop so that `/healthz` and
 //! `/metrics` see it stop, whether it ends or panics. What a run does is not decided here.
+//!
+//! Replicas sharing one database run the jobs on one of them at a time ([`lead_background_jobs`]
+//! elects it; [`while_leading`] runs a job only while its replica leads), so that no job works on
+//! the same rows twice. A standby replica takes over when the leader stops.
 
 use std::sync::Arc;
 
@@ -17,7 +21,7 @@ use crate::clock::Clock;
 use crate::config::{StorageConfig, duration_ms};
 use crate::memory::summarizer::{Summarizer, SummarizerReport};
 use crate::metrics::BackgroundJobs;
-use crate::storage::{PurgeCounts, Store};
+use crate::storage::{PurgeCounts, SoleTask, Store};
 
 /// One purge: deletes everything older than the configured retention, in batches.
 pub async fn purge_once(
@@ -115,6 +119,74 @@ pub fn spawn_watched(
         let _running = running;
         job.await;
     })
+}
+
+/// How often a replica checks that it still leads the background jobs, or, standing by, whether
+/// the leader has stopped.
+const LEADERSHIP_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Elects this replica to run the background jobs when no other does, until `shutdown`: the
+/// returned channel says whether it leads now. On SQLite it always does.
+pub fn lead_background_jobs(store: Store, shutdown: CancellationToken) -> watch::Receiver<bool> {
+    let (leading, receiver) = watch::channel(false);
+    tokio::spawn(async move {
+        let mut told = false;
+        while !shutdown.is_cancelled() {
+            match store.try_lead(SoleTask::BackgroundJobs).await {
+                Ok(Some(mut leadership)) => {
+                    leading.send_replace(true);
+                    while leadership.is_held().await {
+                        tokio::select! {
+                            () = shutdown.cancelled() => return,
+                            () = tokio::time::sleep(LEADERSHIP_CHECK_INTERVAL) => {}
+                        }
+                    }
+                    tracing::warn!("lost the database connection that holds the background jobs");
+                    leading.send_replace(false);
+                }
+                Ok(None) if !told => {
+                    tracing::info!("another replica runs the background jobs; this one stands by");
+                    told = true;
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(error = %error, "could not ask whether another replica runs the background jobs");
+                }
+            }
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(LEADERSHIP_CHECK_INTERVAL) => {}
+            }
+        }
+    });
+    receiver
+}
+
+/// Runs the job `start` makes whenever `leading` says this replica leads, stopping it (through
+/// the token it was given) when the replica no longer does, until `shutdown`.
+pub async fn while_leading<Job>(
+    mut leading: watch::Receiver<bool>,
+    shutdown: CancellationToken,
+    mut start: impl FnMut(CancellationToken) -> Job,
+) where
+    Job: Future<Output = ()>,
+{
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            led = async { leading.wait_for(|leads| *leads).await.is_ok() } => if !led { return },
+        }
+        let stop = shutdown.child_token();
+        let job = start(stop.clone());
+        tokio::pin!(job);
+        tokio::select! {
+            () = &mut job => return,
+            _ = async { leading.wait_for(|leads| !*leads).await.is_ok() } => {
+                stop.cancel();
+                job.await;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ mod notes;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod purge;
+mod replicas;
 #[cfg(feature = "sqlite")]
 mod search_index;
 mod sessions;
@@ -50,6 +51,7 @@ pub use notes::{NoteAdded, NoteRecord};
 #[cfg(feature = "postgres")]
 pub use postgres::{MIGRATOR as POSTGRES_MIGRATOR, PgStore};
 pub use purge::PurgeCounts;
+pub use replicas::{Leadership, SoleTask};
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
 pub use settings::UserSettings;
 #[cfg(feature = "sqlite")]
@@ -127,6 +129,23 @@ pub struct StoreOptions {
     pub pool_size: Option<u32>,
     /// PostgreSQL: how long one statement may run before the server cancels it.
     pub statement_timeout: Option<std::time::Duration>,
+    /// PostgreSQL: how long a replica's claim on an update holds unless renewed.
+    pub replica_lease: Option<std::time::Duration>,
+}
+
+/// A new id for this process's store, unique among replicas: the process id and 64 random bits.
+fn new_replica_id() -> String {
+    let mut random = [0_u8; 8];
+    // Without randomness the process id alone still tells this process from the others of its
+    // host; replicas on other hosts differ by the clock's nanoseconds.
+    if getrandom::fill(&mut random).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|since| since.subsec_nanos())
+            .unwrap_or_default();
+        random[..4].copy_from_slice(&nanos.to_le_bytes());
+    }
+    format!("{}-{:016x}", std::process::id(), u64::from_le_bytes(random))
 }
 
 /// A cheaply clonable handle on the database, whichever backend it is.
@@ -414,6 +433,15 @@ backend_methods! {
     /// Records which Telegram messages carry the answer to `update_id` so far, in reading order (a
     /// streamed preview, the parts of a long reply already sent).
     pub async fn record_answer_messages(&self, update_id: i64, message_ids: &[i64]) -> Result<(), sqlx::Error>;
+    /// Takes over, oldest first and at most `limit`, the unfinished updates received since
+    /// `since_ms` that no running replica holds: on SQLite those another run took in, on
+    /// PostgreSQL those whose replica's lease lapsed by `now_ms`.
+    pub async fn claim_unfinished_updates(&self, since_ms: i64, now_ms: i64, limit: i64) -> Result<Vec<UnfinishedUpdate>, sqlx::Error>;
+    /// Keeps this replica's claims on the updates it is answering, for one lease from `now_ms`.
+    pub async fn renew_update_leases(&self, now_ms: i64) -> Result<u64, sqlx::Error>;
+    // replicas
+    /// Leadership of `task` when no other replica holds it; `None` when one does.
+    pub async fn try_lead(&self, task: SoleTask) -> Result<Option<Leadership>, sqlx::Error>;
     // usage
     /// Tokens `user_id` used on the UTC day starting at `day_start_ms`, and their own limit.
     pub async fn tokens_and_limit(&self, user_id: UserId, day_start_ms: i64) -> Result<TokensAndLimit, sqlx::Error>;

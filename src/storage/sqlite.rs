@@ -51,6 +51,8 @@ pub struct SqliteStore {
     pub(super) connections: Arc<Connections>,
     /// The combining task's queue: each chat turn's message writes (see [`combined`]).
     pub(super) writes: tokio::sync::mpsc::Sender<combined::Write>,
+    /// This run's id in `processed_updates.claimed_by`.
+    pub(super) replica: Arc<str>,
     /// Stops the background checkpoints and indexing when the last clone of the store is dropped.
     pub(super) _stop_background_tasks: Arc<tokio_util::sync::DropGuard>,
 }
@@ -190,6 +192,7 @@ impl SqliteStore {
         Ok(Self {
             connections,
             writes,
+            replica: super::new_replica_id().into(),
             _stop_background_tasks: Arc::new(stop_background_tasks.drop_guard()),
         })
     }

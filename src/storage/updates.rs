@@ -42,6 +42,28 @@ pub enum UpdateState {
     Done,
 }
 
+#[cfg_attr(not(feature = "postgres"), allow(dead_code))]
+impl UpdateState {
+    /// The state as stored in `processed_updates.state`.
+    pub(super) fn as_stored(self) -> &'static str {
+        match self {
+            Self::Received => "received",
+            Self::Replying => "replying",
+            Self::Done => "done",
+        }
+    }
+
+    /// The state stored as `text`; `None` for a value no version of telemem writes.
+    pub(super) fn from_stored(text: &str) -> Option<Self> {
+        match text {
+            "received" => Some(Self::Received),
+            "replying" => Some(Self::Replying),
+            "done" => Some(Self::Done),
+            _ => None,
+        }
+    }
+}
+
 /// An update whose handling did not finish before the process stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnfinishedUpdate {
@@ -57,13 +79,13 @@ pub struct UnfinishedUpdate {
 
 /// A row of `processed_updates` as read, with its undelivered reply's columns, before its
 /// message ids are parsed.
-struct UnfinishedRow {
-    update_id: i64,
-    payload: Option<String>,
-    state: UpdateState,
-    answer_message_ids: Option<String>,
-    reply_id: Option<i64>,
-    reply_content: Option<String>,
+pub(super) struct UnfinishedRow {
+    pub(super) update_id: i64,
+    pub(super) payload: Option<String>,
+    pub(super) state: UpdateState,
+    pub(super) answer_message_ids: Option<String>,
+    pub(super) reply_id: Option<i64>,
+    pub(super) reply_content: Option<String>,
 }
 
 impl From<UnfinishedRow> for UnfinishedUpdate {
@@ -135,18 +157,20 @@ impl SqliteStore {
             .collect();
         let batch =
             serde_json::to_string(&rows).map_err(|error| sqlx::Error::Encode(error.into()))?;
+        let replica = &*self.replica;
         // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
         let inserted = sqlx::query_scalar!(
             r#"INSERT INTO processed_updates
-                   (update_id, received_at, payload, state, chat_id, user_id)
+                   (update_id, received_at, payload, state, chat_id, user_id, claimed_by)
                SELECT update_.value ->> 0, ?2, update_.value ->> 1, 'received',
-                      update_.value ->> 2, update_.value ->> 3
+                      update_.value ->> 2, update_.value ->> 3, ?3
                FROM json_each(?1) AS update_
                WHERE true
                ON CONFLICT (update_id) DO NOTHING
                RETURNING update_id AS "update_id!: i64""#,
             batch,
             now_ms,
+            replica,
         )
         .fetch_all(&mut *self.writer().await?)
         .await?;
@@ -208,6 +232,53 @@ impl SqliteStore {
         .fetch_all(&mut *self.reader().await?)
         .await?;
         Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
+    }
+
+    /// Takes over, oldest first and at most `limit`, the unfinished updates received since
+    /// `since_ms` that another run of the bot took in: on SQLite, one process has the file, so
+    /// those are the ones the last run left. Returns them as [`Store::unfinished_updates`] does.
+    /// `_now_ms` matters only where replicas hold leases (PostgreSQL).
+    pub async fn claim_unfinished_updates(
+        &self,
+        since_ms: i64,
+        _now_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
+        let replica = &*self.replica;
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        let claimed = sqlx::query_scalar!(
+            r#"UPDATE processed_updates SET claimed_by = ?1
+               WHERE update_id IN (
+                   SELECT update_id FROM processed_updates
+                   WHERE state <> 'done' AND received_at >= ?2
+                     AND (claimed_by IS NULL OR claimed_by <> ?1)
+                   ORDER BY update_id LIMIT ?3)
+               RETURNING update_id AS "update_id!: i64""#,
+            replica,
+            since_ms,
+            limit,
+        )
+        .fetch_all(&mut *transaction)
+        .await?;
+        transaction.commit().await?;
+        drop(writer);
+        if claimed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let claimed: std::collections::HashSet<i64> = claimed.into_iter().collect();
+        Ok(self
+            .unfinished_updates(since_ms, i64::MAX)
+            .await?
+            .into_iter()
+            .filter(|update| claimed.contains(&update.update_id))
+            .collect())
+    }
+
+    /// Keeps this run's claims on the updates it is answering. On SQLite no other process takes
+    /// them over, so there is nothing to renew.
+    pub async fn renew_update_leases(&self, _now_ms: i64) -> Result<u64, sqlx::Error> {
+        Ok(0)
     }
 
     /// Records which Telegram messages carry the answer to `update_id` so far, in reading order

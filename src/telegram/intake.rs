@@ -41,7 +41,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::metrics;
-use crate::storage::{Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState};
+use crate::storage::{
+    Leadership, SoleTask, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState,
+};
 use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::connect::telegram_backoff;
@@ -53,6 +55,9 @@ const POLL_TIMEOUT_SECS: u32 = 10;
 /// Unfinished updates older than this are not handled again after a restart: an answer a day
 /// late is worse than none.
 const REPLAY_WINDOW_MS: i64 = 24 * 60 * 60 * 1_000;
+
+/// Unfinished updates claimed per query when taking them over.
+const CLAIM_BATCH: i64 = 500;
 
 /// Updates taken in but not yet handed to the scheduler, which takes them at once (it queues them
 /// per person), so this fills only if the scheduler itself falls behind.
@@ -76,8 +81,6 @@ pub struct Intake {
     clock: Arc<dyn Clock>,
     access: Arc<AccessPolicy>,
     sender: mpsc::Sender<Incoming>,
-    /// Updates recorded before this run started are the last run's; later ones are this run's.
-    started_at_ms: i64,
     /// What the last run left of the updates handed over again, until their handlers take it.
     resumptions: Arc<std::sync::Mutex<HashMap<i64, Resumption>>>,
     /// Cancelled once the last run's unfinished updates are handed over: new updates wait for
@@ -127,13 +130,11 @@ impl Intake {
         access: Arc<AccessPolicy>,
     ) -> (Self, mpsc::Receiver<Incoming>) {
         let (sender, receiver) = mpsc::channel(QUEUE_CAPACITY);
-        let started_at_ms = clock.now_ms();
         let intake = Self {
             store,
             clock,
             access,
             sender,
-            started_at_ms,
             resumptions: Arc::default(),
             replay_finished: CancellationToken::new(),
         };
@@ -143,15 +144,28 @@ impl Intake {
     /// Hands the updates left unfinished by the last run to the scheduler again, before any new
     /// one (call it before polling starts), with what was recorded of them for their handlers
     /// ([`Intake::take_resumption`]); marks done those not to be answered again. Returns how many
-    /// were handed over.
+    /// were handed over. With replicas (PostgreSQL), only updates whose replica's lease has
+    /// lapsed are taken; [`Intake::take_over_abandoned`] takes the others later.
     pub async fn replay_unfinished(&self) -> anyhow::Result<usize> {
-        let since_ms = self.started_at_ms - REPLAY_WINDOW_MS;
         let mut replayed = 0;
-        for unfinished in self
-            .store
-            .unfinished_updates(since_ms, self.started_at_ms)
-            .await?
-        {
+        loop {
+            let now_ms = self.clock.now_ms();
+            let claimed = self
+                .store
+                .claim_unfinished_updates(now_ms - REPLAY_WINDOW_MS, now_ms, CLAIM_BATCH)
+                .await?;
+            let count = claimed.len();
+            replayed += self.hand_over(claimed).await?;
+            if count < CLAIM_BATCH as usize {
+                return Ok(replayed);
+            }
+        }
+    }
+
+    /// Hands `unfinished` updates to the scheduler again; returns how many.
+    async fn hand_over(&self, unfinished: Vec<UnfinishedUpdate>) -> anyhow::Result<usize> {
+        let mut handed_over = 0;
+        for unfinished in unfinished {
             let update_id = unfinished.update_id;
             let Some((update, resumption)) = Self::resumption(unfinished) else {
                 self.store
@@ -163,9 +177,38 @@ impl Intake {
                 self.lock_resumptions().insert(update_id, resumption);
             }
             self.forward(update, true).await;
-            replayed += 1;
+            handed_over += 1;
         }
-        Ok(replayed)
+        Ok(handed_over)
+    }
+
+    /// Replicas sharing one database (PostgreSQL): keeps this replica's claims on the updates it
+    /// is answering (every third of `lease`), and takes over the unfinished updates of a replica
+    /// that stopped renewing its claims (every half of it), until `stop`.
+    pub async fn take_over_abandoned(&self, lease: std::time::Duration, stop: CancellationToken) {
+        let start = tokio::time::Instant::now();
+        let mut renew = tokio::time::interval_at(start + lease / 3, lease / 3);
+        // The start's replay has just looked.
+        let mut look = tokio::time::interval_at(start + lease / 2, lease / 2);
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                _ = renew.tick() => {
+                    if let Err(error) = self.store.renew_update_leases(self.clock.now_ms()).await {
+                        metrics::error("database");
+                        tracing::warn!(error = %error, "could not renew the claims on updates");
+                    }
+                }
+                _ = look.tick() => match self.replay_unfinished().await {
+                    Ok(0) => {}
+                    Ok(count) => tracing::info!(count, "took over updates another replica left unfinished"),
+                    Err(error) => {
+                        metrics::error("database");
+                        tracing::warn!(error = ?error, "could not look for abandoned updates");
+                    }
+                },
+            }
+        }
     }
 
     /// The update to hand over again and what its handler needs to finish it, or `None` when it
@@ -335,9 +378,56 @@ impl Intake {
 }
 
 /// Long polling: first the last run's unfinished updates, then each new batch, stored before the
-/// next `getUpdates` call confirms it.
+/// next `getUpdates` call confirms it. Telegram allows one poller per bot: with replicas
+/// (PostgreSQL), the replica that leads [`SoleTask::Polling`] polls, and the others wait to take
+/// over should it stop.
 pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: CancellationToken) {
     intake.replay_unfinished_logged().await;
+    while let Some(leadership) = lead_polling(&intake.store, &shutdown).await {
+        poll_while_leading(&bot, &intake, leadership, &shutdown).await;
+    }
+    tracing::debug!("polling stopped");
+}
+
+/// How often a replica waiting to poll asks whether the poller still holds its lock.
+const POLLING_STANDBY_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Waits until this replica may poll; `None` once `shutdown` comes first.
+async fn lead_polling(store: &Store, shutdown: &CancellationToken) -> Option<Leadership> {
+    let mut told = false;
+    while !shutdown.is_cancelled() {
+        match store.try_lead(SoleTask::Polling).await {
+            Ok(Some(leadership)) => {
+                if told {
+                    tracing::info!("the replica that polled Telegram stopped; this one polls now");
+                }
+                return Some(leadership);
+            }
+            Ok(None) if !told => {
+                tracing::info!("another replica polls Telegram; this one stands by to take over");
+                told = true;
+            }
+            Ok(None) => {}
+            Err(error) => {
+                metrics::error("database");
+                tracing::warn!(error = %error, "could not ask whether another replica polls");
+            }
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return None,
+            () = tokio::time::sleep(POLLING_STANDBY_INTERVAL) => {}
+        }
+    }
+    None
+}
+
+/// Polls until `shutdown`, or until this replica no longer leads the polling.
+async fn poll_while_leading(
+    bot: &TelegramBot,
+    intake: &Intake,
+    mut leadership: Leadership,
+    shutdown: &CancellationToken,
+) {
     if let Err(error) = bot.delete_webhook().await {
         tracing::warn!(error = %error, "could not remove a webhook before polling");
     }
@@ -353,13 +443,13 @@ pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: Cancellatio
             .timeout(POLL_TIMEOUT_SECS)
             .allowed_updates(allowed);
         let updates = tokio::select! {
-            () = shutdown.cancelled() => break,
+            () = shutdown.cancelled() => return,
             result = poll.send() => result,
         };
         let outcome = match updates {
             Ok(updates) => {
                 metrics::telegram_contact_at(intake.clock.now_ms());
-                store_polled(&intake, updates, &mut offset).await
+                store_polled(intake, updates, &mut offset).await
             }
             Err(error) => {
                 metrics::error("telegram_poll");
@@ -367,16 +457,19 @@ pub async fn run_polling(bot: TelegramBot, intake: Intake, shutdown: Cancellatio
                 PollOutcome::Failed
             }
         };
+        if !leadership.is_held().await {
+            tracing::warn!("lost the database connection that holds the polling; standing by");
+            return;
+        }
         if outcome == PollOutcome::Stored {
             backoff.reset();
             continue;
         }
         tokio::select! {
-            () = shutdown.cancelled() => break,
+            () = shutdown.cancelled() => return,
             () = tokio::time::sleep(backoff.next_delay()) => {}
         }
     }
-    tracing::debug!("polling stopped");
 }
 
 /// How one poll went.

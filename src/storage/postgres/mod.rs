@@ -13,6 +13,7 @@ mod incognito;
 mod messages;
 mod notes;
 mod purge;
+mod replicas;
 mod search;
 mod sessions;
 mod settings;
@@ -40,6 +41,9 @@ const DEFAULT_POOL_SIZE: u32 = 10;
 /// How long one statement may run unless `DATABASE_STATEMENT_TIMEOUT_SECS` says otherwise.
 const DEFAULT_STATEMENT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long a claim on an update holds unless `REPLICA_LEASE_SECS` says otherwise.
+const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
 /// How long a caller waits for a free connection before failing.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -47,6 +51,10 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 #[derive(Clone, Debug)]
 pub struct PgStore {
     pool: PgPool,
+    /// This replica's id in `processed_updates.claimed_by`.
+    replica: std::sync::Arc<str>,
+    /// How long a claim on an update holds unless renewed, in ms.
+    lease_ms: i64,
 }
 
 /// The error of a method this backend does not have yet.
@@ -80,7 +88,12 @@ impl PgStore {
             .connect_with(connect_options)
             .await
             .with_context(|| format!("cannot connect to PostgreSQL at {server}"))?;
-        Ok(Self { pool })
+        let lease = options.replica_lease.unwrap_or(DEFAULT_LEASE);
+        Ok(Self {
+            pool,
+            replica: super::new_replica_id().into(),
+            lease_ms: i64::try_from(lease.as_millis()).unwrap_or(i64::MAX),
+        })
     }
 
     /// Applies every migration not yet applied. Fails with a clear message when the database was
