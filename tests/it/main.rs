@@ -33,6 +33,7 @@ mod privacy_groups;
 mod privacy_memory;
 mod privacy_ops;
 mod render;
+mod replicas;
 mod search_index;
 mod stop_and_retry;
 mod storage;

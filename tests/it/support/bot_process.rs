@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use sqlx::ConnectOptions;
+use sqlx::{ConnectOptions, Connection};
 use sqlx::sqlite::SqliteConnectOptions;
 use telemem::storage::Store;
 
@@ -50,10 +50,12 @@ impl Surroundings {
             &self.llm,
             &self.database.url,
         );
+        // On PostgreSQL a restarted bot takes over its last run's updates once their lease lapses.
         command
             .env("RUST_LOG", "info")
             .env("LOG_FORMAT", "pretty")
-            .env("NO_COLOR", "1");
+            .env("NO_COLOR", "1")
+            .env("REPLICA_LEASE_SECS", "2");
         for (key, value) in extra_env {
             command.env(key, value);
         }
@@ -174,6 +176,9 @@ pub struct UpdateCounts {
 /// Waits until the updates in the database at `database_url` are as `predicate` wants them,
 /// read beside the running bot.
 pub async fn wait_for_update_counts(database_url: &str, predicate: impl Fn(&UpdateCounts) -> bool) {
+    if database_url.starts_with("postgres") {
+        return wait_for_postgres_update_counts(database_url, predicate).await;
+    }
     let options = SqliteConnectOptions::from_str(database_url)
         .unwrap()
         .read_only(true);
@@ -183,6 +188,31 @@ pub async fn wait_for_update_counts(database_url: &str, predicate: impl Fn(&Upda
             Ok(mut reader) => sqlx::query_as::<_, (i64, i64)>(
                 "SELECT coalesce(sum(state = 'done'), 0),
                         coalesce(sum(state <> 'done' AND answer_message_ids IS NOT NULL), 0)
+                 FROM processed_updates",
+            )
+            .fetch_one(&mut reader)
+            .await
+            .ok(),
+            Err(_) => None,
+        };
+        counts.map_or(UpdateCounts { done: 0, shown: 0 }, |(done, shown)| {
+            UpdateCounts { done, shown }
+        })
+    };
+    if !eventually(|| async { predicate(&read().await) }, PATIENCE).await {
+        panic!("the updates never got there: {:?}", read().await);
+    }
+}
+
+async fn wait_for_postgres_update_counts(
+    database_url: &str,
+    predicate: impl Fn(&UpdateCounts) -> bool,
+) {
+    let read = || async {
+        let counts = match sqlx::PgConnection::connect(database_url).await {
+            Ok(mut reader) => sqlx::query_as::<_, (i64, i64)>(
+                "SELECT count(*) FILTER (WHERE state = 'done'),
+                        count(*) FILTER (WHERE state <> 'done' AND answer_message_ids IS NOT NULL)
                  FROM processed_updates",
             )
             .fetch_one(&mut reader)
