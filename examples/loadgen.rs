@@ -77,6 +77,20 @@ struct Args {
     #[arg(long = "env", value_name = "KEY=VALUE", value_parser = parse_env)]
     env: Vec<(String, String)>,
 
+    /// The database the bot uses [default: a fresh SQLite file in a temporary directory].
+    #[arg(long = "database-url", value_name = "URL", conflicts_with = "postgres")]
+    database_url: Option<String>,
+
+    /// Run on a fresh database of a throwaway PostgreSQL server with its default, durable settings
+    /// (`scripts/pg-test-server start --durable`), stopped when the run ends.
+    #[arg(long)]
+    postgres: bool,
+
+    /// Bot processes sharing the database; more than one take their updates by webhook, in turn
+    /// (a load balancer in front of replicas; PostgreSQL only).
+    #[arg(long, default_value_t = 1)]
+    replicas: u32,
+
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -96,6 +110,25 @@ fn parse_env(value: &str) -> Result<(String, String), String> {
         .split_once('=')
         .map(|(key, value)| (key.to_owned(), value.to_owned()))
         .ok_or_else(|| format!("`{value}` is not KEY=VALUE"))
+}
+
+/// A fresh database `loadgen` on a throwaway PostgreSQL server that stops when this process ends.
+fn throwaway_postgres() -> anyhow::Result<String> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server");
+    let output = std::process::Command::new(script)
+        .args(["start", "--durable", "--owner-pid", &std::process::id().to_string()])
+        .output()?;
+    anyhow::ensure!(
+        output.status.success(),
+        "scripts/pg-test-server failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let server = String::from_utf8(output.stdout)?.trim().to_owned();
+    let created = std::process::Command::new("psql")
+        .args([server.as_str(), "-q", "-c", "CREATE DATABASE loadgen"])
+        .status()?;
+    anyhow::ensure!(created.success(), "could not create the database loadgen");
+    Ok(format!("{}/loadgen", server.trim_end_matches("/postgres")))
 }
 
 /// `telemem` in the profile directory above this example's (`target/<profile>/examples/`).
@@ -225,6 +258,11 @@ async fn main() -> anyhow::Result<ExitCode> {
         idle_wait: Duration::from_secs_f64(args.idle_secs.max(0.0)),
         stall_timeout: Duration::from_secs(args.stall_secs),
         env: args.env,
+        database_url: match (args.postgres, args.database_url) {
+            (true, _) => Some(throwaway_postgres()?),
+            (false, url) => url,
+        },
+        replicas: args.replicas.max(1),
     };
     let report = loadgen::run(&options).await?;
     if let Some(path) = &args.turns_csv {

@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::database::{TempDatabase, on_postgres};
 use crate::support::loadgen::{self, LoadOptions};
 
 /// No turn's overhead (its time in the bot, the model's excluded) may exceed this, even in a
@@ -24,6 +25,8 @@ async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
         idle_wait: Duration::ZERO,
         stall_timeout: Duration::from_secs(15),
         env: Vec::new(),
+        database_url: None,
+        replicas: 1,
     };
 
     let report = loadgen::run(&options).await.expect("the load run");
@@ -45,4 +48,40 @@ async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
             .all(|turn| turn.overhead <= MAX_OVERHEAD),
         "a turn's overhead exceeded {MAX_OVERHEAD:?}: {report}"
     );
+}
+
+/// Two replicas on one PostgreSQL database, the updates spread between their webhooks.
+fn fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let database = TempDatabase::new();
+    let options = LoadOptions {
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_telemem")),
+        users: 50,
+        turns: 3,
+        rate: None,
+        idle_wait: Duration::ZERO,
+        stall_timeout: Duration::from_secs(15),
+        env: Vec::new(),
+        database_url: Some(database.url.clone()),
+        replicas: 2,
+    };
+
+    let report = runtime
+        .block_on(loadgen::run(&options))
+        .expect("the load run");
+
+    println!("{report}");
+    assert!(report.is_correct(), "{report}");
+    assert_eq!(report.turns_answered, 150);
+    assert_eq!(report.calls.get("sendMessage"), Some(&150));
+    assert_eq!(report.overhead.count, 150);
+}
+
+#[test]
+fn on_postgres_fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message() {
+    on_postgres(fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message);
 }

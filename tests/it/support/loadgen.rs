@@ -83,7 +83,15 @@ pub struct LoadOptions {
     pub stall_timeout: Duration,
     /// Extra environment for the bot (settings to try), applied last.
     pub env: Vec<(String, String)>,
+    /// The database; `None`: a fresh SQLite file in a temporary directory.
+    pub database_url: Option<String>,
+    /// Bot processes sharing the database. One polls; more take their updates by webhook, in
+    /// turn, as behind a load balancer (PostgreSQL only).
+    pub replicas: u32,
 }
+
+/// The webhook secret of replicas under load.
+const WEBHOOK_SECRET: &str = "loadgen-secret";
 
 /// Percentiles of one per-turn duration (nearest rank).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -292,32 +300,67 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
     let llm = FakeLlm::start().await;
     llm.keep_requests(false);
     let dir = tempfile::tempdir().context("create a temporary directory")?;
-    let database_url = format!("sqlite://{}", dir.path().join("telemem.db").display());
+    let database_url = options.database_url.clone().unwrap_or_else(|| {
+        format!("sqlite://{}", dir.path().join("telemem.db").display())
+    });
 
     let spawned_at = Instant::now();
-    let mut bot = BotUnderLoad::spawn(options, &telegram, &llm, &database_url)?;
-    let first_poll = wait_for_first_poll(&telegram, &mut bot, options.stall_timeout).await?;
+    let (mut bot, mut others, first_poll, pump) = if options.replicas > 1 {
+        let mut replicas = Vec::new();
+        let mut hooks = Vec::new();
+        for _ in 0..options.replicas {
+            let address = format!("127.0.0.1:{}", free_port()?);
+            let hook = format!("http://{address}/telegram/hook");
+            let webhook = [
+                ("HTTP_ADDR", address.as_str()),
+                ("TELEGRAM_WEBHOOK_URL", hook.as_str()),
+                ("TELEGRAM_WEBHOOK_SECRET", WEBHOOK_SECRET),
+            ];
+            replicas.push(BotUnderLoad::spawn(options, &telegram, &llm, &database_url, &webhook)?);
+            hooks.push(hook);
+        }
+        let registered = wait_for_webhooks(&telegram, &mut replicas, options.stall_timeout).await?;
+        let pump = telegram.push_to_webhooks(hooks, WEBHOOK_SECRET.to_owned());
+        let first = replicas.remove(0);
+        (first, replicas, registered, Some(pump))
+    } else {
+        let mut bot = BotUnderLoad::spawn(options, &telegram, &llm, &database_url, &[])?;
+        let first_poll = wait_for_first_poll(&telegram, &mut bot, options.stall_timeout).await?;
+        (bot, Vec::new(), first_poll, None)
+    };
     tokio::time::sleep(options.idle_wait).await;
     let idle_rss_kib = proc_status_kib(bot.pid(), "VmRSS").context("read the bot's VmRSS")?;
 
     let sampling = CancellationToken::new();
     let sampler = tokio::spawn(sample_rss(bot.pid(), sampling.clone()));
-    let bot_cpu_before = CpuTime::of(&format!("/proc/{}/stat", bot.pid()));
+    let pids: Vec<u32> = std::iter::once(bot.pid())
+        .chain(others.iter().map(BotUnderLoad::pid))
+        .collect();
+    let bot_cpu_before = CpuTime::of_all(&pids);
     let generator_cpu_before = CpuTime::of("/proc/self/stat");
 
     let mut driver = Driver::new(options, &telegram, &llm);
     driver.drive(&mut bot).await;
 
-    let bot_cpu = CpuTime::of(&format!("/proc/{}/stat", bot.pid())).since(bot_cpu_before);
+    let bot_cpu = CpuTime::of_all(&pids).since(bot_cpu_before);
     let generator_cpu = CpuTime::of("/proc/self/stat").since(generator_cpu_before);
     let peak_rss_kib = proc_status_kib(bot.pid(), "VmHWM").unwrap_or(0);
     sampling.cancel();
     let (max_sampled_rss_kib, rss_samples) = sampler.await.unwrap_or((0, 0));
 
     // Stopping the bot lets the turns in flight finish, so any extra reply is on record after.
+    for other in &mut others {
+        other.stop().await;
+    }
     let shutdown = bot.stop().await;
+    if let Some(pump) = pump {
+        pump.abort();
+    }
     driver.absorb();
-    let log = bot.log();
+    let mut log = bot.log();
+    for other in &others {
+        log.errors += other.log().errors;
+    }
     let turns = driver.finish();
     let mut problems = turns.problems;
     match shutdown {
@@ -357,6 +400,46 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
         problems,
         turns: turns.timings,
     })
+}
+
+/// A port that was free a moment ago on 127.0.0.1.
+fn free_port() -> anyhow::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").context("bind a free port")?;
+    Ok(listener.local_addr()?.port())
+}
+
+/// Waits until every replica has registered its webhook; returns when the last did.
+async fn wait_for_webhooks(
+    telegram: &FakeTelegram,
+    replicas: &mut [BotUnderLoad],
+    patience: Duration,
+) -> anyhow::Result<Instant> {
+    let deadline = Instant::now() + patience;
+    let mut registered = Vec::new();
+    loop {
+        registered.extend(
+            telegram
+                .take_calls()
+                .into_iter()
+                .filter(|call| call.method == "setWebhook")
+                .map(|call| call.at),
+        );
+        if registered.len() >= replicas.len() {
+            return Ok(registered.into_iter().max().unwrap_or_else(Instant::now));
+        }
+        for replica in replicas.iter_mut() {
+            if let Some(status) = replica.exit_status() {
+                anyhow::bail!(
+                    "a replica exited with {status} before serving; its log:\n{}",
+                    replica.log().first_lines.join("\n")
+                );
+            }
+        }
+        if Instant::now() >= deadline {
+            anyhow::bail!("the replicas did not register their webhooks within {patience:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Waits for the bot's first `getUpdates`; returns when it reached the fake.
@@ -732,6 +815,7 @@ impl BotUnderLoad {
         telegram: &FakeTelegram,
         llm: &FakeLlm,
         database_url: &str,
+        extra_env: &[(&str, &str)],
     ) -> anyhow::Result<Self> {
         let mut command = telemem_run(&options.bin, telegram, llm, database_url);
         command
@@ -739,6 +823,7 @@ impl BotUnderLoad {
             .env("USER_MESSAGES_PER_MINUTE", "0")
             .env("RUST_LOG", "warn")
             .env("LOG_FORMAT", "json")
+            .envs(extra_env.iter().copied())
             .envs(options.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -865,6 +950,16 @@ impl CpuTime {
             user: field(14),
             system: field(15),
         }
+    }
+
+    /// The CPU time of the processes `pids` together.
+    fn of_all(pids: &[u32]) -> Self {
+        pids.iter()
+            .map(|pid| Self::of(&format!("/proc/{pid}/stat")))
+            .fold(Self::default(), |total, one| Self {
+                user: total.user + one.user,
+                system: total.system + one.system,
+            })
     }
 
     fn since(self, earlier: Self) -> Self {

@@ -36,6 +36,7 @@ mod methods;
 mod server;
 mod state;
 mod updates;
+mod webhook;
 
 pub use faults::{Fault, Hold};
 // The examples that compile this fake send no files.
@@ -87,7 +88,7 @@ pub fn called(calls: &[Call], method: &str) -> bool {
     calls.iter().any(|call| call.method == method)
 }
 
-/// The first time `getUpdates` handed one update to the bot.
+/// The first time `getUpdates` (or a webhook call) handed one update to the bot.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Handout {
     pub update_id: i64,
