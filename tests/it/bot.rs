@@ -677,3 +677,29 @@ async fn memory_lists_notes_and_summaries_and_forget_explains_its_usage() {
     assert!(replies[1].contains("/forget 2"), "{}", replies[1]);
     assert!(replies[2].contains("no note number 3"), "{}", replies[2]);
 }
+
+crate::postgres_variants!(
+    two_users_chatting_at_once_get_their_own_replies_and_never_see_each_other,
+    the_prompt_carries_the_persona_the_time_and_the_earlier_turns,
+    a_stranger_gets_one_polite_refusal_and_nothing_is_stored_or_sent_to_the_model,
+    the_bot_refuses_to_start_without_an_explicit_allow_list,
+    a_message_over_the_size_limit_gets_a_clear_reply_instead_of_a_model_call,
+    a_failing_model_gets_a_polite_reply_and_the_users_message_stays_stored,
+    a_rate_limited_model_is_retried_after_retry_after_and_then_answers,
+    a_model_that_never_answers_times_out_with_a_polite_reply,
+    garbage_from_the_model_gets_a_polite_reply,
+    a_long_reply_is_split_into_messages_telegram_accepts_without_losing_text,
+    html_that_telegram_rejects_falls_back_to_plain_text,
+    markdown_from_the_model_is_rendered_as_telegram_html,
+    telegram_flood_control_is_waited_out_and_the_reply_still_arrives,
+    a_streamed_reply_is_edited_in_place_no_more_than_once_a_second,
+    in_a_group_the_bot_answers_only_when_mentioned_or_replied_to_and_keeps_members_apart,
+    messages_of_one_chat_are_handled_strictly_in_order,
+    start_and_help_explain_the_bot_and_its_commands,
+    persona_can_be_shown_set_limited_and_reset,
+    stats_report_messages_context_tokens_and_session,
+    reset_starts_a_new_session_but_keeps_history,
+    clear_asks_first_only_the_asker_can_confirm_and_the_persona_stays,
+    export_sends_only_the_users_own_history_as_markdown_or_json,
+    memory_lists_notes_and_summaries_and_forget_explains_its_usage,
+);

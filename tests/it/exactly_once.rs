@@ -425,3 +425,15 @@ async fn a_retried_answer_stored_but_not_yet_shown_replaces_the_old_one_after_th
     let contents: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
     assert_eq!(contents, [question, better]);
 }
+
+crate::postgres_variants!(
+    killed_before_the_first_preview_the_restart_answers_once,
+    killed_between_previews_the_restart_finishes_the_answer_in_the_preview_message,
+    a_streamed_reply_stored_but_not_yet_shown_is_shown_after_the_restart_from_the_store,
+    a_streamed_reply_shown_but_not_yet_recorded_is_not_shown_twice,
+    a_reply_stored_but_not_yet_sent_is_sent_after_the_restart_from_the_store,
+    a_long_reply_cut_between_its_parts_is_completed_after_the_restart,
+    a_kill_9_under_load_with_streaming_leaves_every_message_one_whole_visible_answer,
+    a_stopped_answer_stored_but_not_yet_shown_is_shown_after_the_restart_not_asked_again,
+    a_retried_answer_stored_but_not_yet_shown_replaces_the_old_one_after_the_restart,
+);

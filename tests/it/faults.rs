@@ -219,3 +219,11 @@ async fn in_a_shared_group_no_command_shows_one_member_anothers_data() {
         "Bob's prompt never carries Alice's text"
     );
 }
+
+crate::postgres_variants!(
+    a_truncated_stream_from_the_model_gets_a_polite_reply_and_no_partial_answer,
+    message_is_not_modified_from_telegram_is_not_an_error,
+    a_dropped_connection_to_telegram_is_retried_and_the_reply_arrives,
+    a_short_telegram_outage_delays_the_reply_but_does_not_lose_it,
+    in_a_shared_group_no_command_shows_one_member_anothers_data,
+);

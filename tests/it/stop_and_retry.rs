@@ -518,3 +518,21 @@ async fn a_retry_waits_for_the_running_turn_of_its_conversation() {
     assert!(matches!(while_running, RetryStart::StillRunning));
     assert!(matches!(after, RetryStart::Ready(_)));
 }
+
+crate::postgres_variants!(
+    the_stop_button_stops_a_streaming_answer_at_once_and_history_keeps_the_text_so_far,
+    cancel_sent_while_an_answer_streams_stops_it_without_waiting_in_the_queue,
+    cancel_stops_only_the_running_answer_and_the_messages_sent_meanwhile_are_answered,
+    another_members_press_on_the_stop_button_leaves_the_answer_running,
+    cancel_with_nothing_running_gets_a_short_reply,
+    cancel_without_streaming_stops_the_model_call_and_says_the_answer_was_stopped,
+    retry_replaces_the_last_answer_in_the_chat_and_in_history,
+    retry_after_other_messages_answers_below_and_marks_the_old_answer_as_replaced,
+    a_retry_streams_into_the_old_answer_and_can_be_stopped_too,
+    a_retry_the_model_fails_leaves_the_old_answer_as_it_was,
+    retry_with_nothing_to_retry_gets_a_short_reply,
+    a_retry_answers_a_message_whose_answer_failed,
+    a_retried_answer_replaces_the_old_one_in_the_summary_of_its_session,
+    a_retry_is_asked_with_the_history_up_to_the_last_message_only,
+    a_retry_waits_for_the_running_turn_of_its_conversation,
+);
