@@ -321,3 +321,9 @@ async fn a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is
             .unwrap()
     );
 }
+
+crate::postgres_variants!(
+    access_rules_replace_each_other_and_are_deleted_by_person,
+    a_token_limit_of_ones_own_is_a_number_or_none_and_its_deletion_restores_the_default,
+    a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is_forgotten,
+);
