@@ -322,8 +322,32 @@ async fn a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is
     );
 }
 
+#[tokio::test]
+async fn merging_two_notes_by_hand_leaves_the_stored_bytes_of_one() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let notes = ["ab".to_owned(), "cdef".to_owned()];
+    db.store
+        .replace_notes(ALICE_KEY, &notes, session, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let first = db.store.notes(ALICE_KEY).await.unwrap()[0].id;
+
+    let merged = db
+        .store
+        .replace_note_by_hand(ALICE_KEY, first, "cdef", MIDNIGHT_MS + 1)
+        .await
+        .unwrap();
+
+    assert!(merged);
+    assert_eq!(db.store.notes(ALICE_KEY).await.unwrap().len(), 1);
+    let bytes = db.store.stored_bytes(ALICE_KEY.user_id).await.unwrap().bytes;
+    assert_eq!(bytes, 4, "one note of four bytes");
+}
+
 crate::postgres_variants!(
     access_rules_replace_each_other_and_are_deleted_by_person,
     a_token_limit_of_ones_own_is_a_number_or_none_and_its_deletion_restores_the_default,
     a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is_forgotten,
+    merging_two_notes_by_hand_leaves_the_stored_bytes_of_one,
 );
