@@ -52,6 +52,7 @@ impl PgStore {
         model: Option<&str>,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
+        let model = model.map(storable);
         sqlx::query!(
             r#"INSERT INTO user_settings (user_id, model, created_at, last_active_at)
                VALUES ($1, $2, $3, $3)
@@ -60,7 +61,7 @@ impl PgStore {
                        last_active_at = greatest(user_settings.last_active_at,
                                                  excluded.last_active_at)"#,
             user_id.0,
-            model,
+            model.as_deref(),
             now_ms,
         )
         .execute(&self.pool)
@@ -75,6 +76,7 @@ impl PgStore {
         language_code: Option<&str>,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
+        let language_code = language_code.map(storable);
         sqlx::query!(
             r#"INSERT INTO user_settings (user_id, language_code, created_at, last_active_at)
                VALUES ($1, $2, $3, $3)
@@ -83,7 +85,7 @@ impl PgStore {
                        last_active_at = greatest(user_settings.last_active_at,
                                                  excluded.last_active_at)"#,
             user_id.0,
-            language_code,
+            language_code.as_deref(),
             now_ms,
         )
         .execute(&self.pool)
