@@ -33,14 +33,15 @@ pub struct ExchangeReply {
     pub telegram_message_ids: Vec<i64>,
 }
 
-/// A reply as read, before the ids of its Telegram messages are put together.
-struct ReplyRow {
-    id: i64,
-    content: String,
-    tokens_in: i64,
-    tokens_out: i64,
-    telegram_message_id: Option<i64>,
-    answer_message_ids: Option<String>,
+/// A reply as read (by either backend), before the ids of its Telegram messages are put
+/// together.
+pub(super) struct ReplyRow {
+    pub(super) id: i64,
+    pub(super) content: String,
+    pub(super) tokens_in: i64,
+    pub(super) tokens_out: i64,
+    pub(super) telegram_message_id: Option<i64>,
+    pub(super) answer_message_ids: Option<String>,
 }
 
 impl From<ReplyRow> for ExchangeReply {

@@ -143,8 +143,25 @@ impl SqliteStore {
         note: &str,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        // The other note goes by a DELETE of its own rather than by `UPDATE OR REPLACE`: rows
+        // that REPLACE removes skip the delete triggers, and the person's stored bytes would
+        // still count that note.
+        sqlx::query!(
+            "DELETE FROM user_notes
+             WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1
+               AND EXISTS (SELECT 1 FROM user_notes
+                           WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3)",
+            note_id,
+            key.chat_id,
+            key.user_id,
+            note,
+        )
+        .execute(&mut *transaction)
+        .await?;
         let result = sqlx::query!(
-            "UPDATE OR REPLACE user_notes SET note = ?4, added_by_hand = 1, confirmed_at = ?5
+            "UPDATE user_notes SET note = ?4, added_by_hand = 1, confirmed_at = ?5
              WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
             note_id,
             key.chat_id,
@@ -152,8 +169,9 @@ impl SqliteStore {
             note,
             now_ms,
         )
-        .execute(&mut *self.writer().await?)
+        .execute(&mut *transaction)
         .await?;
+        transaction.commit().await?;
         Ok(result.rows_affected() == 1)
     }
 

@@ -369,3 +369,7 @@ async fn the_switch_is_kept_per_person_and_chat_across_a_restart_and_only_tokens
     );
     assert_eq!(usage.messages_total, 0);
 }
+
+crate::postgres_variants!(
+    the_switch_is_kept_per_person_and_chat_across_a_restart_and_only_tokens_are_counted,
+);

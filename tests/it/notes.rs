@@ -167,3 +167,8 @@ async fn the_summarizer_keeps_a_note_added_by_hand_and_updates_only_its_own() {
         "a summary confirms the person's notes too, so the purge keeps them while they talk"
     );
 }
+
+crate::postgres_variants!(
+    a_conversation_holds_a_bounded_number_of_notes_by_hand,
+    the_summarizer_keeps_a_note_added_by_hand_and_updates_only_its_own,
+);

@@ -30,10 +30,8 @@ async fn reply(db: &TestDb, key: ConversationKey, session_id: i64, at_ms: i64, t
         .unwrap();
 }
 
-#[tokio::test]
-async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_chats_and_outlives_clear()
- {
-    let db = TestDb::new().await;
+/// Alice's messages and replies over two days in two chats, and Bob's on the second day.
+async fn two_days_of_use(db: &TestDb) {
     let private = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let group = db.session(ALICE_IN_GROUP, MIDNIGHT_MS).await;
     let bob = db.session(BOB_KEY, MIDNIGHT_MS).await;
@@ -45,9 +43,9 @@ async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_cha
         MIDNIGHT_MS + HOUR_MS,
     )
     .await;
-    reply(&db, ALICE_KEY, private, MIDNIGHT_MS + HOUR_MS, (100, 20)).await;
+    reply(db, ALICE_KEY, private, MIDNIGHT_MS + HOUR_MS, (100, 20)).await;
     reply(
-        &db,
+        db,
         ALICE_IN_GROUP,
         group,
         MIDNIGHT_MS + 2 * HOUR_MS,
@@ -55,7 +53,7 @@ async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_cha
     )
     .await;
     reply(
-        &db,
+        db,
         ALICE_KEY,
         private,
         MIDNIGHT_MS + DAY_MS + HOUR_MS,
@@ -64,7 +62,13 @@ async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_cha
     .await;
     db.message(BOB_KEY, bob, Role::User, "hi", MIDNIGHT_MS + DAY_MS)
         .await;
-    reply(&db, BOB_KEY, bob, MIDNIGHT_MS + DAY_MS, (1, 1)).await;
+    reply(db, BOB_KEY, bob, MIDNIGHT_MS + DAY_MS, (1, 1)).await;
+}
+
+#[tokio::test]
+async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_chats() {
+    let db = TestDb::new().await;
+    two_days_of_use(&db).await;
 
     let alice = ALICE_KEY.user_id;
     let first_day = db.store.tokens_and_limit(alice, MIDNIGHT_MS).await.unwrap();
@@ -94,8 +98,16 @@ async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_cha
         .unwrap();
     assert_eq!(only_bob.len(), 1);
     assert_eq!(only_bob[0].user_id, BOB_KEY.user_id);
+}
+
+#[tokio::test]
+async fn daily_usage_outlives_clear() {
+    let db = TestDb::new().await;
+    two_days_of_use(&db).await;
+    let alice = ALICE_KEY.user_id;
 
     db.store.clear_conversation(ALICE_KEY).await.unwrap();
+
     let after_clear = db.store.tokens_and_limit(alice, MIDNIGHT_MS).await.unwrap();
     assert_eq!(after_clear.tokens_used, 155, "/clear gives no tokens back");
 }
@@ -124,7 +136,7 @@ async fn the_purge_deletes_usage_days_before_the_cutoffs_day_and_never_today() {
 }
 
 #[tokio::test]
-async fn stored_bytes_follow_every_write_and_delete_of_messages_summaries_and_notes_in_utf8() {
+async fn stored_bytes_follow_every_write_of_messages_and_summaries_and_notes_in_utf8() {
     let db = TestDb::new().await;
     let alice = ALICE_KEY.user_id;
     let bytes = |db: &TestDb| {
@@ -157,10 +169,37 @@ async fn stored_bytes_follow_every_write_and_delete_of_messages_summaries_and_no
         .await
         .unwrap();
     assert_eq!(bytes(&db).await, 10);
+    let bob_bytes = db.store.stored_bytes(BOB_KEY.user_id).await.unwrap().bytes;
+    assert_eq!(bob_bytes, "Bob's words".len() as i64);
+}
+
+#[tokio::test]
+async fn stored_bytes_of_a_cleared_conversation_are_given_back_and_nobody_elses() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let bob = db.session(BOB_KEY, MIDNIGHT_MS).await;
+    db.message(ALICE_KEY, session, Role::User, "héllo", MIDNIGHT_MS)
+        .await;
+    db.message(BOB_KEY, bob, Role::User, "Bob's words", MIDNIGHT_MS)
+        .await;
+    db.store
+        .add_summary(session, ALICE_KEY, "ab", MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .replace_notes(ALICE_KEY, &["ñ".to_owned()], session, MIDNIGHT_MS)
+        .await
+        .unwrap();
 
     db.store.clear_conversation(ALICE_KEY).await.unwrap();
 
-    assert_eq!(bytes(&db).await, 0);
+    let alice_bytes = db
+        .store
+        .stored_bytes(ALICE_KEY.user_id)
+        .await
+        .unwrap()
+        .bytes;
+    assert_eq!(alice_bytes, 0);
     let bob_bytes = db.store.stored_bytes(BOB_KEY.user_id).await.unwrap().bytes;
     assert_eq!(bob_bytes, "Bob's words".len() as i64);
 }
@@ -321,3 +360,40 @@ async fn a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is
             .unwrap()
     );
 }
+
+#[tokio::test]
+async fn merging_two_notes_by_hand_leaves_the_stored_bytes_of_one() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let notes = ["ab".to_owned(), "cdef".to_owned()];
+    db.store
+        .replace_notes(ALICE_KEY, &notes, session, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let first = db.store.notes(ALICE_KEY).await.unwrap()[0].id;
+
+    let merged = db
+        .store
+        .replace_note_by_hand(ALICE_KEY, first, "cdef", MIDNIGHT_MS + 1)
+        .await
+        .unwrap();
+
+    assert!(merged);
+    assert_eq!(db.store.notes(ALICE_KEY).await.unwrap().len(), 1);
+    let bytes = db
+        .store
+        .stored_bytes(ALICE_KEY.user_id)
+        .await
+        .unwrap()
+        .bytes;
+    assert_eq!(bytes, 4, "one note of four bytes");
+}
+
+crate::postgres_variants!(
+    daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_chats,
+    stored_bytes_follow_every_write_of_messages_and_summaries_and_notes_in_utf8,
+    access_rules_replace_each_other_and_are_deleted_by_person,
+    a_token_limit_of_ones_own_is_a_number_or_none_and_its_deletion_restores_the_default,
+    a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is_forgotten,
+    merging_two_notes_by_hand_leaves_the_stored_bytes_of_one,
+);

@@ -3,11 +3,11 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    ChatId, ConversationKey, NewMessage, NoteAdded, Role, Store, TurnStartLimits, UpdateRecord,
-    UpdateState, UserId,
+    BackendKind, ChatId, ConversationKey, NewMessage, NoteAdded, Role, Store, TurnStartLimits,
+    UpdateRecord, UpdateState, UserId,
 };
 
-use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, message_in};
+use crate::support::database::{ALICE_KEY, BOB_KEY, CAROL_KEY, TestDb, count_rows, message_in};
 use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, SECOND_MS};
 use crate::support::waiting::eventually;
 
@@ -97,6 +97,9 @@ async fn history_returns_only_the_latest_messages_up_to_the_limit_oldest_first()
             .windows(2)
             .all(|pair| pair[0].created_at_ms < pair[1].created_at_ms)
     );
+    // A negative limit is no limit, as SQLite reads `LIMIT -1`.
+    let unlimited = db.store.history(ALICE_KEY, start - DAY_MS, -1).await;
+    assert_eq!(unlimited.unwrap().len(), 45);
 }
 
 #[tokio::test]
@@ -548,6 +551,11 @@ async fn unusual_unicode_and_64_kib_messages_round_trip_unchanged() {
     }
     let history = db.store.history(BOB_KEY, 0, 30).await.unwrap();
     let stored: Vec<&str> = history.iter().map(|m| m.content.as_str()).collect();
+    // PostgreSQL's TEXT cannot hold NUL: there it is stored as the replacement character.
+    if db.store.kind() == BackendKind::Postgres {
+        samples.pop();
+        samples.push("nul \u{fffd} inside".to_owned());
+    }
     let expected: Vec<&str> = samples
         .iter()
         .flat_map(|text| [text.as_str(), text.as_str()])
@@ -601,7 +609,7 @@ async fn an_update_is_new_only_the_first_time() {
 }
 
 #[tokio::test]
-async fn a_turns_bookkeeping_rides_on_its_message_writes() {
+async fn a_turns_start_reads_its_persona_session_notes_summaries_and_history_in_one_go() {
     let db = TestDb::new().await;
     // No settings row and no session before the first message.
     // History: the last 2 messages within the day before `now`.
@@ -700,7 +708,12 @@ async fn a_turns_bookkeeping_rides_on_its_message_writes() {
         .map(|message| message.content.as_str())
         .collect();
     assert_eq!(texts, ["two", "three"]);
+}
 
+#[tokio::test]
+async fn storing_a_reply_marks_its_update_replying_and_recording_its_delivery_marks_it_done() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     // Storing the reply marks its update `replying`; recording its Telegram id marks it `done`.
     let update_id = 7_001;
     let other_update = 7_002;
@@ -1288,7 +1301,7 @@ async fn a_note_by_hand_survives_the_summarizers_list_and_an_edit_keeps_its_plac
 }
 
 #[tokio::test]
-async fn the_incognito_switch_is_per_conversation_and_its_token_counts_are_purged_in_time() {
+async fn the_incognito_switch_is_per_conversation_and_counts_its_tokens_per_utc_day() {
     let db = TestDb::new().await;
     let store = &db.store;
     assert!(
@@ -1337,14 +1350,6 @@ async fn the_incognito_switch_is_per_conversation_and_its_token_counts_are_purge
         (18, 9, 12)
     );
 
-    let counted = store.count_purgeable(MIDNIGHT_MS).await.unwrap();
-    let purged = store.purge_older_than(MIDNIGHT_MS, 100).await.unwrap();
-    assert_eq!((counted.incognito_usage, purged.incognito_usage), (1, 1));
-    assert_eq!(store.incognito_tokens(user, 0).await.unwrap(), 12);
-    assert!(
-        store.is_incognito(ALICE_KEY).await.unwrap(),
-        "the switch is not purged by age"
-    );
     assert!(
         store
             .set_incognito(ALICE_KEY, false, MIDNIGHT_MS)
@@ -1353,3 +1358,349 @@ async fn the_incognito_switch_is_per_conversation_and_its_token_counts_are_purge
     );
     assert!(!store.is_incognito(ALICE_KEY).await.unwrap());
 }
+
+#[tokio::test]
+async fn incognito_token_counts_are_purged_in_time_and_the_switch_is_not() {
+    let db = TestDb::new().await;
+    let store = &db.store;
+    let user = ALICE_KEY.user_id;
+    store
+        .set_incognito(ALICE_KEY, true, MIDNIGHT_MS - DAY_MS)
+        .await
+        .unwrap();
+    store
+        .add_incognito_tokens(user, MIDNIGHT_MS - DAY_MS, 10, 5)
+        .await
+        .unwrap();
+    store
+        .add_incognito_tokens(user, MIDNIGHT_MS, 7, 5)
+        .await
+        .unwrap();
+
+    let counted = store.count_purgeable(MIDNIGHT_MS).await.unwrap();
+    let purged = store.purge_older_than(MIDNIGHT_MS, 100).await.unwrap();
+
+    assert_eq!((counted.incognito_usage, purged.incognito_usage), (1, 1));
+    assert_eq!(store.incognito_tokens(user, 0).await.unwrap(), 12);
+    assert!(
+        store.is_incognito(ALICE_KEY).await.unwrap(),
+        "the switch is not purged by age"
+    );
+}
+
+/// Two replicas of the bot: two stores on one database, each with its own connections.
+async fn two_replicas(db: &TestDb) -> [Store; 2] {
+    let other = Store::connect(&db.url).await.expect("open a second store");
+    [db.store.clone(), other]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_replicas_starting_sessions_of_one_conversation_at_once_leave_one_open() {
+    let db = TestDb::new().await;
+    let replicas = two_replicas(&db).await;
+    for round in 0..25 {
+        let at = MIDNIGHT_MS + round * HOUR_MS;
+        let started = futures_util::future::join_all(replicas.iter().map(|store| {
+            let store = store.clone();
+            tokio::spawn(async move { store.start_session(ALICE_KEY, at).await })
+        }))
+        .await;
+        let mut ids = Vec::new();
+        for outcome in started {
+            let (session, _) = outcome.expect("task").expect("no database error");
+            ids.push(session.id);
+        }
+        assert_ne!(ids[0], ids[1], "round {round}");
+        let open = db.store.open_session(ALICE_KEY).await.unwrap().unwrap();
+        assert!(ids.contains(&open.id), "round {round}");
+        let open_sessions = "SELECT count(*) FROM sessions WHERE closed_at IS NULL";
+        assert_eq!(count_rows(&db.url, open_sessions).await, 1, "round {round}");
+    }
+    let totals = db.store.database_totals().await.unwrap();
+    assert_eq!((totals.sessions, totals.open_sessions), (50, 1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session() {
+    let db = TestDb::new().await;
+    let replicas = two_replicas(&db).await;
+    let limits = TurnStartLimits {
+        summaries_since_ms: 0,
+        summary_count: 3,
+        history_since_ms: 0,
+        history_max_messages: 30,
+    };
+    // Each Telegram message reaches both replicas at once (as when one takes over an update the
+    // other is still answering); each starts its turn as the bot does: a session if none is
+    // open, then the user's message, stored once.
+    for telegram_message_id in 0..30_i64 {
+        let at = MIDNIGHT_MS + telegram_message_id * SECOND_MS;
+        let turns = replicas.iter().map(|store| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                let start = store.turn_start(ALICE_KEY, limits).await?;
+                let session_id = match start.open_session {
+                    Some(open) => open.id,
+                    None => store.start_session(ALICE_KEY, at).await?.0.id,
+                };
+                let text = format!("message {telegram_message_id}");
+                let message = NewMessage {
+                    created_at_ms: at,
+                    telegram_message_id: Some(telegram_message_id),
+                    ..message_in(ALICE_KEY, session_id, &text)
+                };
+                store.add_user_message_once(&message).await
+            })
+        });
+        let outcomes: Vec<(i64, bool)> = futures_util::future::join_all(turns)
+            .await
+            .into_iter()
+            .map(|outcome| outcome.expect("task").expect("no database error"))
+            .collect();
+        assert_eq!(outcomes[0].0, outcomes[1].0, "one message, one id");
+        assert_eq!(
+            outcomes.iter().filter(|(_, is_new)| *is_new).count(),
+            1,
+            "stored by one replica only: {outcomes:?}"
+        );
+    }
+    let stored = db.store.all_messages(ALICE_KEY).await.unwrap();
+    let texts: Vec<String> = stored.iter().map(|m| m.content.clone()).collect();
+    let expected: Vec<String> = (0..30).map(|index| format!("message {index}")).collect();
+    assert_eq!(texts, expected);
+    let open_sessions = "SELECT count(*) FROM sessions WHERE closed_at IS NULL";
+    assert_eq!(count_rows(&db.url, open_sessions).await, 1);
+}
+
+#[tokio::test]
+async fn a_retry_replaces_the_last_replies_of_its_own_conversation_and_unsummarizes_the_session() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.message(ALICE_KEY, session, Role::User, "q1", MIDNIGHT_MS + 1)
+        .await;
+    db.message(ALICE_KEY, session, Role::Assistant, "a1", MIDNIGHT_MS + 2)
+        .await;
+    let question = NewMessage {
+        created_at_ms: MIDNIGHT_MS + 3,
+        telegram_message_id: Some(7),
+        ..message_in(ALICE_KEY, session, "q2")
+    };
+    let (q2, _) = db.store.add_user_message_once(&question).await.unwrap();
+    let reply = |content, at, tokens_out| NewMessage {
+        role: Role::Assistant,
+        created_at_ms: MIDNIGHT_MS + at,
+        tokens_in: 3,
+        tokens_out,
+        ..message_in(ALICE_KEY, session, content)
+    };
+    let first_part = db.store.add_reply(&reply("a2", 4, 4), None).await.unwrap();
+    let second_part = db
+        .store
+        .add_reply(&reply("more", 5, 1), None)
+        .await
+        .unwrap();
+    db.store
+        .set_telegram_message_id(first_part, 100)
+        .await
+        .unwrap();
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
+    let bobs = db
+        .message(
+            BOB_KEY,
+            bob_session,
+            Role::Assistant,
+            "Bob's",
+            MIDNIGHT_MS + 6,
+        )
+        .await;
+    db.store
+        .add_summary(session, ALICE_KEY, "from the old answer", MIDNIGHT_MS + 7)
+        .await
+        .unwrap();
+
+    let exchange = db.store.last_exchange(ALICE_KEY).await.unwrap().unwrap();
+    assert_eq!(
+        (exchange.message.id, exchange.message.content.as_str()),
+        (q2, "q2")
+    );
+    let replies: Vec<(i64, &str, i64, Vec<i64>)> = exchange
+        .replies
+        .iter()
+        .map(|r| {
+            (
+                r.id,
+                r.content.as_str(),
+                r.tokens_out,
+                r.telegram_message_ids.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            (first_part, "a2", 4, vec![100]),
+            (second_part, "more", 1, vec![])
+        ]
+    );
+    assert_eq!(db.store.last_exchange(CAROL_KEY).await.unwrap(), None);
+    let through = db.store.history_through(ALICE_KEY, 0, 2, q2).await.unwrap();
+    let texts: Vec<&str> = through.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(texts, ["a1", "q2"]);
+    let text = db.store.user_message_text(ALICE_KEY, 7).await.unwrap();
+    assert_eq!(text.as_deref(), Some("q2"));
+    assert_eq!(db.store.user_message_text(BOB_KEY, 7).await.unwrap(), None);
+
+    let again = reply("a2 again", 8, 9);
+    let new_id = db
+        .store
+        .replace_replies(&[first_part, second_part, bobs], &again, None)
+        .await
+        .unwrap();
+
+    let texts: Vec<String> = db
+        .store
+        .session_messages(session)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.content)
+        .collect();
+    assert_eq!(texts, ["q1", "a1", "q2", "a2 again"]);
+    let exchange = db.store.last_exchange(ALICE_KEY).await.unwrap().unwrap();
+    assert_eq!(exchange.replies.len(), 1);
+    assert_eq!(exchange.replies[0].id, new_id);
+    assert_eq!(
+        db.store.all_messages(BOB_KEY).await.unwrap().len(),
+        1,
+        "not Bob's"
+    );
+    assert!(
+        db.store
+            .recent_summaries(ALICE_KEY, 0, 5)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    db.store
+        .close_session(ALICE_KEY, MIDNIGHT_MS + HOUR_MS)
+        .await
+        .unwrap();
+    let awaiting = db
+        .store
+        .sessions_awaiting_summary(MIDNIGHT_MS + HOUR_MS, 10)
+        .await
+        .unwrap();
+    assert_eq!(awaiting.iter().map(|s| s.id).collect::<Vec<_>>(), [session]);
+}
+
+#[tokio::test]
+async fn the_summarizers_queue_holds_closed_sessions_until_summarized_in_closing_order() {
+    let db = TestDb::new().await;
+    let alice = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.message(ALICE_KEY, alice, Role::User, "hi", MIDNIGHT_MS + 1)
+        .await;
+    let bob = db.session(BOB_KEY, MIDNIGHT_MS).await;
+    db.message(BOB_KEY, bob, Role::User, "hi", MIDNIGHT_MS + 2)
+        .await;
+    let carol = db.session(CAROL_KEY, MIDNIGHT_MS + HOUR_MS).await;
+    let queue = |now_ms: i64, limit: i64| {
+        let store = db.store.clone();
+        async move {
+            let sessions = store
+                .sessions_awaiting_summary(now_ms, limit)
+                .await
+                .unwrap();
+            sessions.into_iter().map(|s| s.id).collect::<Vec<_>>()
+        }
+    };
+
+    let now = MIDNIGHT_MS + 2 * HOUR_MS;
+    assert_eq!(
+        db.store
+            .close_idle_sessions(MIDNIGHT_MS + HOUR_MS)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        db.store
+            .close_idle_sessions(MIDNIGHT_MS + HOUR_MS)
+            .await
+            .unwrap(),
+        0
+    );
+    assert_eq!(
+        db.store.open_session(CAROL_KEY).await.unwrap().unwrap().id,
+        carol
+    );
+    assert_eq!(queue(now, 10).await, [alice, bob]);
+    assert_eq!(queue(now, 1).await, [alice]);
+    let closed = db.store.open_session(ALICE_KEY).await.unwrap();
+    assert_eq!(closed, None);
+
+    assert_eq!(
+        db.store
+            .begin_summary_attempt(alice, now + HOUR_MS)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        db.store
+            .begin_summary_attempt(alice, now + HOUR_MS)
+            .await
+            .unwrap(),
+        2
+    );
+    assert_eq!(queue(now, 10).await, [bob], "Alice's retry is not due");
+    assert_eq!(queue(now + HOUR_MS, 10).await, [alice, bob]);
+    db.store
+        .schedule_summary_retry(bob, now + 2 * HOUR_MS)
+        .await
+        .unwrap();
+    assert_eq!(queue(now + HOUR_MS, 10).await, [alice]);
+    db.store
+        .add_summary(alice, ALICE_KEY, "said hi", now + HOUR_MS)
+        .await
+        .unwrap();
+    assert_eq!(queue(now + 3 * HOUR_MS, 10).await, [bob]);
+    db.store.mark_session_summarized(bob).await.unwrap();
+    assert!(queue(now + 3 * HOUR_MS, 10).await.is_empty());
+
+    let totals = db.store.database_totals().await.unwrap();
+    assert_eq!(
+        (
+            totals.sessions,
+            totals.open_sessions,
+            totals.summaries,
+            totals.messages
+        ),
+        (3, 1, 1, 2)
+    );
+    assert_eq!(
+        (totals.oldest_message_ms, totals.newest_message_ms),
+        (Some(MIDNIGHT_MS + 1), Some(MIDNIGHT_MS + 2))
+    );
+    assert!(db.store.database_bytes().await.unwrap() > 0);
+}
+
+crate::postgres_variants!(
+    history_window_includes_a_message_just_inside_and_excludes_one_just_outside,
+    history_returns_only_the_latest_messages_up_to_the_limit_oldest_first,
+    messages_with_the_same_timestamp_keep_their_insertion_order,
+    one_user_never_gets_another_users_history_even_in_the_same_group,
+    persona_round_trips_and_can_be_cleared,
+    the_language_is_recorded_beside_the_persona_and_replaced_when_it_changes,
+    eight_concurrent_writers_complete_a_thousand_turns_each_without_lock_errors,
+    unusual_unicode_and_64_kib_messages_round_trip_unchanged,
+    a_turns_start_reads_its_persona_session_notes_summaries_and_history_in_one_go,
+    starting_a_session_closes_the_open_one_at_its_last_activity,
+    recent_summaries_are_the_latest_ones_oldest_first_with_their_session_times,
+    stats_count_messages_tokens_and_activity_per_conversation_and_per_user,
+    a_note_by_hand_survives_the_summarizers_list_and_an_edit_keeps_its_place,
+    the_incognito_switch_is_per_conversation_and_counts_its_tokens_per_utc_day,
+    a_retry_replaces_the_last_replies_of_its_own_conversation_and_unsummarizes_the_session,
+    the_summarizers_queue_holds_closed_sessions_until_summarized_in_closing_order,
+    two_replicas_starting_sessions_of_one_conversation_at_once_leave_one_open,
+    two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session,
+);

@@ -1,46 +1,114 @@
-//! PostgreSQL: access rules, stranger alerts and own token limits.
+//! PostgreSQL: access rules, stranger alerts and own token limits: admin decisions, not a
+//! person's data, so the purge leaves them.
 
 use super::PgStore;
-#[allow(unused_imports)]
-use crate::storage::*;
+use crate::storage::{AccessRule, AccessRuleRecord, TokenLimitRecord, UserId};
 
 impl PgStore {
+    /// Every access rule, by person.
     pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>, sqlx::Error> {
-        Err(super::not_yet("access_rules"))
+        sqlx::query_as!(
+            AccessRuleRecord,
+            r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
+                      changed_at AS changed_at_ms
+               FROM access_rules ORDER BY user_id"#,
+        )
+        .fetch_all(&self.pool)
+        .await
     }
 
-    pub async fn set_access_rule(&self, _record: &AccessRuleRecord) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("set_access_rule"))
+    /// Stores `record`, replacing the person's earlier rule.
+    pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (user_id) DO UPDATE
+                 SET rule = excluded.rule, changed_by = excluded.changed_by,
+                     changed_at = excluded.changed_at",
+            record.user_id.0,
+            record.rule as AccessRule,
+            record.changed_by.0,
+            record.changed_at_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
-    pub async fn delete_access_rule(&self, _user_id: UserId) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("delete_access_rule"))
+    /// Deletes the person's rule; whether there was one.
+    pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+        let deleted = sqlx::query!("DELETE FROM access_rules WHERE user_id = $1", user_id.0)
+            .execute(&self.pool)
+            .await?;
+        Ok(deleted.rows_affected() > 0)
     }
 
+    /// Records that the admins were told about the stranger `user_id`; whether this is the first
+    /// time (only then are they told, by whichever replica got here first).
     pub async fn record_stranger_alert(
         &self,
-        _user_id: UserId,
-        _now_ms: i64,
+        user_id: UserId,
+        now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("record_stranger_alert"))
+        let inserted = sqlx::query!(
+            "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
+             ON CONFLICT (user_id) DO NOTHING",
+            user_id.0,
+            now_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(inserted.rows_affected() > 0)
     }
 
+    /// The person's own daily token limit, if an admin set one.
     pub async fn token_limit(
         &self,
-        _user_id: UserId,
+        user_id: UserId,
     ) -> Result<Option<TokenLimitRecord>, sqlx::Error> {
-        Err(super::not_yet("token_limit"))
+        sqlx::query_as!(
+            TokenLimitRecord,
+            r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
+               FROM token_limits WHERE user_id = $1"#,
+            user_id.0,
+        )
+        .fetch_optional(&self.pool)
+        .await
     }
 
+    /// Whether an admin gave anyone a daily token limit of their own (a number, not `off`).
     pub async fn any_own_token_limit(&self) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("any_own_token_limit"))
+        sqlx::query_scalar!(
+            r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                   AS "any!""#
+        )
+        .fetch_one(&self.pool)
+        .await
     }
 
-    pub async fn set_token_limit(&self, _record: &TokenLimitRecord) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("set_token_limit"))
+    /// Stores `record`, replacing the person's earlier limit.
+    pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (user_id) DO UPDATE
+                 SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                     set_at = excluded.set_at",
+            record.user_id.0,
+            record.daily_tokens,
+            record.set_by.0,
+            record.set_at_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
-    pub async fn delete_token_limit(&self, _user_id: UserId) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("delete_token_limit"))
+    /// Deletes the person's own limit, so the setting applies again; whether there was one.
+    pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+        let deleted = sqlx::query!("DELETE FROM token_limits WHERE user_id = $1", user_id.0)
+            .execute(&self.pool)
+            .await?;
+        Ok(deleted.rows_affected() > 0)
     }
 }

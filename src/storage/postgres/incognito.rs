@@ -1,38 +1,92 @@
-//! PostgreSQL: incognito conversations and their token counts.
+//! PostgreSQL: incognito conversations and their token counts, which hold no text. Adding tokens
+//! adds them to the person's daily usage too (a trigger).
 
 use super::PgStore;
-#[allow(unused_imports)]
-use crate::storage::*;
+use crate::storage::{ConversationKey, UserId};
 
 impl PgStore {
-    pub async fn is_incognito(&self, _key: ConversationKey) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("is_incognito"))
+    /// Whether the conversation is in incognito.
+    pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                              WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
+            key.chat_id.0,
+            key.user_id.0,
+        )
+        .fetch_one(&self.pool)
+        .await
     }
 
+    /// Switches the conversation's incognito on (from `now_ms`) or off. Returns whether that
+    /// changed anything (`false`: it was so already).
     pub async fn set_incognito(
         &self,
-        _key: ConversationKey,
-        _on: bool,
-        _now_ms: i64,
+        key: ConversationKey,
+        on: bool,
+        now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("set_incognito"))
+        let result = if on {
+            sqlx::query!(
+                "INSERT INTO incognito_conversations (chat_id, user_id, since_at)
+                 VALUES ($1, $2, $3)
+                 ON CONFLICT (chat_id, user_id) DO NOTHING",
+                key.chat_id.0,
+                key.user_id.0,
+                now_ms,
+            )
+            .execute(&self.pool)
+            .await?
+        } else {
+            sqlx::query!(
+                "DELETE FROM incognito_conversations WHERE chat_id = $1 AND user_id = $2",
+                key.chat_id.0,
+                key.user_id.0,
+            )
+            .execute(&self.pool)
+            .await?
+        };
+        Ok(result.rows_affected() == 1)
     }
 
+    /// Adds the tokens of one incognito turn of `user_id` to their count of the UTC day that
+    /// starts at `day_start_ms`.
     pub async fn add_incognito_tokens(
         &self,
-        _user_id: UserId,
-        _day_start_ms: i64,
-        _tokens_in: i64,
-        _tokens_out: i64,
+        user_id: UserId,
+        day_start_ms: i64,
+        tokens_in: i64,
+        tokens_out: i64,
     ) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("add_incognito_tokens"))
+        sqlx::query!(
+            "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+             VALUES ($1, $2, $3, $4)
+             ON CONFLICT (user_id, day_start_at) DO UPDATE
+                 SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
+                     tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
+            user_id.0,
+            day_start_ms,
+            tokens_in,
+            tokens_out,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
+    /// Tokens (in and out) `user_id`'s incognito turns used in all their chats since the UTC
+    /// day that starts at `since_day_start_ms`.
     pub async fn incognito_tokens(
         &self,
-        _user_id: UserId,
-        _since_day_start_ms: i64,
+        user_id: UserId,
+        since_day_start_ms: i64,
     ) -> Result<i64, sqlx::Error> {
-        Err(super::not_yet("incognito_tokens"))
+        sqlx::query_scalar!(
+            r#"SELECT coalesce(sum(tokens_in + tokens_out), 0)::bigint AS "tokens!"
+               FROM incognito_token_usage WHERE user_id = $1 AND day_start_at >= $2"#,
+            user_id.0,
+            since_day_start_ms,
+        )
+        .fetch_one(&self.pool)
+        .await
     }
 }

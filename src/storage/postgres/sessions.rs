@@ -1,70 +1,226 @@
 //! PostgreSQL: sessions: opening, closing, the turn's start, and the summarizer's queue.
+//!
+//! Several replicas may start a session for the same conversation at once. The unique index
+//! `sessions_one_open_per_conversation` keeps one open session per conversation whatever they
+//! do; [`PgStore::start_session`] yields to a session another replica has just opened by closing
+//! it in turn, exactly as the second of two sessions started one after the other does.
 
 use super::PgStore;
-#[allow(unused_imports)]
-use crate::storage::*;
+use crate::storage::{ConversationKey, OpenSession, SessionRecord, TurnStart, TurnStartLimits};
+
+/// How often [`PgStore::start_session`] closes a session another replica opened meanwhile and
+/// tries again before giving up.
+const START_SESSION_ATTEMPTS: usize = 8;
 
 impl PgStore {
+    /// The conversation's open session, if any.
     pub async fn open_session(
         &self,
-        _key: ConversationKey,
+        key: ConversationKey,
     ) -> Result<Option<SessionRecord>, sqlx::Error> {
-        Err(super::not_yet("open_session"))
+        sqlx::query_as!(
+            SessionRecord,
+            r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
+                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                      summary_attempts
+               FROM sessions
+               WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
+            key.chat_id.0,
+            key.user_id.0,
+        )
+        .fetch_optional(&self.pool)
+        .await
     }
 
+    /// What a chat turn reads before it stores the user's message, in one statement (one round
+    /// trip, one snapshot): the user's persona and model, whether the conversation is in
+    /// incognito, its open session, its notes, its recent summaries, its history, and whether it
+    /// has messages before the history window. The lists come as JSON arrays so that they fit in
+    /// one row, each in the order `notes`, `recent_summaries` and `history` return it.
     pub async fn turn_start(
         &self,
-        _key: ConversationKey,
-        _limits: TurnStartLimits,
+        key: ConversationKey,
+        limits: TurnStartLimits,
     ) -> Result<TurnStart, sqlx::Error> {
-        Err(super::not_yet("turn_start"))
+        let row = sqlx::query_file!(
+            "src/storage/postgres/turn_start.sql",
+            key.chat_id.0,
+            key.user_id.0,
+            limits.summaries_since_ms,
+            limits.summary_count,
+            limits.history_since_ms,
+            limits.history_max_messages,
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
+        let open_session =
+            row.session_id
+                .zip(row.last_activity_at_ms)
+                .map(|(id, last_activity_at_ms)| OpenSession {
+                    id,
+                    last_activity_at_ms,
+                });
+        Ok(TurnStart {
+            persona: row.persona,
+            model: row.model,
+            incognito: row.incognito,
+            open_session,
+            notes: serde_json::from_str(&row.notes).map_err(decode)?,
+            summaries: serde_json::from_str(&row.summaries).map_err(decode)?,
+            history: serde_json::from_str(&row.history).map_err(decode)?,
+            has_messages_before_window: row.has_messages_before_window,
+        })
     }
 
+    /// Starts a new session at `now_ms`, closing the conversation's open one (if any) first.
+    /// Returns the new session and the id of the one it closed (the last one, should another
+    /// replica have opened one meanwhile).
     pub async fn start_session(
         &self,
-        _key: ConversationKey,
-        _now_ms: i64,
+        key: ConversationKey,
+        now_ms: i64,
     ) -> Result<(SessionRecord, Option<i64>), sqlx::Error> {
-        Err(super::not_yet("start_session"))
+        let mut transaction = self.pool.begin().await?;
+        let mut closed = None;
+        for _ in 0..START_SESSION_ATTEMPTS {
+            // A session ends when it was last active, not when we noticed it was idle. Each
+            // statement sees what other replicas committed before it began, so a session one of
+            // them opened after the previous attempt is closed here.
+            let closed_now = sqlx::query_scalar!(
+                r#"UPDATE sessions SET closed_at = last_activity_at
+                   WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                   RETURNING id"#,
+                key.chat_id.0,
+                key.user_id.0,
+            )
+            .fetch_optional(&mut *transaction)
+            .await?;
+            closed = closed_now.or(closed);
+            // Waits for a replica inserting an open session of this conversation, and does
+            // nothing if it committed: then the next attempt closes that one.
+            let session = sqlx::query_as!(
+                SessionRecord,
+                r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
+                   VALUES ($1, $2, $3, $3)
+                   ON CONFLICT (chat_id, user_id) WHERE closed_at IS NULL DO NOTHING
+                   RETURNING id, chat_id, user_id, started_at AS started_at_ms,
+                             last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                             summary_attempts"#,
+                key.chat_id.0,
+                key.user_id.0,
+                now_ms,
+            )
+            .fetch_optional(&mut *transaction)
+            .await?;
+            if let Some(session) = session {
+                transaction.commit().await?;
+                return Ok((session, closed));
+            }
+        }
+        Err(sqlx::Error::Protocol(
+            "other replicas kept opening sessions of this conversation".into(),
+        ))
     }
 
+    /// Closes the conversation's open session at `now_ms` (or at its last activity, if later).
+    /// Returns the closed session's id, or `None` when no session was open.
     pub async fn close_session(
         &self,
-        _key: ConversationKey,
-        _now_ms: i64,
+        key: ConversationKey,
+        now_ms: i64,
     ) -> Result<Option<i64>, sqlx::Error> {
-        Err(super::not_yet("close_session"))
+        sqlx::query_scalar!(
+            r#"UPDATE sessions SET closed_at = greatest(last_activity_at, $3)
+               WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+               RETURNING id"#,
+            key.chat_id.0,
+            key.user_id.0,
+            now_ms,
+        )
+        .fetch_optional(&self.pool)
+        .await
     }
 
-    pub async fn close_idle_sessions(&self, _idle_before_ms: i64) -> Result<u64, sqlx::Error> {
-        Err(super::not_yet("close_idle_sessions"))
+    /// Closes every open session whose last activity is before `idle_before_ms`, at its last
+    /// activity. Returns how many were closed.
+    pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64, sqlx::Error> {
+        let result = sqlx::query!(
+            "UPDATE sessions SET closed_at = last_activity_at
+             WHERE closed_at IS NULL AND last_activity_at < $1",
+            idle_before_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(result.rows_affected())
     }
 
+    /// Closed sessions without a summary whose retry time (if any) has come, oldest first.
     pub async fn sessions_awaiting_summary(
         &self,
-        _now_ms: i64,
-        _limit: i64,
+        now_ms: i64,
+        limit: i64,
     ) -> Result<Vec<SessionRecord>, sqlx::Error> {
-        Err(super::not_yet("sessions_awaiting_summary"))
+        sqlx::query_as!(
+            SessionRecord,
+            r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
+                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                      summary_attempts
+               FROM sessions
+               WHERE closed_at IS NOT NULL AND NOT summarized
+                 AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
+               ORDER BY closed_at
+               LIMIT CASE WHEN $2::bigint >= 0 THEN $2 END"#,
+            now_ms,
+            limit,
+        )
+        .fetch_all(&self.pool)
+        .await
     }
 
-    pub async fn mark_session_summarized(&self, _session_id: i64) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("mark_session_summarized"))
+    /// Marks a session as needing no summary (it had no messages).
+    pub async fn mark_session_summarized(&self, session_id: i64) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
+            session_id,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
+    /// Counts a summary attempt that is about to start and sets when to try again should it not
+    /// succeed; returns the attempts so far, this one included.
     pub async fn begin_summary_attempt(
         &self,
-        _session_id: i64,
-        _retry_at_ms: i64,
+        session_id: i64,
+        retry_at_ms: i64,
     ) -> Result<i64, sqlx::Error> {
-        Err(super::not_yet("begin_summary_attempt"))
+        sqlx::query_scalar!(
+            r#"UPDATE sessions
+               SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
+               WHERE id = $1
+               RETURNING summary_attempts"#,
+            session_id,
+            retry_at_ms,
+        )
+        .fetch_one(&self.pool)
+        .await
     }
 
+    /// Moves a session's next summary attempt to `retry_at_ms`.
     pub async fn schedule_summary_retry(
         &self,
-        _session_id: i64,
-        _retry_at_ms: i64,
+        session_id: i64,
+        retry_at_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("schedule_summary_retry"))
+        sqlx::query!(
+            "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
+            session_id,
+            retry_at_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 }

@@ -1,45 +1,103 @@
-//! PostgreSQL: per-user settings.
+//! PostgreSQL: per-user settings: the persona, the preferred model and the language last seen.
 
 use super::PgStore;
-#[allow(unused_imports)]
-use crate::storage::*;
+use super::messages::storable;
+use crate::storage::{UserId, UserSettings};
 
 impl PgStore {
+    /// The user's settings, or `None` for a user never seen.
     pub async fn user_settings(
         &self,
-        _user_id: UserId,
+        user_id: UserId,
     ) -> Result<Option<UserSettings>, sqlx::Error> {
-        Err(super::not_yet("user_settings"))
+        sqlx::query_as!(
+            UserSettings,
+            r#"SELECT user_id, persona, model, language_code,
+                      created_at AS created_at_ms, last_active_at AS last_active_at_ms
+               FROM user_settings WHERE user_id = $1"#,
+            user_id.0,
+        )
+        .fetch_optional(&self.pool)
+        .await
     }
 
+    /// Sets the user's persona; `None` goes back to the default behaviour.
     pub async fn set_persona(
         &self,
-        _user_id: UserId,
-        _persona: Option<&str>,
-        _now_ms: i64,
+        user_id: UserId,
+        persona: Option<&str>,
+        now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("set_persona"))
+        let persona = persona.map(storable);
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, persona, created_at, last_active_at)
+               VALUES ($1, $2, $3, $3)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET persona = excluded.persona,
+                       last_active_at = greatest(user_settings.last_active_at,
+                                                 excluded.last_active_at)"#,
+            user_id.0,
+            persona.as_deref(),
+            now_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
+    /// Sets the user's preferred model; `None` goes back to the configured default.
     pub async fn set_model(
         &self,
-        _user_id: UserId,
-        _model: Option<&str>,
-        _now_ms: i64,
+        user_id: UserId,
+        model: Option<&str>,
+        now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("set_model"))
+        let model = model.map(storable);
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, model, created_at, last_active_at)
+               VALUES ($1, $2, $3, $3)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET model = excluded.model,
+                       last_active_at = greatest(user_settings.last_active_at,
+                                                 excluded.last_active_at)"#,
+            user_id.0,
+            model.as_deref(),
+            now_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
+    /// Records the language code the user's Telegram app reported; `None` forgets it.
     pub async fn set_language_code(
         &self,
-        _user_id: UserId,
-        _language_code: Option<&str>,
-        _now_ms: i64,
+        user_id: UserId,
+        language_code: Option<&str>,
+        now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("set_language_code"))
+        let language_code = language_code.map(storable);
+        sqlx::query!(
+            r#"INSERT INTO user_settings (user_id, language_code, created_at, last_active_at)
+               VALUES ($1, $2, $3, $3)
+               ON CONFLICT (user_id) DO UPDATE
+                   SET language_code = excluded.language_code,
+                       last_active_at = greatest(user_settings.last_active_at,
+                                                 excluded.last_active_at)"#,
+            user_id.0,
+            language_code.as_deref(),
+            now_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
-    pub async fn clear_user_settings(&self, _user_id: UserId) -> Result<bool, sqlx::Error> {
-        Err(super::not_yet("clear_user_settings"))
+    /// Deletes the user's settings entirely (persona and model).
+    pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+        let result = sqlx::query!("DELETE FROM user_settings WHERE user_id = $1", user_id.0)
+            .execute(&self.pool)
+            .await?;
+        Ok(result.rows_affected() > 0)
     }
 }

@@ -1,26 +1,60 @@
-//! PostgreSQL: session summaries.
+//! PostgreSQL: session summaries. Storing one marks its session summarized (a trigger).
 
 use super::PgStore;
-#[allow(unused_imports)]
-use crate::storage::*;
+use super::messages::storable;
+use crate::storage::{ConversationKey, SummaryRecord};
 
 impl PgStore {
+    /// Stores (or replaces) the summary of a session.
     pub async fn add_summary(
         &self,
-        _session_id: i64,
-        _key: ConversationKey,
-        _summary: &str,
-        _now_ms: i64,
+        session_id: i64,
+        key: ConversationKey,
+        summary: &str,
+        now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        Err(super::not_yet("add_summary"))
+        sqlx::query!(
+            r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
+               VALUES ($1, $2, $3, $4, $5)
+               ON CONFLICT (session_id) DO UPDATE
+                   SET summary = excluded.summary, created_at = excluded.created_at"#,
+            session_id,
+            key.chat_id.0,
+            key.user_id.0,
+            &*storable(summary),
+            now_ms,
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(())
     }
 
+    /// The conversation's last `limit` summaries written at or after `since_ms`, oldest first.
     pub async fn recent_summaries(
         &self,
-        _key: ConversationKey,
-        _since_ms: i64,
-        _limit: i64,
+        key: ConversationKey,
+        since_ms: i64,
+        limit: i64,
     ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
-        Err(super::not_yet("recent_summaries"))
+        let mut summaries = sqlx::query_as!(
+            SummaryRecord,
+            r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
+                      summary.summary, summary.created_at AS created_at_ms,
+                      session.started_at AS session_started_at_ms,
+                      session.last_activity_at AS session_last_activity_at_ms
+               FROM session_summaries AS summary
+               JOIN sessions AS session ON session.id = summary.session_id
+               WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
+               ORDER BY summary.created_at DESC, summary.session_id DESC
+               LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END"#,
+            key.chat_id.0,
+            key.user_id.0,
+            since_ms,
+            limit,
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        summaries.reverse();
+        Ok(summaries)
     }
 }
