@@ -97,11 +97,34 @@ fn an_invalid_setting_fails_at_start_naming_the_variable_and_its_range() {
 
 #[test]
 fn an_unusable_database_url_is_a_clear_error_not_a_panic() {
-    let output = run_telemem("postgres://nope", &["migrate"], &[]);
+    let output = run_telemem("mysql://nope", &["migrate"], &[]);
 
     assert!(!output.status.success());
     let message = stderr_of(&output);
     assert!(message.contains("DATABASE_URL"), "{message}");
+    assert!(!message.contains("panicked"), "{message}");
+}
+
+#[test]
+fn an_unreachable_postgres_server_is_a_clear_error_naming_it_without_the_password() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://telemem:pw-in-url-42@127.0.0.1:{port}/telemem");
+
+    let output = run_telemem(&url, &["migrate"], &[]);
+
+    assert!(!output.status.success());
+    let message = stderr_of(&output);
+    assert!(
+        message.contains(&format!(
+            "cannot connect to PostgreSQL at 127.0.0.1:{port}/telemem"
+        )),
+        "{message}"
+    );
+    assert!(!message.contains("pw-in-url-42"), "{message}");
     assert!(!message.contains("panicked"), "{message}");
 }
 

@@ -18,6 +18,14 @@ const RANGED: &[(&str, &str, u64, u64)] = &[
     ("history-max-messages", "HISTORY_MAX_MESSAGES", 1, 1_000),
     ("purge-after-secs", "PURGE_AFTER_SECS", 60, 315_360_000),
     ("purge-batch-size", "PURGE_BATCH_SIZE", 1, 100_000),
+    ("database-pool-size", "DATABASE_POOL_SIZE", 2, 500),
+    (
+        "database-statement-timeout-secs",
+        "DATABASE_STATEMENT_TIMEOUT_SECS",
+        1,
+        3_600,
+    ),
+    ("replica-lease-secs", "REPLICA_LEASE_SECS", 2, 3_600),
     (
         "context-token-budget",
         "CONTEXT_TOKEN_BUDGET",
@@ -85,14 +93,18 @@ proptest! {
 }
 
 #[test]
-fn a_database_url_that_is_not_sqlite_is_refused_at_parse_time() {
-    let message = parse("database-url", "postgres://localhost/telemem")
+fn a_database_url_of_neither_backend_is_refused_at_parse_time() {
+    let message = parse("database-url", "mysql://localhost/telemem")
         .err()
         .unwrap_or_default();
     assert!(
-        message.contains("DATABASE_URL") && message.contains("SQLite"),
+        message.contains("DATABASE_URL")
+            && message.contains("SQLite")
+            && message.contains("PostgreSQL"),
         "{message}"
     );
+    assert!(parse("database-url", "postgres://localhost/telemem").is_ok());
+    assert!(parse("database-url", "postgresql://localhost/telemem").is_ok());
 }
 
 #[test]

@@ -72,7 +72,13 @@ fn two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
         around
             .telegram
             .wait_for(
-                |calls| calls.iter().filter(|call| call.method == "setWebhook").count() >= 2,
+                |calls| {
+                    calls
+                        .iter()
+                        .filter(|call| call.method == "setWebhook")
+                        .count()
+                        >= 2
+                },
                 PATIENCE,
             )
             .await;
@@ -118,8 +124,10 @@ fn two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
         tokio::time::sleep(Duration::from_secs(4)).await;
         for (chat, questions) in &asked {
             let mut shown = around.telegram.sent_messages(*chat);
-            let mut expected: Vec<String> =
-                questions.iter().map(|question| answer_to(question)).collect();
+            let mut expected: Vec<String> = questions
+                .iter()
+                .map(|question| answer_to(question))
+                .collect();
             shown.sort();
             expected.sort();
             assert_eq!(shown, expected, "chat {chat}");

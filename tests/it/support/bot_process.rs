@@ -8,8 +8,8 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use sqlx::{ConnectOptions, Connection};
 use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{ConnectOptions, Connection};
 use telemem::storage::Store;
 
 use super::database::TempDatabase;

@@ -300,9 +300,10 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
     let llm = FakeLlm::start().await;
     llm.keep_requests(false);
     let dir = tempfile::tempdir().context("create a temporary directory")?;
-    let database_url = options.database_url.clone().unwrap_or_else(|| {
-        format!("sqlite://{}", dir.path().join("telemem.db").display())
-    });
+    let database_url = options
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", dir.path().join("telemem.db").display()));
 
     let spawned_at = Instant::now();
     let (mut bot, mut others, first_poll, pump) = if options.replicas > 1 {
@@ -316,7 +317,13 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
                 ("TELEGRAM_WEBHOOK_URL", hook.as_str()),
                 ("TELEGRAM_WEBHOOK_SECRET", WEBHOOK_SECRET),
             ];
-            replicas.push(BotUnderLoad::spawn(options, &telegram, &llm, &database_url, &webhook)?);
+            replicas.push(BotUnderLoad::spawn(
+                options,
+                &telegram,
+                &llm,
+                &database_url,
+                &webhook,
+            )?);
             hooks.push(hook);
         }
         let registered = wait_for_webhooks(&telegram, &mut replicas, options.stall_timeout).await?;
