@@ -116,7 +116,12 @@ fn parse_env(value: &str) -> Result<(String, String), String> {
 fn throwaway_postgres() -> anyhow::Result<String> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/pg-test-server");
     let output = std::process::Command::new(script)
-        .args(["start", "--durable", "--owner-pid", &std::process::id().to_string()])
+        .args([
+            "start",
+            "--durable",
+            "--owner-pid",
+            &std::process::id().to_string(),
+        ])
         .output()?;
     anyhow::ensure!(
         output.status.success(),

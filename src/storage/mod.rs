@@ -437,6 +437,9 @@ backend_methods! {
     /// `since_ms` that no running replica holds: on SQLite those another run took in, on
     /// PostgreSQL those whose replica's lease lapsed by `now_ms`.
     pub async fn claim_unfinished_updates(&self, since_ms: i64, now_ms: i64, limit: i64) -> Result<Vec<UnfinishedUpdate>, sqlx::Error>;
+    /// Whether an update of `key` older than `update_id`, received since `since_ms`, is still
+    /// being answered by another replica.
+    pub async fn earlier_update_elsewhere(&self, key: ConversationKey, update_id: i64, since_ms: i64) -> Result<bool, sqlx::Error>;
     /// Keeps this replica's claims on the updates it is answering, for one lease from `now_ms`.
     pub async fn renew_update_leases(&self, now_ms: i64) -> Result<u64, sqlx::Error>;
     // replicas

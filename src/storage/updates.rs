@@ -275,6 +275,31 @@ impl SqliteStore {
             .collect())
     }
 
+    /// Whether an update of `key` older than `update_id`, received since `since_ms`, is still
+    /// being answered by another run. On SQLite one process answers them all, in order.
+    pub async fn earlier_update_elsewhere(
+        &self,
+        key: ConversationKey,
+        update_id: i64,
+        since_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        let replica = &*self.replica;
+        sqlx::query_scalar!(
+            r#"SELECT EXISTS (
+                   SELECT 1 FROM processed_updates
+                   WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL
+                     AND update_id < ?3 AND state <> 'done' AND received_at >= ?4
+                     AND (claimed_by IS NULL OR claimed_by <> ?5)) AS "exists!: bool""#,
+            key.chat_id,
+            key.user_id,
+            update_id,
+            since_ms,
+            replica,
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await
+    }
+
     /// Keeps this run's claims on the updates it is answering. On SQLite no other process takes
     /// them over, so there is nothing to renew.
     pub async fn renew_update_leases(&self, _now_ms: i64) -> Result<u64, sqlx::Error> {

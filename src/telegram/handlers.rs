@@ -548,6 +548,8 @@ async fn answer_turn(
         Ok(answer) => answer,
         Err(notice) => return turn.answer_with_notice(preview, &notice).await,
     };
+    // Counted as soon as the model has answered: the tokens are spent even if delivery fails.
+    count_tokens(&answer);
     let completion = answer.completion();
     let shown = format!("{header}{}", completion.text);
     // Stored before it is sent, together with the update's `replying` mark: a crash from here on
@@ -563,7 +565,6 @@ async fn answer_turn(
         }
         FinishedTurn::NotStored => deliver_unstored(turn, preview, &shown).await?,
     };
-    count_tokens(&answer);
     Ok(outcome)
 }
 

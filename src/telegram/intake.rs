@@ -42,7 +42,8 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::metrics;
 use crate::storage::{
-    Leadership, SoleTask, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord, UpdateState,
+    BackendKind, Leadership, SoleTask, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord,
+    UpdateState,
 };
 use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
@@ -55,6 +56,11 @@ const POLL_TIMEOUT_SECS: u32 = 10;
 /// Unfinished updates older than this are not handled again after a restart: an answer a day
 /// late is worse than none.
 const REPLAY_WINDOW_MS: i64 = 24 * 60 * 60 * 1_000;
+
+/// How long an update waits for an earlier one of its conversation that another replica is
+/// answering, and how often it looks.
+const ORDER_PATIENCE: std::time::Duration = std::time::Duration::from_secs(60);
+const ORDER_POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Unfinished updates claimed per query when taking them over.
 const CLAIM_BATCH: i64 = 500;
@@ -264,6 +270,44 @@ impl Intake {
         self.resumptions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Replicas (PostgreSQL): waits until no earlier update of `update`'s conversation is being
+    /// answered by another replica, so that a person's messages are answered in order, each with
+    /// the ones before it in its history, even when a balancer spreads them over replicas. Gives
+    /// up after [`ORDER_PATIENCE`] (an earlier update whose replica died is taken over meanwhile).
+    pub async fn wait_for_earlier_updates(&self, update: &Update, stop: &CancellationToken) {
+        if self.store.kind() != BackendKind::Postgres {
+            return;
+        }
+        let Some(key) = update_conversation_key(update) else {
+            return;
+        };
+        let update_id = i64::from(update.id.0);
+        let give_up_at = tokio::time::Instant::now() + ORDER_PATIENCE;
+        while tokio::time::Instant::now() < give_up_at {
+            let since_ms = self.clock.now_ms() - REPLAY_WINDOW_MS;
+            match self
+                .store
+                .earlier_update_elsewhere(key, update_id, since_ms)
+                .await
+            {
+                Ok(false) => return,
+                Ok(true) => {}
+                Err(error) => {
+                    tracing::warn!(error = %error, update_id, "could not check the order of a conversation's updates");
+                    return;
+                }
+            }
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(ORDER_POLL_INTERVAL) => {}
+            }
+        }
+        tracing::warn!(
+            update_id,
+            "an earlier update of the conversation is still unanswered elsewhere; answering this one first"
+        );
     }
 
     /// Where the handler of `update_id` records the messages that carry its answer.

@@ -92,13 +92,12 @@ pub(super) async fn retry_turn(
             next_edit_at: preview.next_edit_at,
         }
     };
+    count_tokens(&answer);
     let reply_id = turn
         .conversations
         .finish_retry(&retry, answer.completion(), Some(turn.update_id))
         .await?;
-    let outcome = deliver_stored(turn, preview, reply_id, text).await?;
-    count_tokens(&answer);
-    Ok(outcome)
+    deliver_stored(turn, preview, reply_id, text).await
 }
 
 /// The answer a retry replaces, as the chat shows it.

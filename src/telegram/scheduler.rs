@@ -230,6 +230,9 @@ impl Scheduler {
                 next
             };
             let Some(queued) = next else { return };
+            self.intake
+                .wait_for_earlier_updates(&queued.update, &shared.stopping)
+                .await;
             let permit = tokio::select! {
                 () = shared.stopping.cancelled() => return,
                 permit = shared.slots.acquire() => permit,

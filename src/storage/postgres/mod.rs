@@ -55,6 +55,8 @@ pub struct PgStore {
     replica: std::sync::Arc<str>,
     /// How long a claim on an update holds unless renewed, in ms.
     lease_ms: i64,
+    /// The lock that tells the other replicas this one is alive.
+    liveness: std::sync::Arc<replicas::Liveness>,
 }
 
 /// The error of a method this backend does not have yet.
@@ -85,14 +87,19 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(options.pool_size.unwrap_or(DEFAULT_POOL_SIZE).max(2))
             .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_with(connect_options)
+            .connect_with(connect_options.clone())
+            .await
+            .with_context(|| format!("cannot connect to PostgreSQL at {server}"))?;
+        let replica: std::sync::Arc<str> = super::new_replica_id().into();
+        let liveness = replicas::Liveness::hold(connect_options, replica.clone())
             .await
             .with_context(|| format!("cannot connect to PostgreSQL at {server}"))?;
         let lease = options.replica_lease.unwrap_or(DEFAULT_LEASE);
         Ok(Self {
             pool,
-            replica: super::new_replica_id().into(),
+            replica,
             lease_ms: i64::try_from(lease.as_millis()).unwrap_or(i64::MAX),
+            liveness: std::sync::Arc::new(liveness),
         })
     }
 
@@ -110,5 +117,6 @@ impl PgStore {
     /// Closes the pool, waiting for the connections in use to be returned.
     pub async fn close(&self) {
         self.pool.close().await;
+        self.liveness.release().await;
     }
 }

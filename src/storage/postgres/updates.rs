@@ -3,13 +3,14 @@
 //! The replica that stores an update claims it (`claimed_by`) for a lease (`lease_until`) that it
 //! renews while it runs ([`PgStore::renew_update_leases`]). An update delivered to two replicas is
 //! stored once: the second insert finds it and is told it is not new. An unfinished update whose
-//! lease has lapsed (its replica died, or lost the database) is taken over by the next replica
-//! that looks ([`PgStore::claim_unfinished_updates`]); `FOR UPDATE SKIP LOCKED` gives each such
-//! update to one replica only, even when several look at once.
+//! replica is gone (its liveness lock is free: see `replicas::Liveness`) or whose lease has lapsed
+//! (its replica hangs) is taken over by the next replica that looks
+//! ([`PgStore::claim_unfinished_updates`]); `FOR UPDATE SKIP LOCKED` gives each such update to one
+//! replica only, even when several look at once.
 
 use super::PgStore;
 use crate::storage::updates::UnfinishedRow;
-use crate::storage::{UnfinishedUpdate, UpdateRecord, UpdateState};
+use crate::storage::{ConversationKey, UnfinishedUpdate, UpdateRecord, UpdateState};
 
 /// A row of `processed_updates` as PostgreSQL returns it: the state as text.
 struct UnfinishedPgRow {
@@ -145,8 +146,8 @@ impl PgStore {
     }
 
     /// Takes over, oldest first and at most `limit`, the unfinished updates received since
-    /// `since_ms` whose lease has lapsed by `now_ms` (their replica stopped renewing it), each
-    /// for one lease of this replica. Returns them as [`PgStore::unfinished_updates`] does.
+    /// `since_ms` whose replica is gone, or whose lease lapsed by `now_ms` (their replica stopped
+    /// renewing it), each for one lease of this replica. Returns them as [`PgStore::unfinished_updates`] does.
     pub async fn claim_unfinished_updates(
         &self,
         since_ms: i64,
@@ -160,8 +161,15 @@ impl PgStore {
                    WHERE update_id IN (
                        SELECT update_id FROM processed_updates
                        WHERE state <> 'done' AND received_at >= $2
-                         AND (lease_until IS NULL OR lease_until < $3)
                          AND claimed_by IS DISTINCT FROM $1
+                         AND (lease_until IS NULL OR lease_until < $3 OR NOT EXISTS (
+                             SELECT 1 FROM pg_locks AS alive
+                             WHERE alive.locktype = 'advisory' AND alive.granted
+                               AND alive.database = (SELECT oid FROM pg_database
+                                                     WHERE datname = current_database())
+                               AND alive.objsubid = 1
+                               AND (alive.classid::bigint << 32) | alive.objid::bigint
+                                   = hashtextextended(processed_updates.claimed_by, 0)))
                        ORDER BY update_id
                        LIMIT $5
                        FOR UPDATE SKIP LOCKED)
@@ -187,9 +195,35 @@ impl PgStore {
         Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
     }
 
+    /// Whether an update of `key` older than `update_id`, received since `since_ms`, is still
+    /// being answered by another replica: a conversation's updates are answered in order even
+    /// when a balancer spreads them over replicas.
+    pub async fn earlier_update_elsewhere(
+        &self,
+        key: ConversationKey,
+        update_id: i64,
+        since_ms: i64,
+    ) -> Result<bool, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT EXISTS (
+                   SELECT 1 FROM processed_updates
+                   WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL
+                     AND update_id < $3 AND state <> 'done' AND received_at >= $4
+                     AND claimed_by IS DISTINCT FROM $5) AS "exists!""#,
+            key.chat_id.0,
+            key.user_id.0,
+            update_id,
+            since_ms,
+            &*self.replica,
+        )
+        .fetch_one(&self.pool)
+        .await
+    }
+
     /// Extends this replica's claims on the updates it has not finished by one lease from
-    /// `now_ms`; how many.
+    /// `now_ms`, and makes sure it shows as alive; how many.
     pub async fn renew_update_leases(&self, now_ms: i64) -> Result<u64, sqlx::Error> {
+        self.liveness.keep().await?;
         let result = sqlx::query!(
             "UPDATE processed_updates SET lease_until = $2::bigint + $3::bigint
              WHERE claimed_by = $1 AND state <> 'done'",
