@@ -3,11 +3,11 @@
 //! bytes stored at one length (127), compared by Euclidean distance `d`, similarity
 //! `1 - d² / (2 · 127²)`, nearest first.
 //!
-//! PostgreSQL has no sqlite-vec, and computing the distance in SQL (byte by byte with
-//! `get_byte`) is about a hundred times slower than reading the rows: a search reads the
-//! conversation's vectors through the table's primary key `(chat_id, user_id, kind, …)`, which
-//! bounds it to that conversation, compares them here, and then reads only the nearest rows,
-//! checking their owner again.
+//! PostgreSQL has no sqlite-vec, and in SQL the distance would take a function call per byte
+//! (`get_byte`) of every vector. Instead a search reads the conversation's vectors through the
+//! table's primary key `(chat_id, user_id, kind, …)`, which bounds it to that conversation,
+//! compares them here in one tight loop, and then reads only the nearest rows, checking their
+//! owner again.
 //!
 //! Several replicas may share the database. The embedder runs on one at a time, but should two
 //! run, their writes cannot corrupt the progress: the mark only ever moves forward
