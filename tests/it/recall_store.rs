@@ -178,7 +178,7 @@ async fn a_rarer_more_frequent_or_shorter_match_ranks_first() {
 
 /// A vector of length 127 pointing mostly along `axis`, a little along the next one.
 fn vector(axis: usize, lean: i8) -> Vec<u8> {
-    let mut values = vec![0_i8; 127];
+    let mut values = [0_i8; 127];
     values[axis] = 120;
     values[(axis + 1) % 127] = lean;
     values.iter().map(|&value| value as u8).collect()
