@@ -28,7 +28,8 @@
 //!
 //! `cargo test --test it eval -- --nocapture` prints the table; it is also written to
 //! `target/memory-eval.md` (with a real model: `target/memory-eval-real-embeddings.md`) and
-//! recorded in `docs/PERFORMANCE.md`.
+//! recorded in `docs/PERFORMANCE.md`. The same run on PostgreSQL (`eval::on_postgres::…`) writes
+//! `target/memory-eval-postgres.md`: its results must be those of SQLite.
 
 mod languages;
 mod meaning_templates;
@@ -206,7 +207,7 @@ struct Arm {
     summaries: SummarizerReport,
     /// Least cosine similarity of recall by meaning.
     min_similarity: f64,
-    _database: TempDatabase,
+    database: TempDatabase,
     /// By kind and language: probes whose referent was in the prompt (for isolation: leaks).
     tallies: BTreeMap<(Kind, &'static str), Tally>,
     prompt_tokens: Vec<usize>,
@@ -266,7 +267,7 @@ impl Arm {
             clock,
             summaries: SummarizerReport::default(),
             min_similarity: config.embedding.min_similarity,
-            _database: database,
+            database,
             tallies: BTreeMap::new(),
             prompt_tokens: Vec::new(),
             parts: Vec::new(),
@@ -606,14 +607,21 @@ async fn memory_evaluation_meets_its_targets() {
             }
         }
     }
-    let file = if embeddings.is_real() {
-        "memory-eval-real-embeddings.md"
+    let embeddings_part = if embeddings.is_real() {
+        "-real-embeddings"
     } else {
-        "memory-eval.md"
+        ""
+    };
+    // The PostgreSQL run keeps a report of its own, to set beside the SQLite one.
+    let backend_part = if arms[0].database.url.starts_with("postgres") {
+        "-postgres"
+    } else {
+        ""
     };
     let directory = concat!(env!("CARGO_MANIFEST_DIR"), "/target");
     std::fs::create_dir_all(directory).expect("target/");
-    std::fs::write(format!("{directory}/{file}"), &report).expect("write the report");
+    let file = format!("{directory}/memory-eval{embeddings_part}{backend_part}.md");
+    std::fs::write(file, &report).expect("write the report");
 
     for arm in &arms {
         assert_eq!(arm.summaries.failed, 0, "the fake model never fails");
@@ -800,3 +808,5 @@ fn languages_table(out: &mut String, scenario: &Scenario, arms: &[Arm; 3]) {
         let _ = writeln!(out);
     }
 }
+
+crate::postgres_variants!(memory_evaluation_meets_its_targets);

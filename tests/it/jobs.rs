@@ -85,3 +85,8 @@ async fn the_apps_jobs_run_watched_by_what_production_health_checks_read() {
     assert!(states.contains(&("purge", true)), "{states:?}");
     assert!(states.contains(&("summarizer", true)), "{states:?}");
 }
+
+crate::postgres_variants!(
+    purge_job_removes_old_rows_on_its_first_run_and_stops_on_shutdown,
+    the_apps_jobs_run_watched_by_what_production_health_checks_read,
+);

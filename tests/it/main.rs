@@ -32,6 +32,8 @@ mod postgres;
 mod privacy_groups;
 mod privacy_memory;
 mod privacy_ops;
+mod purge_store;
+mod recall_store;
 mod render;
 mod replicas;
 mod search_index;

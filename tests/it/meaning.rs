@@ -404,3 +404,14 @@ async fn secrets_are_masked_before_texts_go_to_the_embedding_server() {
     );
     assert!(!texts.iter().any(|text| text.contains(key)), "{texts:?}");
 }
+
+crate::postgres_variants!(
+    a_paraphrase_finds_the_fact_by_meaning_and_not_by_words,
+    messages_and_summaries_are_embedded_in_the_background_and_never_on_a_reply_path,
+    a_restart_carries_on_where_the_last_run_stopped_and_a_new_model_starts_over,
+    a_failing_or_slow_embedding_server_never_fails_or_holds_up_a_turn,
+    vectors_are_deleted_with_their_rows,
+    recall_by_meaning_never_crosses_to_another_person,
+    a_changed_fact_comes_first_and_is_marked_as_the_newer,
+    secrets_are_masked_before_texts_go_to_the_embedding_server,
+);

@@ -632,3 +632,19 @@ async fn delivery_records_of_concurrent_turns_are_all_written_and_mark_their_upd
             .is_empty()
     );
 }
+
+crate::postgres_variants!(
+    a_message_after_the_idle_timeout_starts_a_new_session_and_closes_the_old_one,
+    a_closed_session_is_summarized_and_the_summary_and_notes_reach_later_prompts,
+    an_older_message_relevant_to_the_new_one_is_recalled_with_its_date,
+    a_repeated_question_takes_one_recall_slot_so_the_answer_still_fits,
+    recall_never_returns_another_users_messages_even_in_the_same_group,
+    a_failing_summary_is_retried_with_backoff_then_replaced_by_an_extract,
+    answers_in_greek_turkish_and_armenian_are_stored_cut_exactly_at_their_markers,
+    a_session_whose_attempts_never_finish_waits_its_backoff_and_ends_with_the_extract,
+    sessions_left_open_by_a_stopped_process_are_closed_and_summarized_after_a_restart,
+    secrets_from_storage_are_masked_in_prompts_and_summary_requests,
+    stored_text_cannot_close_the_memory_wrapper,
+    forget_removes_one_note_and_clear_removes_notes_and_summaries,
+    the_context_command_prints_the_prompt_without_storing_the_message,
+);

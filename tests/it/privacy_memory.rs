@@ -226,3 +226,13 @@ async fn the_context_preview_shows_the_masked_prompt() {
         "{printed}"
     );
 }
+
+crate::postgres_variants!(
+    a_message_closing_the_session_block_cannot_plant_a_note,
+    a_section_marker_in_a_message_never_starts_a_line_of_the_summarizers_input,
+    notes_reach_the_prompt_inside_the_data_block_with_their_dates,
+    a_note_cannot_close_the_data_block,
+    a_key_in_the_new_message_is_masked_for_the_model_and_stored_as_written,
+    a_key_in_the_persona_is_masked_for_the_model_and_kept_in_the_settings,
+    the_context_preview_shows_the_masked_prompt,
+);

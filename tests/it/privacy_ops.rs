@@ -9,7 +9,7 @@ use telemem::telegram::intake::random_webhook_secret;
 
 use crate::support::bot_harness::{ALICE, TestBot, WEBHOOK_SECRET, post_to_webhook};
 use crate::support::bot_process::Surroundings;
-use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, count_rows};
 use crate::support::fake_telegram::Fault;
 use crate::support::times::{DAY_MS, MIDNIGHT_MS};
 use crate::support::waiting::{PATIENCE, eventually};
@@ -176,7 +176,11 @@ async fn a_handled_update_keeps_no_payload_and_old_update_records_are_purged() {
         .set_update_state(1, UpdateState::Done)
         .await
         .unwrap();
-    let payload_left = sqlx_count_payloads(&db.url).await;
+    let payload_left = count_rows(
+        &db.url,
+        "SELECT count(*) FROM processed_updates WHERE payload IS NOT NULL",
+    )
+    .await;
 
     let counts = db
         .store
@@ -186,17 +190,6 @@ async fn a_handled_update_keeps_no_payload_and_old_update_records_are_purged() {
 
     assert_eq!(payload_left, 0);
     assert_eq!(counts.processed_updates, 1);
-}
-
-/// Payloads stored, read straight from the file.
-async fn sqlx_count_payloads(url: &str) -> i64 {
-    use sqlx::{Connection, Row};
-    let mut connection = sqlx::SqliteConnection::connect(url).await.unwrap();
-    sqlx::query("SELECT count(*) FROM processed_updates WHERE payload IS NOT NULL")
-        .fetch_one(&mut connection)
-        .await
-        .unwrap()
-        .get(0)
 }
 
 #[tokio::test]
@@ -287,3 +280,7 @@ async fn variables_left_empty_count_as_not_set() {
     bot.signal("TERM");
     assert!(bot.wait_for_exit().await.success());
 }
+
+crate::postgres_variants!(
+    the_purge_deletes_the_persona_and_settings_of_people_gone_for_the_retention_period,
+);
