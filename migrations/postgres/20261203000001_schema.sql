@@ -48,7 +48,10 @@ CREATE TABLE messages (
     tokens_out          BIGINT NOT NULL DEFAULT 0,
     telegram_message_id BIGINT,
     update_id           BIGINT,
-    search_vector       tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED
+    search_vector       tsvector GENERATED ALWAYS AS (to_tsvector('simple', content)) STORED,
+    -- When the server stored the row (ms): the embedder's mark passes a message only once it is
+    -- this old, because ids are handed out before commit and a lower id may commit later.
+    stored_at           BIGINT NOT NULL DEFAULT (extract(epoch FROM clock_timestamp()) * 1000)::bigint
 );
 CREATE INDEX messages_by_conversation_time ON messages (chat_id, user_id, created_at);
 CREATE INDEX messages_by_conversation_id ON messages (chat_id, user_id, id);

@@ -257,3 +257,10 @@ async fn past_the_stored_history_cap_only_that_persons_oldest_sessions_go_and_th
     assert_eq!(summarized_sessions(&store, private(BOB)).await.len(), 2);
     assert!(store.stored_bytes(UserId(ALICE)).await.unwrap().bytes <= 1024 * 1024);
 }
+
+crate::postgres_variants!(
+    past_the_daily_token_limit_a_message_gets_the_reset_time_is_not_stored_and_reaches_no_model,
+    stats_show_the_tokens_of_all_the_persons_chats_today_against_the_limit,
+    an_admins_limit_command_shows_lifts_raises_and_restores_one_persons_limit,
+    past_the_stored_history_cap_only_that_persons_oldest_sessions_go_and_they_are_told_once,
+);

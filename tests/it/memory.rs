@@ -647,4 +647,5 @@ crate::postgres_variants!(
     stored_text_cannot_close_the_memory_wrapper,
     forget_removes_one_note_and_clear_removes_notes_and_summaries,
     the_context_command_prints_the_prompt_without_storing_the_message,
+    delivery_records_of_concurrent_turns_are_all_written_and_mark_their_updates_done,
 );

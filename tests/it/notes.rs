@@ -171,4 +171,6 @@ async fn the_summarizer_keeps_a_note_added_by_hand_and_updates_only_its_own() {
 crate::postgres_variants!(
     a_conversation_holds_a_bounded_number_of_notes_by_hand,
     the_summarizer_keeps_a_note_added_by_hand_and_updates_only_its_own,
+    remember_adds_a_note_memory_lists_it_an_edit_replaces_it_and_forget_removes_it,
+    remember_answers_an_empty_or_too_long_note_and_a_bare_number_politely,
 );

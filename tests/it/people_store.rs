@@ -396,4 +396,8 @@ crate::postgres_variants!(
     a_token_limit_of_ones_own_is_a_number_or_none_and_its_deletion_restores_the_default,
     a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is_forgotten,
     merging_two_notes_by_hand_leaves_the_stored_bytes_of_one,
+    daily_usage_outlives_clear,
+    the_purge_deletes_usage_days_before_the_cutoffs_day_and_never_today,
+    stored_bytes_of_a_cleared_conversation_are_given_back_and_nobody_elses,
+    trimming_one_person_deletes_their_oldest_closed_sessions_in_all_chats_until_under_the_cap,
 );

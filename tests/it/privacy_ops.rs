@@ -283,4 +283,6 @@ async fn variables_left_empty_count_as_not_set() {
 
 crate::postgres_variants!(
     the_purge_deletes_the_persona_and_settings_of_people_gone_for_the_retention_period,
+    clear_deletes_the_text_of_the_persons_unanswered_updates_in_that_chat_only,
+    a_handled_update_keeps_no_payload_and_old_update_records_are_purged,
 );

@@ -1703,4 +1703,8 @@ crate::postgres_variants!(
     the_summarizers_queue_holds_closed_sessions_until_summarized_in_closing_order,
     two_replicas_starting_sessions_of_one_conversation_at_once_leave_one_open,
     two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session,
+    incognito_token_counts_are_purged_in_time_and_the_switch_is_not,
+    an_update_is_new_only_the_first_time,
+    storing_a_reply_marks_its_update_replying_and_recording_its_delivery_marks_it_done,
+    an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found_until_delivered,
 );

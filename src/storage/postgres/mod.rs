@@ -59,11 +59,6 @@ pub struct PgStore {
     liveness: std::sync::Arc<replicas::Liveness>,
 }
 
-/// The error of a method this backend does not have yet.
-fn not_yet(method: &str) -> sqlx::Error {
-    sqlx::Error::Configuration(format!("{method} is not available on PostgreSQL yet").into())
-}
-
 impl PgStore {
     /// Connects to the server `database_url` names. Fails with a message naming the server (never
     /// the password) when it cannot be reached or refuses the credentials.

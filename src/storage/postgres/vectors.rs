@@ -117,8 +117,12 @@ impl PgStore {
     /// Up to `limit` messages waiting for a vector, oldest first.
     pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
         let rows = sqlx::query!(
-            r#"SELECT id, chat_id, user_id, content FROM messages
+            r#"SELECT id, chat_id, user_id, content FROM messages AS message
                WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                 AND NOT EXISTS (
+                     SELECT 1 FROM memory_vectors AS vector
+                     WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                       AND vector.kind = 0 AND vector.source_id = message.id)
                ORDER BY id
                LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
             limit,
@@ -164,8 +168,11 @@ impl PgStore {
 
     /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
     /// none; a summary rewritten since gets none for its old text) and, in the same
-    /// transaction, marks every message up to `messages_through` as done, including those that
-    /// could not be embedded. The mark never moves back, whoever stored vectors last.
+    /// transaction, marks the messages up to `messages_through` as done, including those that
+    /// could not be embedded. The mark never moves back, whoever stored vectors last, and passes
+    /// only messages stored a minute ago or more: ids are handed out before commit, so a message
+    /// with a lower id may still commit after a higher one; until the mark passes them, messages
+    /// with a vector are told apart by the vector itself.
     pub async fn store_vectors(
         &self,
         vectors: &[MemoryVector],
@@ -221,7 +228,12 @@ impl PgStore {
         }
         if let Some(through) = messages_through {
             sqlx::query!(
-                r#"UPDATE embedding_progress SET messages_through = greatest(messages_through, $1)
+                r#"UPDATE embedding_progress
+                   SET messages_through = greatest(messages_through, (
+                       SELECT max(id) FROM messages
+                       WHERE id <= $1
+                         AND stored_at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                                         - 60000))
                    WHERE id = 1"#,
                 through
             )
@@ -234,8 +246,12 @@ impl PgStore {
     /// How many messages are still waiting for a vector.
     pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error> {
         sqlx::query_scalar!(
-            r#"SELECT count(*) AS "count!" FROM messages
-               WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)"#
+            r#"SELECT count(*) AS "count!" FROM messages AS message
+               WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                 AND NOT EXISTS (
+                     SELECT 1 FROM memory_vectors AS vector
+                     WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                       AND vector.kind = 0 AND vector.source_id = message.id)"#
         )
         .fetch_one(&self.pool)
         .await
