@@ -515,7 +515,7 @@ impl Conversations {
         message: NewMessageText<'_>,
         telegram_message_id: Option<i64>,
         now_ms: i64,
-        start: TurnStart,
+        mut start: TurnStart,
     ) -> anyhow::Result<Turn> {
         let session = session_for_message(
             &self.store,
@@ -539,11 +539,25 @@ impl Conversations {
             tokens_out: 0,
             telegram_message_id,
         };
-        let (user_message_id, _is_new) = self
+        let (user_message_id, is_new) = self
             .store
             .add_user_message_once(&message_to_store)
             .await
             .context("cannot store the user's message")?;
+        if !is_new {
+            // Answered again after a crash, possibly after later messages of the conversation (a
+            // replica took it over): its prompt is the history as it stood before it.
+            start.history = self
+                .store
+                .history_through(
+                    key,
+                    now_ms - self.settings.history_window_ms,
+                    self.settings.history_max_messages,
+                    user_message_id - 1,
+                )
+                .await
+                .context("cannot read the history before the message")?;
+        }
         let stored = StoredMessage {
             telegram_message_id,
             ..StoredMessage::new(

@@ -372,7 +372,6 @@ async fn the_switch_is_kept_per_person_and_chat_across_a_restart_and_only_tokens
 
 crate::postgres_variants!(
     the_switch_is_kept_per_person_and_chat_across_a_restart_and_only_tokens_are_counted,
-    incognito_turns_leave_no_row_no_index_entry_no_summary_and_no_update_text,
     an_incognito_prompt_carries_the_persona_and_the_last_incognito_turns_but_no_memory,
     incognito_turns_give_the_embedder_nothing_and_send_it_no_text,
     an_incognito_reply_telegram_refuses_leaves_no_text_in_the_update_records,

@@ -250,14 +250,25 @@ async fn the_embedding_mark_only_moves_forward_even_with_two_embedders_and_a_new
     second.unwrap();
     db.store.store_vectors(&[], Some(ids[0])).await.unwrap();
 
-    assert_eq!(db.store.messages_waiting_for_vectors().await.unwrap(), 1);
+    // SQLite goes by the mark alone: the last message is past it. PostgreSQL's mark passes only
+    // messages stored a minute ago (ids may commit out of order), and until then tells the
+    // messages with a vector apart by the vector itself: none is waiting.
+    let expected: &[i64] = if db.url.starts_with("postgres") {
+        &[]
+    } else {
+        &[ids[3]]
+    };
     let waiting = db.store.messages_to_embed(10).await.unwrap();
     assert_eq!(
         waiting
             .iter()
             .map(|text| text.source_id)
             .collect::<Vec<_>>(),
-        [ids[3]]
+        expected
+    );
+    assert_eq!(
+        db.store.messages_waiting_for_vectors().await.unwrap(),
+        i64::try_from(expected.len()).unwrap()
     );
     assert_eq!(db.store.vector_count(ALICE_KEY).await.unwrap(), 4);
 
