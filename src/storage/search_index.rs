@@ -311,7 +311,10 @@ mod tests {
     #[test]
     fn empty_terms_look_for_nothing() {
         let key = ConversationKey::new(ChatId(5), UserId(7));
-        let terms = [SearchTerm::Word(String::new()), SearchTerm::Prefix(String::new())];
+        let terms = [
+            SearchTerm::Word(String::new()),
+            SearchTerm::Prefix(String::new()),
+        ];
         assert_eq!(match_expression(key, &terms), None);
         assert_eq!(match_expression(key, &[]), None);
     }

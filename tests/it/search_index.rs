@@ -9,9 +9,7 @@
 use std::borrow::Cow;
 use std::time::Duration;
 
-use telemem::storage::{
-    ChatId, ConversationKey, MIGRATOR, NewMessage, Role, SearchTerm, Store,
-};
+use telemem::storage::{ChatId, ConversationKey, MIGRATOR, NewMessage, Role, SearchTerm, Store};
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase, TestDb, message_in};
 use crate::support::times::{DAY_MS, MIDNIGHT_MS};
@@ -218,11 +216,12 @@ async fn more_messages_than_one_batch_are_all_indexed() {
     assert_eq!(through, newest);
     assert_eq!(indexed_through(&db).await, newest);
     assert!(index_is_consistent(&db).await);
-    let tagged: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'o11c11xtag3'")
-            .fetch_one(&mut connection)
-            .await
-            .unwrap();
+    let tagged: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'o11c11xtag3'",
+    )
+    .fetch_one(&mut connection)
+    .await
+    .unwrap();
     assert_eq!(tagged, (0..2500).filter(|i| i % 7 == 3).count() as i64);
 }
 
@@ -395,7 +394,9 @@ async fn a_search_during_a_rebuild_of_the_index_finds_what_is_indexed_without_wa
     assert!(indexed_through(&db).await < newest, "the search waited");
     db.store.index_pending_messages().await.unwrap();
     assert_eq!(
-        found(&db.store, ALICE_KEY, "rebuilt", newest + 1).await.len(),
+        found(&db.store, ALICE_KEY, "rebuilt", newest + 1)
+            .await
+            .len(),
         10
     );
 }
@@ -408,7 +409,11 @@ async fn a_conversation_finds_only_its_own_words_after_any_punctuation() {
     let group = ConversationKey::new(ChatId(-100_500), ALICE_KEY.user_id);
     let group_session = db.session(group, MIDNIGHT_MS).await;
     let texts = [
-        (ALICE_KEY, alice_session, "(Chemitek) l'adresse: «Paris»—quai/7, \"Zürich\""),
+        (
+            ALICE_KEY,
+            alice_session,
+            "(Chemitek) l'adresse: «Paris»—quai/7, \"Zürich\"",
+        ),
         (BOB_KEY, bob_session, "my chemitek parcel to paris"),
         (group, group_session, "the group's chemitek order"),
     ];
