@@ -494,7 +494,7 @@ const RAW_WINDOW: i64 = 30;
 /// Builds the database of `recall_by_words` once (a few minutes) and returns its path.
 async fn recall_database() -> PathBuf {
     let dir = bench_data_dir();
-    let path = dir.join("recall-v1.db");
+    let path = dir.join("recall-v2.db");
     if path.exists() {
         return path;
     }
@@ -512,7 +512,8 @@ async fn recall_database() -> PathBuf {
         .expect("open bench database");
     let started = Instant::now();
     // One session per person (id = user + 1); messages round-robin over people, user and
-    // assistant in turn, the same few sentences for everyone with numbers of their own.
+    // assistant in turn, each person's in turn one of the same four sentences as everyone's,
+    // with numbers of their own.
     sqlx::query(
         "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 - 1)
          INSERT INTO sessions (id, chat_id, user_id, started_at, last_activity_at)
@@ -529,7 +530,7 @@ async fn recall_database() -> PathBuf {
                                tokens_in, tokens_out)
          SELECT i % ?2, i % ?2, i % ?2 + 1,
                 CASE WHEN (i / ?2) % 2 = 0 THEN 'user' ELSE 'assistant' END,
-                CASE i % 4
+                CASE (i / ?2) % 4
                     WHEN 0 THEN printf('Can you check the parcel %d from supplier %d? '
                                        || 'The tracking says delivery on day %d.',
                                        i % 7919, i % 113, i % 28 + 1)

@@ -192,10 +192,11 @@ impl SqliteStore {
     /// relevant (BM25, with the conversation's own word counts) first. Every word of the FTS5
     /// expression ([`match_expression`]) starts with this conversation's owner token, and the
     /// query re-checks chat and user so that a wrong expression can never return another user's
-    /// messages. `CROSS JOIN` fixes the join order (full-text match first, then the row by id):
-    /// without planner statistics SQLite could otherwise run the match once per message of the
-    /// conversation instead of once. The rowid bound inside the full-text query lets FTS5 skip
-    /// the newer rows (the raw window) itself.
+    /// messages. The matches are ranked inside the index and only the best `limit` are read from
+    /// `messages` (a conversation can have hundreds of matches, each row a page read of its own);
+    /// `CROSS JOIN` keeps that order (full-text match first, then the row by id): without planner
+    /// statistics SQLite could otherwise run the match once per message of the conversation. The
+    /// rowid bound inside the full-text query lets FTS5 skip the newer rows (the raw window).
     ///
     /// If a message older than `before_id` may not be indexed yet, everything pending is indexed
     /// first, unless the index is being rebuilt ([`SEARCH_CATCHES_UP_AT_MOST`]). Should that fail,
@@ -226,12 +227,14 @@ impl SqliteStore {
                       message.role AS "role: Role", message.content,
                       message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
                       message.telegram_message_id
-               FROM messages_fts
-               CROSS JOIN messages AS message ON message.id = messages_fts.rowid
-               WHERE messages_fts MATCH ?1 AND messages_fts.rowid < ?4
-                 AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
-               ORDER BY bm25(messages_fts)
-               LIMIT +?5"#,
+               FROM (SELECT rowid AS id, bm25(messages_fts) AS relevance
+                     FROM messages_fts
+                     WHERE messages_fts MATCH ?1 AND rowid < ?4
+                     ORDER BY relevance
+                     LIMIT +?5) AS found
+               CROSS JOIN messages AS message ON message.id = found.id
+               WHERE message.chat_id = ?2 AND message.user_id = ?3
+               ORDER BY found.relevance"#,
             match_expression,
             key.chat_id,
             key.user_id,
