@@ -247,8 +247,8 @@ impl SqliteStore {
 
     /// Whether a search for messages older than `before_id` should first index what is pending:
     /// when one of them may not be indexed yet and the backlog is short. This process's mark
-    /// is read first; the stored one only when that is far behind (say just after a start,
-    /// before the first batch).
+    /// is read first; the stored one, with the newest message's id, only when that is far
+    /// behind (say just after a start, before the first batch, or for a search without bound).
     async fn search_must_catch_up(&self, before_id: i64) -> Result<bool, sqlx::Error> {
         let needed_through = before_id.saturating_sub(1);
         let known = self.connections.indexed_through.load(Ordering::Acquire);
@@ -258,10 +258,16 @@ impl SqliteStore {
         if needed_through - known <= SEARCH_CATCHES_UP_AT_MOST {
             return Ok(true);
         }
-        let stored = sqlx::query_scalar!("SELECT indexed_through FROM search_index_progress")
-            .fetch_one(&mut *self.reader().await?)
-            .await?;
-        Ok(stored < needed_through && needed_through - stored <= SEARCH_CATCHES_UP_AT_MOST)
+        let stored = sqlx::query!(
+            r#"SELECT indexed_through AS "indexed_through!",
+                      (SELECT max(id) FROM messages) AS "newest?: i64"
+               FROM search_index_progress"#
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await?;
+        let needed_through = needed_through.min(stored.newest.unwrap_or(0));
+        Ok(stored.indexed_through < needed_through
+            && needed_through - stored.indexed_through <= SEARCH_CATCHES_UP_AT_MOST)
     }
 }
 

@@ -120,6 +120,29 @@ async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
 }
 
 #[tokio::test]
+async fn a_search_without_bound_in_a_process_just_started_indexes_a_short_backlog_first() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.store.index_pending_messages().await.unwrap();
+    let mut connection = connection_beside_the_store(&db.url).await;
+    insert_beside_the_store(
+        &mut connection,
+        ALICE_KEY,
+        session,
+        "the chemitek parcel",
+        MIDNIGHT_MS,
+    )
+    .await;
+    // Another process (say `telemem context`) that has not indexed anything yet itself.
+    let other = Store::connect(&db.url).await.unwrap();
+
+    let all = found(&other, ALICE_KEY, "chemitek", i64::MAX).await;
+
+    assert_eq!(all, ["the chemitek parcel"]);
+    other.close().await;
+}
+
+#[tokio::test]
 async fn the_background_task_indexes_new_messages_without_any_search() {
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
