@@ -17,7 +17,13 @@
 //!    many: the query the turn adds when an embedding model is configured, the embedding server's
 //!    answer aside. Criterion measures the mean; a second pass prints p50 and p99.
 //!
-//! The preloaded database is built once into `target/bench-data/` and copied for each benchmark.
+//! 4. `recall_by_words`: the full-text search recall makes for one turn (`Store::search_messages`
+//!    with the terms `memory::recall` builds, 15 candidates, below the raw window) in a database
+//!    of 10,000 people with 200 messages each, 2,000,000 messages all indexed, in which every
+//!    message shares most of its words with everyone's. Criterion measures the mean for one
+//!    person; a second pass prints p50 and p99 of 2,000 searches by people picked across all.
+//!
+//! The preloaded databases is built once into `target/bench-data/` and copied for each benchmark.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,9 +32,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use telemem::memory::meaning::quantize;
+use telemem::memory::recall::recall_terms;
 use telemem::storage::{
-    ChatId, ConversationKey, MemoryVector, NewMessage, Role, Store, TurnStartLimits, UserId,
-    VectorSource,
+    ChatId, ConversationKey, MemoryVector, NewMessage, Role, SearchTerm, Store, TurnStartLimits,
+    UserId, VectorSource,
 };
 use tokio::runtime::Runtime;
 
@@ -43,6 +50,16 @@ const HISTORY_LIMIT: i64 = 30;
 const PURGE_BATCH: i64 = 200;
 /// Conversations taking turns at the same time in the concurrent pass of `chat_turn`.
 const CONCURRENT_CONVERSATIONS: i64 = 4;
+
+/// Whether the benchmark `name` was asked for: `cargo bench --bench storage -- FILTER` runs only
+/// those whose name contains FILTER, and skips the others' set-up (preloading, extra passes) too.
+fn selected(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|argument| !argument.starts_with('-'))
+        .collect();
+    filters.is_empty() || filters.iter().any(|filter| name.contains(filter.as_str()))
+}
 
 fn bench_data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -277,6 +294,9 @@ fn percentile(sorted: &[Duration], fraction: f64) -> Duration {
 }
 
 fn chat_turn_benchmark(criterion: &mut Criterion) {
+    if !selected("chat_turn") {
+        return;
+    }
     let runtime = Runtime::new().expect("tokio runtime");
     let store = runtime.block_on(fresh_copy("chat-turn"));
     let mut turn = 0_i64;
@@ -319,6 +339,9 @@ fn chat_turn_benchmark(criterion: &mut Criterion) {
 }
 
 fn purge_benchmark(_criterion: &mut Criterion) {
+    if !selected("purge") {
+        return;
+    }
     let runtime = Runtime::new().expect("tokio runtime");
     let report = runtime.block_on(async {
         let store = fresh_copy("purge").await;
@@ -428,6 +451,9 @@ async fn embedded_conversations() -> Store {
 }
 
 fn recall_by_meaning_benchmark(criterion: &mut Criterion) {
+    if !selected("recall_by_meaning") {
+        return;
+    }
     let runtime = Runtime::new().expect("tokio runtime");
     let store = runtime.block_on(embedded_conversations());
     let key = ConversationKey::new(ChatId(3), UserId(3));
@@ -459,10 +485,155 @@ fn recall_by_meaning_benchmark(criterion: &mut Criterion) {
     runtime.block_on(store.close());
 }
 
+/// People and their messages in `recall_by_words`.
+const RECALL_USERS: i64 = 10_000;
+const RECALL_MESSAGES: i64 = 2_000_000;
+/// Messages recall leaves to the raw history: the search looks below the newest 30.
+const RAW_WINDOW: i64 = 30;
+
+/// Builds the database of `recall_by_words` once (a few minutes) and returns its path.
+async fn recall_database() -> PathBuf {
+    let dir = bench_data_dir();
+    let path = dir.join("recall-v2.db");
+    if path.exists() {
+        return path;
+    }
+    std::fs::create_dir_all(&dir).expect("bench data directory");
+    let building = dir.join("building-recall.db");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", building.display()));
+    }
+    let url = format!("sqlite://{}", building.display());
+    let store = Store::connect(&url).await.expect("open bench database");
+    store.migrate().await.expect("migrate bench database");
+    store.close().await;
+    let pool = sqlx::SqlitePool::connect(&url)
+        .await
+        .expect("open bench database");
+    let started = Instant::now();
+    // One session per person (id = user + 1); messages round-robin over people, user and
+    // assistant in turn, each person's in turn one of the same four sentences as everyone's,
+    // with numbers of their own.
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 - 1)
+         INSERT INTO sessions (id, chat_id, user_id, started_at, last_activity_at)
+         SELECT i + 1, i, i, ?2, ?2 FROM n",
+    )
+    .bind(RECALL_USERS)
+    .bind(START_MS)
+    .execute(&pool)
+    .await
+    .expect("preload sessions");
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?1 - 1)
+         INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                               tokens_in, tokens_out)
+         SELECT i % ?2, i % ?2, i % ?2 + 1,
+                CASE WHEN (i / ?2) % 2 = 0 THEN 'user' ELSE 'assistant' END,
+                CASE (i / ?2) % 4
+                    WHEN 0 THEN printf('Can you check the parcel %d from supplier %d? '
+                                       || 'The tracking says delivery on day %d.',
+                                       i % 7919, i % 113, i % 28 + 1)
+                    WHEN 1 THEN printf('The parcel left the depot; the supplier expects '
+                                       || 'delivery by Wednesday, order %d.', i % 9973)
+                    WHEN 2 THEN printf('Remind me about the dentist appointment at %d, '
+                                       || 'and the invoice %x for the plumber.',
+                                       i % 24, i * 2654435761 % 4294967296)
+                    ELSE printf('My sister visits on day %d; we cook dinner and watch '
+                                || 'the football match.', i % 28 + 1)
+                END,
+                ?3 + i * 1000, 40, 60
+         FROM n",
+    )
+    .bind(RECALL_MESSAGES)
+    .bind(RECALL_USERS)
+    .bind(START_MS)
+    .execute(&pool)
+    .await
+    .expect("preload messages");
+    let store = Store::connect(&url).await.expect("open bench database");
+    store
+        .index_pending_messages()
+        .await
+        .expect("index the preloaded messages");
+    store.close().await;
+    sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+        .execute(&pool)
+        .await
+        .expect("checkpoint");
+    pool.close().await;
+    std::fs::rename(&building, &path).expect("keep the recall database");
+    eprintln!(
+        "preloaded and indexed {RECALL_MESSAGES} messages of {RECALL_USERS} people in {:.1?}",
+        started.elapsed()
+    );
+    path
+}
+
+/// One turn's search by words for person `user`: the terms of a question that shares its
+/// words with most messages, below that person's raw window.
+async fn recall_by_words(store: &Store, user: i64, terms: &[SearchTerm]) -> usize {
+    let key = ConversationKey::new(ChatId(user), UserId(user));
+    // The person's messages have ids user + 1 + k * RECALL_USERS; the newest RAW_WINDOW stay.
+    let per_person = RECALL_MESSAGES / RECALL_USERS;
+    let before_id = user + 1 + (per_person - RAW_WINDOW) * RECALL_USERS;
+    store
+        .search_messages(key, terms, before_id, 15)
+        .await
+        .expect("search by words")
+        .len()
+}
+
+fn recall_by_words_benchmark(criterion: &mut Criterion) {
+    if !selected("recall_by_words") {
+        return;
+    }
+    let runtime = Runtime::new().expect("tokio runtime");
+    let store = runtime.block_on(async {
+        let source = recall_database().await;
+        let target = bench_data_dir().join("recall.db");
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", target.display()));
+        }
+        std::fs::copy(&source, &target).expect("copy the recall database");
+        let store = Store::connect(&format!("sqlite://{}", target.display()))
+            .await
+            .expect("open copy");
+        store.migrate().await.expect("migrate copy");
+        store
+    });
+    let terms = recall_terms("Did the supplier send the parcel tracking and the delivery day?");
+    assert_eq!(runtime.block_on(recall_by_words(&store, 4_321, &terms)), 15);
+    criterion.bench_function("recall_by_words_2m", |bencher| {
+        bencher
+            .to_async(&runtime)
+            .iter(|| recall_by_words(&store, 4_321, &terms));
+    });
+    let mut times: Vec<Duration> = (0..2_000)
+        .map(|search| {
+            let user = search * 7_919 % RECALL_USERS;
+            let started = Instant::now();
+            runtime.block_on(recall_by_words(&store, user, &terms));
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    println!(
+        "recall_by_words: {RECALL_MESSAGES} messages of {RECALL_USERS} people, {} terms: \
+         p50 {:?}, p99 {:?}, max {:?}",
+        terms.len(),
+        percentile(&times, 0.50),
+        percentile(&times, 0.99),
+        times[times.len() - 1]
+    );
+    runtime.block_on(store.close());
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(Duration::from_secs(10));
-    targets = chat_turn_benchmark, purge_benchmark, recall_by_meaning_benchmark
+    targets = chat_turn_benchmark, purge_benchmark, recall_by_meaning_benchmark,
+        recall_by_words_benchmark
 }
 
 fn main() {

@@ -240,12 +240,13 @@ pub enum SearchTerm {
 }
 
 #[cfg(feature = "sqlite")]
-/// The owner token of a conversation in the full-text index (see the `messages_fts_owner`
-/// migration): `o<user>c<chat>`, with `n` marking a negative (group) chat id.
+/// The start of every word of the conversation in the full-text index (see the
+/// `conversation_scoped_search_words` migration): `o<user>c<chat>x`, with `n` marking a negative
+/// (group) chat id and `x` ending the owner, so that one owner's words never begin another's.
 pub(super) fn fts_owner_token(key: ConversationKey) -> String {
     if key.chat_id.0 < 0 {
-        format!("o{}cn{}", key.user_id, key.chat_id.0.unsigned_abs())
+        format!("o{}cn{}x", key.user_id, key.chat_id.0.unsigned_abs())
     } else {
-        format!("o{}c{}", key.user_id, key.chat_id)
+        format!("o{}c{}x", key.user_id, key.chat_id)
     }
 }

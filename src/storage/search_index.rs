@@ -1,5 +1,10 @@
 //! The full-text index over messages (`messages_fts`, FTS5) and recall's search in it.
 //!
+//! Every indexed word carries its conversation ("o7c5xparcel": see the
+//! `conversation_scoped_search_words` migration), so a search reads only the searching
+//! conversation's entries and ranks them by its own word counts: its cost grows with that
+//! conversation, not with everyone's messages.
+//!
 //! Messages are indexed in batches by a background task, not by a trigger inside each message's
 //! insert: one message per transaction would make FTS5 write a new segment and rewrite its
 //! structure record at every commit, then merge those tiny segments over and over, all of it on
@@ -13,7 +18,9 @@
 //! raw window, which in practice were indexed long ago; a search that could miss a message not
 //! yet indexed (one older than its bound, stored since the last batch) first indexes everything
 //! pending. Message ids only grow and every write is serialized, so "indexed through id N" means
-//! every message up to N can be found, whichever process stored it.
+//! every message up to N can be found, whichever process stored it. The one exception is a
+//! rebuild of the whole index (after a migration changed its form): a search does not wait for
+//! millions of messages; it finds what the background batches have indexed so far.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
@@ -35,6 +42,10 @@ pub(super) const INDEX_INTERVAL: Duration = Duration::from_millis(200);
 /// At most this many messages are indexed in one transaction: bounds how long the batch holds
 /// the writer, while leaving room for what a busy interval brings.
 const INDEX_BATCH: i64 = 1_000;
+
+/// A search indexes the pending messages itself only when at most this many ids lie between the
+/// index's mark and the search's bound; more means the background task is rebuilding the index.
+const SEARCH_CATCHES_UP_AT_MOST: i64 = 10 * INDEX_BATCH;
 
 /// After a failed attempt, the background task waits this many intervals before the next one.
 const INTERVALS_AFTER_A_FAILURE: u32 = 25;
@@ -136,8 +147,8 @@ async fn index_batch(
     let progress = sqlx::query_as!(
         Progress,
         r#"BEGIN IMMEDIATE;
-           INSERT INTO messages_fts (rowid, content, owner)
-               SELECT id, content, owner FROM messages
+           INSERT INTO messages_fts (rowid, words)
+               SELECT id, words FROM message_search_words
                WHERE id > (SELECT indexed_through FROM search_index_progress)
                ORDER BY id LIMIT +?;
            UPDATE search_index_progress
@@ -178,16 +189,18 @@ impl SqliteStore {
     }
 
     /// Messages of the conversation matching any of `terms`, older than message `before_id`, most
-    /// relevant (BM25) first. The FTS5 expression ([`match_expression`]) restricts the owner
-    /// column to this conversation (see the `messages_fts_owner` migration), and the query
-    /// re-checks chat and user so that a wrong expression can never return another user's
-    /// messages. `CROSS JOIN` fixes the join order (full-text match first,
-    /// then the row by id): without planner statistics SQLite could otherwise run the match once
-    /// per message of the conversation instead of once. The rowid bound inside the full-text
-    /// query lets FTS5 skip the newer rows (the raw window) itself.
+    /// relevant (BM25, with the conversation's own word counts) first. Every word of the FTS5
+    /// expression ([`match_expression`]) starts with this conversation's owner token, and the
+    /// query re-checks chat and user so that a wrong expression can never return another user's
+    /// messages. The matches are ranked inside the index and only the best `limit` are read from
+    /// `messages` (a conversation can have hundreds of matches, each row a page read of its own);
+    /// `CROSS JOIN` keeps that order (full-text match first, then the row by id): without planner
+    /// statistics SQLite could otherwise run the match once per message of the conversation. The
+    /// rowid bound inside the full-text query lets FTS5 skip the newer rows (the raw window).
     ///
     /// If a message older than `before_id` may not be indexed yet, everything pending is indexed
-    /// first. Should that fail, the search still runs and may miss only those few messages.
+    /// first, unless the index is being rebuilt ([`SEARCH_CATCHES_UP_AT_MOST`]). Should that fail,
+    /// the search still runs and may miss only those few messages.
     pub async fn search_messages(
         &self,
         key: ConversationKey,
@@ -195,12 +208,10 @@ impl SqliteStore {
         before_id: i64,
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        if terms.is_empty() {
+        let Some(match_expression) = match_expression(key, terms) else {
             return Ok(Vec::new());
-        }
-        let match_expression = match_expression(key, terms);
-        let indexed_through = self.connections.indexed_through.load(Ordering::Acquire);
-        if indexed_through < before_id.saturating_sub(1)
+        };
+        if self.search_must_catch_up(before_id).await?
             && let Err(error) = self.index_pending_messages().await
         {
             // A full database is already reported where it stops storing messages.
@@ -216,12 +227,14 @@ impl SqliteStore {
                       message.role AS "role: Role", message.content,
                       message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
                       message.telegram_message_id
-               FROM messages_fts
-               CROSS JOIN messages AS message ON message.id = messages_fts.rowid
-               WHERE messages_fts MATCH ?1 AND messages_fts.rowid < ?4
-                 AND message.chat_id = ?2 AND message.user_id = ?3 AND message.id < ?4
-               ORDER BY bm25(messages_fts, 1.0, 0.0)
-               LIMIT +?5"#,
+               FROM (SELECT rowid AS id, bm25(messages_fts) AS relevance
+                     FROM messages_fts
+                     WHERE messages_fts MATCH ?1 AND rowid < ?4
+                     ORDER BY relevance
+                     LIMIT +?5) AS found
+               CROSS JOIN messages AS message ON message.id = found.id
+               WHERE message.chat_id = ?2 AND message.user_id = ?3
+               ORDER BY found.relevance"#,
             match_expression,
             key.chat_id,
             key.user_id,
@@ -231,24 +244,50 @@ impl SqliteStore {
         .fetch_all(&mut *self.reader().await?)
         .await
     }
+
+    /// Whether a search for messages older than `before_id` should first index what is pending:
+    /// when one of them may not be indexed yet and the backlog is short. This process's mark
+    /// is read first; the stored one, with the newest message's id, only when that is far
+    /// behind (say just after a start, before the first batch, or for a search without bound).
+    async fn search_must_catch_up(&self, before_id: i64) -> Result<bool, sqlx::Error> {
+        let needed_through = before_id.saturating_sub(1);
+        let known = self.connections.indexed_through.load(Ordering::Acquire);
+        if known >= needed_through {
+            return Ok(false);
+        }
+        if needed_through - known <= SEARCH_CATCHES_UP_AT_MOST {
+            return Ok(true);
+        }
+        let stored = sqlx::query!(
+            r#"SELECT indexed_through AS "indexed_through!",
+                      (SELECT max(id) FROM messages) AS "newest?: i64"
+               FROM search_index_progress"#
+        )
+        .fetch_one(&mut *self.reader().await?)
+        .await?;
+        let needed_through = needed_through.min(stored.newest.unwrap_or(0));
+        Ok(stored.indexed_through < needed_through
+            && needed_through - stored.indexed_through <= SEARCH_CATCHES_UP_AT_MOST)
+    }
 }
 
-/// The FTS5 expression for `terms` among `key`'s messages: every term quoted, so that nothing
-/// in a message can act as an FTS5 operator, prefixes with `*`, all alternatives of one another.
-fn match_expression(key: ConversationKey, terms: &[SearchTerm]) -> String {
-    let quoted = |text: &str| format!("\"{}\"", text.replace('"', "\"\""));
+/// The FTS5 expression for `terms` among `key`'s messages: each term as the conversation's
+/// word (owner token and term), quoted so that nothing in a message can act as an FTS5 operator,
+/// prefixes with `*`, all alternatives of one another. `None` without a term to look for.
+fn match_expression(key: ConversationKey, terms: &[SearchTerm]) -> Option<String> {
+    let owner = fts_owner_token(key);
+    let quoted = |text: &str| format!("\"{owner}{}\"", text.replace('"', "\"\""));
     let alternatives: Vec<String> = terms
         .iter()
-        .map(|term| match term {
-            SearchTerm::Word(word) => quoted(word),
-            SearchTerm::Prefix(prefix) => format!("{}*", quoted(prefix)),
+        .filter_map(|term| match term {
+            SearchTerm::Word(word) if !word.is_empty() => Some(quoted(word)),
+            SearchTerm::Prefix(prefix) if !prefix.is_empty() => {
+                Some(format!("{}*", quoted(prefix)))
+            }
+            _ => None,
         })
         .collect();
-    format!(
-        "owner : \"{}\" AND content : ({})",
-        fts_owner_token(key),
-        alternatives.join(" OR ")
-    )
+    (!alternatives.is_empty()).then(|| alternatives.join(" OR "))
 }
 
 #[cfg(test)]
@@ -257,16 +296,17 @@ mod tests {
     use crate::storage::{ChatId, UserId};
 
     #[test]
-    fn quotes_and_operators_in_terms_stay_plain_terms() {
+    fn every_word_starts_with_the_owner_and_quotes_stay_plain_text() {
         let key = ConversationKey::new(ChatId(5), UserId(7));
         let terms = [
             SearchTerm::Word("near(\"x".into()),
-            SearchTerm::Word("o1c1".into()),
+            SearchTerm::Word("o1c1xsecret".into()),
+            SearchTerm::Prefix("parc".into()),
         ];
         let expression = match_expression(key, &terms);
         assert_eq!(
-            expression,
-            r#"owner : "o7c5" AND content : ("near(""x" OR "o1c1")"#
+            expression.as_deref(),
+            Some(r#""o7c5xnear(""x" OR "o7c5xo1c1xsecret" OR "o7c5xparc"*"#)
         );
     }
 
@@ -274,9 +314,17 @@ mod tests {
     fn a_group_chat_owner_token_has_no_minus_sign() {
         let key = ConversationKey::new(ChatId(-100500), UserId(7));
         let expression = match_expression(key, &[SearchTerm::Prefix("parc".into())]);
-        assert_eq!(
-            expression,
-            r#"owner : "o7cn100500" AND content : ("parc"*)"#
-        );
+        assert_eq!(expression.as_deref(), Some(r#""o7cn100500xparc"*"#));
+    }
+
+    #[test]
+    fn empty_terms_look_for_nothing() {
+        let key = ConversationKey::new(ChatId(5), UserId(7));
+        let terms = [
+            SearchTerm::Word(String::new()),
+            SearchTerm::Prefix(String::new()),
+        ];
+        assert_eq!(match_expression(key, &terms), None);
+        assert_eq!(match_expression(key, &[]), None);
     }
 }

@@ -121,7 +121,9 @@ async fn incognito_turns_leave_no_row_no_index_entry_no_summary_and_no_update_te
         .await
         .unwrap();
     assert!(found.is_empty(), "{found:?}");
-    let indexed = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebra'";
+    // Alice's words are indexed with her owner token in front, "o<user>c<chat>x"
+    // (`storage::search_index`); ALICE is 111.
+    let indexed = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'o111c111xzebra'";
     assert_eq!(count_rows(&url, indexed).await, 0);
     let stored = store
         .search_messages(

@@ -1,12 +1,15 @@
 //! The full-text index is brought up to date in batches, in the background (`storage::
-//! search_index`). These specify that searches stay exact all the same, that the background task
-//! catches up on its own, that deleting messages the index does not hold yet leaves it intact,
-//! and that a database indexed by the old per-insert trigger keeps its index when migrated.
+//! search_index`), and every indexed word carries its conversation. These specify that searches
+//! stay exact all the same, that the background task catches up on its own, that deleting
+//! messages the index does not hold yet leaves it intact, that a database indexed in an older
+//! form is indexed again when migrated (a search meanwhile does not wait for the rebuild), that a
+//! conversation finds its own words whatever punctuation surrounds them and never another's, and
+//! that ranking counts the conversation's own words.
 
 use std::borrow::Cow;
 use std::time::Duration;
 
-use telemem::storage::{ConversationKey, MIGRATOR, NewMessage, Role, SearchTerm, Store};
+use telemem::storage::{ChatId, ConversationKey, MIGRATOR, NewMessage, Role, SearchTerm, Store};
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase, TestDb, message_in};
 use crate::support::times::{DAY_MS, MIDNIGHT_MS};
@@ -117,6 +120,29 @@ async fn a_message_stored_a_moment_ago_is_found_by_a_search_that_reaches_it() {
 }
 
 #[tokio::test]
+async fn a_search_without_bound_in_a_process_just_started_indexes_a_short_backlog_first() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.store.index_pending_messages().await.unwrap();
+    let mut connection = connection_beside_the_store(&db.url).await;
+    insert_beside_the_store(
+        &mut connection,
+        ALICE_KEY,
+        session,
+        "the chemitek parcel",
+        MIDNIGHT_MS,
+    )
+    .await;
+    // Another process (say `telemem context`) that has not indexed anything yet itself.
+    let other = Store::connect(&db.url).await.unwrap();
+
+    let all = found(&other, ALICE_KEY, "chemitek", i64::MAX).await;
+
+    assert_eq!(all, ["the chemitek parcel"]);
+    other.close().await;
+}
+
+#[tokio::test]
 async fn the_background_task_indexes_new_messages_without_any_search() {
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
@@ -213,11 +239,12 @@ async fn more_messages_than_one_batch_are_all_indexed() {
     assert_eq!(through, newest);
     assert_eq!(indexed_through(&db).await, newest);
     assert!(index_is_consistent(&db).await);
-    let tagged: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'tag3'")
-            .fetch_one(&mut connection)
-            .await
-            .unwrap();
+    let tagged: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'o11c11xtag3'",
+    )
+    .fetch_one(&mut connection)
+    .await
+    .unwrap();
     assert_eq!(tagged, (0..2500).filter(|i| i % 7 == 3).count() as i64);
 }
 
@@ -284,18 +311,17 @@ async fn deleting_messages_the_index_does_not_hold_yet_leaves_it_intact() {
     );
 }
 
-#[tokio::test]
-async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migration() {
+/// A database with the schema before migration `version`, holding two of Alice's messages about
+/// "chemitek" in the index form of that time.
+async fn database_before_migration(version: i64) -> TempDatabase {
     let database = TempDatabase::new();
     let mut connection = connection_beside_the_store(&database.url).await;
-    // The schema as it was before indexing moved to batches: the migrations before that one.
-    const INDEXING_IN_BATCHES: i64 = 20261201000013;
     let before = sqlx::migrate::Migrator {
         migrations: Cow::Owned(
             MIGRATOR
                 .migrations
                 .iter()
-                .filter(|migration| migration.version < INDEXING_IN_BATCHES)
+                .filter(|migration| migration.version < version)
                 .cloned()
                 .collect(),
         ),
@@ -319,18 +345,185 @@ async fn a_database_indexed_by_the_old_trigger_keeps_its_index_after_the_migrati
         let at_ms = MIDNIGHT_MS + number as i64;
         insert_beside_the_store(&mut connection, ALICE_KEY, 1, text, at_ms).await;
     }
-    drop(connection);
+    database
+}
 
-    let store = database.connect().await;
-    store.migrate().await.unwrap();
-    let db = TestDb::from_store(store, database);
+/// Indexing by a trigger in every insert, before batches.
+const INDEXING_IN_BATCHES: i64 = 20261201000013;
+/// Plain words with an owner column, before words carried their conversation.
+const CONVERSATION_SCOPED_WORDS: i64 = 20261203000100;
 
-    assert_eq!(indexed_through(&db).await, 2);
+#[tokio::test]
+async fn a_database_indexed_in_an_older_form_is_indexed_again_after_the_migration() {
+    for version in [INDEXING_IN_BATCHES, CONVERSATION_SCOPED_WORDS] {
+        let database = database_before_migration(version).await;
+        if version == CONVERSATION_SCOPED_WORDS {
+            // As the batches of that time indexed them.
+            let mut connection = connection_beside_the_store(&database.url).await;
+            sqlx::raw_sql(
+                "INSERT INTO messages_fts (rowid, content, owner)
+                     SELECT id, content, owner FROM messages;
+                 UPDATE search_index_progress SET indexed_through = 2",
+            )
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        }
+
+        let store = database.connect().await;
+        store.migrate().await.unwrap();
+        let db = TestDb::from_store(store, database);
+
+        // The search indexes the two itself rather than miss them.
+        assert_eq!(found(&db.store, ALICE_KEY, "chemitek", 3).await.len(), 2);
+        assert_eq!(indexed_through(&db).await, 2);
+        assert!(index_is_consistent(&db).await);
+        // Deleting them removes their index entries (the trigger applies to indexed messages).
+        db.store.clear_conversation(ALICE_KEY).await.unwrap();
+        assert!(index_is_consistent(&db).await);
+        assert!(found(&db.store, ALICE_KEY, "chemitek", 3).await.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_search_during_a_rebuild_of_the_index_finds_what_is_indexed_without_waiting() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.store.index_pending_messages().await.unwrap();
+    // As a migration that changed the index's form leaves it: many messages, none indexed, and
+    // the background task only starting on them.
+    let mut connection = connection_beside_the_store(&db.url).await;
+    sqlx::query(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 11999)
+         INSERT INTO messages (chat_id, user_id, session_id, role, content, created_at,
+                               tokens_in, tokens_out)
+         SELECT ?1, ?2, ?3, 'user', 'rebuilt ' || i, ?4 + i, 0, 0 FROM n",
+    )
+    .bind(ALICE_KEY.chat_id)
+    .bind(ALICE_KEY.user_id)
+    .bind(session)
+    .bind(MIDNIGHT_MS)
+    .execute(&mut connection)
+    .await
+    .unwrap();
+    let newest: i64 = sqlx::query_scalar("SELECT max(id) FROM messages")
+        .fetch_one(&mut connection)
+        .await
+        .unwrap();
+
+    let during = found(&db.store, ALICE_KEY, "rebuilt", newest + 1).await;
+
+    assert!(during.is_empty(), "{during:?}");
+    assert!(indexed_through(&db).await < newest, "the search waited");
+    db.store.index_pending_messages().await.unwrap();
+    assert_eq!(
+        found(&db.store, ALICE_KEY, "rebuilt", newest + 1)
+            .await
+            .len(),
+        10
+    );
+}
+
+#[tokio::test]
+async fn a_conversation_finds_only_its_own_words_after_any_punctuation() {
+    let db = TestDb::new().await;
+    let alice_session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
+    let group = ConversationKey::new(ChatId(-100_500), ALICE_KEY.user_id);
+    let group_session = db.session(group, MIDNIGHT_MS).await;
+    let texts = [
+        (
+            ALICE_KEY,
+            alice_session,
+            "(Chemitek) l'adresse: «Paris»—quai/7, \"Zürich\"",
+        ),
+        (BOB_KEY, bob_session, "my chemitek parcel to paris"),
+        (group, group_session, "the group's chemitek order"),
+    ];
+    let mut newest = 0;
+    for (number, (key, session, text)) in texts.into_iter().enumerate() {
+        newest = db
+            .message(key, session, Role::User, text, MIDNIGHT_MS + number as i64)
+            .await;
+    }
+    db.store.index_pending_messages().await.unwrap();
+
+    for word in ["chemitek", "adresse", "paris", "quai", "zurich", "7"] {
+        assert_eq!(
+            found(&db.store, ALICE_KEY, word, newest + 1).await.len(),
+            1,
+            "{word}"
+        );
+    }
+    assert_eq!(
+        found(&db.store, BOB_KEY, "chemitek", newest + 1).await,
+        ["my chemitek parcel to paris"]
+    );
+    assert_eq!(
+        found(&db.store, group, "chemitek", newest + 1).await,
+        ["the group's chemitek order"]
+    );
+    let by_prefix = db
+        .store
+        .search_messages(
+            BOB_KEY,
+            &[SearchTerm::Prefix("pari".into())],
+            newest + 1,
+            10,
+        )
+        .await
+        .unwrap();
+    assert_eq!(by_prefix.len(), 1);
     assert!(index_is_consistent(&db).await);
-    assert_eq!(found(&db.store, ALICE_KEY, "chemitek", 3).await.len(), 2);
-    // Deleting them removes their index entries (the trigger applies to indexed messages).
-    db.store.clear_conversation(ALICE_KEY).await.unwrap();
-    assert!(index_is_consistent(&db).await);
+}
+
+#[tokio::test]
+async fn ranking_counts_the_conversations_own_words_not_everyones() {
+    let db = TestDb::new().await;
+    let alice_session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
+    // "chemitek" is everywhere in Bob's messages and once in Alice's; "parcel" is in several of
+    // hers. For her, the rare word is "chemitek".
+    for number in 0..50 {
+        db.message(
+            BOB_KEY,
+            bob_session,
+            Role::User,
+            &format!("chemitek report {number}"),
+            MIDNIGHT_MS,
+        )
+        .await;
+    }
+    let mut newest = 0;
+    for text in [
+        "a parcel came",
+        "another parcel came",
+        "the parcel again",
+        "parcel number four",
+        "the chemitek box came",
+    ] {
+        newest = db
+            .message(ALICE_KEY, alice_session, Role::User, text, MIDNIGHT_MS)
+            .await;
+    }
+    db.store.index_pending_messages().await.unwrap();
+
+    let ranked = db
+        .store
+        .search_messages(
+            ALICE_KEY,
+            &[
+                SearchTerm::Word("chemitek".into()),
+                SearchTerm::Word("parcel".into()),
+            ],
+            newest + 1,
+            10,
+        )
+        .await
+        .unwrap();
+
+    assert_eq!(ranked.len(), 5);
+    assert_eq!(ranked[0].content, "the chemitek box came");
 }
 
 #[tokio::test]

@@ -200,31 +200,27 @@ async fn the_language_is_recorded_beside_the_persona_and_replaced_when_it_change
     assert_eq!(db.store.user_settings(UserId(22)).await.unwrap(), None);
 }
 
-/// Counts full-text index entries matching `term` and the index's vocabulary rows for it, once
-/// every message stored so far is indexed.
-async fn fts_traces(db: &TestDb, term: &str) -> (i64, i64) {
+/// Counts the messages whose full-text index entries hold `word`, in any conversation, and the
+/// index's vocabulary rows for it, once every message stored so far is indexed. Indexed words
+/// carry their conversation's owner token in front, up to its `x` (`storage::search_index`).
+async fn fts_traces(db: &TestDb, word: &str) -> (i64, i64) {
     db.store.index_pending_messages().await.unwrap();
     // One connection: the vocabulary table below is a temporary table, private to it.
     let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&db.url)
         .await
         .unwrap();
-    let matches: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1")
-            .bind(term)
-            .fetch_one(&mut connection)
-            .await
-            .unwrap();
     sqlx::query("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_vocabulary USING fts5vocab(main, messages_fts, row)")
         .execute(&mut connection)
         .await
         .unwrap();
-    let vocabulary: i64 =
-        sqlx::query_scalar("SELECT count(*) FROM temp.fts_vocabulary WHERE term = ?1")
-            .bind(term)
-            .fetch_one(&mut connection)
-            .await
-            .unwrap();
-    (matches, vocabulary)
+    sqlx::query_as(
+        "SELECT coalesce(sum(doc), 0), count(*) FROM temp.fts_vocabulary
+         WHERE substr(term, instr(term, 'x') + 1) = ?1",
+    )
+    .bind(word)
+    .fetch_one(&mut connection)
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
