@@ -272,19 +272,26 @@ impl SqliteStore {
 }
 
 /// The FTS5 expression for `terms` among `key`'s messages: each term as the conversation's
-/// word (owner token and term), quoted so that nothing in a message can act as an FTS5 operator,
-/// prefixes with `*`, all alternatives of one another. `None` without a term to look for.
+/// words (owner token and word), quoted, prefixes with `*`, all alternatives of one another.
+/// `None` without a term to look for.
 fn match_expression(key: ConversationKey, terms: &[SearchTerm]) -> Option<String> {
     let owner = fts_owner_token(key);
-    let quoted = |text: &str| format!("\"{owner}{}\"", text.replace('"', "\"\""));
+    // Each word of a term carries the owner, as each indexed word does; a term of several words
+    // (`it's`) is a phrase of them. Separators are never quoted text, so nothing in a term acts as
+    // an FTS5 operator, and a term without a word looks for nothing.
+    let phrase = |text: &str| {
+        let words: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|word| !word.is_empty())
+            .map(|word| format!("{owner}{word}"))
+            .collect();
+        (!words.is_empty()).then(|| format!("\"{}\"", words.join(" ")))
+    };
     let alternatives: Vec<String> = terms
         .iter()
         .filter_map(|term| match term {
-            SearchTerm::Word(word) if !word.is_empty() => Some(quoted(word)),
-            SearchTerm::Prefix(prefix) if !prefix.is_empty() => {
-                Some(format!("{}*", quoted(prefix)))
-            }
-            _ => None,
+            SearchTerm::Word(word) => phrase(word),
+            SearchTerm::Prefix(prefix) => phrase(prefix).map(|quoted| quoted + "*"),
         })
         .collect();
     (!alternatives.is_empty()).then(|| alternatives.join(" OR "))
@@ -296,7 +303,7 @@ mod tests {
     use crate::storage::{ChatId, UserId};
 
     #[test]
-    fn every_word_starts_with_the_owner_and_quotes_stay_plain_text() {
+    fn every_word_starts_with_the_owner_and_separators_never_reach_the_expression() {
         let key = ConversationKey::new(ChatId(5), UserId(7));
         let terms = [
             SearchTerm::Word("near(\"x".into()),
@@ -306,7 +313,12 @@ mod tests {
         let expression = match_expression(key, &terms);
         assert_eq!(
             expression.as_deref(),
-            Some(r#""o7c5xnear(""x" OR "o7c5xo1c1xsecret" OR "o7c5xparc"*"#)
+            Some(r#""o7c5xnear o7c5xx" OR "o7c5xo1c1xsecret" OR "o7c5xparc"*"#)
+        );
+        assert_eq!(
+            match_expression(key, &[SearchTerm::Prefix("'".into())]),
+            None,
+            "a term without a word would match every word as a bare owner prefix"
         );
     }
 
