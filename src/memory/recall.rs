@@ -1,15 +1,15 @@
 //! Recall: older messages and session summaries of the same conversation that are relevant to
 //! the new message, outside the raw history window, never another user's. Messages are found by
-//! their words with the FTS5 index (BM25) and, when an embedding model is configured, by meaning
+//! their words (BM25 over the conversation's own messages) and, when an embedding model is configured, by meaning
 //! too ([`crate::memory::meaning`]); the two rankings are fused. Summaries older than the ones
 //! every prompt carries are found by meaning only.
 //!
-//! The search expression is built here from the new message's words, never from raw user text:
-//! every term is quoted (so FTS5 operators in the message cannot change the query), very common
-//! words are dropped (they match everything and say nothing), longer words match by prefix so
-//! that "parcels" finds "parcel" and "Pakets" finds "Paket", very long words (German compounds)
-//! also by their first half, so that "Hautarzttermin" finds "Hautarzt", and the owner column
-//! restricts the search to this (chat, user) inside the index itself.
+//! The search terms ([`SearchTerm`]) are built here from the new message's words, never from raw
+//! user text: very common words are dropped (they match everything and say nothing), longer
+//! words match by prefix so that "parcels" finds "parcel" and "Pakets" finds "Paket", very long
+//! words (German compounds) also by their first half, so that "Hautarzttermin" finds "Hautarzt".
+//! The store quotes them for its own search engine and keeps the search inside this (chat,
+//! user), at a cost that grows with this conversation alone.
 //!
 //! Messages with the same text as a more relevant one are left out: people repeat small talk
 //! ("ok, thanks", the same question twice), and copies would fill the few slots without adding
