@@ -1,7 +1,7 @@
 //! Recall: older messages and session summaries of the same conversation that are relevant to
 //! the new message, outside the raw history window, never another user's. Messages are found by
-//! their words (BM25 over the conversation's own messages) and, when an embedding model is configured, by meaning
-//! too ([`crate::memory::meaning`]); the two rankings are fused. Summaries older than the ones
+//! their words (BM25 over the conversation's own messages) and, when an embedding model is
+//! configured, by meaning too ([`crate::memory::meaning`]); the two rankings are fused. Summaries older than the ones
 //! every prompt carries are found by meaning only.
 //!
 //! The search terms ([`SearchTerm`]) are built here from the new message's words, never from raw
