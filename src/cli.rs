@@ -21,7 +21,7 @@ use crate::replies::{self, Greeting};
 use crate::storage::{ChatId, ConversationKey, Store, UserId, UserStats};
 use crate::telemetry;
 
-/// A Telegram LLM bot with durable, bounded memory in SQLite.
+/// A Telegram LLM bot with durable, bounded memory in SQLite or PostgreSQL.
 #[derive(Debug, Parser)]
 #[command(name = "telemem", version, about)]
 pub struct Cli {

@@ -1,6 +1,7 @@
 //! telemem connects Telegram users to an LLM and gives the bot a memory that survives session
-//! timeouts, restarts and deployments: every exchange is stored in SQLite, closed sessions are
-//! summarized, and each turn's prompt is assembled from a bounded slice of that history.
+//! timeouts, restarts and deployments: every exchange is stored (in SQLite or PostgreSQL), closed
+//! sessions are summarized, and each turn's prompt is assembled from a bounded slice of that
+//! history.
 //!
 //! # Layout
 //! - [`access_list`]: who may use the bot: the configured lists and the admins' allows and blocks.
@@ -27,7 +28,7 @@
 //! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`running_turns`]: the turns running now, and stopping one (`/cancel`, Stop, Ctrl-C).
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
-//! - [`storage`]: the SQLite store, the only module with SQL.
+//! - [`storage`]: the store (SQLite or PostgreSQL behind one facade), the only module with SQL.
 //! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, rendering
 //!   and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
