@@ -66,16 +66,19 @@ BEGIN
                               AS score
                    FROM hit JOIN rarity USING (number) CROSS JOIN totals
                    WHERE hit.id < p_before
-                   GROUP BY hit.id)
+                   GROUP BY hit.id),
+               best AS MATERIALIZED (
+                   SELECT id, score FROM score
+                   ORDER BY score DESC, id
+                   LIMIT CASE WHEN p_limit::bigint >= 0 THEN p_limit END)
                SELECT message.id AS id, message.chat_id AS chat_id,
                       message.user_id AS user_id, message.session_id AS session_id,
                       message.role AS role, message.content AS content,
                       message.created_at AS created_at_ms, message.tokens_in AS tokens_in,
                       message.tokens_out AS tokens_out, message.telegram_message_id
-               FROM score JOIN messages AS message ON message.id = score.id
+               FROM best JOIN messages AS message ON message.id = best.id
                WHERE message.chat_id = p_chat AND message.user_id = p_user AND message.id < p_before
-               ORDER BY score.score DESC, message.id
-               LIMIT CASE WHEN p_limit::bigint >= 0 THEN p_limit END) AS result;
+               ORDER BY best.score DESC, message.id) AS result;
     INSERT INTO timings VALUES (extract(epoch FROM clock_timestamp() - started) * 1000);
   END LOOP;
 END $$;

@@ -134,16 +134,19 @@ impl PgStore {
                               AS score
                    FROM hit JOIN rarity USING (number) CROSS JOIN totals
                    WHERE hit.id < $6
-                   GROUP BY hit.id)
+                   GROUP BY hit.id),
+               best AS MATERIALIZED (
+                   SELECT id, score FROM score
+                   ORDER BY score DESC, id
+                   LIMIT CASE WHEN $7::bigint >= 0 THEN $7 END)
                SELECT message.id AS "id!", message.chat_id AS "chat_id!",
                       message.user_id AS "user_id!", message.session_id AS "session_id!",
                       message.role AS "role!: Role", message.content AS "content!",
                       message.created_at AS "created_at_ms!", message.tokens_in AS "tokens_in!",
                       message.tokens_out AS "tokens_out!", message.telegram_message_id
-               FROM score JOIN messages AS message ON message.id = score.id
+               FROM best JOIN messages AS message ON message.id = best.id
                WHERE message.chat_id = $1 AND message.user_id = $2 AND message.id < $6
-               ORDER BY score.score DESC, message.id
-               LIMIT CASE WHEN $7::bigint >= 0 THEN $7 END"#,
+               ORDER BY best.score DESC, message.id"#,
             key.chat_id.0,
             key.user_id.0,
             &operands,
