@@ -134,15 +134,11 @@ impl SqliteStore {
     /// recovery, one poll's batch in one statement (passed as a JSON array of
     /// `[update_id, payload, chat_id, user_id]`). Returns for each whether it was new (`false`:
     /// seen before).
-    pub async fn record_updates<U>(
+    pub async fn record_updates(
         &self,
-        updates: &[U],
+        updates: &[UpdateRecord],
         now_ms: i64,
-    ) -> Result<Vec<bool>, sqlx::Error>
-    where
-        U: Clone + Into<UpdateRecord>,
-    {
-        let updates: Vec<UpdateRecord> = updates.iter().cloned().map(Into::into).collect();
+    ) -> Result<Vec<bool>, sqlx::Error> {
         let rows: Vec<_> = updates
             .iter()
             .map(|update| {

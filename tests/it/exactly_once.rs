@@ -15,22 +15,13 @@ use telemem::storage::{ChatId, ConversationKey, Role, Store, UserId};
 
 use crate::support::bot_harness::ALICE;
 use crate::support::bot_process::{BotProcess, Surroundings, wait_for_update_counts};
-use crate::support::fake_llm::{Behaviour, last_user_message};
+use crate::support::fake_llm::{Behaviour, question_in};
 use crate::support::fake_telegram::{Call, Hold};
 use crate::support::waiting::{PATIENCE, wait_for_model_requests};
 
 /// The model's answer to `question` when nothing is scripted.
 fn default_answer(question: &str) -> String {
     format!("reply to: {question}")
-}
-
-/// The person's message in a model request, without the time the prompt puts before it.
-fn question_in(body: &serde_json::Value) -> String {
-    let last = last_user_message(body);
-    match last.split_once("] ") {
-        Some((time, question)) if time.starts_with('[') => question.to_owned(),
-        _ => last,
-    }
 }
 
 /// The real binary on a database that outlives its runs, against the fakes.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::support::bot_harness::WEBHOOK_SECRET;
 use crate::support::bot_process::{BotProcess, Surroundings, free_port};
 use crate::support::database::on_postgres;
-use crate::support::fake_llm::last_user_message;
+use crate::support::fake_llm::question_in;
 use crate::support::fake_telegram::called;
 use crate::support::waiting::{PATIENCE, eventually};
 
@@ -24,15 +24,6 @@ const KILLED_AFTER_ROUND: usize = 2;
 
 fn answer_to(question: &str) -> String {
     format!("reply to: {question}")
-}
-
-/// The person's message in a model request, without the time the prompt puts before it.
-fn question_in(body: &serde_json::Value) -> String {
-    let last = last_user_message(body);
-    match last.split_once("] ") {
-        Some((time, question)) if time.starts_with('[') => question.to_owned(),
-        _ => last,
-    }
 }
 
 /// One replica in webhook mode on its own port; with its webhook's URL.

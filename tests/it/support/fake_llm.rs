@@ -950,6 +950,15 @@ fn error_response(
     response
 }
 
+/// The person's message in a model request, without the time the prompt puts before it.
+pub fn question_in(body: &Value) -> String {
+    let last = last_user_message(body);
+    match last.split_once("] ") {
+        Some((time, question)) if time.starts_with('[') => question.to_owned(),
+        _ => last,
+    }
+}
+
 pub fn last_user_message(body: &Value) -> String {
     body["messages"]
         .as_array()
