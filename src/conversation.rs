@@ -45,11 +45,11 @@ use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
 use crate::i18n::Lang;
 use crate::llm::transcription::{Recording, TranscriptionClient, TranscriptionError};
 use crate::llm::{ChatRequest, Completion, Image, LlmClient, LlmError, ModelInUse, ModelList};
-use crate::memory::context::{AssembledContext, ContextInputs, NoteLine, assemble};
+use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
 use crate::memory::incognito::{IncognitoMemory, IncognitoTurn};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
-use crate::memory::recall::{RecallQuery, Recalled, recall};
+use crate::memory::recall::{RecallQuery, Remembered, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
@@ -255,9 +255,7 @@ impl TurnInput {
 /// The text a prompt is assembled from, before and after masking.
 struct PromptMaterial {
     persona: Option<String>,
-    notes: Vec<NoteLine>,
-    summaries: Vec<SummaryRecord>,
-    recalled: Vec<StoredMessage>,
+    memory: MemoryPool,
     /// Ends with the new message.
     history: Vec<StoredMessage>,
 }
@@ -271,11 +269,17 @@ impl PromptMaterial {
             }
         };
         self.persona.iter_mut().for_each(&mask);
-        self.notes.iter_mut().for_each(|note| mask(&mut note.text));
-        self.summaries
+        let memory = &mut self.memory;
+        memory
+            .notes
             .iter_mut()
-            .for_each(|summary| mask(&mut summary.summary));
-        self.recalled
+            .for_each(|note| mask(&mut note.text));
+        for parts in &mut memory.summaries {
+            mask(&mut parts.record.summary);
+            parts.sentences.iter_mut().for_each(&mask);
+        }
+        memory
+            .messages
             .iter_mut()
             .chain(self.history.iter_mut())
             .for_each(|message| mask(&mut message.content));
@@ -628,9 +632,7 @@ impl Conversations {
         history.push(message(Role::User, text, now_ms));
         let material = PromptMaterial {
             persona,
-            notes: Vec::new(),
-            summaries: Vec::new(),
-            recalled: Vec::new(),
+            memory: MemoryPool::default(),
             history,
         }
         .masked(&self.redactor);
@@ -673,38 +675,31 @@ impl Conversations {
         // server may be a third party and gets it masked.
         let new_text = new_message.content.clone();
         let history = history_with(start.history, new_message, settings.history_max_messages);
-        let before_id = history.first().map_or(i64::MAX, |oldest| oldest.id);
-        let recalled = if has_older_messages {
-            // Masked only when it may leave the process: most turns recall by words alone.
-            let masked_text = match self.meaning {
-                Some(_) => self.redactor.redact(&new_text).into_owned(),
-                None => String::new(),
-            };
-            let summaries_shown: Vec<i64> = start.summaries.iter().map(|s| s.session_id).collect();
-            let query = RecallQuery {
-                key,
-                text: &new_text,
-                masked_text: &masked_text,
-                before_id,
-                limit: settings.recall_limit,
-                summaries_shown: &summaries_shown,
-            };
-            recall(&self.store, self.meaning.as_deref(), &query)
-                .await
-                .context("cannot read the memory")?
-        } else {
-            Recalled::default()
+        let (previous, new) = history.split_at(history.len().saturating_sub(1));
+        let before_id = new.first().map_or(i64::MAX, |new| new.id);
+        // Masked only when it may leave the process: most turns recall by words alone.
+        let masked_text = match self.meaning {
+            Some(_) => self.redactor.redact(&new_text).into_owned(),
+            None => String::new(),
         };
-        let mut summaries = start.summaries;
-        summaries.extend(recalled.summaries);
-        summaries.sort_by_key(|summary| (summary.session_started_at_ms, summary.session_id));
+        let query = RecallQuery {
+            key,
+            text: &new_text,
+            masked_text: &masked_text,
+            history: previous,
+            before_id,
+            limit: if has_older_messages {
+                settings.recall_limit
+            } else {
+                0
+            },
+        };
         let notes = if settings.notes_enabled {
             start.notes
         } else {
             Vec::new()
         };
-        let material = PromptMaterial {
-            persona: start.persona,
+        let remembered = Remembered {
             notes: notes
                 .into_iter()
                 .map(|note| NoteLine {
@@ -712,8 +707,22 @@ impl Conversations {
                     noted_at_ms: note.created_at_ms,
                 })
                 .collect(),
-            summaries,
-            recalled: recalled.messages,
+            recent_summaries: start.summaries,
+        };
+        let memory = if settings.summary_count > 0 || settings.recall_limit > 0 {
+            recall(&self.store, self.meaning.as_deref(), &query, remembered)
+                .await
+                .context("cannot read the memory")?
+        } else {
+            MemoryPool {
+                note_order: (0..remembered.notes.len()).rev().collect(),
+                notes: remembered.notes,
+                ..MemoryPool::default()
+            }
+        };
+        let material = PromptMaterial {
+            persona: start.persona,
+            memory,
             history,
         }
         .masked(&self.redactor);
@@ -727,9 +736,7 @@ impl Conversations {
             now_ms,
             default_prompt: &settings.default_prompt,
             persona: material.persona.as_deref(),
-            notes: &material.notes,
-            summaries: &material.summaries,
-            recalled: &material.recalled,
+            memory: &material.memory,
             history: &material.history,
             memory_budget_tokens: settings.memory_budget_tokens,
         })

@@ -69,18 +69,17 @@ pub struct EmbeddingConfig {
     )]
     pub timeout_ms: u64,
 
-    /// Least cosine similarity for a message or summary to be recalled by meaning alone.
-    /// Depends on the model: 0.3 suits all-MiniLM and OpenAI's text-embedding-3 models.
+    /// Least cosine similarity for an item to be recalled by meaning. Unset, it is calibrated
+    /// for the model at start (the range of cosines differs from one model to the next).
     #[arg(
         id = "embedding_min_similarity",
         long = "embedding-min-similarity",
         env = "EMBEDDING_MIN_SIMILARITY",
         value_name = "EMBEDDING_MIN_SIMILARITY",
-        default_value_t = 0.3,
         global = true,
         value_parser = parse_similarity
     )]
-    pub min_similarity: f64,
+    pub min_similarity: Option<f64>,
 }
 
 fn parse_similarity(value: &str) -> Result<f64, String> {

@@ -1,5 +1,13 @@
-//! Recall by meaning: the new message's vector, how vectors are stored, and how the ranking by
-//! meaning is fused with the ranking by words.
+//! Recall by meaning: the new message's vector, how vectors are stored, and which similarity
+//! counts as related for the model in use.
+//!
+//! Models differ in their range of cosine similarity: unrelated sentences score 0.70–0.80 with
+//! multilingual-e5-small and about 0.0–0.2 with all-MiniLM, so no fixed floor suits both. The
+//! floor is calibrated for the model instead ([`similarity_floor`]): a few questions and the
+//! texts that answer them, in several languages and across them, are embedded once, and the
+//! floor lies above what the model gives a question and a text answering another one.
+//! `EMBEDDING_MIN_SIMILARITY`, when set, replaces the calibration. Above the floor, only the
+//! order of similarities counts ([`crate::memory::relevance`]).
 //!
 //! A turn asks the embedding server for one vector and waits at most `EMBEDDING_TIMEOUT_MS`.
 //! When the server is slow or failing, the turn recalls by words alone and the failure is
@@ -19,10 +27,46 @@ use crate::metrics;
 /// After a failed or late vector, turns recall by words alone for this long.
 pub const PAUSE_AFTER_FAILURE: Duration = Duration::from_secs(30);
 
-/// The constant of reciprocal rank fusion: an item's score is the sum of `1 / (K + rank)` over
-/// the rankings it appears in. 60 is the value of the method's authors; it keeps one ranking's
-/// top item from outweighing an item both rankings place well.
-const FUSION_K: f64 = 60.0;
+/// Questions and texts that answer them, in the languages people write most and across them:
+/// what the model gives a question and another pair's answer is its similarity of unrelated
+/// texts, from which the floor is calibrated.
+const CALIBRATION_PAIRS: [(&str, &str); 8] = [
+    (
+        "Where is my parcel from the electronics shop?",
+        "The package with the new headphones was shipped on Monday, tracking number 4711.",
+    ),
+    (
+        "Wann ist mein Termin beim Hautarzt?",
+        "Der Termin bei der Dermatologin ist am Freitag um zehn Uhr.",
+    ),
+    (
+        "Как зовут мою собаку?",
+        "Нашего пса зовут Бруно, ему три года.",
+    ),
+    (
+        "¿En qué ciudad vivo ahora?",
+        "Me mudé a Valencia el mes pasado.",
+    ),
+    (
+        "What is my wife's birthday?",
+        "Meine Frau hat am 12. März Geburtstag.",
+    ),
+    (
+        "Какой язык я учу?",
+        "I am learning Portuguese for my trip to Lisbon.",
+    ),
+    (
+        "¿Qué alergia tengo?",
+        "I am allergic to peanuts, even small traces.",
+    ),
+    (
+        "Where do I work?",
+        "Ich arbeite als Ingenieurin bei Siemens in München.",
+    ),
+];
+
+/// Standard deviations above the mean similarity of unrelated texts at which the floor lies.
+const FLOOR_DEVIATIONS: f64 = 2.0;
 
 /// The embedding model as a turn uses it: the client, how long to wait, and when to stop asking
 /// for a while.
@@ -30,7 +74,9 @@ const FUSION_K: f64 = 60.0;
 pub struct MeaningRecall {
     client: EmbeddingClient,
     timeout: Duration,
-    min_similarity: f64,
+    /// `EMBEDDING_MIN_SIMILARITY`, which replaces the calibration.
+    configured_floor: Option<f64>,
+    calibrated_floor: Mutex<Option<f64>>,
     paused_until: Mutex<Option<Instant>>,
 }
 
@@ -39,14 +85,47 @@ impl MeaningRecall {
         Self {
             client,
             timeout: config.timeout(),
-            min_similarity: config.min_similarity,
+            configured_floor: config.min_similarity,
+            calibrated_floor: Mutex::new(None),
             paused_until: Mutex::new(None),
         }
     }
 
-    /// Least cosine similarity for an item found by meaning alone.
-    pub fn min_similarity(&self) -> f64 {
-        self.min_similarity
+    /// Least cosine similarity for an item to be found by meaning: the configured one, else
+    /// the calibrated one; before a calibration succeeded, none (the ranking alone decides).
+    pub fn similarity_floor(&self) -> f64 {
+        self.configured_floor
+            .or(*lock(&self.calibrated_floor))
+            .unwrap_or(-1.0)
+    }
+
+    /// Calibrates the floor for the model, unless configured or done; a failure leaves it for
+    /// the next turn to try again.
+    pub async fn calibrate(&self) {
+        if self.configured_floor.is_some() || lock(&self.calibrated_floor).is_some() {
+            return;
+        }
+        let questions: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(q, _)| *q).collect();
+        let answers: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(_, a)| *a).collect();
+        let (questions, answers) = tokio::join!(
+            self.client
+                .embed(&questions, self.timeout.max(CALIBRATION_TIMEOUT)),
+            self.client
+                .embed(&answers, self.timeout.max(CALIBRATION_TIMEOUT)),
+        );
+        match (questions, answers) {
+            (Ok(questions), Ok(answers)) => {
+                let floor = similarity_floor(&questions, &answers);
+                tracing::info!(
+                    floor,
+                    "calibrated the similarity floor of the embedding model"
+                );
+                *lock(&self.calibrated_floor) = Some(floor);
+            }
+            (Err(error), _) | (_, Err(error)) => {
+                tracing::warn!(error = %error, "could not calibrate the embedding model yet");
+            }
+        }
     }
 
     /// The stored form of `text`'s vector, or `None` when the server failed or was late (or
@@ -56,7 +135,9 @@ impl MeaningRecall {
             metrics::recall_by_meaning("paused");
             return None;
         }
-        match self.client.embed(&[text], self.timeout).await {
+        let texts = [text];
+        let (vector, ()) = tokio::join!(self.client.embed(&texts, self.timeout), self.calibrate());
+        match vector {
             Ok(mut vectors) => {
                 metrics::recall_by_meaning("used");
                 vectors.pop().map(|vector| quantize(&vector))
@@ -87,10 +168,58 @@ impl MeaningRecall {
     }
 
     fn lock_pause(&self) -> std::sync::MutexGuard<'_, Option<Instant>> {
-        self.paused_until
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        lock(&self.paused_until)
     }
+}
+
+/// A calibration may take longer than a turn's wait: it happens once, and not on a reply's path
+/// when the application starts it.
+const CALIBRATION_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    let dot: f64 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| f64::from(*x) * f64::from(*y))
+        .sum();
+    let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
+    let norms = norm(a) * norm(b);
+    if norms > 0.0 { dot / norms } else { 0.0 }
+}
+
+/// The floor for a model that gave `questions` and `answers` (pair by pair): the mean
+/// similarity of a question and another pair's answer plus [`FLOOR_DEVIATIONS`] standard
+/// deviations, but never above the midpoint between that mean and the mean of the true pairs
+/// (for a model whose unrelated texts spread widely).
+pub fn similarity_floor(questions: &[Vec<f32>], answers: &[Vec<f32>]) -> f64 {
+    let mut related = Vec::new();
+    let mut unrelated = Vec::new();
+    for (i, question) in questions.iter().enumerate() {
+        for (j, answer) in answers.iter().enumerate() {
+            let similarity = cosine(question, answer);
+            if i == j {
+                related.push(similarity);
+            } else {
+                unrelated.push(similarity);
+            }
+        }
+    }
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let unrelated_mean = mean(&unrelated);
+    let deviation = (unrelated
+        .iter()
+        .map(|value| (value - unrelated_mean).powi(2))
+        .sum::<f64>()
+        / unrelated.len().max(1) as f64)
+        .sqrt();
+    let midpoint = (unrelated_mean + mean(&related)) / 2.0;
+    (unrelated_mean + FLOOR_DEVIATIONS * deviation).min(midpoint.max(unrelated_mean))
 }
 
 /// The stored form of a vector: scaled to unit length, then each value to a signed byte. A
@@ -114,23 +243,6 @@ pub fn quantize(vector: &[f32]) -> Vec<u8> {
             byte as u8
         })
         .collect()
-}
-
-/// Reciprocal rank fusion of rankings of ids (best first): every id of any ranking, best fused
-/// score first; on equal scores the larger (newer) id first.
-pub fn fuse(rankings: &[&[i64]]) -> Vec<i64> {
-    let mut scores: Vec<(i64, f64)> = Vec::new();
-    for ranking in rankings {
-        for (rank, id) in ranking.iter().enumerate() {
-            let score = 1.0 / (FUSION_K + rank as f64 + 1.0);
-            match scores.iter_mut().find(|(seen, _)| seen == id) {
-                Some((_, total)) => *total += score,
-                None => scores.push((*id, score)),
-            }
-        }
-    }
-    scores.sort_by(|(a_id, a), (b_id, b)| b.total_cmp(a).then(b_id.cmp(a_id)));
-    scores.into_iter().map(|(id, _)| id).collect()
 }
 
 #[cfg(test)]
@@ -181,16 +293,40 @@ mod tests {
         assert_eq!(quantize(&[-5.0]).first().map(|b| *b as i8), Some(-127));
     }
 
-    #[test]
-    fn fusion_prefers_items_both_rankings_place_well() {
-        // 3 is second by words and first by meaning; 1 is first by words only.
-        let fused = fuse(&[&[1, 3, 4], &[3, 5]]);
-        assert_eq!(fused, [3, 1, 5, 4]);
+    /// Texts whose similarity is `unrelated` between any two of different pairs and 1 within a
+    /// pair: each pair has an axis of its own, and all share one more.
+    fn pairs_with(unrelated: f64) -> Vec<Vec<f32>> {
+        let shared = unrelated.sqrt() as f32;
+        let own = (1.0 - unrelated).sqrt() as f32;
+        (0..4)
+            .map(|pair| {
+                let mut vector = vec![0.0; 5];
+                vector[pair] = own;
+                vector[4] = shared;
+                vector
+            })
+            .collect()
     }
 
     #[test]
-    fn fusion_of_one_ranking_keeps_its_order() {
-        assert_eq!(fuse(&[&[9, 2, 7]]), [9, 2, 7]);
-        assert_eq!(fuse(&[]), Vec::<i64>::new());
+    fn the_floor_follows_the_models_range_of_unrelated_texts() {
+        for unrelated in [0.75, 0.05] {
+            let texts = pairs_with(unrelated);
+            let floor = similarity_floor(&texts, &texts);
+            assert!(
+                floor >= unrelated - 1e-6 && floor < unrelated + 0.1,
+                "{unrelated}: {floor}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_widely_spread_model_gets_the_midpoint_at_most() {
+        let mut questions = pairs_with(0.5);
+        let answers = pairs_with(0.5);
+        // One question leans towards another pair's answer, spreading the unrelated scores.
+        questions[0] = vec![0.0, 0.9, 0.0, 0.0, 0.436];
+        let floor = similarity_floor(&questions, &answers);
+        assert!(floor <= 0.76, "{floor}");
     }
 }

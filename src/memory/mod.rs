@@ -11,6 +11,7 @@ pub mod meaning;
 pub mod notes;
 pub mod recall;
 pub mod redact;
+pub mod relevance;
 pub mod session;
 pub mod summarizer;
 pub mod summary;

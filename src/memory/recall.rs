@@ -1,8 +1,11 @@
-//! Recall: older messages and session summaries of the same conversation that are relevant to
-//! the new message, outside the raw history window, never another user's. Messages are found by
-//! their words (BM25 over the conversation's own messages) and, when an embedding model is
-//! configured, by meaning too ([`crate::memory::meaning`]); the two rankings are fused. Summaries older than the ones
-//! every prompt carries are found by meaning only.
+//! Recall: what of this conversation's memory answers the new message, never another user's.
+//! It gathers the candidates — the notes, the sentences of the conversation's session
+//! summaries, its older messages found by their words (BM25 over the conversation's own
+//! messages) and, when an embedding model is configured, by meaning
+//! ([`crate::memory::meaning`]), and the raw history — and ranks them on one scale
+//! ([`crate::memory::relevance`]): notes, summary sentences and messages compete by how well
+//! they answer, not by kind. Older summaries and notes come back by their words as well as by
+//! their meaning, so without an embedding model they are still found.
 //!
 //! The search terms ([`SearchTerm`]) are built here from the new message's words, never from raw
 //! user text: very common words are dropped (they match everything and say nothing), longer
@@ -18,9 +21,11 @@
 //! Recall by meaning never fails or holds up a turn: without a vector in time, or when the
 //! search by meaning fails, the turn recalls by words alone.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use crate::memory::meaning::{MeaningRecall, fuse};
+use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
+use crate::memory::meaning::MeaningRecall;
+use crate::memory::relevance::{fuse_rankings, lexical_scores, places, ranking};
 use crate::storage::{ConversationKey, SearchTerm, Store, StoredMessage, SummaryRecord};
 
 /// At most this many search terms from one message: the longest words carry the most meaning.
@@ -38,8 +43,12 @@ const PREFIX_FROM_CHARS: usize = 6;
 const COMPOUND_FROM_CHARS: usize = 12;
 const COMPOUND_HEAD_MIN_CHARS: usize = 6;
 
-/// At most this many older session summaries are recalled by meaning.
-const MAX_RECALLED_SUMMARIES: usize = 2;
+/// Summaries read for each turn, the newest: older ones are reached through their messages
+/// and their vectors.
+const SUMMARIES_READ: i64 = 60;
+
+/// Older session summaries the search by meaning brings.
+const SUMMARIES_BY_MEANING: i64 = 6;
 
 /// Candidates read per message returned, so that after dropping repeated texts `limit`
 /// distinct messages usually remain.
@@ -121,120 +130,292 @@ pub struct RecallQuery<'a> {
     pub text: &'a str,
     /// The new message with secrets masked, for the embedding server.
     pub masked_text: &'a str,
-    /// Only messages older than this one (the oldest of the raw history) are recalled.
+    /// The raw history before the new message, oldest first: its turns compete too.
+    pub history: &'a [StoredMessage],
+    /// Only messages older than this one (the new message) are searched.
     pub before_id: i64,
-    /// At most this many messages are recalled.
+    /// At most this many older messages are recalled; 0 searches none.
     pub limit: i64,
-    /// Sessions whose summaries the prompt carries anyway.
-    pub summaries_shown: &'a [i64],
 }
 
-/// What recall found, most relevant first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Recalled {
-    pub messages: Vec<StoredMessage>,
-    pub summaries: Vec<SummaryRecord>,
+/// What the conversation remembers beyond its messages, as the turn read it.
+#[derive(Clone, Debug, Default)]
+pub struct Remembered {
+    /// Oldest first.
+    pub notes: Vec<NoteLine>,
+    /// The summaries of the latest sessions; the newest gives every prompt its gist.
+    pub recent_summaries: Vec<SummaryRecord>,
 }
 
-/// Up to `query.limit` of the conversation's older messages relevant to the new message, and a
-/// few older summaries relevant to it when `meaning` is given, most relevant first.
+/// The conversation's memory for the new message: every note and recent summary, the older
+/// messages recall found, and all of it ranked on one scale.
 pub async fn recall(
     store: &Store,
     meaning: Option<&MeaningRecall>,
     query: &RecallQuery<'_>,
-) -> Result<Recalled, sqlx::Error> {
-    if query.limit <= 0 {
-        return Ok(Recalled::default());
-    }
+    remembered: Remembered,
+) -> Result<MemoryPool, sqlx::Error> {
+    let terms = recall_terms(query.text);
     let candidates = query.limit.saturating_mul(CANDIDATES_PER_RESULT);
-    let by_words = recall_by_words(store, query, candidates);
-    let Some(meaning) = meaning else {
-        let messages = distinct_texts(by_words.await?, query.limit);
-        return Ok(Recalled {
-            messages,
-            summaries: Vec::new(),
-        });
+    let by_words = recall_by_words(store, query, &terms, candidates);
+    let older_summaries = store.recent_summaries(query.key, 0, SUMMARIES_READ);
+    // A conversation without older messages or summaries has nothing to find by meaning: its
+    // turns do not wait for a vector.
+    let wants_meaning = query.limit > 0 || !remembered.recent_summaries.is_empty();
+    let by_meaning = async {
+        match meaning {
+            Some(meaning) if wants_meaning => {
+                recall_by_meaning(store, meaning, query, candidates).await
+            }
+            _ => ByMeaning::default(),
+        }
     };
-    let (by_words, by_meaning) = tokio::join!(
-        by_words,
-        recall_by_meaning(store, meaning, query, candidates)
-    );
-    let by_words = by_words?;
-    let (meaning_messages, summaries) = by_meaning;
-    let rankings = [ids(&by_words), ids(&meaning_messages)];
-    let mut found: std::collections::HashMap<i64, StoredMessage> = by_words
+    let (by_words, older_summaries, by_meaning) =
+        tokio::join!(by_words, older_summaries, by_meaning);
+    let gist = remembered
+        .recent_summaries
+        .iter()
+        .max_by_key(|summary| (summary.session_last_activity_at_ms, summary.session_id))
+        .map(|summary| summary.session_id);
+    let mut summaries: Vec<SummaryRecord> = older_summaries?
         .into_iter()
-        .chain(meaning_messages)
-        .map(|message| (message.id, message))
+        .chain(remembered.recent_summaries)
+        .chain(
+            by_meaning
+                .summaries
+                .iter()
+                .map(|(summary, _)| summary.clone()),
+        )
         .collect();
-    let fused = fuse(&[&rankings[0], &rankings[1]])
+    summaries.sort_by_key(|summary| (summary.session_started_at_ms, summary.session_id));
+    summaries.dedup_by_key(|summary| summary.session_id);
+
+    let history_ids: HashMap<i64, usize> = query
+        .history
+        .iter()
+        .enumerate()
+        .map(|(index, message)| (message.id, index))
+        .collect();
+    let older = |message: &StoredMessage| !history_ids.contains_key(&message.id);
+    let found: Vec<StoredMessage> = by_words?
         .into_iter()
-        .filter_map(|id| found.remove(&id))
+        .filter(older)
+        .chain(
+            by_meaning
+                .messages
+                .iter()
+                .map(|(m, _)| m.clone())
+                .filter(older),
+        )
         .collect();
-    Ok(Recalled {
-        messages: distinct_texts(fused, query.limit),
-        summaries,
-    })
+    let mut pool = MemoryPool {
+        notes: remembered.notes,
+        gist: gist.and_then(|id| summaries.iter().position(|s| s.session_id == id)),
+        summaries: summaries.into_iter().map(SummaryParts::new).collect(),
+        messages: distinct_texts(found, i64::MAX),
+        ..MemoryPool::default()
+    };
+    rank(&mut pool, query, &terms, &by_meaning, &history_ids);
+    Ok(pool)
 }
 
-fn ids(messages: &[StoredMessage]) -> Vec<i64> {
-    messages.iter().map(|message| message.id).collect()
+/// Ranks every candidate of `pool` (and the raw history's turns) by words and by meaning on
+/// one scale, and orders the notes by it.
+fn rank(
+    pool: &mut MemoryPool,
+    query: &RecallQuery<'_>,
+    terms: &[SearchTerm],
+    by_meaning: &ByMeaning,
+    history_ids: &HashMap<i64, usize>,
+) {
+    let candidates = Candidates::of(pool, query.history);
+    let texts: Vec<&str> = candidates
+        .items
+        .iter()
+        .map(|item| candidate_text(pool, query.history, *item))
+        .collect();
+    let by_words = places(&ranking(&lexical_scores(terms, &texts)));
+    let by_meaning = candidates.ranking_by_meaning(pool, by_meaning, history_ids);
+    let scores = fuse_rankings(candidates.items.len(), &[&by_words, &by_meaning]);
+    let message_limit = usize::try_from(query.limit).unwrap_or(0);
+    let mut messages_ranked = 0;
+    pool.ranked = ranking(&scores)
+        .into_iter()
+        .map(|index| candidates.items[index])
+        .filter(|item| match item {
+            MemoryRef::Message(_) => {
+                messages_ranked += 1;
+                messages_ranked <= message_limit
+            }
+            _ => true,
+        })
+        .collect();
+    let note_score = |note: usize| {
+        candidates
+            .index
+            .get(&MemoryRef::Note(note))
+            .map_or(0.0, |index| scores[*index])
+    };
+    // Newest first, then (the sort being stable) the most relevant first.
+    let mut note_order: Vec<usize> = (0..pool.notes.len()).rev().collect();
+    note_order.sort_by(|&a, &b| note_score(b).total_cmp(&note_score(a)));
+    pool.note_order = note_order;
 }
 
-/// Up to `candidates` messages matching the new message's words, most relevant first.
+/// Every item of a pool that can be ranked, in one list, and where each one is in it.
+struct Candidates {
+    items: Vec<MemoryRef>,
+    index: HashMap<MemoryRef, usize>,
+}
+
+impl Candidates {
+    fn of(pool: &MemoryPool, history: &[StoredMessage]) -> Self {
+        let notes = (0..pool.notes.len()).map(MemoryRef::Note);
+        let sentences = pool
+            .summaries
+            .iter()
+            .enumerate()
+            .flat_map(|(summary, parts)| {
+                (0..parts.sentences.len())
+                    .map(move |sentence| MemoryRef::Sentence { summary, sentence })
+            });
+        let messages = (0..pool.messages.len()).map(MemoryRef::Message);
+        let history = (0..history.len()).map(MemoryRef::History);
+        let items: Vec<MemoryRef> = notes
+            .chain(sentences)
+            .chain(messages)
+            .chain(history)
+            .collect();
+        let index = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (*item, i))
+            .collect();
+        Self { items, index }
+    }
+
+    /// Candidate indexes found by meaning, nearest first; the sentences of a summary found by
+    /// meaning share its place (their words decide among them).
+    fn ranking_by_meaning(
+        &self,
+        pool: &MemoryPool,
+        by_meaning: &ByMeaning,
+        history_ids: &HashMap<i64, usize>,
+    ) -> Vec<Vec<usize>> {
+        let message_places: HashMap<i64, usize> = pool
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(index, message)| (message.id, index))
+            .collect();
+        let summary_places: HashMap<i64, usize> = pool
+            .summaries
+            .iter()
+            .enumerate()
+            .map(|(index, parts)| (parts.record.session_id, index))
+            .collect();
+        let messages = by_meaning
+            .messages
+            .iter()
+            .filter_map(|(message, similarity)| {
+                let item = match history_ids.get(&message.id) {
+                    Some(index) => MemoryRef::History(*index),
+                    None => MemoryRef::Message(*message_places.get(&message.id)?),
+                };
+                Some((*similarity, vec![*self.index.get(&item)?]))
+            });
+        let summaries = by_meaning
+            .summaries
+            .iter()
+            .filter_map(|(summary, similarity)| {
+                let summary = *summary_places.get(&summary.session_id)?;
+                let sentences = (0..pool.summaries[summary].sentences.len())
+                    .filter_map(|sentence| {
+                        self.index
+                            .get(&MemoryRef::Sentence { summary, sentence })
+                            .copied()
+                    })
+                    .collect();
+                Some((*similarity, sentences))
+            });
+        let mut near: Vec<(f64, Vec<usize>)> = messages.chain(summaries).collect();
+        near.sort_by(|(a, _), (b, _)| b.total_cmp(a));
+        near.into_iter().map(|(_, place)| place).collect()
+    }
+}
+
+fn candidate_text<'a>(
+    pool: &'a MemoryPool,
+    history: &'a [StoredMessage],
+    item: MemoryRef,
+) -> &'a str {
+    match item {
+        MemoryRef::Note(index) => &pool.notes[index].text,
+        MemoryRef::Sentence { summary, sentence } => &pool.summaries[summary].sentences[sentence],
+        MemoryRef::Message(index) => &pool.messages[index].content,
+        MemoryRef::History(index) => &history[index].content,
+    }
+}
+
+/// What the search by meaning found above the model's floor, nearest first, with similarities.
+#[derive(Debug, Default)]
+struct ByMeaning {
+    messages: Vec<(StoredMessage, f64)>,
+    summaries: Vec<(SummaryRecord, f64)>,
+}
+
+/// Up to `candidates` messages before the new one matching its words, most relevant first.
 async fn recall_by_words(
     store: &Store,
     query: &RecallQuery<'_>,
+    terms: &[SearchTerm],
     candidates: i64,
 ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-    let terms = recall_terms(query.text);
-    if terms.is_empty() {
+    if terms.is_empty() || candidates <= 0 {
         return Ok(Vec::new());
     }
     store
-        .search_messages(query.key, &terms, query.before_id, candidates)
+        .search_messages(query.key, terms, query.before_id, candidates)
         .await
 }
 
-/// Up to `candidates` messages and [`MAX_RECALLED_SUMMARIES`] summaries (other than those
-/// shown anyway) at least as similar as the model's threshold, nearest first; nothing when the
-/// new message got no vector or the search failed.
+/// Up to `candidates` messages and [`SUMMARIES_BY_MEANING`] summaries at least as similar as
+/// the model's floor, nearest first; nothing when the new message got no vector or the search
+/// failed.
 async fn recall_by_meaning(
     store: &Store,
     meaning: &MeaningRecall,
     query: &RecallQuery<'_>,
     candidates: i64,
-) -> (Vec<StoredMessage>, Vec<SummaryRecord>) {
+) -> ByMeaning {
     let Some(vector) = meaning.query_vector(query.masked_text).await else {
-        return (Vec::new(), Vec::new());
+        return ByMeaning::default();
     };
-    let similar_enough = |similarity: f64| similarity >= meaning.min_similarity();
-    let messages = store.nearest_messages(query.key, &vector, query.before_id, candidates);
-    let summary_candidates = (MAX_RECALLED_SUMMARIES + query.summaries_shown.len()) as i64;
-    let summaries = store.nearest_summaries(query.key, &vector, summary_candidates);
+    let floor = meaning.similarity_floor();
+    let messages = async {
+        if candidates <= 0 {
+            return Ok(Vec::new());
+        }
+        store
+            .nearest_messages(query.key, &vector, query.before_id, candidates)
+            .await
+    };
+    let summaries = store.nearest_summaries(query.key, &vector, SUMMARIES_BY_MEANING);
     let (messages, summaries) = tokio::join!(messages, summaries);
-    let (messages, summaries) = match (messages, summaries) {
+    let (mut messages, mut summaries) = match (messages, summaries) {
         (Ok(messages), Ok(summaries)) => (messages, summaries),
         (Err(error), _) | (_, Err(error)) => {
             tracing::warn!(error = %error, "the search by meaning failed; recalling by words alone");
             crate::metrics::error("recall_by_meaning");
-            return (Vec::new(), Vec::new());
+            return ByMeaning::default();
         }
     };
-    let messages = messages
-        .into_iter()
-        .filter(|(_, similarity)| similar_enough(*similarity))
-        .map(|(message, _)| message)
-        .collect();
-    let summaries = summaries
-        .into_iter()
-        .filter(|(summary, similarity)| {
-            similar_enough(*similarity) && !query.summaries_shown.contains(&summary.session_id)
-        })
-        .map(|(summary, _)| summary)
-        .take(MAX_RECALLED_SUMMARIES)
-        .collect();
-    (messages, summaries)
+    messages.retain(|(_, similarity)| *similarity >= floor);
+    summaries.retain(|(_, similarity)| *similarity >= floor);
+    ByMeaning {
+        messages,
+        summaries,
+    }
 }
 
 /// The first `limit` messages whose text (trimmed, ignoring case) no earlier one had.

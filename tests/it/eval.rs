@@ -205,8 +205,8 @@ struct Arm {
     llm: FakeLlm,
     clock: ManualClock,
     summaries: SummarizerReport,
-    /// Least cosine similarity of recall by meaning.
-    min_similarity: f64,
+    /// Least cosine similarity of recall by meaning, when configured (else calibrated).
+    min_similarity: Option<f64>,
     database: TempDatabase,
     /// By kind and language: probes whose referent was in the prompt (for isolation: leaks).
     tallies: BTreeMap<(Kind, &'static str), Tally>,
@@ -675,7 +675,10 @@ fn report(
         } else {
             " (the fake server's concept table)"
         },
-        meaning.min_similarity,
+        meaning.min_similarity.map_or_else(
+            || "calibrated for the model".to_owned(),
+            |floor| floor.to_string()
+        ),
     );
     kinds_table(&mut out, scenario, arms);
     languages_table(&mut out, scenario, arms);
