@@ -56,7 +56,7 @@ impl MeaningRecall {
             metrics::recall_by_meaning("paused");
             return None;
         }
-        match self.client.embed(&[text], self.timeout).await {
+        match self.client.embed_queries(&[text], self.timeout).await {
             Ok(mut vectors) => {
                 metrics::recall_by_meaning("used");
                 vectors.pop().map(|vector| quantize(&vector))
