@@ -21,28 +21,44 @@ import statistics
 import sys
 import urllib.request
 
-# (language, fact, question that paraphrases it without sharing its key words)
+# (language, fact, question that paraphrases it without sharing its key words); the facts of each
+# language are the same TOPICS in the same order.
 FACTS = [
     ("en", "My dermatologist is Dr. Okonkwo at the Lindenhof practice.",
      "Who is the skin doctor I see?"),
     ("en", "The wifi password at the cabin is bluebird42.",
      "How do I get online at our holiday hut?"),
     ("en", "I moved to Leipzig in November.", "Which city do I live in now?"),
+    ("en", "My sister's mobile number is 0176 5551234.", "How can I reach my sister by phone?"),
+    ("en", "I am allergic to penicillin.", "Which antibiotic must I avoid?"),
+    ("en", "My daughter was born on 14 March.", "When does my daughter turn a year older?"),
     ("de", "Mein Hautarzt ist Dr. Okonkwo in der Praxis Lindenhof.",
      "Zu welchem Dermatologen gehe ich?"),
     ("de", "Das WLAN-Passwort in der Hütte ist bluebird42.",
      "Wie komme ich im Ferienhaus ins Internet?"),
     ("de", "Im November bin ich nach Leipzig gezogen.", "In welcher Stadt wohne ich jetzt?"),
+    ("de", "Die Handynummer meiner Schwester ist 0176 5551234.",
+     "Wie erreiche ich meine Schwester telefonisch?"),
+    ("de", "Ich bin allergisch gegen Penicillin.", "Welches Antibiotikum darf ich nicht nehmen?"),
+    ("de", "Meine Tochter ist am 14. März geboren.", "Wann hat meine Tochter Geburtstag?"),
     ("ru", "Мой дерматолог — доктор Оконкво в клинике Линденхоф.",
      "К какому врачу по коже я хожу?"),
     ("ru", "Пароль от вайфая на даче — bluebird42.", "Как подключиться к интернету за городом?"),
     ("ru", "В ноябре я переехал в Лейпциг.", "В каком городе я сейчас живу?"),
+    ("ru", "Мобильный номер моей сестры — 0176 5551234.", "Как дозвониться до сестры?"),
+    ("ru", "У меня аллергия на пенициллин.", "Какой антибиотик мне нельзя принимать?"),
+    ("ru", "Моя дочь родилась 14 марта.", "Когда у моей дочери день рождения?"),
     ("es", "Mi dermatólogo es el Dr. Okonkwo en la clínica Lindenhof.",
      "¿Quién es el médico de la piel al que voy?"),
     ("es", "La contraseña del wifi en la cabaña es bluebird42.",
      "¿Cómo me conecto a internet en la casita de vacaciones?"),
     ("es", "En noviembre me mudé a Leipzig.", "¿En qué ciudad vivo ahora?"),
+    ("es", "El número de móvil de mi hermana es 0176 5551234.",
+     "¿Cómo puedo llamar a mi hermana?"),
+    ("es", "Soy alérgico a la penicilina.", "¿Qué antibiótico debo evitar?"),
+    ("es", "Mi hija nació el 14 de marzo.", "¿Cuándo cumple años mi hija?"),
 ]
+TOPICS = 6
 
 
 def embed(base_url, model, texts):
@@ -83,7 +99,7 @@ def report(title, questions, facts):
     for i, (language, _, _) in enumerate(FACTS):
         for j, (other_language, _, _) in enumerate(FACTS):
             similarity = cosine(questions[i], facts[j])
-            if i % 3 == j % 3:
+            if i % TOPICS == j % TOPICS:
                 (same_language if language == other_language else cross_language).append(
                     similarity)
             else:
@@ -94,12 +110,20 @@ def report(title, questions, facts):
     related = same_language + cross_language
     ordered = sum((r > u) + 0.5 * (r == u) for r in related for u in unrelated)
     print(f"  paraphrase above unrelated (AUC): {ordered / (len(related) * len(unrelated)):.3f}")
-    ranked_first = 0
+    ranked_first, reciprocal_ranks = 0, []
     for i in range(len(FACTS)):
-        best = max(range(len(FACTS)), key=lambda j: cosine(questions[i], facts[j]))
-        ranked_first += best % 3 == i % 3
+        ranking = sorted(range(len(FACTS)), key=lambda j: -cosine(questions[i], facts[j]))
+        ranked_first += ranking[0] % TOPICS == i % TOPICS
+        reciprocal_ranks.append(1 / (1 + ranking.index(i)))
     print(f"  questions whose nearest fact is theirs (any language): "
           f"{ranked_first}/{len(FACTS)}")
+    by_language = {}
+    for (language, _, _), rank in zip(FACTS, reciprocal_ranks):
+        by_language.setdefault(language, []).append(rank)
+    languages = ", ".join(f"{language} {statistics.mean(ranks):.2f}"
+                          for language, ranks in by_language.items())
+    print(f"  mean reciprocal rank of the fact in the question's language among all "
+          f"{len(FACTS)}: {statistics.mean(reciprocal_ranks):.3f} ({languages})")
 
 
 def main():
