@@ -163,15 +163,14 @@ impl RolePrefixes {
             return self;
         }
         let name = model.to_lowercase();
-        let mut parts = name.split(|c: char| !c.is_ascii_alphanumeric());
+        let has_e5_part = name
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|part| part == "e5");
         if server_picks_role {
             Self::None
         } else if name.contains("nomic-embed") {
             Self::Nomic
-        } else if parts.any(|part| part == "e5")
-            && !name.contains("instruct")
-            && !name.contains("mistral")
-        {
+        } else if has_e5_part && !name.contains("instruct") && !name.contains("mistral") {
             Self::E5
         } else {
             Self::None
