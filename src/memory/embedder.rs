@@ -37,6 +37,11 @@ const BATCH: i64 = 32;
 /// How long one batch may take: the server may be a CPU working through 32 texts.
 const BATCH_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a signalled embedder waits before it looks: texts stored together (a message and
+/// its reply, a summary and its notes) go in one request, and a busy bot costs a few looks a
+/// second at most, each of which also reads which summaries and notes lack a vector.
+const GATHER: Duration = Duration::from_millis(200);
+
 /// The first wait after a failure.
 const FIRST_RETRY: Duration = Duration::from_secs(2);
 
@@ -224,7 +229,7 @@ fn stored_vectors<'a>(
         .collect()
 }
 
-/// Runs the embedder until `shutdown` is cancelled: a look at the start, on every
+/// Runs the embedder until `shutdown` is cancelled: a look at the start, [`GATHER`] after an
 /// [`EmbedderWake`] signal and at least every look interval; after a failure, a wait that
 /// doubles from [`FIRST_RETRY`] up to [`LONGEST_WAIT`], which signals do not cut short (a
 /// failing server would otherwise be asked once per stored message).
@@ -259,7 +264,12 @@ pub async fn run_embedder_job(embedder: Embedder, shutdown: CancellationToken) {
         } else {
             tokio::select! {
                 () = shutdown.cancelled() => break,
-                () = embedder.wake.signalled() => {}
+                () = embedder.wake.signalled() => {
+                    tokio::select! {
+                        () = shutdown.cancelled() => break,
+                        () = tokio::time::sleep(GATHER) => {}
+                    }
+                }
                 () = tokio::time::sleep(embedder.look_interval) => {}
             }
         }
