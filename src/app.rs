@@ -18,7 +18,7 @@ use crate::jobs;
 use crate::llm::LlmClient;
 use crate::llm::embeddings::EmbeddingClient;
 use crate::llm::transcription::TranscriptionClient;
-use crate::memory::embedder::{Embedder, run_embedder_job};
+use crate::memory::embedder::{Embedder, EmbedderWake, run_embedder_job};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
 use crate::memory::summarizer::Summarizer;
@@ -42,8 +42,11 @@ pub struct ChatServices {
     pub store: Store,
     pub conversations: Conversations,
     pub summarizer: Summarizer,
-    /// Gives messages and summaries their vectors, when an embedding model is configured.
+    /// Gives messages, summaries and notes their vectors, when an embedding model is configured.
     pub embedder: Option<Embedder>,
+    /// Wakes the embedder: the conversations and the summarizer signal it when they store text;
+    /// anything else storing messages, summaries or notes (an import) should too.
+    pub embedder_wake: EmbedderWake,
     pub clock: Arc<dyn Clock>,
 }
 
@@ -59,6 +62,7 @@ impl ChatServices {
         let redactor = Redactor::new(&config.redaction)?;
         let embeddings = EmbeddingClient::from_config(&config.embedding, &config.llm)
             .context("invalid embedding configuration")?;
+        let embedder_wake = EmbedderWake::default();
         let mut conversations = Conversations::new(
             store.clone(),
             llm.clone(),
@@ -66,7 +70,8 @@ impl ChatServices {
             redactor.clone(),
             ConversationSettings::from_config(&config.history, &config.memory),
         )
-        .with_quota(QuotaSettings::from_config(config));
+        .with_quota(QuotaSettings::from_config(config))
+        .with_embedder_wake(embedder_wake.clone());
         if let Some(client) = &embeddings {
             let meaning = MeaningRecall::new(client.clone(), &config.embedding);
             conversations = conversations.with_meaning(Arc::new(meaning));
@@ -80,8 +85,15 @@ impl ChatServices {
                  OpenAI-compatible transcription server"
             ),
         }
-        let embedder =
-            embeddings.map(|client| Embedder::new(store.clone(), client, redactor.clone()));
+        let embedder = embeddings.map(|client| {
+            Embedder::new(
+                store.clone(),
+                client,
+                redactor.clone(),
+                embedder_wake.clone(),
+                config.embedding.look_interval(),
+            )
+        });
         let summarizer = Summarizer::new(
             store.clone(),
             llm,
@@ -89,12 +101,14 @@ impl ChatServices {
             redactor,
             &config.history,
             &config.memory,
-        );
+        )
+        .with_embedder_wake(embedder_wake.clone());
         Ok(Self {
             store,
             conversations,
             summarizer,
             embedder,
+            embedder_wake,
             clock,
         })
     }

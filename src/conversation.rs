@@ -46,6 +46,7 @@ use crate::i18n::Lang;
 use crate::llm::transcription::{Recording, TranscriptionClient, TranscriptionError};
 use crate::llm::{ChatRequest, Completion, Image, LlmClient, LlmError, ModelInUse, ModelList};
 use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
+use crate::memory::embedder::EmbedderWake;
 use crate::memory::incognito::{IncognitoMemory, IncognitoTurn};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
@@ -330,6 +331,8 @@ pub struct Conversations {
     /// The language code this process last recorded for each person, so that an unchanged one
     /// costs no write.
     recorded_languages: Arc<Mutex<HashMap<UserId, String>>>,
+    /// Told when a message or note is stored, so that it gets its vector soon.
+    embedder_wake: EmbedderWake,
 }
 
 /// The most people whose recorded language is remembered in memory; past it the memory starts
@@ -400,7 +403,14 @@ impl Conversations {
             quota,
             transcriber: None,
             recorded_languages: Arc::default(),
+            embedder_wake: EmbedderWake::default(),
         }
+    }
+
+    /// The same conversations, signalling `wake` whenever they store a message or a note.
+    pub fn with_embedder_wake(mut self, wake: EmbedderWake) -> Self {
+        self.embedder_wake = wake;
+        self
     }
 
     /// The same conversations with the per-person limits of `settings` (without: none).
@@ -548,6 +558,7 @@ impl Conversations {
             .add_user_message_once(&message_to_store)
             .await
             .context("cannot store the user's message")?;
+        self.embedder_wake.signal();
         if !is_new {
             // Answered again after a crash, possibly after later messages of the conversation (a
             // replica took it over): its prompt is the history as it stood before it.
@@ -862,6 +873,7 @@ impl Conversations {
             .add_reply(&reply, update_id)
             .await
             .context("cannot store the reply")?;
+        self.embedder_wake.signal();
         Ok(FinishedTurn::Stored { reply_id })
     }
 
@@ -1059,6 +1071,7 @@ impl Conversations {
             .add_note_by_hand(key, note.as_str(), self.clock.now_ms())
             .await
             .context("cannot store the note")?;
+        self.embedder_wake.signal();
         Ok(match added {
             NoteAdded::New => NoteAddition::Added,
             NoteAdded::AlreadyKept => NoteAddition::AlreadyKept,
@@ -1086,6 +1099,7 @@ impl Conversations {
             .replace_note_by_hand(key, old.id, note.as_str(), self.clock.now_ms())
             .await
             .context("cannot change the note")?;
+        self.embedder_wake.signal();
         Ok(replaced.then(|| old.note.clone()))
     }
 

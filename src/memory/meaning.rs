@@ -99,8 +99,8 @@ impl MeaningRecall {
             .unwrap_or(-1.0)
     }
 
-    /// Calibrates the floor for the model, unless configured or done; a failure leaves it for
-    /// the next turn to try again.
+    /// Calibrates the floor for the model, unless configured or done, beside the first turn's
+    /// own request and within its wait; a failure leaves it for the next turn to try again.
     pub async fn calibrate(&self) {
         if self.configured_floor.is_some() || lock(&self.calibrated_floor).is_some() {
             return;
@@ -108,10 +108,8 @@ impl MeaningRecall {
         let questions: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(q, _)| *q).collect();
         let answers: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(_, a)| *a).collect();
         let (questions, answers) = tokio::join!(
-            self.client
-                .embed(&questions, self.timeout.max(CALIBRATION_TIMEOUT)),
-            self.client
-                .embed(&answers, self.timeout.max(CALIBRATION_TIMEOUT)),
+            self.client.embed_queries(&questions, self.timeout),
+            self.client.embed_passages(&answers, self.timeout),
         );
         match (questions, answers) {
             (Ok(questions), Ok(answers)) => {
@@ -136,7 +134,10 @@ impl MeaningRecall {
             return None;
         }
         let texts = [text];
-        let (vector, ()) = tokio::join!(self.client.embed(&texts, self.timeout), self.calibrate());
+        let (vector, ()) = tokio::join!(
+            self.client.embed_queries(&texts, self.timeout),
+            self.calibrate()
+        );
         match vector {
             Ok(mut vectors) => {
                 metrics::recall_by_meaning("used");
@@ -171,10 +172,6 @@ impl MeaningRecall {
         lock(&self.paused_until)
     }
 }
-
-/// A calibration may take longer than a turn's wait: it happens once, and not on a reply's path
-/// when the application starts it.
-const CALIBRATION_TIMEOUT: Duration = Duration::from_secs(10);
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex

@@ -26,7 +26,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::relevance::{fuse_rankings, lexical_scores, places, ranking};
-use crate::storage::{ConversationKey, SearchTerm, Store, StoredMessage, SummaryRecord};
+use crate::storage::{
+    ConversationKey, NoteRecord, SearchTerm, Store, StoredMessage, SummaryRecord,
+};
 
 /// At most this many search terms from one message: the longest words carry the most meaning.
 const MAX_TERMS: usize = 12;
@@ -49,6 +51,9 @@ const SUMMARIES_READ: i64 = 60;
 
 /// Older session summaries the search by meaning brings.
 const SUMMARIES_BY_MEANING: i64 = 6;
+
+/// Notes the search by meaning brings.
+const NOTES_BY_MEANING: i64 = 8;
 
 /// Candidates read per message returned, so that after dropping repeated texts `limit`
 /// distinct messages usually remain.
@@ -338,7 +343,15 @@ impl Candidates {
                     .collect();
                 Some((*similarity, sentences))
             });
-        let mut near: Vec<(f64, Vec<usize>)> = messages.chain(summaries).collect();
+        let notes = by_meaning.notes.iter().filter_map(|(note, similarity)| {
+            let text = note.note.trim();
+            let note = pool
+                .notes
+                .iter()
+                .position(|line| line.text.trim() == text)?;
+            Some((*similarity, vec![*self.index.get(&MemoryRef::Note(note))?]))
+        });
+        let mut near: Vec<(f64, Vec<usize>)> = messages.chain(summaries).chain(notes).collect();
         near.sort_by(|(a, _), (b, _)| b.total_cmp(a));
         near.into_iter().map(|(_, place)| place).collect()
     }
@@ -362,6 +375,7 @@ fn candidate_text<'a>(
 struct ByMeaning {
     messages: Vec<(StoredMessage, f64)>,
     summaries: Vec<(SummaryRecord, f64)>,
+    notes: Vec<(NoteRecord, f64)>,
 }
 
 /// Up to `candidates` messages before the new one matching its words, most relevant first.
@@ -401,10 +415,11 @@ async fn recall_by_meaning(
             .await
     };
     let summaries = store.nearest_summaries(query.key, &vector, SUMMARIES_BY_MEANING);
-    let (messages, summaries) = tokio::join!(messages, summaries);
-    let (mut messages, mut summaries) = match (messages, summaries) {
-        (Ok(messages), Ok(summaries)) => (messages, summaries),
-        (Err(error), _) | (_, Err(error)) => {
+    let notes = store.nearest_notes(query.key, &vector, NOTES_BY_MEANING);
+    let (messages, summaries, notes) = tokio::join!(messages, summaries, notes);
+    let (mut messages, mut summaries, mut notes) = match (messages, summaries, notes) {
+        (Ok(messages), Ok(summaries), Ok(notes)) => (messages, summaries, notes),
+        (Err(error), _, _) | (_, Err(error), _) | (_, _, Err(error)) => {
             tracing::warn!(error = %error, "the search by meaning failed; recalling by words alone");
             crate::metrics::error("recall_by_meaning");
             return ByMeaning::default();
@@ -412,9 +427,11 @@ async fn recall_by_meaning(
     };
     messages.retain(|(_, similarity)| *similarity >= floor);
     summaries.retain(|(_, similarity)| *similarity >= floor);
+    notes.retain(|(_, similarity)| *similarity >= floor);
     ByMeaning {
         messages,
         summaries,
+        notes,
     }
 }
 

@@ -15,6 +15,7 @@ use futures_util::FutureExt;
 use crate::clock::Clock;
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
 use crate::llm::LlmClient;
+use crate::memory::embedder::EmbedderWake;
 use crate::memory::redact::Redactor;
 use crate::memory::summary::{extractive_summary, parse_summary_answer, summary_request};
 use crate::storage::{ConversationKey, SessionRecord, Store, StoredMessage};
@@ -47,6 +48,8 @@ pub struct Summarizer {
     pub session_idle_ms: i64,
     pub max_attempts: i64,
     pub retry_ms: i64,
+    /// Told when summaries or notes were stored, so that they get their vectors soon.
+    pub embedder_wake: EmbedderWake,
 }
 
 impl Summarizer {
@@ -67,7 +70,14 @@ impl Summarizer {
             max_attempts: i64::from(memory.summary_max_attempts),
             retry_ms: i64::try_from(memory.summary_retry_secs.saturating_mul(1_000))
                 .unwrap_or(i64::MAX),
+            embedder_wake: EmbedderWake::default(),
         }
+    }
+
+    /// The same summarizer, signalling `wake` when it stored summaries or notes.
+    pub fn with_embedder_wake(mut self, wake: EmbedderWake) -> Self {
+        self.embedder_wake = wake;
+        self
     }
 
     /// One look: closes sessions idle past the timeout (also those left open when the process
@@ -89,7 +99,15 @@ impl Summarizer {
             .await
             .context("cannot list sessions awaiting a summary")?;
         for session in due {
-            report.count(self.summarize_session(&session).await);
+            let outcome = self.summarize_session(&session).await;
+            if matches!(
+                outcome,
+                SessionOutcome::Summarized | SessionOutcome::Extracted
+            ) {
+                // A summary (and perhaps notes) to embed.
+                self.embedder_wake.signal();
+            }
+            report.count(outcome);
         }
         Ok(report)
     }

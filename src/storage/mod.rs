@@ -465,6 +465,8 @@ backend_methods! {
     pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error>;
     /// Up to `limit` session summaries without a vector.
     pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error>;
+    /// Up to `limit` notes without a vector.
+    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error>;
     /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets none)
     /// and, in the same transaction, marks every message up to `messages_through` as done,
     /// including those that could not be embedded.
@@ -477,7 +479,11 @@ backend_methods! {
     /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest first,
     /// with their cosine similarity.
     pub async fn nearest_summaries(&self, key: ConversationKey, query: &[u8], limit: i64) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error>;
-    /// How many vectors the conversation has (for tests and `/stats`-like reports).
+    /// The conversation's `limit` notes nearest in meaning to `query` (a vector of the same
+    /// model), nearest first, with their cosine similarity; never another conversation's.
+    pub async fn nearest_notes(&self, key: ConversationKey, query: &[u8], limit: i64) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error>;
+    /// How many vectors the conversation has, of messages, summaries and notes (for tests and
+    /// `/stats`-like reports).
     pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error>;
 
 }

@@ -1,5 +1,5 @@
-//! Embedding vectors of messages and session summaries (`memory_vectors`), the embedder's
-//! progress, and the search by meaning within one conversation.
+//! Embedding vectors of messages and session summaries (`memory_vectors`) and of notes
+//! (`note_vectors`), the embedder's progress, and the search by meaning within one conversation.
 //!
 //! Vectors are signed bytes (see the `memory_vectors` migration); computing them is the memory
 //! layer's job, this module only stores, deletes and compares them. The comparison runs inside
@@ -19,7 +19,7 @@ use std::sync::Once;
 #[cfg(feature = "sqlite")]
 use super::SqliteStore;
 #[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
-use super::{ChatId, ConversationKey, StoredMessage, SummaryRecord, UserId};
+use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +28,8 @@ pub enum VectorSource {
     Message,
     /// `source_id` is the summarized session's id.
     Summary,
+    /// `source_id` is a note's id (`user_notes.id`); stored in `note_vectors`.
+    Note,
 }
 
 /// A stored text still waiting for its vector.
@@ -44,10 +46,25 @@ pub struct TextToEmbed {
 pub struct MemoryVector {
     pub source: VectorSource,
     pub source_id: i64,
-    /// The text the vector was computed from: a summary rewritten in the meantime keeps no
-    /// vector of its old text.
+    /// The text the vector was computed from: a summary or note rewritten in the meantime keeps
+    /// no vector of its old text.
     pub text: String,
     pub vector: Vec<u8>,
+}
+
+/// `notes` in the order of `ranked` (note ids, nearest first, with their similarity); a ranked
+/// note no longer among `notes` (deleted meanwhile) is left out. Notes are read through the notes'
+/// own query, so a note found by meaning is the same record `/memory` shows.
+pub(super) fn notes_in_ranked_order(
+    ranked: &[(i64, f64)],
+    notes: Vec<NoteRecord>,
+) -> Vec<(NoteRecord, f64)> {
+    let mut by_id: std::collections::HashMap<i64, NoteRecord> =
+        notes.into_iter().map(|note| (note.id, note)).collect();
+    ranked
+        .iter()
+        .filter_map(|(id, similarity)| by_id.remove(id).map(|note| (note, *similarity)))
+        .collect()
 }
 
 /// Makes sqlite-vec's functions available on every SQLite connection the process opens from
@@ -112,6 +129,9 @@ impl SqliteStore {
         sqlx::query!("DELETE FROM memory_vectors")
             .execute(&mut *transaction)
             .await?;
+        sqlx::query!("DELETE FROM note_vectors")
+            .execute(&mut *transaction)
+            .await?;
         sqlx::query!(
             "UPDATE embedding_progress SET model = ?1, messages_through = 0",
             model
@@ -169,9 +189,35 @@ impl SqliteStore {
             .collect())
     }
 
+    /// Up to `limit` notes without a vector.
+    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+        let rows = sqlx::query!(
+            r#"SELECT note.id AS "id!", note.chat_id, note.user_id, note.note
+               FROM user_notes AS note
+               WHERE NOT EXISTS (
+                   SELECT 1 FROM note_vectors AS vector
+                   WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                     AND vector.note_id = note.id)
+               LIMIT +?1"#,
+            limit,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TextToEmbed {
+                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                source: VectorSource::Note,
+                source_id: row.id,
+                text: row.note,
+            })
+            .collect())
+    }
+
     /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
-    /// none) and, in the same transaction, marks every message up to `messages_through` as
-    /// done, including those that could not be embedded.
+    /// none; a summary or note rewritten since gets none for its old text) and, in the same
+    /// transaction, marks every message up to `messages_through` as done, including those that
+    /// could not be embedded.
     pub async fn store_vectors(
         &self,
         vectors: &[MemoryVector],
@@ -198,6 +244,18 @@ impl SqliteStore {
                                (chat_id, user_id, kind, source_id, vector)
                            SELECT chat_id, user_id, 1, session_id, ?2 FROM session_summaries
                            WHERE session_id = ?1 AND summary = ?3"#,
+                        vector.source_id,
+                        vector.vector,
+                        vector.text,
+                    )
+                    .execute(&mut *transaction)
+                    .await?;
+                }
+                VectorSource::Note => {
+                    sqlx::query!(
+                        r#"INSERT OR REPLACE INTO note_vectors (chat_id, user_id, note_id, vector)
+                           SELECT chat_id, user_id, id, ?2 FROM user_notes
+                           WHERE id = ?1 AND note = ?3"#,
                         vector.source_id,
                         vector.vector,
                         vector.text,
@@ -305,11 +363,43 @@ impl SqliteStore {
             .collect())
     }
 
-    /// How many vectors the conversation has (for tests and `/stats`-like reports).
+    /// The conversation's `limit` notes nearest in meaning to `query`, nearest first, with
+    /// their cosine similarity.
+    pub async fn nearest_notes(
+        &self,
+        key: ConversationKey,
+        query: &[u8],
+        limit: i64,
+    ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
+        let ranked: Vec<(i64, f64)> = sqlx::query_as(
+            r#"SELECT note_id,
+                      1.0 - distance * distance / 32258.0 AS similarity
+               FROM (SELECT note_id,
+                            vec_distance_l2(vec_int8(vector), vec_int8(?3)) AS distance
+                     FROM note_vectors
+                     WHERE chat_id = ?1 AND user_id = ?2 AND length(vector) = length(?3)
+                     ORDER BY distance, note_id LIMIT ?4)
+               ORDER BY distance, note_id"#,
+        )
+        .bind(key.chat_id)
+        .bind(key.user_id)
+        .bind(query)
+        .bind(limit)
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
+    }
+
+    /// How many vectors the conversation has, of messages, summaries and notes (for tests and
+    /// `/stats`-like reports).
     pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
         sqlx::query_scalar!(
-            r#"SELECT count(*) AS "count!: i64" FROM memory_vectors
-               WHERE chat_id = ?1 AND user_id = ?2"#,
+            r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                    + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                      AS "count!: i64""#,
             key.chat_id,
             key.user_id,
         )

@@ -1,20 +1,26 @@
-//! Specifications of recall by meaning: background embedding of messages and summaries, the
-//! fusion with recall by words, the fall-back to words when the embedding server is slow or
-//! failing, vectors deleted with their rows, a changed model, and isolation between people,
-//! through the real pipeline (`ChatServices`) against the fake LLM and the fake embedding server.
+//! Specifications of recall by meaning: background embedding of messages, summaries and notes
+//! (woken by what stores them), the fusion with recall by words, the fall-back to words when the
+//! embedding server is slow or failing, vectors deleted with their rows, a changed model or role
+//! setting, query and passage roles, and isolation between people, through the real pipeline
+//! (`ChatServices`) against the fake LLM and the fake embedding server.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use telemem::app::ChatServices;
 use telemem::clock::ManualClock;
-use telemem::storage::ConversationKey;
+use telemem::config::Config;
+use telemem::memory::meaning::quantize;
+use telemem::memory::notes::NoteText;
+use telemem::storage::{ConversationKey, MemoryVector, Store, VectorSource};
+use tokio_util::sync::CancellationToken;
 
 use crate::support::config::parse_config;
 use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase};
-use crate::support::fake_embeddings::FakeEmbeddings;
-use crate::support::fake_llm::{FakeLlm, RecordedRequest};
+use crate::support::fake_embeddings::{FakeEmbeddings, embed};
+use crate::support::fake_llm::{Behaviour, FakeLlm, RecordedRequest};
 use crate::support::times::{HOUR_MS, MIDNIGHT_MS, MINUTE_MS};
+use crate::support::waiting::{PATIENCE, eventually};
 
 /// Turns of small talk that push a fact out of the raw history (`--history-max-messages 10`).
 const FILLER_TURNS: usize = 8;
@@ -86,6 +92,22 @@ async fn build(
     extra: &[&str],
     model: Option<&str>,
 ) -> (ChatServices, ManualClock) {
+    let config = configure(database, llm, embeddings, extra, model);
+    let clock = ManualClock::starting_at(MIDNIGHT_MS + 9 * HOUR_MS);
+    let core = ChatServices::build(&config, Arc::new(clock.clone()))
+        .await
+        .unwrap();
+    (core, clock)
+}
+
+/// The configuration [`build`] builds with.
+fn configure(
+    database: &TempDatabase,
+    llm: &FakeLlm,
+    embeddings: Option<&FakeEmbeddings>,
+    extra: &[&str],
+    model: Option<&str>,
+) -> Config {
     let base_url = llm.base_url();
     let mut args = vec![
         "--database-url".to_owned(),
@@ -106,12 +128,7 @@ async fn build(
         ]);
     }
     args.extend(extra.iter().map(|arg| (*arg).to_owned()));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let clock = ManualClock::starting_at(MIDNIGHT_MS + 9 * HOUR_MS);
-    let core = ChatServices::build(&parse_config(&args), Arc::new(clock.clone()))
-        .await
-        .unwrap();
-    (core, clock)
+    parse_config(&args)
 }
 
 #[tokio::test]
@@ -405,6 +422,328 @@ async fn secrets_are_masked_before_texts_go_to_the_embedding_server() {
     assert!(!texts.iter().any(|text| text.contains(key)), "{texts:?}");
 }
 
+/// Alice's notes nearest in meaning to `question` (embedded by the fake model), nearest first.
+async fn nearest_notes(pipeline: &Pipeline, key: ConversationKey, question: &str) -> Vec<String> {
+    pipeline
+        .core
+        .store
+        .nearest_notes(key, &quantize(&embed(question)), 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(note, _)| note.note)
+        .collect()
+}
+
+/// Whether Alice's conversation comes to have `count` vectors within [`PATIENCE`].
+async fn has_vectors(store: &Store, count: i64) -> bool {
+    eventually(
+        || async move { store.vector_count(ALICE_KEY).await.unwrap() == count },
+        PATIENCE,
+    )
+    .await
+}
+
+async fn add_note(pipeline: &Pipeline, key: ConversationKey, text: &str) {
+    let note = NoteText::parse(text).unwrap();
+    pipeline
+        .core
+        .conversations
+        .add_note(key, &note)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn notes_are_embedded_found_by_meaning_and_only_among_their_owners() {
+    let pipeline = Pipeline::start(true, &["--session-idle-secs", "60"]).await;
+    pipeline.say(ALICE_KEY, "hello there").await;
+    pipeline.clock.advance_ms(10 * MINUTE_MS);
+    pipeline.llm.push(Behaviour::reply(
+        "SUMMARY: Greetings.\nNOTES:\n- Her dermatologist is Dr. Okonkwo\n- Plays the cello",
+    ));
+    pipeline
+        .core
+        .summarizer
+        .summarize_pending_once()
+        .await
+        .unwrap();
+    add_note(
+        &pipeline,
+        ALICE_KEY,
+        "The wifi password at the cabin is bluebird42",
+    )
+    .await;
+    add_note(&pipeline, BOB_KEY, "My dermatologist is Dr. Weber").await;
+
+    pipeline.embed().await;
+
+    // Two messages, the summary and three notes; Bob's note alone.
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        6
+    );
+    assert_eq!(pipeline.core.store.vector_count(BOB_KEY).await.unwrap(), 1);
+    let found = nearest_notes(&pipeline, ALICE_KEY, "who is the skin doctor I see?").await;
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(found[0], "Her dermatologist is Dr. Okonkwo");
+    let found = nearest_notes(&pipeline, ALICE_KEY, "how do I get online at the hut?").await;
+    assert_eq!(found[0], "The wifi password at the cabin is bluebird42");
+    assert_eq!(
+        nearest_notes(&pipeline, BOB_KEY, "who is the skin doctor I see?").await,
+        ["My dermatologist is Dr. Weber"]
+    );
+}
+
+#[tokio::test]
+async fn a_changed_note_is_embedded_again_and_a_deleted_one_takes_its_vector_along() {
+    let pipeline = Pipeline::start(true, &[]).await;
+    add_note(&pipeline, ALICE_KEY, "My dermatologist is Dr. Okonkwo").await;
+    add_note(&pipeline, ALICE_KEY, "Plays the cello").await;
+    pipeline.embed().await;
+    let old = pipeline.core.store.notes(ALICE_KEY).await.unwrap()[0].clone();
+
+    let note = NoteText::parse("My dentist is Dr. Lind").unwrap();
+    pipeline
+        .core
+        .conversations
+        .replace_note(ALICE_KEY, 1, &note)
+        .await
+        .unwrap();
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        1,
+        "the old text's vector is gone"
+    );
+    // A vector computed from the old text while it changed is not stored for the new one.
+    let late = MemoryVector {
+        source: VectorSource::Note,
+        source_id: old.id,
+        text: old.note,
+        vector: quantize(&embed("My dermatologist is Dr. Okonkwo")),
+    };
+    pipeline
+        .core
+        .store
+        .store_vectors(&[late], None)
+        .await
+        .unwrap();
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        1
+    );
+    pipeline.embed().await;
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        2
+    );
+    assert_eq!(
+        nearest_notes(&pipeline, ALICE_KEY, "which dentist do I see?").await[0],
+        "My dentist is Dr. Lind"
+    );
+    assert!(
+        pipeline
+            .embeddings
+            .texts()
+            .contains(&"My dentist is Dr. Lind".to_owned())
+    );
+
+    pipeline
+        .core
+        .conversations
+        .forget_note(ALICE_KEY, 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        pipeline.core.store.vector_count(ALICE_KEY).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        nearest_notes(&pipeline, ALICE_KEY, "which dentist do I see?").await,
+        ["Plays the cello"]
+    );
+}
+
+#[tokio::test]
+async fn what_is_stored_is_embedded_at_once_without_waiting_for_the_look_interval() {
+    let database = TempDatabase::new();
+    let llm = FakeLlm::start().await;
+    let embeddings = FakeEmbeddings::start().await;
+    let extra = [
+        "--embedding-look-interval-secs",
+        "3600",
+        "--session-idle-secs",
+        "60",
+    ];
+    let config = configure(&database, &llm, Some(&embeddings), &extra, None);
+    let clock = ManualClock::starting_at(MIDNIGHT_MS + 9 * HOUR_MS);
+    let core = ChatServices::build(&config, Arc::new(clock.clone()))
+        .await
+        .unwrap();
+    core.conversations
+        .chat(ALICE_KEY, "hello there")
+        .await
+        .unwrap();
+    let shutdown = CancellationToken::new();
+    let jobs = core.spawn_jobs(&config, &shutdown);
+    assert!(
+        has_vectors(&core.store, 2).await,
+        "the first look, at the start"
+    );
+
+    core.conversations
+        .chat(ALICE_KEY, "I need a plumber for the sink")
+        .await
+        .unwrap();
+    assert!(
+        has_vectors(&core.store, 4).await,
+        "the new message and its reply"
+    );
+    let note = NoteText::parse("Plays the cello").unwrap();
+    core.conversations.add_note(ALICE_KEY, &note).await.unwrap();
+    assert!(has_vectors(&core.store, 5).await, "the note");
+    clock.advance_ms(10 * MINUTE_MS);
+    core.summarizer.summarize_pending_once().await.unwrap();
+    assert!(has_vectors(&core.store, 6).await, "the summary");
+
+    shutdown.cancel();
+    telemem::app::join_jobs(jobs).await;
+}
+
+#[tokio::test]
+async fn an_e5_model_gets_query_and_passage_prefixes_and_a_changed_role_setting_embeds_again() {
+    let database = TempDatabase::new();
+    let llm = FakeLlm::start().await;
+    let embeddings = FakeEmbeddings::start().await;
+    let e5 = Some("multilingual-e5-small");
+    let (core, _clock) = build(&database, &llm, Some(&embeddings), &[], e5).await;
+    core.conversations
+        .chat(ALICE_KEY, "My dermatologist is Dr. Okonkwo.")
+        .await
+        .unwrap();
+    let embedder = core.embedder.clone().unwrap();
+    embedder.start().await.unwrap();
+    embedder.embed_waiting().await.unwrap();
+    for turn in 0..FILLER_TURNS {
+        core.conversations
+            .chat(
+                ALICE_KEY,
+                &format!("a fun fact number {turn} about penguins"),
+            )
+            .await
+            .unwrap();
+    }
+    core.conversations
+        .chat(ALICE_KEY, "who is the skin doctor I see?")
+        .await
+        .unwrap();
+
+    let texts = embeddings.texts();
+    assert!(
+        texts.contains(&"passage: My dermatologist is Dr. Okonkwo.".to_owned()),
+        "{texts:?}"
+    );
+    assert!(
+        texts.contains(&"query: who is the skin doctor I see?".to_owned()),
+        "{texts:?}"
+    );
+    assert!(
+        embeddings
+            .models()
+            .iter()
+            .all(|model| model == "multilingual-e5-small")
+    );
+    core.store.close().await;
+    drop(core);
+
+    // A server that picks the role by the model's name adds the prefixes itself. (The floor is
+    // set, so that no calibration shares the requests counted below.)
+    let passage_model = [
+        "--embedding-passage-model",
+        "multilingual-e5-small-passage",
+        "--embedding-min-similarity",
+        "0.2",
+    ];
+    let (core, _clock) = build(&database, &llm, Some(&embeddings), &passage_model, e5).await;
+    let (texts_before, models_before) = (embeddings.texts().len(), embeddings.models().len());
+    let embedder = core.embedder.clone().unwrap();
+    embedder.start().await.unwrap();
+    assert_eq!(
+        core.store.vector_count(ALICE_KEY).await.unwrap(),
+        0,
+        "vectors of another role setting are not comparable"
+    );
+    embedder.embed_waiting().await.unwrap();
+    let texts = embeddings.texts()[texts_before..].to_vec();
+    assert!(
+        texts.contains(&"My dermatologist is Dr. Okonkwo.".to_owned()),
+        "{texts:?}"
+    );
+    assert!(
+        embeddings.models()[models_before..]
+            .iter()
+            .all(|model| model == "multilingual-e5-small-passage")
+    );
+    let asked = embeddings.models().len();
+    core.conversations
+        .chat(ALICE_KEY, "who is the skin doctor I see?")
+        .await
+        .unwrap();
+    assert_eq!(embeddings.models()[asked..], ["multilingual-e5-small"]);
+    assert_eq!(
+        embeddings.texts().last().map(String::as_str),
+        Some("who is the skin doctor I see?")
+    );
+}
+
+#[tokio::test]
+async fn an_unset_floor_is_calibrated_once_with_questions_as_queries_and_answers_as_passages() {
+    let database = TempDatabase::new();
+    let llm = FakeLlm::start().await;
+    let embeddings = FakeEmbeddings::start().await;
+    let (core, _clock) = build(
+        &database,
+        &llm,
+        Some(&embeddings),
+        &[],
+        Some("multilingual-e5-small"),
+    )
+    .await;
+    core.conversations
+        .chat(ALICE_KEY, "My dermatologist is Dr. Okonkwo.")
+        .await
+        .unwrap();
+    for turn in 0..FILLER_TURNS {
+        core.conversations
+            .chat(
+                ALICE_KEY,
+                &format!("a fun fact number {turn} about penguins"),
+            )
+            .await
+            .unwrap();
+    }
+    for _ in 0..2 {
+        core.conversations
+            .chat(ALICE_KEY, "who is the skin doctor I see?")
+            .await
+            .unwrap();
+    }
+
+    let texts = embeddings.texts();
+    let asked = |text: &str| texts.iter().filter(|sent| *sent == text).count();
+    assert_eq!(asked("query: Where do I work?"), 1, "{texts:?}");
+    assert_eq!(
+        asked("passage: Ich arbeite als Ingenieurin bei Siemens in München."),
+        1,
+        "{texts:?}"
+    );
+    assert_eq!(
+        asked("query: who is the skin doctor I see?"),
+        2,
+        "{texts:?}"
+    );
+}
+
 crate::postgres_variants!(
     a_paraphrase_finds_the_fact_by_meaning_and_not_by_words,
     messages_and_summaries_are_embedded_in_the_background_and_never_on_a_reply_path,
@@ -414,4 +753,8 @@ crate::postgres_variants!(
     recall_by_meaning_never_crosses_to_another_person,
     a_changed_fact_comes_first_and_is_marked_as_the_newer,
     secrets_are_masked_before_texts_go_to_the_embedding_server,
+    notes_are_embedded_found_by_meaning_and_only_among_their_owners,
+    a_changed_note_is_embedded_again_and_a_deleted_one_takes_its_vector_along,
+    what_is_stored_is_embedded_at_once_without_waiting_for_the_look_interval,
+    an_e5_model_gets_query_and_passage_prefixes_and_a_changed_role_setting_embeds_again,
 );

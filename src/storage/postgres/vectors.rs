@@ -1,4 +1,5 @@
-//! PostgreSQL: embedding vectors, the embedder's progress, and the search by meaning within one
+//! PostgreSQL: embedding vectors (of messages and summaries in `memory_vectors`, of notes in
+//! `note_vectors`), the embedder's progress, and the search by meaning within one
 //! conversation, with the same meaning as on SQLite (`storage/vectors.rs`): vectors of signed
 //! bytes stored at one length (127), compared by Euclidean distance `d`, similarity
 //! `1 - d² / (2 · 127²)`, nearest first.
@@ -17,9 +18,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::PgStore;
+use crate::storage::vectors::notes_in_ranked_order;
 use crate::storage::{
-    ChatId, ConversationKey, MemoryVector, Role, StoredMessage, SummaryRecord, TextToEmbed, UserId,
-    VectorSource,
+    ChatId, ConversationKey, MemoryVector, NoteRecord, Role, StoredMessage, SummaryRecord,
+    TextToEmbed, UserId, VectorSource,
 };
 
 /// `2 · 127²`: the squared distance of two opposite unit vectors stored at length 127.
@@ -104,6 +106,9 @@ impl PgStore {
         sqlx::query!("DELETE FROM memory_vectors WHERE true")
             .execute(&mut *transaction)
             .await?;
+        sqlx::query!("DELETE FROM note_vectors WHERE true")
+            .execute(&mut *transaction)
+            .await?;
         sqlx::query!(
             "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
             model
@@ -166,8 +171,34 @@ impl PgStore {
             .collect())
     }
 
+    /// Up to `limit` notes without a vector.
+    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+        let rows = sqlx::query!(
+            r#"SELECT note.id, note.chat_id, note.user_id, note.note
+               FROM user_notes AS note
+               WHERE NOT EXISTS (
+                   SELECT 1 FROM note_vectors AS vector
+                   WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                     AND vector.note_id = note.id)
+               ORDER BY note.id
+               LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+            limit,
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| TextToEmbed {
+                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                source: VectorSource::Note,
+                source_id: row.id,
+                text: row.note,
+            })
+            .collect())
+    }
+
     /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
-    /// none; a summary rewritten since gets none for its old text) and, in the same
+    /// none; a summary or note rewritten since gets none for its old text) and, in the same
     /// transaction, marks the messages up to `messages_through` as done, including those that
     /// could not be embedded. The mark never moves back, whoever stored vectors last, and passes
     /// only messages stored a minute ago or more: ids are handed out before commit, so a message
@@ -180,6 +211,7 @@ impl PgStore {
     ) -> Result<(), sqlx::Error> {
         let messages = distinct_in_order(vectors, VectorSource::Message);
         let summaries = distinct_in_order(vectors, VectorSource::Summary);
+        let notes = distinct_in_order(vectors, VectorSource::Note);
         let mut transaction = self.pool.begin().await?;
         if !messages.is_empty() {
             let ids: Vec<i64> = messages.iter().map(|vector| vector.source_id).collect();
@@ -225,6 +257,9 @@ impl PgStore {
             )
             .execute(&mut *transaction)
             .await?;
+        }
+        if !notes.is_empty() {
+            store_note_vectors(&mut transaction, &notes).await?;
         }
         if let Some(through) = messages_through {
             sqlx::query!(
@@ -343,17 +378,72 @@ impl PgStore {
         }))
     }
 
-    /// How many vectors the conversation has (for tests and `/stats`-like reports).
+    /// The conversation's `limit` notes nearest in meaning to `query`, nearest first, with
+    /// their cosine similarity.
+    pub async fn nearest_notes(
+        &self,
+        key: ConversationKey,
+        query: &[u8],
+        limit: i64,
+    ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
+        let vectors = sqlx::query!(
+            r#"SELECT note_id, vector FROM note_vectors WHERE chat_id = $1 AND user_id = $2"#,
+            key.chat_id.0,
+            key.user_id.0,
+        )
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .map(|row| (row.note_id, row.vector))
+        .collect();
+        let ranked: Vec<(i64, f64)> = nearest(query, vectors, limit)
+            .into_iter()
+            .map(|(id, distance)| (id, similarity(distance)))
+            .collect();
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
+    }
+
+    /// How many vectors the conversation has, of messages, summaries and notes (for tests and
+    /// `/stats`-like reports).
     pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
         sqlx::query_scalar!(
-            r#"SELECT count(*) AS "count!" FROM memory_vectors
-               WHERE chat_id = $1 AND user_id = $2"#,
+            r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
+                    + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
+                      AS "count!""#,
             key.chat_id.0,
             key.user_id.0,
         )
         .fetch_one(&self.pool)
         .await
     }
+}
+
+/// Stores the vectors of the notes that still exist with the text they were computed from.
+async fn store_note_vectors(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    notes: &[&MemoryVector],
+) -> Result<(), sqlx::Error> {
+    let ids: Vec<i64> = notes.iter().map(|vector| vector.source_id).collect();
+    let bytes: Vec<Vec<u8>> = notes.iter().map(|vector| vector.vector.clone()).collect();
+    let texts: Vec<String> = notes.iter().map(|vector| vector.text.clone()).collect();
+    sqlx::query!(
+        r#"INSERT INTO note_vectors (chat_id, user_id, note_id, vector)
+           SELECT note.chat_id, note.user_id, note.id, given.vector
+           FROM unnest($1::bigint[], $2::bytea[], $3::text[]) WITH ORDINALITY
+                AS given (id, vector, text, position)
+           JOIN user_notes AS note ON note.id = given.id AND note.note = given.text
+           ORDER BY given.position
+           ON CONFLICT (chat_id, user_id, note_id) DO UPDATE SET vector = excluded.vector"#,
+        &ids,
+        &bytes,
+        &texts,
+    )
+    .execute(&mut **transaction)
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]

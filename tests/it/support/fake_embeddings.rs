@@ -14,7 +14,7 @@
 //! docs/PERFORMANCE.md).
 //!
 //! Faults can be switched on: a delay before every answer, or an HTTP status instead of one.
-//! Every request is counted, and the texts are recorded.
+//! Every request is counted, and the texts and the model each request named are recorded.
 
 use std::sync::atomic::{AtomicU16, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -241,6 +241,7 @@ struct Shared {
     status: AtomicU16,
     requests: AtomicUsize,
     texts: Mutex<Vec<String>>,
+    models: Mutex<Vec<String>>,
 }
 
 impl Shared {
@@ -305,6 +306,15 @@ impl FakeEmbeddings {
         self.shared.requests.load(Ordering::SeqCst)
     }
 
+    /// The model each answered request named, in order.
+    pub fn models(&self) -> Vec<String> {
+        self.shared
+            .models
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// Every text received so far, in order.
     pub fn texts(&self) -> Vec<String> {
         self.shared
@@ -338,6 +348,11 @@ async fn embeddings(State(shared): State<Arc<Shared>>, body: axum::Json<Value>) 
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .extend(inputs.iter().cloned());
+    shared
+        .models
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(body["model"].as_str().unwrap_or_default().to_owned());
     let data: Vec<Value> = inputs
         .iter()
         .enumerate()
