@@ -152,6 +152,13 @@ pub struct Remembered {
     pub recent_summaries: Vec<SummaryRecord>,
 }
 
+/// The new message's vector and the least similarity that counts for its model.
+#[derive(Clone, Debug)]
+pub struct QueryVector {
+    pub vector: Vec<u8>,
+    pub floor: f64,
+}
+
 /// The conversation's memory for the new message: every note and recent summary, the older
 /// messages recall found, and all of it ranked on one scale.
 pub async fn recall(
@@ -160,19 +167,36 @@ pub async fn recall(
     query: &RecallQuery<'_>,
     remembered: Remembered,
 ) -> Result<MemoryPool, sqlx::Error> {
+    // A conversation without older messages or summaries has nothing to find by meaning: its
+    // turns do not wait for a vector.
+    let wants_meaning = query.limit > 0 || !remembered.recent_summaries.is_empty();
+    let vector = async {
+        let meaning = meaning.filter(|_| wants_meaning)?;
+        let vector = meaning.query_vector(query.masked_text).await?;
+        Some(QueryVector {
+            vector,
+            floor: meaning.similarity_floor(),
+        })
+    };
+    recall_with(store, vector, query, remembered).await
+}
+
+/// [`recall`] with the new message's vector from `vector` (which runs beside the search by
+/// words), or by words alone when it gives none.
+pub async fn recall_with(
+    store: &Store,
+    vector: impl Future<Output = Option<QueryVector>>,
+    query: &RecallQuery<'_>,
+    remembered: Remembered,
+) -> Result<MemoryPool, sqlx::Error> {
     let terms = recall_terms(query.text);
     let candidates = query.limit.saturating_mul(CANDIDATES_PER_RESULT);
     let by_words = recall_by_words(store, query, &terms, candidates);
     let older_summaries = store.recent_summaries(query.key, 0, SUMMARIES_READ);
-    // A conversation without older messages or summaries has nothing to find by meaning: its
-    // turns do not wait for a vector.
-    let wants_meaning = query.limit > 0 || !remembered.recent_summaries.is_empty();
     let by_meaning = async {
-        match meaning {
-            Some(meaning) if wants_meaning => {
-                recall_by_meaning(store, meaning, query, candidates).await
-            }
-            _ => ByMeaning::default(),
+        match vector.await {
+            Some(vector) => recall_by_meaning(store, &vector, query, candidates).await,
+            None => ByMeaning::default(),
         }
     };
     let (by_words, older_summaries, by_meaning) =
@@ -393,29 +417,26 @@ async fn recall_by_words(
         .await
 }
 
-/// Up to `candidates` messages and [`SUMMARIES_BY_MEANING`] summaries at least as similar as
-/// the model's floor, nearest first; nothing when the new message got no vector or the search
+/// Up to `candidates` messages, [`SUMMARIES_BY_MEANING`] summaries and [`NOTES_BY_MEANING`]
+/// notes at least as similar as the model's floor, nearest first; nothing when the search
 /// failed.
 async fn recall_by_meaning(
     store: &Store,
-    meaning: &MeaningRecall,
+    query_vector: &QueryVector,
     query: &RecallQuery<'_>,
     candidates: i64,
 ) -> ByMeaning {
-    let Some(vector) = meaning.query_vector(query.masked_text).await else {
-        return ByMeaning::default();
-    };
-    let floor = meaning.similarity_floor();
+    let (vector, floor) = (&query_vector.vector, query_vector.floor);
     let messages = async {
         if candidates <= 0 {
             return Ok(Vec::new());
         }
         store
-            .nearest_messages(query.key, &vector, query.before_id, candidates)
+            .nearest_messages(query.key, vector, query.before_id, candidates)
             .await
     };
-    let summaries = store.nearest_summaries(query.key, &vector, SUMMARIES_BY_MEANING);
-    let notes = store.nearest_notes(query.key, &vector, NOTES_BY_MEANING);
+    let summaries = store.nearest_summaries(query.key, vector, SUMMARIES_BY_MEANING);
+    let notes = store.nearest_notes(query.key, vector, NOTES_BY_MEANING);
     let (messages, summaries, notes) = tokio::join!(messages, summaries, notes);
     let (mut messages, mut summaries, mut notes) = match (messages, summaries, notes) {
         (Ok(messages), Ok(summaries), Ok(notes)) => (messages, summaries, notes),
