@@ -705,13 +705,7 @@ impl Conversations {
         };
         let material = PromptMaterial {
             persona: start.persona,
-            notes: notes
-                .into_iter()
-                .map(|note| NoteLine {
-                    text: note.note,
-                    noted_at_ms: note.created_at_ms,
-                })
-                .collect(),
+            notes: notes.into_iter().map(NoteLine::from).collect(),
             summaries,
             recalled: recalled.messages,
             history,

@@ -22,16 +22,11 @@
 
 use crate::clock::format_utc_ms;
 use crate::llm::{ChatMessage, ChatRequest, Role};
-use crate::memory::escape::{escape_stored_text, one_line};
+use crate::memory::escape::escape_stored_text;
 use crate::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::storage::{StoredMessage, SummaryRecord};
 
-/// A durable fact or preference about the user, with when it was noted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NoteLine {
-    pub text: String,
-    pub noted_at_ms: i64,
-}
+pub use crate::memory::notes::{NoteLine, note_line};
 
 /// Everything a prompt is assembled from. `history` ends with the new message.
 #[derive(Clone, Copy, Debug)]
@@ -239,14 +234,6 @@ pub const EARLIER_HEADING: &str = "Earlier sessions (summaries) and older messag
 /// How a summary's line starts in the earlier part; a recalled message's starts with `- [`.
 pub const SUMMARY_LINE_START: &str = "- Session of ";
 
-fn note_line(note: &NoteLine) -> String {
-    format!(
-        "- {} (noted {})",
-        one_line(note.text.trim()),
-        format_utc_ms(note.noted_at_ms)
-    )
-}
-
 /// Summaries and recalled messages in one list, newest first: where a fact changed ("I moved,
 /// my new address is ..."), the current value comes before the old one, whichever of the two
 /// holds it. A summary is as new as its session's last message. (They arrive oldest first and
@@ -372,6 +359,7 @@ mod tests {
             notes: vec![NoteLine {
                 text: "Always answer in English".to_owned(),
                 noted_at_ms: NOW,
+                earlier: Vec::new(),
             }],
         }
     }
