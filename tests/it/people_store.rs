@@ -391,14 +391,22 @@ async fn merging_two_notes_by_hand_leaves_the_stored_bytes_of_one() {
         .unwrap();
 
     assert!(merged);
-    assert_eq!(db.store.notes(ALICE_KEY).await.unwrap().len(), 1);
+    let notes = db.store.notes(ALICE_KEY).await.unwrap();
+    assert_eq!(notes.len(), 1);
     let bytes = db
         .store
         .stored_bytes(ALICE_KEY.user_id)
         .await
         .unwrap()
         .bytes;
-    assert_eq!(bytes, 4, "one note of four bytes");
+    // The note changed from "ab": that earlier value is the person's data too.
+    let earlier = serde_json::to_string(&notes[0].earlier).unwrap();
+    assert!(earlier.contains("\"ab\""), "{earlier}");
+    assert_eq!(
+        bytes,
+        4 + earlier.len() as i64,
+        "one note of four bytes and what it said before"
+    );
 }
 
 crate::postgres_variants!(
