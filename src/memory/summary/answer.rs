@@ -252,7 +252,7 @@ const REPLACED_LABELS: &[&str] = &[
 /// (`Lives in Leipzig — previously: Hamburg`). The label and a colon are both needed: a closing
 /// group without them (`Likes tea (green: sencha)`, `Wakes at 7 (before work)`) is part of the
 /// note.
-pub fn split_replaced(note: &str) -> (&str, Option<&str>) {
+fn split_replaced(note: &str) -> (&str, Option<&str>) {
     let trimmed = note.trim_end().trim_end_matches(['.', '。']).trim_end();
     let closing = closing_group(trimmed)
         .and_then(|(text, inside)| replaced_value(inside).map(|was| (text, was)));

@@ -50,21 +50,11 @@ const NOTE_MARKERS: &[&str] = &[
     "моя компания",
     "предпочитаю",
     "зови меня",
-    // Where they live, in the five languages
-    "i live in",
-    "i moved to",
-    "ich wohne",
-    "ich bin nach",
-    "vivo en",
-    "me mudé a",
-    "j'habite",
-    "j'ai déménagé",
-    "я живу",
-    "я переехал",
 ];
 
-/// Subjects a person's lasting statements are about: two statements with phrases of one group
-/// say the same thing, and the later one changes the earlier.
+/// Subjects a person's lasting statements are about, by the phrases that state them: two
+/// statements of one group say the same thing, and the later one changes the earlier. Each phrase
+/// marks a note too.
 const SUBJECTS: &[&[&str]] = &[
     &[
         "i work at",
@@ -79,16 +69,35 @@ const SUBJECTS: &[&[&str]] = &[
         "моя компания",
     ],
     &[
+        "i live at",
         "i live in",
-        "i moved to",
+        "i moved",
+        "my new address",
         "ich wohne",
-        "ich bin nach",
+        "ich bin umgezogen",
+        "meine neue adresse",
         "vivo en",
-        "me mudé a",
+        "me he mudado",
+        "me mudé",
+        "mi nueva dirección",
         "j'habite",
         "j'ai déménagé",
+        "ma nouvelle adresse",
         "я живу",
         "я переехал",
+        "мой новый адрес",
+    ],
+    &[
+        "my mobile number",
+        "i got a new phone",
+        "meine handynummer",
+        "ein neues telefon",
+        "mi número de móvil",
+        "tengo teléfono nuevo",
+        "mon numéro de portable",
+        "un nouveau téléphone",
+        "мой мобильный номер",
+        "у меня новый телефон",
     ],
     &[
         "call me",
@@ -169,9 +178,10 @@ fn summarize(request: &str) -> String {
     for (_, text) in &person_lines {
         for sentence in sentences(text) {
             let lowered = sentence.to_lowercase();
-            if NOTE_MARKERS.iter().any(|marker| lowered.contains(marker))
-                && !notes.iter().any(|note| note == sentence)
-            {
+            let states = NOTE_MARKERS.iter().any(|marker| lowered.contains(marker))
+                || subject_of(sentence).is_some();
+            // A question ("J'habite où maintenant ?") states nothing.
+            if states && !sentence.ends_with('?') && !notes.iter().any(|note| note == sentence) {
                 add_note(&mut notes, sentence);
             }
         }
