@@ -6,7 +6,7 @@
 //! It understands English, German, Russian, Spanish and French: yesterday and the day before,
 //! this and last week, month and weekend, N days, weeks or months ago, a weekday (the most
 //! recent one before today), a month (the most recent one not in the future, or of the year
-//! given) and a date (`3 Nov`, `am 3. November`, `3 ноября`, `el 3 de noviembre`, `2026-11-03`,
+//! given), last year or a year named after a preposition (`in 2025`, `в 2025 году`) and a date (`3 Nov`, `am 3. November`, `3 ноября`, `el 3 de noviembre`, `2026-11-03`,
 //! `03.11.2026`; slashes only with a year and only when day and month cannot be swapped). Words
 //! that are also ordinary words (`may`, `march`, `august`, `mars`) count as months only after a
 //! preposition or beside a day number, so "May I ask…" or "march forward" ask about no period.
@@ -32,7 +32,8 @@ pub fn asked_period(text: &str, now_ms: i64) -> Option<Period> {
         .or_else(|| relative_days(&words, today))
         .or_else(|| units_ago(&words, today))
         .or_else(|| weekday(&words, today))
-        .or_else(|| named_month(&words, today))?;
+        .or_else(|| named_month(&words, today))
+        .or_else(|| year(&words, today))?;
     let (first, after_last) = days;
     Some(Period {
         from_ms: start_ms(first)?,
@@ -760,6 +761,32 @@ fn weekday(words: &[&str], today: NaiveDate) -> Option<DayRange> {
         return one_day(today.checked_sub_days(Days::new(u64::from(back)))?);
     }
     None
+}
+
+/// Words for "year" in the five languages and their forms.
+const YEAR: &[&str] = &[
+    "year", "jahr", "году", "год", "año", "ano", "année", "annee",
+];
+
+/// `last year`, `letztes Jahr`, `в прошлом году`, `el año pasado`, `l'année dernière`, and a
+/// year after a preposition, not in the future: `in 2025`, `im Jahr 2025`, `в 2025 году`,
+/// `en 2025`.
+fn year(words: &[&str], today: NaiveDate) -> Option<DayRange> {
+    let whole = |year: i32| {
+        Some((
+            NaiveDate::from_ymd_opt(year, 1, 1)?,
+            NaiveDate::from_ymd_opt(year + 1, 1, 1)?,
+        ))
+    };
+    if has_phrase(words, &[LAST, YEAR]) || has_phrase(words, &[YEAR, LAST]) {
+        return whole(today.year() - 1);
+    }
+    const BEFORE_YEAR: &[&str] = &["in", "during", "im", "jahr", "в", "во", "en", "durante"];
+    words.windows(2).find_map(|pair| {
+        let named: i32 = pair[1].parse().ok()?;
+        let is_year = pair[1].len() == 4 && (1900..=today.year()).contains(&named);
+        (BEFORE_YEAR.contains(&pair[0]) && is_year).then(|| whole(named))?
+    })
 }
 
 #[cfg(test)]
