@@ -4,11 +4,12 @@
 //! count those values; the prompt shows them; and the store reads the summaries and the
 //! unsummarized messages of a period, one conversation's only.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use telemem::storage::{EarlierValue, NoteUpdate, Replaced, Role};
+use telemem::storage::{EarlierValue, MIGRATOR, NoteUpdate, Replaced, Role};
 
-use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TempDatabase, TestDb};
 use crate::support::modest_model;
 use crate::support::pipeline::Pipeline;
 use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS};
@@ -349,6 +350,76 @@ async fn a_fact_that_changed_reaches_the_prompt_as_current_since_its_date_with_w
         ),
         "{system}"
     );
+}
+
+/// The migration that gave notes their time and earlier values.
+const NOTE_VALIDITY: i64 = 20261204000300;
+
+#[tokio::test]
+async fn notes_stored_before_notes_had_a_time_hold_since_they_were_noted_and_keep_their_bytes() {
+    // On SQLite, whose schema can be built up to a given migration.
+    let database = TempDatabase::new();
+    let mut connection = <sqlx::SqliteConnection as sqlx::Connection>::connect(&format!(
+        "{}?mode=rwc",
+        database.url
+    ))
+    .await
+    .unwrap();
+    let before = sqlx::migrate::Migrator {
+        migrations: Cow::Owned(
+            MIGRATOR
+                .migrations
+                .iter()
+                .filter(|migration| migration.version < NOTE_VALIDITY)
+                .cloned()
+                .collect(),
+        ),
+        ..sqlx::migrate::Migrator::DEFAULT
+    };
+    before.run(&mut connection).await.unwrap();
+    sqlx::query(
+        "INSERT INTO user_notes (chat_id, user_id, note, created_at, confirmed_at)
+         VALUES (?1, ?2, 'Lives in Hamburg', ?3, ?3)",
+    )
+    .bind(ALICE_KEY.chat_id)
+    .bind(ALICE_KEY.user_id)
+    .bind(MIDNIGHT_MS)
+    .execute(&mut connection)
+    .await
+    .unwrap();
+    drop(connection);
+
+    let store = database.connect().await;
+    store.migrate().await.unwrap();
+    let db = TestDb::from_store(store, database);
+
+    let notes = db.store.notes(ALICE_KEY).await.unwrap();
+    assert_eq!(notes[0].valid_from_ms, MIDNIGHT_MS);
+    assert!(notes[0].earlier.is_empty());
+    let bytes = db
+        .store
+        .stored_bytes(ALICE_KEY.user_id)
+        .await
+        .unwrap()
+        .bytes;
+    assert_eq!(bytes, "Lives in Hamburg".len() as i64);
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS + DAY_MS).await;
+    let updates = [changed("Lives in Kiel", "Lives in Hamburg")];
+    let moved = MIDNIGHT_MS + DAY_MS;
+    db.store
+        .replace_notes(ALICE_KEY, &updates, session, moved, moved)
+        .await
+        .unwrap();
+    let notes = db.store.notes(ALICE_KEY).await.unwrap();
+    assert_eq!(notes[0].earlier[0].from_ms, Some(MIDNIGHT_MS));
+    let earlier = serde_json::to_string(&notes[0].earlier).unwrap();
+    let bytes = db
+        .store
+        .stored_bytes(ALICE_KEY.user_id)
+        .await
+        .unwrap()
+        .bytes;
+    assert_eq!(bytes, ("Lives in Kiel".len() + earlier.len()) as i64);
 }
 
 crate::postgres_variants!(
