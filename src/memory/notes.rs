@@ -64,6 +64,14 @@ pub struct NoteLine {
     pub earlier: Vec<EarlierValue>,
 }
 
+impl NoteLine {
+    /// Every text of the note, current and earlier: what masking secrets must go through before
+    /// the note is sent.
+    pub fn texts_mut(&mut self) -> impl Iterator<Item = &mut String> {
+        std::iter::once(&mut self.text).chain(self.earlier.iter_mut().map(|value| &mut value.note))
+    }
+}
+
 impl From<NoteRecord> for NoteLine {
     fn from(note: NoteRecord) -> Self {
         Self {
@@ -516,5 +524,22 @@ mod tests {
             changed_part("Живёт в Гамбурге", "Живёт в Лейпциге"),
             "Гамбурге"
         );
+    }
+
+    #[test]
+    fn every_text_of_a_note_can_be_masked() {
+        let mut line = NoteLine {
+            text: "PIN 1234".to_owned(),
+            noted_at_ms: 0,
+            earlier: vec![EarlierValue {
+                note: "PIN 9876".to_owned(),
+                from_ms: None,
+                until_ms: 0,
+            }],
+        };
+        line.texts_mut()
+            .for_each(|text| *text = text.replace(char::is_numeric, "*"));
+        assert_eq!(line.text, "PIN ****");
+        assert_eq!(line.earlier[0].note, "PIN ****");
     }
 }
