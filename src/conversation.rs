@@ -697,6 +697,7 @@ impl Conversations {
             key,
             text: &new_text,
             masked_text: &masked_text,
+            now_ms,
             history: previous,
             before_id,
             limit: if has_older_messages {
@@ -711,13 +712,7 @@ impl Conversations {
             Vec::new()
         };
         let remembered = Remembered {
-            notes: notes
-                .into_iter()
-                .map(|note| NoteLine {
-                    text: note.note,
-                    noted_at_ms: note.created_at_ms,
-                })
-                .collect(),
+            notes: notes.into_iter().map(NoteLine::from).collect(),
             recent_summaries: start.summaries,
         };
         let memory = if settings.summary_count > 0 || settings.recall_limit > 0 {

@@ -227,7 +227,8 @@ pub fn no_such_note(lang: Lang, number: &str) -> String {
 }
 
 /// The `/memory` listing: whether incognito is on, numbered notes (those the person added
-/// marked) with how to change them, then summaries with their session times.
+/// marked) since when they hold and what they said before, with how to change them, then
+/// summaries with their session times.
 pub fn memory(lang: Lang, overview: &MemoryOverview) -> String {
     let mut text = String::new();
     if overview.incognito {
@@ -252,11 +253,25 @@ pub fn memory(lang: Lang, overview: &MemoryOverview) -> String {
                 [
                     ("number", value(index + 1)),
                     ("note", value(note.note.as_str())),
-                    ("since", value(format_utc_ms(note.created_at_ms))),
+                    ("since", value(format_utc_ms(note.valid_from_ms))),
                 ],
             );
             text.push_str(&line);
             text.push('\n');
+            // What the note said before it changed, each under it, newest first.
+            for earlier in &note.earlier {
+                let line = i18n::text(
+                    lang,
+                    "memory-note-earlier",
+                    [
+                        ("note", value(earlier.note.as_str())),
+                        ("until", value(format_utc_ms(earlier.until_ms))),
+                    ],
+                );
+                text.push_str("    ");
+                text.push_str(&line);
+                text.push('\n');
+            }
         }
         text.push_str(&plain(lang, "memory-notes-how-to"));
         text.push('\n');
@@ -1226,9 +1241,17 @@ mod tests {
             created_at_ms: 0,
             confirmed_at_ms: 0,
             added_by_hand,
+            valid_from_ms: 0,
+            earlier: Vec::new(),
         };
+        let mut changed = note(2, "Isst Fisch", true);
+        changed.earlier = vec![crate::storage::EarlierValue {
+            note: "Isst kein Fleisch".to_owned(),
+            from_ms: None,
+            until_ms: 3_600_000,
+        }];
         MemoryOverview {
-            notes: vec![note(1, "Mag Tee", false), note(2, "Isst Fisch", true)],
+            notes: vec![note(1, "Mag Tee", false), changed],
             summaries: vec![SummaryRecord {
                 session_id: 1,
                 chat_id: crate::storage::ChatId(1),
@@ -1502,6 +1525,10 @@ mod tests {
         assert!(
             german.contains("2. Isst Fisch (von dir hinzugefügt am 1970-01-01"),
             "{german}"
+        );
+        assert!(
+            german.contains("\n    vorher: Isst kein Fleisch (bis 1970-01-01 01:00 UTC)\n"),
+            "what a note said before is listed under it: {german}"
         );
         assert!(german.contains("• 1970-01-01"), "{german}");
     }

@@ -138,6 +138,7 @@ memory-notes-heading = Notizen, die ich über dich habe:
 memory-note = { $number }. { $note } (seit { $since })
 memory-incognito = Inkognito ist in diesem Chat an: Ich speichere nichts von dem, was wir sagen, und nutze nichts hiervon für meine Antworten. /incognito off beendet es.
 memory-note-by-hand = { $number }. { $note } (von dir hinzugefügt am { $since })
+memory-note-earlier = vorher: { $note } (bis { $until })
 memory-notes-how-to = Ändern: /remember <Nummer> <neuer Text>. Entfernen: /forget <Nummer>. Hinzufügen: /remember <Text>.
 memory-no-summaries = Noch keine Sitzungszusammenfassungen: Eine Sitzung wird zusammengefasst, wenn sie endet.
 memory-summaries-heading = Zusammenfassungen unserer früheren Sitzungen:

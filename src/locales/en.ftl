@@ -151,6 +151,8 @@ memory-notes-heading = Notes I keep about you:
 memory-note = { $number }. { $note } (since { $since })
 # A note the person added with /remember.
 memory-note-by-hand = { $number }. { $note } (added by you on { $since })
+# What a note said before it changed, under the note.
+memory-note-earlier = before: { $note } (until { $until })
 memory-notes-how-to = Change one: /remember <number> <new text>. Remove one: /forget <number>. Add one: /remember <text>.
 memory-no-summaries = No session summaries yet: a session is summarized after it ends.
 memory-summaries-heading = Summaries of our earlier sessions:

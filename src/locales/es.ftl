@@ -138,6 +138,7 @@ memory-notes-heading = Notas que guardo sobre ti:
 memory-note = { $number }. { $note } (desde { $since })
 memory-incognito = El modo incógnito está activado en este chat: no guardo nada de lo que decimos ni uso nada de esto en mis respuestas. /incognito off lo desactiva.
 memory-note-by-hand = { $number }. { $note } (añadida por ti el { $since })
+memory-note-earlier = antes: { $note } (hasta { $until })
 memory-notes-how-to = Cambiar una: /remember <número> <texto nuevo>. Quitar una: /forget <número>. Añadir una: /remember <texto>.
 memory-no-summaries = Todavía no hay resúmenes de sesiones: una sesión se resume cuando termina.
 memory-summaries-heading = Resúmenes de nuestras sesiones anteriores:

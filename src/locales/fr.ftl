@@ -138,6 +138,7 @@ memory-notes-heading = Notes que je garde sur vous :
 memory-note = { $number }. { $note } (depuis le { $since })
 memory-incognito = Le mode incognito est activé dans ce chat : je ne stocke rien de ce que nous disons et n'utilise rien de ceci dans mes réponses. /incognito off le désactive.
 memory-note-by-hand = { $number }. { $note } (ajoutée par vous le { $since })
+memory-note-earlier = avant : { $note } (jusqu'au { $until })
 memory-notes-how-to = En modifier une : /remember <numéro> <nouveau texte>. En supprimer une : /forget <numéro>. En ajouter une : /remember <texte>.
 memory-no-summaries = Pas encore de résumés de sessions : une session est résumée une fois terminée.
 memory-summaries-heading = Résumés de nos sessions précédentes :

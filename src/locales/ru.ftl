@@ -148,6 +148,7 @@ memory-notes-heading = Мои заметки о вас:
 memory-note = { $number }. { $note } (с { $since })
 memory-incognito = В этом чате включён режим инкогнито: я не сохраняю ничего из нашего разговора и не использую ничего из этого в ответах. /incognito off выключает его.
 memory-note-by-hand = { $number }. { $note } (добавлена вами { $since })
+memory-note-earlier = раньше: { $note } (до { $until })
 memory-notes-how-to = Изменить: /remember <номер> <новый текст>. Удалить: /forget <номер>. Добавить: /remember <текст>.
 memory-no-summaries = Итогов сессий пока нет: сессия подытоживается после её окончания.
 memory-summaries-heading = Итоги наших прошлых сессий:

@@ -42,12 +42,7 @@ const LAST_EXCHANGE_SHARE: usize = 3;
 /// Messages of the raw history that make the last exchange.
 const LAST_EXCHANGE_MESSAGES: usize = 2;
 
-/// A durable fact or preference about the user, with when it was noted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NoteLine {
-    pub text: String,
-    pub noted_at_ms: i64,
-}
+pub use crate::memory::notes::{NoteLine, note_line};
 
 /// A session summary as a prompt may show it: whole, or only those of its sentences that
 /// answer the new message.
@@ -335,14 +330,6 @@ pub const SUMMARY_LINE_START: &str = "- Session of ";
 /// Stands between two kept sentences of a summary where sentences were left out.
 pub const LEFT_OUT: &str = " … ";
 
-fn note_line(note: &NoteLine) -> String {
-    format!(
-        "- {} (noted {})",
-        one_line(note.text.trim()),
-        format_utc_ms(note.noted_at_ms)
-    )
-}
-
 /// Summaries and recalled messages in one list, newest first: where a fact changed ("I moved,
 /// my new address is ..."), the current value comes before the old one, whichever of the two
 /// holds it. A summary is as new as its session's last message.
@@ -481,6 +468,7 @@ mod tests {
                 notes: vec![NoteLine {
                     text: "Always answer in English".to_owned(),
                     noted_at_ms: NOW,
+                    earlier: Vec::new(),
                 }],
                 note_order: vec![0],
                 summaries: (1..4)

@@ -9,6 +9,7 @@ pub mod escape;
 pub mod incognito;
 pub mod meaning;
 pub mod notes;
+pub mod period;
 pub mod recall;
 pub mod redact;
 pub mod relevance;

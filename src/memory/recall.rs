@@ -21,11 +21,14 @@
 //! Recall by meaning never fails or holds up a turn: without a vector in time, or when the
 //! search by meaning fails, the turn recalls by words alone.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
+use crate::memory::period::asked_period;
 use crate::memory::relevance::{fuse_rankings, lexical_scores, places, ranking};
+use crate::memory::summary::information_score;
 use crate::storage::{
     ConversationKey, NoteRecord, SearchTerm, Store, StoredMessage, SummaryRecord,
 };
@@ -54,6 +57,11 @@ const SUMMARIES_BY_MEANING: i64 = 6;
 
 /// Notes the search by meaning brings.
 const NOTES_BY_MEANING: i64 = 8;
+
+/// For a question about a period: at most this many of its summaries (the latest), and of the
+/// person's messages in its sessions not summarized yet.
+const PERIOD_SUMMARIES: i64 = 12;
+const PERIOD_MESSAGES: i64 = 40;
 
 /// Candidates read per message returned, so that after dropping repeated texts `limit`
 /// distinct messages usually remain.
@@ -135,6 +143,8 @@ pub struct RecallQuery<'a> {
     pub text: &'a str,
     /// The new message with secrets masked, for the embedding server.
     pub masked_text: &'a str,
+    /// When it was written: what "last week" means.
+    pub now_ms: i64,
     /// The raw history before the new message, oldest first: its turns compete too.
     pub history: &'a [StoredMessage],
     /// Only messages older than this one (the new message) are searched.
@@ -199,80 +209,123 @@ pub async fn recall_with(
             None => ByMeaning::default(),
         }
     };
-    let (by_words, older_summaries, by_meaning) =
-        tokio::join!(by_words, older_summaries, by_meaning);
-    let gist = remembered
-        .recent_summaries
-        .iter()
-        .max_by_key(|summary| (summary.session_last_activity_at_ms, summary.session_id))
-        .map(|summary| summary.session_id);
-    let mut summaries: Vec<SummaryRecord> = older_summaries?
-        .into_iter()
-        .chain(remembered.recent_summaries)
-        .chain(
-            by_meaning
-                .summaries
-                .iter()
-                .map(|(summary, _)| summary.clone()),
-        )
-        .collect();
-    summaries.sort_by_key(|summary| (summary.session_started_at_ms, summary.session_id));
-    summaries.dedup_by_key(|summary| summary.session_id);
-
+    let in_period = recall_period(store, query);
+    let (by_words, older_summaries, by_meaning, in_period) =
+        tokio::join!(by_words, older_summaries, by_meaning, in_period);
+    let found = Found {
+        by_words: by_words?,
+        older_summaries: older_summaries?,
+        by_meaning,
+        in_period: in_period?,
+    };
     let history_ids: HashMap<i64, usize> = query
         .history
         .iter()
         .enumerate()
         .map(|(index, message)| (message.id, index))
         .collect();
-    let older = |message: &StoredMessage| !history_ids.contains_key(&message.id);
-    let found: Vec<StoredMessage> = by_words?
-        .into_iter()
-        .filter(older)
-        .chain(
-            by_meaning
-                .messages
-                .iter()
-                .map(|(m, _)| m.clone())
-                .filter(older),
-        )
-        .collect();
-    let mut pool = MemoryPool {
-        notes: remembered.notes,
-        gist: gist.and_then(|id| summaries.iter().position(|s| s.session_id == id)),
-        summaries: summaries.into_iter().map(SummaryParts::new).collect(),
-        messages: distinct_texts(found, i64::MAX),
-        ..MemoryPool::default()
-    };
-    rank(&mut pool, query, &terms, &by_meaning, &history_ids);
+    let mut pool = gather(&found, remembered, &history_ids);
+    rank(&mut pool, query, &terms, &found, &history_ids);
     Ok(pool)
 }
 
-/// Ranks every candidate of `pool` (and the raw history's turns) by words and by meaning on
-/// one scale, and orders the notes by it.
+/// What the searches found for one turn.
+struct Found {
+    by_words: Vec<StoredMessage>,
+    older_summaries: Vec<SummaryRecord>,
+    by_meaning: ByMeaning,
+    in_period: InPeriod,
+}
+
+/// The summaries and the person's messages of the period the new message asks about ("what did
+/// we talk about last week?"), if it names one.
+#[derive(Debug, Default)]
+struct InPeriod {
+    summaries: Vec<SummaryRecord>,
+    messages: Vec<StoredMessage>,
+}
+
+/// The pool of candidates: every note, the summaries (recent, older, found by meaning or in the
+/// asked period) with the latest session's as the gist, and the older messages found, each once.
+fn gather(found: &Found, remembered: Remembered, history_ids: &HashMap<i64, usize>) -> MemoryPool {
+    let gist = remembered
+        .recent_summaries
+        .iter()
+        .max_by_key(|summary| (summary.session_last_activity_at_ms, summary.session_id))
+        .map(|summary| summary.session_id);
+    let meaning_summaries = found.by_meaning.summaries.iter().map(|(s, _)| s);
+    let mut summaries: Vec<SummaryRecord> = found
+        .older_summaries
+        .iter()
+        .chain(&remembered.recent_summaries)
+        .chain(meaning_summaries)
+        .chain(&found.in_period.summaries)
+        .cloned()
+        .collect();
+    summaries.sort_by_key(|summary| (summary.session_started_at_ms, summary.session_id));
+    summaries.dedup_by_key(|summary| summary.session_id);
+    let meaning_messages = found.by_meaning.messages.iter().map(|(m, _)| m);
+    let messages: Vec<StoredMessage> = found
+        .by_words
+        .iter()
+        .chain(meaning_messages)
+        .chain(&found.in_period.messages)
+        .filter(|message| !history_ids.contains_key(&message.id))
+        .cloned()
+        .collect();
+    MemoryPool {
+        notes: remembered.notes,
+        gist: gist.and_then(|id| summaries.iter().position(|s| s.session_id == id)),
+        summaries: summaries.into_iter().map(SummaryParts::new).collect(),
+        messages: distinct_texts(messages, i64::MAX),
+        ..MemoryPool::default()
+    }
+}
+
+/// [`InPeriod`] for the new message; nothing when it names no period.
+async fn recall_period(store: &Store, query: &RecallQuery<'_>) -> Result<InPeriod, sqlx::Error> {
+    let Some(period) = asked_period(query.text, query.now_ms) else {
+        return Ok(InPeriod::default());
+    };
+    let (summaries, messages) = tokio::join!(
+        store.summaries_between(query.key, period.from_ms, period.to_ms, PERIOD_SUMMARIES),
+        store.messages_between(query.key, period.from_ms, period.to_ms, PERIOD_MESSAGES),
+    );
+    Ok(InPeriod {
+        summaries: summaries?,
+        messages: messages?,
+    })
+}
+
+/// Ranks every candidate of `pool` (and the raw history's turns) on one scale, by words, by
+/// meaning and, for a question about a period, by belonging to it; and orders the notes by it.
+/// Messages found by words or meaning are kept to the query's limit; a period's are not.
 fn rank(
     pool: &mut MemoryPool,
     query: &RecallQuery<'_>,
     terms: &[SearchTerm],
-    by_meaning: &ByMeaning,
+    found: &Found,
     history_ids: &HashMap<i64, usize>,
 ) {
     let candidates = Candidates::of(pool, query.history);
-    let texts: Vec<&str> = candidates
+    let texts: Vec<Cow<'_, str>> = candidates
         .items
         .iter()
         .map(|item| candidate_text(pool, query.history, *item))
         .collect();
+    let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
     let by_words = places(&ranking(&lexical_scores(terms, &texts)));
-    let by_meaning = candidates.ranking_by_meaning(pool, by_meaning, history_ids);
-    let scores = fuse_rankings(candidates.items.len(), &[&by_words, &by_meaning]);
+    let by_meaning = candidates.ranking_by_meaning(pool, &found.by_meaning, history_ids);
+    let by_time = candidates.ranking_in_period(pool, &found.in_period);
+    let scores = fuse_rankings(candidates.items.len(), &[&by_words, &by_meaning, &by_time]);
+    let in_period: HashSet<i64> = found.in_period.messages.iter().map(|m| m.id).collect();
     let message_limit = usize::try_from(query.limit).unwrap_or(0);
     let mut messages_ranked = 0;
     pool.ranked = ranking(&scores)
         .into_iter()
         .map(|index| candidates.items[index])
         .filter(|item| match item {
-            MemoryRef::Message(_) => {
+            MemoryRef::Message(index) if !in_period.contains(&pool.messages[*index].id) => {
                 messages_ranked += 1;
                 messages_ranked <= message_limit
             }
@@ -321,6 +374,51 @@ impl Candidates {
             .map(|(i, item)| (*item, i))
             .collect();
         Self { items, index }
+    }
+
+    /// For a question about a period: its summaries, newest first, each one place for all its
+    /// sentences, in turn with its messages without a summary, the most informative first.
+    fn ranking_in_period(&self, pool: &MemoryPool, in_period: &InPeriod) -> Vec<Vec<usize>> {
+        let mut summaries: Vec<Vec<usize>> = pool
+            .summaries
+            .iter()
+            .enumerate()
+            .filter(|(_, parts)| {
+                in_period
+                    .summaries
+                    .iter()
+                    .any(|summary| summary.session_id == parts.record.session_id)
+            })
+            .map(|(summary, parts)| {
+                (0..parts.sentences.len())
+                    .filter_map(|sentence| {
+                        self.index
+                            .get(&MemoryRef::Sentence { summary, sentence })
+                            .copied()
+                    })
+                    .collect()
+            })
+            .collect();
+        summaries.reverse();
+        let mut messages: Vec<(usize, usize)> = pool
+            .messages
+            .iter()
+            .enumerate()
+            .filter(|(_, message)| in_period.messages.iter().any(|m| m.id == message.id))
+            .filter_map(|(index, message)| {
+                let candidate = *self.index.get(&MemoryRef::Message(index))?;
+                Some((information_score(&message.content), candidate))
+            })
+            .collect();
+        messages.sort_by_key(|(score, _)| std::cmp::Reverse(*score));
+        let mut messages = messages.into_iter().map(|(_, candidate)| vec![candidate]);
+        let mut places = Vec::new();
+        for summary in summaries {
+            places.push(summary);
+            places.extend(messages.next());
+        }
+        places.extend(messages);
+        places
     }
 
     /// Candidate indexes found by meaning, nearest first; the sentences of a summary found by
@@ -381,16 +479,33 @@ impl Candidates {
     }
 }
 
+/// The text of a candidate as its words are searched: a note with what it said before, so
+/// that "where did I live before?" finds it by the old value too.
 fn candidate_text<'a>(
     pool: &'a MemoryPool,
     history: &'a [StoredMessage],
     item: MemoryRef,
-) -> &'a str {
+) -> Cow<'a, str> {
     match item {
-        MemoryRef::Note(index) => &pool.notes[index].text,
-        MemoryRef::Sentence { summary, sentence } => &pool.summaries[summary].sentences[sentence],
-        MemoryRef::Message(index) => &pool.messages[index].content,
-        MemoryRef::History(index) => &history[index].content,
+        MemoryRef::Note(index) => {
+            let note = &pool.notes[index];
+            if note.earlier.is_empty() {
+                Cow::Borrowed(&note.text)
+            } else {
+                let earlier = note.earlier.iter().map(|value| value.note.as_str());
+                Cow::Owned(
+                    std::iter::once(note.text.as_str())
+                        .chain(earlier)
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                )
+            }
+        }
+        MemoryRef::Sentence { summary, sentence } => {
+            Cow::Borrowed(&pool.summaries[summary].sentences[sentence])
+        }
+        MemoryRef::Message(index) => Cow::Borrowed(&pool.messages[index].content),
+        MemoryRef::History(index) => Cow::Borrowed(&history[index].content),
     }
 }
 

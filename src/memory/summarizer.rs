@@ -16,6 +16,7 @@ use crate::clock::Clock;
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
 use crate::llm::LlmClient;
 use crate::memory::embedder::EmbedderWake;
+use crate::memory::notes::note_updates;
 use crate::memory::redact::Redactor;
 use crate::memory::summary::{extractive_summary, parse_summary_answer, summary_request};
 use crate::storage::{ConversationKey, SessionRecord, Store, StoredMessage};
@@ -194,8 +195,16 @@ impl Summarizer {
             anyhow::bail!("the model returned an empty summary");
         }
         if let Some(new_notes) = parsed.notes {
+            // What the notes say holds since the session that said it, not since this run.
+            let updates = note_updates(&notes, new_notes);
             self.store
-                .replace_notes(key, &new_notes, session.id, now_ms)
+                .replace_notes(
+                    key,
+                    &updates,
+                    session.id,
+                    session.last_activity_at_ms,
+                    now_ms,
+                )
                 .await?;
         }
         // Storing the summary marks the session done, so it comes last: a failure before it

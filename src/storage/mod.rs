@@ -47,7 +47,7 @@ pub use crate::role::Role;
 pub use access::{AccessRule, AccessRuleRecord, TokenLimitRecord};
 pub use exchanges::{ExchangeReply, LastExchange};
 pub use messages::{NewMessage, SearchTerm, StoredMessage, UndeliveredReply};
-pub use notes::{NoteAdded, NoteRecord};
+pub use notes::{EarlierValue, MAX_EARLIER_VALUES, NoteAdded, NoteRecord, NoteUpdate, Replaced};
 #[cfg(feature = "postgres")]
 pub use postgres::{MIGRATOR as POSTGRES_MIGRATOR, PgStore};
 pub use purge::PurgeCounts;
@@ -339,8 +339,9 @@ backend_methods! {
     // notes
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error>;
-    /// Makes `notes` the summarizer's complete list for the conversation.
-    pub async fn replace_notes(&self, key: ConversationKey, notes: &[String], source_session_id: i64, now_ms: i64) -> Result<(), sqlx::Error>;
+    /// Makes `notes` the summarizer's complete list for the conversation; new and changed notes
+    /// hold since `stated_at_ms`, the time of the session they come from.
+    pub async fn replace_notes(&self, key: ConversationKey, notes: &[NoteUpdate], source_session_id: i64, stated_at_ms: i64, now_ms: i64) -> Result<(), sqlx::Error>;
     /// Adds a note the person wrote.
     pub async fn add_note_by_hand(&self, key: ConversationKey, note: &str, now_ms: i64) -> Result<NoteAdded, sqlx::Error>;
     /// Gives note `note_id` of the conversation the person's text `note`, keeping its place in the
@@ -420,6 +421,12 @@ backend_methods! {
     pub async fn add_summary(&self, session_id: i64, key: ConversationKey, summary: &str, now_ms: i64) -> Result<(), sqlx::Error>;
     /// The conversation's last `limit` summaries written at or after `since_ms`, oldest first.
     pub async fn recent_summaries(&self, key: ConversationKey, since_ms: i64, limit: i64) -> Result<Vec<SummaryRecord>, sqlx::Error>;
+    /// The summaries of the conversation's sessions that overlap `from_ms..to_ms`, oldest first
+    /// (the `limit` latest when more do).
+    pub async fn summaries_between(&self, key: ConversationKey, from_ms: i64, to_ms: i64, limit: i64) -> Result<Vec<SummaryRecord>, sqlx::Error>;
+    /// The person's own messages written in `from_ms..to_ms` in sessions without a summary yet,
+    /// oldest first (the `limit` latest when more do).
+    pub async fn messages_between(&self, key: ConversationKey, from_ms: i64, to_ms: i64, limit: i64) -> Result<Vec<StoredMessage>, sqlx::Error>;
     // updates
     /// Records that `update_id` was received.
     pub async fn mark_update_processed(&self, update_id: i64, now_ms: i64) -> Result<bool, sqlx::Error>;

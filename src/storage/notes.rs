@@ -1,10 +1,15 @@
 //! Durable user notes, per (chat, user): facts and preferences the summarizer extracted, and
-//! notes the person added by hand, which the summarizer's updates never drop.
+//! notes the person added by hand, which the summarizer's updates never drop. A note is a fact
+//! with a time: since when its text holds (`valid_from`), and what it said before it changed
+//! (`earlier`, the last [`MAX_EARLIER_VALUES`] values, each with the time it stopped holding).
 
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
 use super::ConversationKey;
 #[cfg(feature = "sqlite")]
 use super::SqliteStore;
+
+/// Earlier values kept per note: enough to answer "where did I live before?", bounded so that a
+/// note that keeps changing does not grow without end (every note goes into every prompt).
+pub const MAX_EARLIER_VALUES: usize = 2;
 
 /// A note as stored.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
@@ -15,6 +20,60 @@ pub struct NoteRecord {
     pub confirmed_at_ms: i64,
     /// Added (or last changed) by the person, not by the summarizer.
     pub added_by_hand: bool,
+    /// Since when the note's text holds: the time of the session in which the person said it
+    /// (or of the `/remember` that wrote it).
+    pub valid_from_ms: i64,
+    /// What the note said before, newest first; empty while it never changed.
+    #[serde(default)]
+    pub earlier: Vec<EarlierValue>,
+}
+
+/// A value a note held before it changed.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EarlierValue {
+    pub note: String,
+    /// Since when it held, when known (a value only named as replaced has no start).
+    pub from_ms: Option<i64>,
+    /// When it stopped holding: when the value after it became true.
+    pub until_ms: i64,
+}
+
+/// One note of the summarizer's complete new list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoteUpdate {
+    pub note: String,
+    /// The note it takes the place of, if any.
+    pub replaces: Option<Replaced>,
+}
+
+/// What a new note makes of the note before it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replaced {
+    /// The fact changed: `.0` (a stored note's text, or only the old value the model named)
+    /// held until the session that stated the new one.
+    Changed(String),
+    /// The stored note `.0` says the same in other words: the new text keeps its time and
+    /// its earlier values.
+    Reworded(String),
+}
+
+impl Replaced {
+    /// The text replaced.
+    pub fn old(&self) -> &str {
+        match self {
+            Self::Changed(old) | Self::Reworded(old) => old,
+        }
+    }
+}
+
+impl NoteUpdate {
+    /// A note that replaces nothing (new, or kept as it was).
+    pub fn new(note: impl Into<String>) -> Self {
+        Self {
+            note: note.into(),
+            replaces: None,
+        }
+    }
 }
 
 /// What adding a note by hand did.
@@ -26,37 +85,115 @@ pub enum NoteAdded {
     AlreadyKept,
 }
 
+/// The earlier values of a note stored as `earlier` (NULL: none).
+pub(super) fn read_earlier(stored: Option<&str>) -> Result<Vec<EarlierValue>, sqlx::Error> {
+    match stored {
+        None => Ok(Vec::new()),
+        Some(json) => {
+            serde_json::from_str(json).map_err(|error| sqlx::Error::Decode(Box::new(error)))
+        }
+    }
+}
+
+/// `earlier` as stored: NULL when empty, so a note that never changed costs no stored bytes.
+pub(super) fn stored_earlier(earlier: &[EarlierValue]) -> Result<Option<String>, sqlx::Error> {
+    if earlier.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_string(earlier)
+        .map(Some)
+        .map_err(|error| sqlx::Error::Encode(Box::new(error)))
+}
+
+/// A note's earlier values once its text `old` (holding since `old_from_ms`, if known) stopped
+/// holding at `until_ms`: the old text first, at most [`MAX_EARLIER_VALUES`] in all.
+pub(super) fn earlier_after_change(
+    old: &str,
+    old_from_ms: Option<i64>,
+    old_earlier: &[EarlierValue],
+    until_ms: i64,
+) -> Vec<EarlierValue> {
+    let mut earlier = vec![EarlierValue {
+        note: old.to_owned(),
+        from_ms: old_from_ms,
+        until_ms,
+    }];
+    earlier.extend(old_earlier.iter().cloned());
+    earlier.truncate(MAX_EARLIER_VALUES);
+    earlier
+}
+
+/// The time and earlier values a note gets when `update` takes the place of the stored note
+/// (`stored_from_ms`, `stored_earlier`) that held `old`.
+pub(super) fn after_replacing(
+    replaced: &Replaced,
+    stored_from_ms: i64,
+    stored_earlier: &[EarlierValue],
+    stated_at_ms: i64,
+) -> (i64, Vec<EarlierValue>) {
+    match replaced {
+        Replaced::Reworded(_) => (stored_from_ms, stored_earlier.to_vec()),
+        Replaced::Changed(old) => (
+            stated_at_ms,
+            earlier_after_change(old, Some(stored_from_ms), stored_earlier, stated_at_ms),
+        ),
+    }
+}
+
+/// The stored note a summarizer's note replaces, as read before it is rewritten.
+pub(super) struct ReplacedRow {
+    pub(super) id: i64,
+    pub(super) valid_from: i64,
+    pub(super) earlier: Option<String>,
+}
+
 #[cfg(feature = "sqlite")]
 impl SqliteStore {
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error> {
-        sqlx::query_as!(
-            NoteRecord,
-            r#"SELECT id AS "id!", note, created_at AS created_at_ms,
-                      confirmed_at AS confirmed_at_ms, added_by_hand AS "added_by_hand: bool"
+        let rows = sqlx::query!(
+            r#"SELECT id AS "id!", note, created_at, confirmed_at,
+                      added_by_hand AS "added_by_hand: bool", valid_from, earlier
                FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
                ORDER BY created_at, id"#,
             key.chat_id,
             key.user_id,
         )
         .fetch_all(&mut *self.reader().await?)
-        .await
+        .await?;
+        rows.into_iter()
+            .map(|row| {
+                Ok(NoteRecord {
+                    id: row.id,
+                    note: row.note,
+                    created_at_ms: row.created_at,
+                    confirmed_at_ms: row.confirmed_at,
+                    added_by_hand: row.added_by_hand,
+                    valid_from_ms: row.valid_from,
+                    earlier: read_earlier(row.earlier.as_deref())?,
+                })
+            })
+            .collect()
     }
 
     /// Makes `notes` the summarizer's complete list for the conversation: notes already stored
-    /// keep their creation time and are confirmed at `now_ms`, new ones are added, the rest of
-    /// the summarizer's are deleted. Notes added by hand all stay, confirmed at `now_ms` too.
+    /// keep their creation time and are confirmed at `now_ms`, a note that replaces one of the
+    /// summarizer's takes its place (keeping what it said before, see [`Replaced`]), new ones
+    /// are added, the rest of the summarizer's are deleted. Notes added by hand all stay,
+    /// confirmed at `now_ms` too. `stated_at_ms` is when the session the notes come from took
+    /// place: new and changed notes hold since then.
     pub async fn replace_notes(
         &self,
         key: ConversationKey,
-        notes: &[String],
+        notes: &[NoteUpdate],
         source_session_id: i64,
+        stated_at_ms: i64,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
         let mut writer = self.writer().await?;
         let mut transaction = super::begin_write(&mut writer).await?;
-        // Mark every current note as unconfirmed (or, added by hand, confirmed), confirm or
-        // insert each new one, then delete whatever stayed unconfirmed.
+        // Mark every current note as unconfirmed (or, added by hand, confirmed), confirm,
+        // rewrite or insert each new one, then delete whatever stayed unconfirmed.
         sqlx::query!(
             "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
              WHERE chat_id = ?1 AND user_id = ?2",
@@ -66,17 +203,35 @@ impl SqliteStore {
         )
         .execute(&mut *transaction)
         .await?;
-        for note in notes {
+        let source = NoteSource {
+            key,
+            session_id: source_session_id,
+            stated_at_ms,
+            now_ms,
+        };
+        for update in notes {
+            if let Some(replaced) = &update.replaces
+                && rewrite_replaced(&mut transaction, &source, &update.note, replaced).await?
+            {
+                continue;
+            }
+            let earlier = match &update.replaces {
+                Some(Replaced::Changed(old)) => earlier_after_change(old, None, &[], stated_at_ms),
+                _ => Vec::new(),
+            };
+            let earlier = stored_earlier(&earlier)?;
             sqlx::query!(
-                r#"INSERT INTO user_notes
-                       (chat_id, user_id, note, source_session_id, created_at, confirmed_at)
-                   VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+                r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                          confirmed_at, valid_from, earlier)
+                   VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
                    ON CONFLICT (chat_id, user_id, note) DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
                 key.chat_id,
                 key.user_id,
-                note,
+                update.note,
                 source_session_id,
                 now_ms,
+                stated_at_ms,
+                earlier,
             )
             .execute(&mut *transaction)
             .await?;
@@ -102,8 +257,9 @@ impl SqliteStore {
         let mut writer = self.writer().await?;
         let mut transaction = super::begin_write(&mut writer).await?;
         let inserted = sqlx::query!(
-            "INSERT INTO user_notes (chat_id, user_id, note, created_at, confirmed_at, added_by_hand)
-             VALUES (?1, ?2, ?3, ?4, ?4, 1)
+            "INSERT INTO user_notes
+                 (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+             VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
              ON CONFLICT (chat_id, user_id, note) DO NOTHING",
             key.chat_id,
             key.user_id,
@@ -135,7 +291,8 @@ impl SqliteStore {
 
     /// Gives note `note_id` of the conversation the person's text `note`, keeping its place in
     /// the list (its creation time); another note with that text already is removed, as the two
-    /// are one now. `false` if the conversation has no note with that id.
+    /// are one now. A changed text holds from `now_ms`, and the old one is kept as its earlier
+    /// value. `false` if the conversation has no note with that id.
     pub async fn replace_note_by_hand(
         &self,
         key: ConversationKey,
@@ -145,14 +302,24 @@ impl SqliteStore {
     ) -> Result<bool, sqlx::Error> {
         let mut writer = self.writer().await?;
         let mut transaction = super::begin_write(&mut writer).await?;
+        let Some(old) = sqlx::query!(
+            "SELECT note, valid_from, earlier FROM user_notes
+             WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+            note_id,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_optional(&mut *transaction)
+        .await?
+        else {
+            return Ok(false);
+        };
         // The other note goes by a DELETE of its own rather than by `UPDATE OR REPLACE`: rows
         // that REPLACE removes skip the delete triggers, and the person's stored bytes would
         // still count that note.
         sqlx::query!(
             "DELETE FROM user_notes
-             WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1
-               AND EXISTS (SELECT 1 FROM user_notes
-                           WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3)",
+             WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
             note_id,
             key.chat_id,
             key.user_id,
@@ -160,19 +327,28 @@ impl SqliteStore {
         )
         .execute(&mut *transaction)
         .await?;
-        let result = sqlx::query!(
-            "UPDATE user_notes SET note = ?4, added_by_hand = 1, confirmed_at = ?5
-             WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+        let old_earlier = read_earlier(old.earlier.as_deref())?;
+        let (valid_from, earlier) = if old.note == note {
+            (old.valid_from, old_earlier)
+        } else {
+            let changed = Replaced::Changed(old.note);
+            after_replacing(&changed, old.valid_from, &old_earlier, now_ms)
+        };
+        let earlier = stored_earlier(&earlier)?;
+        sqlx::query!(
+            "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
+                                   valid_from = ?4, earlier = ?5
+             WHERE id = ?1",
             note_id,
-            key.chat_id,
-            key.user_id,
             note,
             now_ms,
+            valid_from,
+            earlier,
         )
         .execute(&mut *transaction)
         .await?;
         transaction.commit().await?;
-        Ok(result.rows_affected() == 1)
+        Ok(true)
     }
 
     /// Deletes one note of the conversation; `false` if it has no note with that id.
@@ -191,4 +367,61 @@ impl SqliteStore {
         .await?;
         Ok(result.rows_affected() == 1)
     }
+}
+
+/// Where a summarizer's notes come from, for [`rewrite_replaced`].
+pub(super) struct NoteSource {
+    pub(super) key: ConversationKey,
+    pub(super) session_id: i64,
+    pub(super) stated_at_ms: i64,
+    pub(super) now_ms: i64,
+}
+
+/// Rewrites the summarizer's note that `replaced` names into `note`, inside `replace_notes`'s
+/// transaction: only a note of the summarizer's not confirmed yet in this update (so one note
+/// is never taken by two), and only while no note has the new text already (that one is simply
+/// confirmed). `false` when there is no such note to rewrite.
+#[cfg(feature = "sqlite")]
+async fn rewrite_replaced(
+    transaction: &mut sqlx::SqliteConnection,
+    source: &NoteSource,
+    note: &str,
+    replaced: &Replaced,
+) -> Result<bool, sqlx::Error> {
+    let old = replaced.old();
+    let row = sqlx::query_as!(
+        ReplacedRow,
+        r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
+           WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
+             AND confirmed_at = -1
+             AND NOT EXISTS (SELECT 1 FROM user_notes
+                             WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
+        source.key.chat_id,
+        source.key.user_id,
+        old,
+        note,
+    )
+    .fetch_optional(&mut *transaction)
+    .await?;
+    let Some(row) = row else {
+        return Ok(false);
+    };
+    let stored = read_earlier(row.earlier.as_deref())?;
+    let (valid_from, earlier) =
+        after_replacing(replaced, row.valid_from, &stored, source.stated_at_ms);
+    let earlier = stored_earlier(&earlier)?;
+    sqlx::query!(
+        "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
+                               source_session_id = ?6
+         WHERE id = ?1",
+        row.id,
+        note,
+        source.now_ms,
+        valid_from,
+        earlier,
+        source.session_id,
+    )
+    .execute(&mut *transaction)
+    .await?;
+    Ok(true)
 }

@@ -1,9 +1,11 @@
-//! Session summaries: one per closed session, written by the summarizer.
+//! Session summaries: one per closed session, written by the summarizer; and what a question
+//! about a period reads: the summaries of that period's sessions, and the person's messages in
+//! it that no summary covers yet.
 
 #[cfg(feature = "sqlite")]
 use super::SqliteStore;
 #[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
-use super::{ChatId, ConversationKey, UserId};
+use super::{ChatId, ConversationKey, Role, StoredMessage, UserId};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
 /// that conversation happened.
@@ -71,5 +73,77 @@ impl SqliteStore {
         .await?;
         summaries.reverse();
         Ok(summaries)
+    }
+
+    /// The summaries of the conversation's sessions that overlap `from_ms..to_ms` (a session
+    /// from its first message to its last), oldest first: the `limit` latest of them when more
+    /// do. What "what did we talk about last week?" reads.
+    pub async fn summaries_between(
+        &self,
+        key: ConversationKey,
+        from_ms: i64,
+        to_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
+        // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
+        // from the period's end; those that ended before it began are passed over.
+        let mut summaries = sqlx::query_as!(
+            SummaryRecord,
+            r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
+                      summary.summary, summary.created_at AS created_at_ms,
+                      session.started_at AS session_started_at_ms,
+                      session.last_activity_at AS session_last_activity_at_ms
+               FROM sessions AS session
+               JOIN session_summaries AS summary ON summary.session_id = session.id
+               WHERE session.chat_id = ?1 AND session.user_id = ?2
+                 AND session.started_at < ?4 AND session.last_activity_at >= ?3
+               ORDER BY session.started_at DESC, session.id DESC
+               LIMIT +?5"#,
+            key.chat_id,
+            key.user_id,
+            from_ms,
+            to_ms,
+            limit,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        summaries.reverse();
+        Ok(summaries)
+    }
+
+    /// The person's own messages (not the replies) written in `from_ms..to_ms` in sessions that
+    /// have no summary yet (the open one, or one still waiting for the summarizer), oldest
+    /// first: the `limit` latest of them when more do. With [`Self::summaries_between`], all of
+    /// a period.
+    pub async fn messages_between(
+        &self,
+        key: ConversationKey,
+        from_ms: i64,
+        to_ms: i64,
+        limit: i64,
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                      session_id AS "session_id!", role AS "role!: Role",
+                      content AS "content!", created_at AS "created_at_ms!",
+                      tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                      telegram_message_id
+               FROM (SELECT * FROM messages
+                     WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
+                       AND created_at < ?4 AND role = 'user'
+                       AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
+                                       WHERE summary.session_id = messages.session_id)
+                     ORDER BY created_at DESC, id DESC
+                     LIMIT +?5)
+               ORDER BY created_at ASC, id ASC"#,
+            key.chat_id,
+            key.user_id,
+            from_ms,
+            to_ms,
+            limit,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
     }
 }

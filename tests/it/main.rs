@@ -11,6 +11,7 @@ mod cli;
 mod config;
 mod eval;
 mod exactly_once;
+mod facts;
 mod fake_telegram_selftest;
 mod faults;
 mod http;

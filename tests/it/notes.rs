@@ -7,13 +7,13 @@ use telemem::conversation::NoteAddition;
 use telemem::i18n::Lang;
 use telemem::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
 use telemem::replies;
-use telemem::storage::{ChatId, ConversationKey, UserId};
+use telemem::storage::{ChatId, ConversationKey, EarlierValue, UserId};
 
 use crate::support::bot_harness::{ALICE, TestBot};
 use crate::support::database::ALICE_KEY;
 use crate::support::fake_llm::Behaviour;
 use crate::support::pipeline::Pipeline;
-use crate::support::times::HOUR_MS;
+use crate::support::times::{HOUR_MS, MIDNIGHT_MS};
 
 /// Sends `command` in Alice's private chat and returns the bot's answer to it.
 async fn answer(bot: &TestBot, command: &str) -> String {
@@ -49,16 +49,19 @@ async fn remember_adds_a_note_memory_lists_it_an_edit_replaces_it_and_forget_rem
     );
     assert!(
         listed_after_the_change.contains("1. I eat fish now (added by you")
-            && !listed_after_the_change.contains("vegetarian"),
-        "{listed_after_the_change}"
+            && listed_after_the_change.contains("before: I am vegetarian (until "),
+        "what the note said before stays visible: {listed_after_the_change}"
     );
     let system = bot
         .llm
         .last_request()
         .expect("a model call")
         .system_prompt();
-    assert!(system.contains("- I eat fish now (noted"), "{system}");
-    assert!(!system.contains("vegetarian"), "{system}");
+    assert!(
+        system.contains("- I eat fish now (since ")
+            && system.contains("; before: I am vegetarian, from "),
+        "{system}"
+    );
     assert_eq!(forgotten, replies::forgot(Lang::En, "I eat fish now"));
     assert!(
         listed_at_the_end.contains("no notes"),
@@ -153,12 +156,24 @@ async fn the_summarizer_keeps_a_note_added_by_hand_and_updates_only_its_own() {
     assert_eq!(
         pipeline.notes_of(ALICE_KEY).await,
         [
+            "Works at Acme",
             "Likes short answers",
-            "My daughter is called Mia",
-            "Works at Acme"
-        ]
+            "My daughter is called Mia"
+        ],
+        "the changed note takes the place of the one it replaced"
     );
     let notes = pipeline.core.store.notes(ALICE_KEY).await.unwrap();
+    let work = &notes[0];
+    assert_eq!(
+        work.earlier,
+        [EarlierValue {
+            note: "Works at Chemitek".to_owned(),
+            from_ms: Some(MIDNIGHT_MS + 9 * HOUR_MS),
+            until_ms: MIDNIGHT_MS + 10 * HOUR_MS,
+        }],
+        "the fact changed in the session of 10:00, not when the summarizer ran"
+    );
+    assert_eq!(work.valid_from_ms, MIDNIGHT_MS + 10 * HOUR_MS);
     let mia = notes.iter().find(|note| note.note.contains("Mia")).unwrap();
     assert!(mia.added_by_hand);
     assert_eq!(

@@ -3,8 +3,8 @@
 //! sessions, access rules, token limits, alerts about strangers and the cap's notices.
 
 use telemem::storage::{
-    AccessRule, AccessRuleRecord, ChatId, ConversationKey, NewMessage, Role, TokenLimitRecord,
-    UserId,
+    AccessRule, AccessRuleRecord, ChatId, ConversationKey, NewMessage, NoteUpdate, Role,
+    TokenLimitRecord, UserId,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, message_in};
@@ -155,7 +155,13 @@ async fn stored_bytes_follow_every_write_of_messages_and_summaries_and_notes_in_
         .await
         .unwrap();
     db.store
-        .replace_notes(ALICE_KEY, &["ñ".to_owned()], session, MIDNIGHT_MS)
+        .replace_notes(
+            ALICE_KEY,
+            &[NoteUpdate::new("ñ")],
+            session,
+            MIDNIGHT_MS,
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     assert_eq!(bytes(&db).await, 10);
@@ -165,7 +171,7 @@ async fn stored_bytes_follow_every_write_of_messages_and_summaries_and_notes_in_
         .unwrap();
     assert_eq!(bytes(&db).await, 12, "a rewritten summary counts once, new");
     db.store
-        .replace_notes(ALICE_KEY, &[], session, MIDNIGHT_MS + 2)
+        .replace_notes(ALICE_KEY, &[], session, MIDNIGHT_MS, MIDNIGHT_MS + 2)
         .await
         .unwrap();
     assert_eq!(bytes(&db).await, 10);
@@ -187,7 +193,13 @@ async fn stored_bytes_of_a_cleared_conversation_are_given_back_and_nobody_elses(
         .await
         .unwrap();
     db.store
-        .replace_notes(ALICE_KEY, &["ñ".to_owned()], session, MIDNIGHT_MS)
+        .replace_notes(
+            ALICE_KEY,
+            &[NoteUpdate::new("ñ")],
+            session,
+            MIDNIGHT_MS,
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
 
@@ -365,9 +377,9 @@ async fn a_stranger_alert_and_a_cap_notice_are_recorded_once_until_the_notice_is
 async fn merging_two_notes_by_hand_leaves_the_stored_bytes_of_one() {
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
-    let notes = ["ab".to_owned(), "cdef".to_owned()];
+    let notes = [NoteUpdate::new("ab"), NoteUpdate::new("cdef")];
     db.store
-        .replace_notes(ALICE_KEY, &notes, session, MIDNIGHT_MS)
+        .replace_notes(ALICE_KEY, &notes, session, MIDNIGHT_MS, MIDNIGHT_MS)
         .await
         .unwrap();
     let first = db.store.notes(ALICE_KEY).await.unwrap()[0].id;
@@ -379,14 +391,22 @@ async fn merging_two_notes_by_hand_leaves_the_stored_bytes_of_one() {
         .unwrap();
 
     assert!(merged);
-    assert_eq!(db.store.notes(ALICE_KEY).await.unwrap().len(), 1);
+    let notes = db.store.notes(ALICE_KEY).await.unwrap();
+    assert_eq!(notes.len(), 1);
     let bytes = db
         .store
         .stored_bytes(ALICE_KEY.user_id)
         .await
         .unwrap()
         .bytes;
-    assert_eq!(bytes, 4, "one note of four bytes");
+    // The note changed from "ab": that earlier value is the person's data too.
+    let earlier = serde_json::to_string(&notes[0].earlier).unwrap();
+    assert!(earlier.contains("\"ab\""), "{earlier}");
+    assert_eq!(
+        bytes,
+        4 + earlier.len() as i64,
+        "one note of four bytes and what it said before"
+    );
 }
 
 crate::postgres_variants!(

@@ -4,7 +4,7 @@
 //! alone, and a long `/memory` arrives in messages Telegram accepts. End to end through the real
 //! scheduler and handlers against the fake Telegram and LLM.
 
-use telemem::storage::{ChatId, ConversationKey, UserId};
+use telemem::storage::{ChatId, ConversationKey, NoteUpdate, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, CAROL, GROUP, TestBot};
 use crate::support::fake_telegram::{CHANNEL_BOT_ID, GROUP_ANONYMOUS_BOT_ID};
@@ -236,10 +236,21 @@ async fn a_memory_listing_longer_than_one_message_arrives_in_several() {
         .expect("read the session")
         .expect("an open session");
     let notes = (1..=30)
-        .map(|number| format!("Note {number:02}: {}", "a fact worth keeping. ".repeat(8)))
+        .map(|number| {
+            NoteUpdate::new(format!(
+                "Note {number:02}: {}",
+                "a fact worth keeping. ".repeat(8)
+            ))
+        })
         .collect::<Vec<_>>();
     bot.store
-        .replace_notes(key, &notes, session.id, session.started_at_ms)
+        .replace_notes(
+            key,
+            &notes,
+            session.id,
+            session.started_at_ms,
+            session.started_at_ms,
+        )
         .await
         .expect("store the notes");
     bot.telegram.send_text(ALICE, ALICE, "/memory");
@@ -250,7 +261,7 @@ async fn a_memory_listing_longer_than_one_message_arrives_in_several() {
     let listing = &messages[1..messages.len() - 1];
     assert!(listing.len() >= 2, "{} messages", listing.len());
     let joined = listing.concat();
-    for note in &notes {
+    for note in notes.iter().map(|note| note.note.as_str()) {
         assert!(joined.contains(note.trim()), "{note} is missing");
     }
 }

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    ChatId, ConversationKey, MemoryVector, PurgeCounts, Role, UserId, VectorSource,
+    ChatId, ConversationKey, MemoryVector, NoteUpdate, PurgeCounts, Role, UserId, VectorSource,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
@@ -41,7 +41,13 @@ async fn day_of(db: &TestDb, key: ConversationKey, at_ms: i64, tag: &str) -> Vec
         .await
         .unwrap();
     db.store
-        .replace_notes(key, &[format!("note of {tag}")], session, at_ms + HOUR_MS)
+        .replace_notes(
+            key,
+            &[NoteUpdate::new(format!("note of {tag}"))],
+            session,
+            at_ms,
+            at_ms + HOUR_MS,
+        )
         .await
         .unwrap();
     ids

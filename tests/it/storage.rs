@@ -3,8 +3,8 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    BackendKind, ChatId, ConversationKey, NewMessage, NoteAdded, Role, Store, TurnStartLimits,
-    UpdateRecord, UpdateState, UserId,
+    BackendKind, ChatId, ConversationKey, NewMessage, NoteAdded, NoteUpdate, Role, Store,
+    TurnStartLimits, UpdateRecord, UpdateState, UserId,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, CAROL_KEY, TestDb, count_rows, message_in};
@@ -661,8 +661,9 @@ async fn a_turns_start_reads_its_persona_session_notes_summaries_and_history_in_
     db.store
         .replace_notes(
             BOB_KEY,
-            &["Bob's note".to_owned()],
+            &[NoteUpdate::new("Bob's note")],
             bob_session,
+            MIDNIGHT_MS,
             MIDNIGHT_MS,
         )
         .await
@@ -1227,9 +1228,12 @@ async fn stats_count_messages_tokens_and_activity_per_conversation_and_per_user(
 async fn a_note_by_hand_survives_the_summarizers_list_and_an_edit_keeps_its_place() {
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
-    let summarized = ["Works at Chemitek".to_owned(), "Likes tea".to_owned()];
+    let summarized = [
+        NoteUpdate::new("Works at Chemitek"),
+        NoteUpdate::new("Likes tea"),
+    ];
     db.store
-        .replace_notes(ALICE_KEY, &summarized, session, MIDNIGHT_MS)
+        .replace_notes(ALICE_KEY, &summarized, session, MIDNIGHT_MS, MIDNIGHT_MS)
         .await
         .unwrap();
     let later = MIDNIGHT_MS + HOUR_MS;
@@ -1242,7 +1246,13 @@ async fn a_note_by_hand_survives_the_summarizers_list_and_an_edit_keeps_its_plac
     // The summarizer's new complete list names neither the note by hand nor the one made theirs.
     let next = MIDNIGHT_MS + DAY_MS;
     store
-        .replace_notes(ALICE_KEY, &["Works at Acme".to_owned()], session, next)
+        .replace_notes(
+            ALICE_KEY,
+            &[NoteUpdate::new("Works at Acme")],
+            session,
+            next,
+            next,
+        )
         .await
         .unwrap();
     let notes = store.notes(ALICE_KEY).await.unwrap();

@@ -1,7 +1,9 @@
 //! Reading the model's answer to a summary request: its summary and, when it gives any, the
 //! complete new list of notes. The answer is text a model wrote from what people said, so the
 //! parser accepts the ways models decorate their sections and never lets a section marker into
-//! the summary or a note.
+//! the summary or a note. A note the model rewrote because the fact changed carries what it
+//! replaced (`- Lives in Leipzig (was: Hamburg)`); that marker is read in the many ways a model
+//! writes it, in any of the common languages ([`split_replaced`]).
 
 use crate::memory::escape::is_line_break;
 
@@ -19,7 +21,25 @@ pub const NOTE_MAX_CHARS: usize = 200;
 pub struct ParsedSummary {
     pub summary: String,
     /// `Some` when the answer had a NOTES section with at least one note: the complete new list.
-    pub notes: Option<Vec<String>>,
+    pub notes: Option<Vec<ParsedNote>>,
+}
+
+/// One note of the model's new list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParsedNote {
+    pub text: String,
+    /// What the note replaced, as the model named it (an old note, or only the old value).
+    pub was: Option<String>,
+}
+
+impl ParsedNote {
+    /// A note that names nothing it replaced.
+    pub fn new(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            was: None,
+        }
+    }
 }
 
 /// Reads the model's answer: a `SUMMARY` section and a `NOTES` section, each opened by a marker at
@@ -67,7 +87,7 @@ pub(super) enum Section {
 struct Sections<'a> {
     preamble: &'a str,
     summary: Option<&'a str>,
-    notes: Vec<String>,
+    notes: Vec<ParsedNote>,
 }
 
 impl<'a> Sections<'a> {
@@ -133,18 +153,169 @@ fn strip_prefix_ascii_case<'a>(text: &'a str, prefix: &str) -> Option<&'a str> {
 /// blanks, "none" and repeats, up to [`MAX_NOTES`]. Every kind of line break ends a line, as in
 /// [`parse_summary_answer`], so a note never holds a second line (which a model reading the
 /// note later could take for a new section).
-fn add_notes(notes: &mut Vec<String>, section: &str) {
+fn add_notes(notes: &mut Vec<ParsedNote>, section: &str) {
     for line in section.split(is_line_break) {
         if notes.len() == MAX_NOTES {
             return;
         }
         let note = line.trim().trim_start_matches(['-', '*', '•']).trim();
         let is_none = note.is_empty() || note.trim_matches('.').eq_ignore_ascii_case("none");
-        let note = cap_chars(note, NOTE_MAX_CHARS);
-        if !is_none && !notes.contains(&note) {
-            notes.push(note);
+        if is_none {
+            continue;
+        }
+        let (text, was) = split_replaced(note);
+        let text = cap_chars(text, NOTE_MAX_CHARS);
+        if !notes.iter().any(|kept| kept.text == text) {
+            let was = was.map(|was| cap_chars(was, NOTE_MAX_CHARS));
+            notes.push(ParsedNote { text, was });
         }
     }
+}
+
+/// Words a model puts before the value a note replaced, lower case: the prompt asks for `was`,
+/// and models translate it into the conversation's language or say it their own way.
+const REPLACED_LABELS: &[&str] = &[
+    // English
+    "was",
+    "were",
+    "previously",
+    "formerly",
+    "before",
+    "earlier",
+    "replaces",
+    "replaced",
+    "used to be",
+    "changed from",
+    // German
+    "war",
+    "waren",
+    "vorher",
+    "früher",
+    "zuvor",
+    "bisher",
+    "davor",
+    "ersetzt",
+    "statt",
+    // Russian and Ukrainian
+    "было",
+    "был",
+    "была",
+    "были",
+    "раньше",
+    "ранее",
+    "прежде",
+    "вместо",
+    "до этого",
+    "було",
+    "раніше",
+    // Spanish, Portuguese, Italian
+    "antes",
+    "era",
+    "anteriormente",
+    "previamente",
+    "reemplaza",
+    "sustituye",
+    "substitui",
+    "prima",
+    "precedentemente",
+    "sostituisce",
+    // French
+    "avant",
+    "auparavant",
+    "anciennement",
+    "précédemment",
+    "était",
+    "remplace",
+    // Dutch, Polish, Turkish
+    "vroeger",
+    "voorheen",
+    "eerder",
+    "wcześniej",
+    "było",
+    "poprzednio",
+    "önceden",
+    "eskiden",
+    // Chinese, Japanese, Korean
+    "以前",
+    "之前",
+    "原为",
+    "原来",
+    "曾经",
+    "前は",
+    "旧",
+    "이전",
+    "전에",
+];
+
+/// A note without its marker of what it replaced, and that value: `Lives in Leipzig (was:
+/// Hamburg)`, `[vorher: Hamburg]`, `（以前：汉堡）`, or a clause after a dash or semicolon
+/// (`Lives in Leipzig — previously: Hamburg`). The label and a colon are both needed: a closing
+/// group without them (`Likes tea (green: sencha)`, `Wakes at 7 (before work)`) is part of the
+/// note.
+fn split_replaced(note: &str) -> (&str, Option<&str>) {
+    let trimmed = note.trim_end().trim_end_matches(['.', '。']).trim_end();
+    let closing = closing_group(trimmed)
+        .and_then(|(text, inside)| replaced_value(inside).map(|was| (text, was)));
+    let clause = || {
+        trimmed
+            .char_indices()
+            .filter(|(_, c)| [';', '—', '–', '-', '|', ','].contains(c))
+            .find_map(|(at, c)| {
+                let was = replaced_value(&trimmed[at + c.len_utf8()..])?;
+                Some((&trimmed[..at], was))
+            })
+    };
+    let Some((text, was)) = closing.or_else(clause) else {
+        return (note, None);
+    };
+    let text = text.trim_end().trim_end_matches([',', ';']).trim_end();
+    // A marker that names nothing (`(was: none)`) or the note itself goes without a value.
+    let is_nothing = was.is_empty()
+        || ["none", "nothing", "-", "—", "n/a"].contains(&was.to_lowercase().as_str());
+    match text.is_empty() {
+        true => (note, None),
+        false if is_nothing || was == text => (text, None),
+        false => (text, Some(was)),
+    }
+}
+
+/// The text before a closing `(...)`, `[...]` or `（...）` group at the end of `note`, and
+/// what the group holds.
+fn closing_group(note: &str) -> Option<(&str, &str)> {
+    let (open, close) = [('(', ')'), ('[', ']'), ('（', '）')]
+        .into_iter()
+        .find(|(_, close)| note.ends_with(*close))?;
+    let inner_end = note.len() - close.len_utf8();
+    let start = note[..inner_end].rfind(open)?;
+    Some((&note[..start], &note[start + open.len_utf8()..inner_end]))
+}
+
+/// The value after a label of [`REPLACED_LABELS`] and a colon at the start of `marker`, without
+/// quotes (maybe empty); `None` when `marker` does not start so.
+fn replaced_value(marker: &str) -> Option<&str> {
+    let marker = marker.trim_start();
+    // Compared character by character on the text itself: lower-casing a copy first could
+    // change byte lengths and so where the label ends.
+    let label_len = REPLACED_LABELS
+        .iter()
+        .filter_map(|label| {
+            let len: usize = marker
+                .chars()
+                .take(label.chars().count())
+                .map(char::len_utf8)
+                .sum();
+            marker[..len].to_lowercase().eq(*label).then_some(len)
+        })
+        .max()?;
+    let value = marker[label_len..]
+        .trim_start()
+        .strip_prefix([':', '：', '='])?;
+    Some(
+        value
+            .trim()
+            .trim_matches(['"', '\'', '«', '»', '„', '“', '”', '‘', '’', '「', '」'])
+            .trim(),
+    )
 }
 
 #[cfg(test)]
@@ -165,10 +336,7 @@ mod tests {
         );
         assert_eq!(
             parsed.notes,
-            Some(vec![
-                "Works at Chemitek".to_owned(),
-                "Always answer in English".to_owned()
-            ])
+            notes(&["Works at Chemitek", "Always answer in English"])
         );
     }
 
@@ -186,8 +354,8 @@ mod tests {
         assert_eq!(parsed.notes, None);
     }
 
-    fn notes(notes: &[&str]) -> Option<Vec<String>> {
-        Some(notes.iter().map(|note| (*note).to_owned()).collect())
+    fn notes(notes: &[&str]) -> Option<Vec<ParsedNote>> {
+        Some(notes.iter().map(|note| ParsedNote::new(*note)).collect())
     }
 
     #[test]
@@ -334,7 +502,7 @@ mod tests {
         prop_assert!(parsed.summary.chars().count() <= SUMMARY_MAX_CHARS);
         let notes = parsed.notes.unwrap_or_default();
         prop_assert!(notes.len() <= MAX_NOTES);
-        for note in &notes {
+        for note in notes.iter().map(|note| &note.text) {
             prop_assert!(is_text_of(answer, note), "note {note:?}");
             prop_assert!(
                 !note.contains(is_line_break),
@@ -428,7 +596,8 @@ mod tests {
             let parsed = parse_summary_answer(&answer);
 
             prop_assert_eq!(parsed.summary, summary.trim());
-            prop_assert_eq!(parsed.notes, Some(notes));
+            let expected = notes.into_iter().map(ParsedNote::new).collect();
+            prop_assert_eq!(parsed.notes, Some(expected));
         }
     }
 
@@ -451,5 +620,66 @@ mod tests {
         ) {
             check_parsed(&format!("SUMMARY: {echoed}\nNOTES:\n- {echoed}"))?;
         }
+    }
+
+    fn changed(text: &str, was: &str) -> ParsedNote {
+        ParsedNote {
+            text: text.to_owned(),
+            was: Some(was.to_owned()),
+        }
+    }
+
+    #[test]
+    fn a_rewritten_note_names_what_it_replaced_in_many_spellings_and_languages() {
+        let parsed = parse_summary_answer(
+            "SUMMARY: Moved.\nNOTES:\n\
+             - Lives in Leipzig (was: Hamburg)\n\
+             - Works at BASF [previously: Works at Chemitek].\n\
+             - Wohnt in Leipzig (früher: Hamburg)\n\
+             - Живёт в Лейпциге (было: Гамбург)\n\
+             - Vive en Leipzig (antes: «Hamburgo»)\n\
+             - Habite à Leipzig — auparavant : Hambourg\n\
+             - 住在莱比锡（以前：汉堡）\n\
+             - Drinks tea; WAS: coffee\n\
+             - Always answer in German (Was: Always answer in English)",
+        );
+        assert_eq!(
+            parsed.notes,
+            Some(vec![
+                changed("Lives in Leipzig", "Hamburg"),
+                changed("Works at BASF", "Works at Chemitek"),
+                changed("Wohnt in Leipzig", "Hamburg"),
+                changed("Живёт в Лейпциге", "Гамбург"),
+                changed("Vive en Leipzig", "Hamburgo"),
+                changed("Habite à Leipzig", "Hambourg"),
+                changed("住在莱比锡", "汉堡"),
+                changed("Drinks tea", "coffee"),
+                changed("Always answer in German", "Always answer in English"),
+            ])
+        );
+    }
+
+    #[test]
+    fn a_closing_group_that_is_no_marker_stays_in_the_note() {
+        let kept = [
+            "Likes tea (green: sencha)",
+            "Wakes at 7 (before work)",
+            "Lives in Baden-Baden",
+            "Was a teacher until 2020",
+            "Owns a washing machine (washer: Miele)",
+            "Was: a pilot",
+        ];
+        for note in kept {
+            let parsed = parse_summary_answer(&format!("SUMMARY: x\nNOTES:\n- {note}"));
+            assert_eq!(parsed.notes, notes(&[note]), "{note}");
+        }
+    }
+
+    #[test]
+    fn a_marker_naming_nothing_or_the_note_itself_goes_without_a_value() {
+        let parsed = parse_summary_answer(
+            "SUMMARY: x\nNOTES:\n- Has a dog (was: none)\n- Lives in Leipzig (was: Lives in Leipzig)",
+        );
+        assert_eq!(parsed.notes, notes(&["Has a dog", "Lives in Leipzig"]));
     }
 }

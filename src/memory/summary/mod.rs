@@ -9,7 +9,7 @@ mod extract;
 mod request;
 
 pub use answer::{
-    MAX_NOTES, NOTE_MAX_CHARS, ParsedSummary, SUMMARY_MAX_CHARS, parse_summary_answer,
+    MAX_NOTES, NOTE_MAX_CHARS, ParsedNote, ParsedSummary, SUMMARY_MAX_CHARS, parse_summary_answer,
 };
 pub use extract::{EXTRACT_MAX_CHARS, extractive_summary, information_score};
 pub use request::{SUMMARY_PROMPT, summary_request};

@@ -10,7 +10,8 @@ SELECT (SELECT persona FROM user_settings WHERE user_id = $2) AS "persona?",
        session.last_activity_at AS "last_activity_at_ms?",
        (SELECT coalesce(json_agg(json_build_object(
                    'id', id, 'note', note, 'created_at_ms', created_at,
-                   'confirmed_at_ms', confirmed_at, 'added_by_hand', added_by_hand)
+                   'confirmed_at_ms', confirmed_at, 'added_by_hand', added_by_hand,
+                   'valid_from_ms', valid_from, 'earlier', coalesce(earlier, '[]')::json)
                    ORDER BY created_at, id), '[]')::text
         FROM user_notes
         WHERE chat_id = $1 AND user_id = $2) AS "notes!",

@@ -10,8 +10,10 @@ SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: Stri
        (SELECT json_group_array(json_object(
                    'id', id, 'note', note, 'created_at_ms', created_at,
                    'confirmed_at_ms', confirmed_at,
-                   'added_by_hand', json(iif(added_by_hand, 'true', 'false'))))
-        FROM (SELECT id, note, created_at, confirmed_at, added_by_hand FROM user_notes
+                   'added_by_hand', json(iif(added_by_hand, 'true', 'false')),
+                   'valid_from_ms', valid_from, 'earlier', json(coalesce(earlier, '[]'))))
+        FROM (SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
+              FROM user_notes
               WHERE chat_id = ?1 AND user_id = ?2
               ORDER BY created_at, id)) AS "notes!: String",
        (SELECT json_group_array(json_object(

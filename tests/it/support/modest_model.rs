@@ -2,7 +2,9 @@
 //! evaluation and the memory privacy specifications. It is deliberately imperfect where real
 //! models are: its session summary keeps only the person's few most informative lines, and its
 //! notes are the sentences where the person states something lasting about themselves,
-//! recognised by a few phrases per language.
+//! recognised by a few phrases per language. A statement about the same subject as a note it
+//! has (where they work, where they live, what to call them) replaces that note and says what it
+//! replaced, `- I moved to Leipzig. (was: I live in Hamburg.)`, as the summarizer prompt asks.
 
 use serde_json::Value;
 use telemem::memory::summary::information_score;
@@ -49,6 +51,70 @@ const NOTE_MARKERS: &[&str] = &[
     "предпочитаю",
     "зови меня",
 ];
+
+/// Subjects a person's lasting statements are about, by the phrases that state them: two
+/// statements of one group say the same thing, and the later one changes the earlier. Each phrase
+/// marks a note too.
+const SUBJECTS: &[&[&str]] = &[
+    &[
+        "i work at",
+        "my company is",
+        "ich arbeite",
+        "meine firma",
+        "trabajo en",
+        "mi empresa",
+        "je travaille",
+        "mon entreprise",
+        "я работаю",
+        "моя компания",
+    ],
+    &[
+        "i live at",
+        "i live in",
+        "i moved",
+        "my new address",
+        "ich wohne",
+        "ich bin umgezogen",
+        "meine neue adresse",
+        "vivo en",
+        "me he mudado",
+        "me mudé",
+        "mi nueva dirección",
+        "j'habite",
+        "j'ai déménagé",
+        "ma nouvelle adresse",
+        "я живу",
+        "я переехал",
+        "мой новый адрес",
+    ],
+    &[
+        "my mobile number",
+        "i got a new phone",
+        "meine handynummer",
+        "ein neues telefon",
+        "mi número de móvil",
+        "tengo teléfono nuevo",
+        "mon numéro de portable",
+        "un nouveau téléphone",
+        "мой мобильный номер",
+        "у меня новый телефон",
+    ],
+    &[
+        "call me",
+        "nenn mich",
+        "llámame",
+        "appelle-moi",
+        "зови меня",
+    ],
+];
+
+/// The subject group of a statement, if it names one.
+fn subject_of(sentence: &str) -> Option<usize> {
+    let lowered = sentence.to_lowercase();
+    SUBJECTS
+        .iter()
+        .position(|phrases| phrases.iter().any(|phrase| lowered.contains(phrase)))
+}
 
 /// The answer to one request body (OpenAI dialect: the system prompt is the first message).
 pub fn respond(body: &Value) -> String {
@@ -112,10 +178,11 @@ fn summarize(request: &str) -> String {
     for (_, text) in &person_lines {
         for sentence in sentences(text) {
             let lowered = sentence.to_lowercase();
-            if NOTE_MARKERS.iter().any(|marker| lowered.contains(marker))
-                && !notes.iter().any(|note| note == sentence)
-            {
-                notes.push(sentence.to_owned());
+            let states = NOTE_MARKERS.iter().any(|marker| lowered.contains(marker))
+                || subject_of(sentence).is_some();
+            // A question ("J'habite où maintenant ?") states nothing.
+            if states && !sentence.ends_with('?') && !notes.iter().any(|note| note == sentence) {
+                add_note(&mut notes, sentence);
             }
         }
     }
@@ -132,6 +199,26 @@ fn summarize(request: &str) -> String {
         "SUMMARY:\n{}\n\nNOTES:\n{notes}",
         cut(&summary, SUMMARY_MAX_CHARS)
     )
+}
+
+/// Adds `sentence` to the notes, in place of a note about the same subject, marked with what it
+/// replaced.
+fn add_note(notes: &mut Vec<String>, sentence: &str) {
+    let subject = subject_of(sentence);
+    let replaced = notes.iter().position(|note| {
+        subject.is_some() && subject_of(note) == subject && note.as_str() != sentence
+    });
+    match replaced {
+        Some(index) => {
+            let old = notes[index]
+                .split(" (was: ")
+                .next()
+                .unwrap_or_default()
+                .to_owned();
+            notes[index] = format!("{sentence} (was: {old})");
+        }
+        None => notes.push(sentence.to_owned()),
+    }
 }
 
 /// The sentences of a message, split after `.`, `!` or `?` followed by a space.
