@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use telemem::memory::meaning::quantize;
-use telemem::memory::recall::recall_terms;
+use telemem::memory::recall::{QueryVector, RecallQuery, Remembered, recall_terms, recall_with};
 use telemem::storage::{
     ChatId, ConversationKey, MemoryVector, NewMessage, Role, SearchTerm, Store, TurnStartLimits,
     UserId, VectorSource,
@@ -485,6 +485,61 @@ fn recall_by_meaning_benchmark(criterion: &mut Criterion) {
     runtime.block_on(store.close());
 }
 
+/// A turn's whole recall with an embedding model (the embedding server's answer aside): the
+/// search by words, by meaning (messages, summaries, notes), the summaries read and the
+/// ranking on one scale, among one conversation's 10,000 embedded and indexed messages.
+fn recall_turn_benchmark(criterion: &mut Criterion) {
+    if !selected("recall_turn") {
+        return;
+    }
+    let runtime = Runtime::new().expect("tokio runtime");
+    let store = runtime.block_on(async {
+        let store = embedded_conversations().await;
+        while store.index_pending_messages().await.expect("index") > 0 {}
+        store
+    });
+    let key = ConversationKey::new(ChatId(3), UserId(3));
+    let vector = quantize(&pseudo_embedding(u64::MAX));
+    let text = "Did the supplier send the parcel tracking and the delivery day?";
+    let query = RecallQuery {
+        key,
+        text,
+        masked_text: text,
+        now_ms: START_MS + MEANING_MESSAGES * 60_000,
+        history: &[],
+        before_id: i64::MAX,
+        limit: 5,
+    };
+    let recall = || async {
+        let vector = std::future::ready(Some(QueryVector {
+            vector: vector.clone(),
+            floor: -1.0,
+        }));
+        recall_with(&store, vector, &query, Remembered::default())
+            .await
+            .expect("recall")
+    };
+    assert!(!runtime.block_on(recall()).ranked.is_empty());
+    criterion.bench_function("recall_turn_10k", |bencher| {
+        bencher.to_async(&runtime).iter(recall);
+    });
+    let mut times: Vec<Duration> = (0..500)
+        .map(|_| {
+            let started = Instant::now();
+            runtime.block_on(recall());
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    println!(
+        "recall_turn: {MEANING_MESSAGES} embedded messages in the conversation, \
+         {MEANING_CONVERSATIONS} conversations: p50 {:?}, p99 {:?}",
+        percentile(&times, 0.50),
+        percentile(&times, 0.99)
+    );
+    runtime.block_on(store.close());
+}
+
 /// People and their messages in `recall_by_words`.
 const RECALL_USERS: i64 = 10_000;
 const RECALL_MESSAGES: i64 = 2_000_000;
@@ -633,7 +688,7 @@ criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(50).measurement_time(Duration::from_secs(10));
     targets = chat_turn_benchmark, purge_benchmark, recall_by_meaning_benchmark,
-        recall_by_words_benchmark
+        recall_turn_benchmark, recall_by_words_benchmark
 }
 
 fn main() {
