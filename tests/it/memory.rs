@@ -649,3 +649,84 @@ crate::postgres_variants!(
     the_context_command_prints_the_prompt_without_storing_the_message,
     delivery_records_of_concurrent_turns_are_all_written_and_mark_their_updates_done,
 );
+
+/// Closes the session Alice is in (two hours of silence) and has it summarized as `summary`.
+async fn summarized_session(pipeline: &Pipeline, message: &str, summary: &str) {
+    pipeline.say(ALICE_KEY, message).await;
+    pipeline.clock.advance_ms(2 * HOUR_MS);
+    pipeline.llm.push(Behaviour::reply(&format!(
+        "SUMMARY:\n{summary}\n\nNOTES:\n- none"
+    )));
+    assert_eq!(pipeline.summarize().await.summarized, 1);
+    pipeline.clock.advance_ms(DAY_MS);
+}
+
+#[tokio::test]
+async fn an_old_summary_sharing_the_questions_words_comes_back_without_an_embedding_model() {
+    let pipeline = Pipeline::start(&[]).await;
+    summarized_session(
+        &pipeline,
+        "I went to the town hall today.",
+        "They talked about the weather at length. The passport renewal is booked at the \
+         Hamburg office on 3 March. They also discussed lunch ideas.",
+    )
+    .await;
+    for topic in ["gardening", "a film", "train tickets", "a birthday cake"] {
+        summarized_session(
+            &pipeline,
+            &format!("Let's talk about {topic}."),
+            &format!("They talked about {topic}."),
+        )
+        .await;
+    }
+
+    let request = pipeline
+        .say(ALICE_KEY, "When was my passport renewal again?")
+        .await;
+
+    let system = request.system_prompt();
+    assert!(
+        system.contains("The passport renewal is booked at the Hamburg office on 3 March."),
+        "the sentence that answers, from a summary four sessions back: {system}"
+    );
+    assert!(
+        !system.contains("weather at length") && !system.contains("lunch ideas"),
+        "not the rest of that summary: {system}"
+    );
+    assert!(system.contains("a birthday cake"), "the gist: {system}");
+}
+
+#[tokio::test]
+async fn in_a_small_budget_the_message_that_answers_comes_before_long_summaries() {
+    let pipeline = Pipeline::start(&["--context-token-budget", "160"]).await;
+    pipeline
+        .say(ALICE_KEY, "My locker code at the gym is 77008.")
+        .await;
+    let long = "They went through the training plan, the gym's opening hours and a new \
+                schedule for the week in great detail, with several changes. ";
+    for session in 0..4 {
+        summarized_session(
+            &pipeline,
+            &format!("Session {session}: let's plan my training at the gym."),
+            &long.repeat(3),
+        )
+        .await;
+    }
+
+    let request = pipeline
+        .say(ALICE_KEY, "What was the locker code at the gym?")
+        .await;
+
+    let system = request.system_prompt();
+    assert!(
+        system.contains("the person: My locker code at the gym is 77008."),
+        "{system}"
+    );
+    let summary_sentences = system
+        .matches("They went through the training plan")
+        .count();
+    assert!(
+        summary_sentences <= 1,
+        "at most the gist's first sentence beside it: {system}"
+    );
+}
