@@ -11,9 +11,11 @@
 //! The person is the sender whose `from_id` is [`Senders::person`]; the assistant side is the
 //! one other sender, or the one named when the chat has several (their messages are skipped).
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
+use std::rc::Rc;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -48,11 +50,22 @@ pub fn read(
     senders: &Senders,
     latest_ms: i64,
 ) -> Result<History, ImportError> {
-    let mut deserializer = serde_json::Deserializer::from_reader(input);
-    let export = ExportSeed { latest_ms }
+    let line = Rc::new(Cell::new(1));
+    let fault = RefCell::new(None);
+    let reader = CountingLines {
+        inner: input,
+        line: Rc::clone(&line),
+    };
+    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let seed = ExportSeed {
+        latest_ms,
+        line: &line,
+        fault: &fault,
+    };
+    let export = seed
         .deserialize(&mut deserializer)
         .and_then(|export| deserializer.end().map(|()| export))
-        .map_err(|error| ImportError::Telegram(error.to_string()))?;
+        .map_err(|error| ImportError::Telegram(fault.take().unwrap_or(error.to_string())))?;
     if export.account {
         return Err(ImportError::Telegram(
             "this is a whole-account export: export one chat (its ⋮ menu, \"Export chat \
@@ -134,12 +147,31 @@ fn assistant_of(export: &Export, senders: &Senders) -> Result<Option<String>, Im
     }
 }
 
-/// Reads the export's top-level object, keeping the chat id and the messages.
-struct ExportSeed {
-    latest_ms: i64,
+/// Counts the lines of what it reads, so that a fault found in a message just read can name its
+/// line (serde_json reads one byte at a time, so the count is where the parser is).
+struct CountingLines<R> {
+    inner: R,
+    line: Rc<Cell<usize>>,
 }
 
-impl<'de> DeserializeSeed<'de> for ExportSeed {
+impl<R: Read> Read for CountingLines<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        let newlines = buffer[..read].iter().filter(|&&byte| byte == b'\n').count();
+        self.line.set(self.line.get() + newlines);
+        Ok(read)
+    }
+}
+
+/// Reads the export's top-level object, keeping the chat id and the messages. A fault in a
+/// message is described in `fault`, where it is known which message it is.
+struct ExportSeed<'a> {
+    latest_ms: i64,
+    line: &'a Cell<usize>,
+    fault: &'a RefCell<Option<String>>,
+}
+
+impl<'de> DeserializeSeed<'de> for ExportSeed<'_> {
     type Value = Export;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Export, D::Error> {
@@ -147,7 +179,7 @@ impl<'de> DeserializeSeed<'de> for ExportSeed {
     }
 }
 
-impl<'de> Visitor<'de> for ExportSeed {
+impl<'de> Visitor<'de> for ExportSeed<'_> {
     type Value = Export;
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
@@ -161,6 +193,8 @@ impl<'de> Visitor<'de> for ExportSeed {
                 "id" => export.chat_id = Some(map.next_value()?),
                 "messages" => map.next_value_seed(MessagesSeed {
                     latest_ms: self.latest_ms,
+                    line: self.line,
+                    fault: self.fault,
                     export: &mut export,
                 })?,
                 "chats" => {
@@ -179,6 +213,8 @@ impl<'de> Visitor<'de> for ExportSeed {
 /// Reads the `messages` list into an [`Export`], one message at a time.
 struct MessagesSeed<'a> {
     latest_ms: i64,
+    line: &'a Cell<usize>,
+    fault: &'a RefCell<Option<String>>,
     export: &'a mut Export,
 }
 
@@ -200,36 +236,44 @@ impl<'de> Visitor<'de> for MessagesSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut index = 0_usize;
         loop {
-            // serde_json adds the line and column to the message.
-            let at_fault = |reason: &dyn fmt::Display| -> A::Error {
-                let reason = reason.to_string();
-                let reason = reason
-                    .rsplit_once(" at line ")
-                    .map_or(reason.as_str(), |(reason, _)| reason)
-                    .to_owned();
-                de::Error::custom(format!("message #{index}: {reason}"))
-            };
-            let Some(raw) = seq.next_element::<RawMessage>().map_err(|e| at_fault(&e))? else {
-                return Ok(());
+            let raw = match seq.next_element::<RawMessage>() {
+                Ok(Some(raw)) => raw,
+                Ok(None) => return Ok(()),
+                // serde_json's message names the line and column.
+                Err(error) => {
+                    self.fault
+                        .replace(Some(format!("message #{index}: {error}")));
+                    return Err(error);
+                }
             };
             if raw.kind != "message" {
                 self.export.service += 1;
-            } else if let Some(kept) = raw
-                .keep(self.latest_ms)
-                .map_err(|reason| at_fault(&format!("(id {}) {reason}", raw.id)))?
-            {
-                let sender = self
-                    .export
-                    .senders
-                    .entry(kept.from_id.clone())
-                    .or_insert_with(|| (raw.from.clone().unwrap_or_default(), 0));
-                sender.1 += 1;
-                self.export.messages.push(kept);
             } else {
-                self.export.empty += 1;
+                match raw.keep(self.latest_ms) {
+                    Ok(Some(kept)) => self.export.add(kept, raw.from.as_deref()),
+                    Ok(None) => self.export.empty += 1,
+                    Err(reason) => {
+                        let line = self.line.get();
+                        let fault =
+                            format!("message #{index} (id {}, line {line}): {reason}", raw.id);
+                        self.fault.replace(Some(fault.clone()));
+                        return Err(de::Error::custom(fault));
+                    }
+                }
             }
             index += 1;
         }
+    }
+}
+
+impl Export {
+    fn add(&mut self, kept: Kept, from: Option<&str>) {
+        let sender = self
+            .senders
+            .entry(kept.from_id.clone())
+            .or_insert_with(|| (from.unwrap_or_default().to_owned(), 0));
+        sender.1 += 1;
+        self.messages.push(kept);
     }
 }
 
@@ -424,15 +468,15 @@ mod tests {
         let error = read(export(&bad).as_bytes(), &person(), NOW)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("message #2 (id 3)"), "{error}");
+        assert!(error.contains("message #2 (id 3, line 13)"), "{error}");
         assert!(error.contains("date_unixtime"), "{error}");
-        assert!(error.contains("at line 10 column"), "{error}");
 
         let broken = export(TWO_MESSAGES).replace("\"Noted.\"}", "\"Noted.\"");
         let error = read(broken.as_bytes(), &person(), NOW)
             .unwrap_err()
             .to_string();
-        assert!(error.contains("line 12"), "{error}");
+        assert!(error.contains("message #2: "), "{error}");
+        assert!(error.contains("at line 14 column 2"), "{error}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod exactly_once;
 mod fake_telegram_selftest;
 mod faults;
 mod http;
+mod import;
 mod incognito;
 mod jobs;
 mod languages;
