@@ -434,6 +434,17 @@ async fn the_store_imports_in_one_transaction_and_skips_what_it_holds() {
     let mut keys = db.store.import_keys(KEY).await.unwrap();
     keys.sort();
     assert_eq!(keys, ["a", "b", "c"]);
+    // The person's bookkeeping counts each message once: bytes, messages per day, no tokens.
+    let bytes = db.store.stored_bytes(KEY.user_id).await.unwrap().bytes;
+    assert_eq!(bytes, 3 * "note a".len() as i64);
+    let usage = db
+        .store
+        .usage_by_person(start - 2 * DAY_MS, now_ms(), Some(KEY.user_id))
+        .await
+        .unwrap();
+    assert_eq!((usage[0].messages, usage[0].tokens), (3, 0));
+    let settings = db.store.user_settings(KEY.user_id).await.unwrap();
+    assert!(settings.is_some());
     // Other conversations hold none of them.
     let other = ConversationKey::new(ChatId(8), UserId(8));
     assert!(db.store.import_keys(other).await.unwrap().is_empty());
