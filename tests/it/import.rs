@@ -8,8 +8,10 @@ use telemem::storage::{
     ChatId, ConversationKey, ImportMessage, ImportSession, Role, SessionSpan, Store, UserId,
 };
 
-use crate::support::command_line::{printed_by, run_telemem, stderr_of};
+use crate::support::command_line::{printed_by, run_telemem, stderr_of, telemem_command};
 use crate::support::database::{TestDb, count_rows};
+use crate::support::fake_embeddings::FakeEmbeddings;
+use crate::support::fake_llm::FakeLlm;
 use crate::support::times::{DAY_MS, HOUR_MS, MINUTE_MS};
 
 const KEY: ConversationKey = ConversationKey {
@@ -115,6 +117,47 @@ async fn a_json_lines_history_keeps_its_times_and_is_cut_into_closed_sessions_by
         .unwrap();
     assert_eq!(awaiting.len(), 2);
     assert_eq!(messages[0].session_id, awaiting[0].id);
+}
+
+#[tokio::test]
+async fn with_summarize_the_imported_sessions_get_their_summaries_and_vectors_at_once() {
+    let db = TestDb::new().await;
+    let dir = tempfile::tempdir().unwrap();
+    let llm = FakeLlm::start().await;
+    let embeddings = FakeEmbeddings::start().await;
+    let file = write_file(&dir, "history.jsonl", &two_sessions(now_ms() - 3 * DAY_MS));
+    let file = file.to_str().unwrap();
+    let llm_url = llm.base_url();
+    let settings = [
+        ("LLM_BASE_URL", llm_url.as_str()),
+        ("EMBEDDING_BASE_URL", embeddings.base_url()),
+        ("EMBEDDING_MODEL", "fake-embedder"),
+    ];
+
+    let mut command = telemem_command(
+        &db.url,
+        &["import", "--user", "7", "--summarize", file],
+        &settings,
+    );
+
+    // The fake servers answer on this test's runtime while the command runs.
+    let output = tokio::task::spawn_blocking(move || command.output().expect("run telemem"))
+        .await
+        .unwrap();
+
+    let printed = printed_by(&output);
+    assert!(printed.contains("summarized 2 sessions"), "{printed}");
+    assert!(
+        printed.contains("embedded 5 messages and 2 summaries"),
+        "{printed}"
+    );
+    let awaiting = db
+        .store
+        .sessions_awaiting_summary(now_ms(), 10)
+        .await
+        .unwrap();
+    assert!(awaiting.is_empty(), "{awaiting:?}");
+    assert_eq!(db.store.vector_count(KEY).await.unwrap(), 7);
 }
 
 #[tokio::test]
