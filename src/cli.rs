@@ -14,6 +14,7 @@ use crate::config::{Config, duration_ms};
 use crate::conversation::{Answer, Conversations, RetryStart, Turn};
 use crate::http;
 use crate::i18n::Lang;
+use crate::import::{self, command::ImportArgs};
 use crate::jobs;
 use crate::llm::{Completion, LlmError, Role};
 use crate::quota::TokenCheck;
@@ -59,6 +60,11 @@ pub enum Command {
         /// The message.
         text: String,
     },
+    /// Bring a history into one person's memory: a Telegram Desktop chat export (result.json)
+    /// or a JSON Lines file (time, who, text), with its original times, cut into sessions by
+    /// SESSION_IDLE_SECS. Importing the same file again stores nothing twice; a bad file is
+    /// refused whole, naming the line at fault.
+    Import(ImportArgs),
     /// Apply the database migrations and exit.
     Migrate,
     /// Delete everything older than PURGE_AFTER_SECS now, in batches.
@@ -126,6 +132,7 @@ pub async fn execute(
         Command::Context { chat, user, text } => {
             return print_context(config, clock, ConversationKey::new(chat, user), &text).await;
         }
+        Command::Import(args) => return import::command::run(config, clock, args).await,
         Command::Migrate => AdminCommand::Migrate,
         Command::Purge { dry_run } => AdminCommand::Purge { dry_run },
         Command::Stats { user } => AdminCommand::Stats { user },

@@ -16,6 +16,8 @@
 //! - [`config`]: one typed `Config` from flags and environment variables.
 //! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
+//! - [`import`]: `telemem import`: a Telegram export or JSON Lines history into one person's
+//!   memory, with its original times, cut into sessions, stored once.
 //! - [`ids`]: `UserId` and `ChatId`, the numbers conversations are keyed on.
 //! - [`i18n`]: the languages the bot writes in (`Lang`), the catalog of `src/locales/*.ftl`.
 //! - [`jobs`]: when the background jobs (purge, summarizer) run, and how they stop.
@@ -45,6 +47,7 @@ pub mod conversation;
 pub mod http;
 pub mod i18n;
 pub mod ids;
+pub mod import;
 pub mod jobs;
 pub mod llm;
 pub mod memory;

@@ -23,6 +23,7 @@ mod access;
 #[cfg(feature = "sqlite")]
 mod combined;
 mod exchanges;
+mod import;
 mod incognito;
 mod messages;
 mod notes;
@@ -46,6 +47,7 @@ pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
 pub use access::{AccessRule, AccessRuleRecord, TokenLimitRecord};
 pub use exchanges::{ExchangeReply, LastExchange};
+pub use import::{ImportCounts, ImportMessage, ImportSession, SessionSpan};
 pub use messages::{NewMessage, SearchTerm, StoredMessage, UndeliveredReply};
 pub use notes::{EarlierValue, MAX_EARLIER_VALUES, NoteAdded, NoteRecord, NoteUpdate, Replaced};
 #[cfg(feature = "postgres")]
@@ -304,6 +306,14 @@ backend_methods! {
     /// Stores `reply` in place of the replies `replaced` (of the same conversation), in one
     /// transaction, and returns its id.
     pub async fn replace_replies(&self, replaced: &[i64], reply: &NewMessage<'_>, update_id: Option<i64>) -> Result<i64, sqlx::Error>;
+    // import
+    /// Every session of the conversation, oldest first (what an import plans around).
+    pub async fn session_spans(&self, key: ConversationKey) -> Result<Vec<SessionSpan>, sqlx::Error>;
+    /// The import keys of the conversation's imported messages.
+    pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error>;
+    /// Stores imported `sessions` in one transaction, skipping messages already imported; new
+    /// sessions are stored closed, existing ones widen and are summarized again.
+    pub async fn import_sessions(&self, key: ConversationKey, sessions: &[ImportSession]) -> Result<ImportCounts, sqlx::Error>;
     // incognito
     /// Whether the conversation is in incognito.
     pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error>;

@@ -15,6 +15,7 @@ mod facts;
 mod fake_telegram_selftest;
 mod faults;
 mod http;
+mod import;
 mod incognito;
 mod jobs;
 mod languages;

@@ -9,6 +9,7 @@
 
 mod access;
 mod exchanges;
+mod import;
 mod incognito;
 mod messages;
 mod notes;

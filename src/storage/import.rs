@@ -1,0 +1,211 @@
+//! Storing a history brought in by `telemem import` (`crate::import`): the conversation's
+//! sessions and the keys of the messages already imported, which the import plans around, and
+//! the write of the planned sessions and messages in one transaction.
+//!
+//! Which message goes into which session is decided by the caller; this module only writes the
+//! plan. Every imported message carries its `import_key`, unique within its conversation (the
+//! `imported_messages` migration): a message already stored is skipped, so importing the same
+//! file twice stores nothing twice. A new session is stored closed, so the summarizer and the
+//! embedder find it like any other; an existing session that receives messages widens to hold
+//! them and, when it was closed, loses its summary so the summarizer writes it again with them.
+
+#[cfg(feature = "sqlite")]
+use super::SqliteStore;
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ConversationKey, Role};
+
+/// One session of a conversation as an import plans around it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionSpan {
+    pub id: i64,
+    pub started_at_ms: i64,
+    pub last_activity_at_ms: i64,
+    pub closed: bool,
+}
+
+/// One message to import.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ImportMessage {
+    pub role: Role,
+    pub content: String,
+    pub created_at_ms: i64,
+    /// Unique within the conversation for the same message of the same source.
+    pub import_key: String,
+}
+
+/// Messages that go into one session, oldest first: a new (closed) session, or an existing one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportSession {
+    /// The existing session the messages join; `None` for a new session.
+    pub existing_id: Option<i64>,
+    pub messages: Vec<ImportMessage>,
+}
+
+/// What an import stored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ImportCounts {
+    /// Messages stored (those already stored by an earlier import not counted).
+    pub messages: u64,
+    /// New sessions stored, all closed.
+    pub sessions_created: u64,
+    /// Existing sessions that received messages.
+    pub sessions_extended: u64,
+}
+
+/// Messages stored per statement: bounds one statement's JSON or arrays, not the transaction.
+#[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
+pub(super) const IMPORT_CHUNK: usize = 2_000;
+
+#[cfg(feature = "sqlite")]
+impl SqliteStore {
+    /// Every session of the conversation, oldest first.
+    pub async fn session_spans(
+        &self,
+        key: ConversationKey,
+    ) -> Result<Vec<SessionSpan>, sqlx::Error> {
+        sqlx::query_as!(
+            SessionSpan,
+            r#"SELECT id AS "id!", started_at AS started_at_ms,
+                      last_activity_at AS last_activity_at_ms,
+                      closed_at IS NOT NULL AS "closed!: bool"
+               FROM sessions
+               WHERE chat_id = ?1 AND user_id = ?2
+               ORDER BY started_at, id"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+
+    /// The import keys of the conversation's imported messages.
+    pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT import_key AS "import_key!" FROM messages
+               WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+
+    /// Stores `sessions` in one transaction: nothing of it is stored unless all of it is.
+    pub async fn import_sessions(
+        &self,
+        key: ConversationKey,
+        sessions: &[ImportSession],
+    ) -> Result<ImportCounts, sqlx::Error> {
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        let mut counts = ImportCounts::default();
+        for session in sessions {
+            let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
+            else {
+                continue;
+            };
+            let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
+            let session_id = match session.existing_id {
+                Some(id) => id,
+                None => {
+                    sqlx::query_scalar!(
+                        r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
+                                             closed_at)
+                       VALUES (?1, ?2, ?3, ?4, ?4)
+                       RETURNING id AS "id!""#,
+                        key.chat_id,
+                        key.user_id,
+                        first_ms,
+                        last_ms,
+                    )
+                    .fetch_one(&mut *transaction)
+                    .await?
+                }
+            };
+            let stored =
+                insert_messages(&mut transaction, key, session_id, &session.messages).await?;
+            match (session.existing_id, stored) {
+                (None, 0) => {
+                    sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id)
+                        .execute(&mut *transaction)
+                        .await?;
+                }
+                (None, _) => counts.sessions_created += 1,
+                (Some(_), 0) => {}
+                (Some(_), _) => {
+                    widen_session(&mut transaction, session_id, first_ms, last_ms).await?;
+                    counts.sessions_extended += 1;
+                }
+            }
+            counts.messages += stored;
+        }
+        transaction.commit().await?;
+        self.connections.messages_to_index();
+        Ok(counts)
+    }
+}
+
+/// Stores `messages` in the session `session_id`, skipping those already stored; returns how
+/// many were stored.
+#[cfg(feature = "sqlite")]
+async fn insert_messages(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    key: ConversationKey,
+    session_id: i64,
+    messages: &[ImportMessage],
+) -> Result<u64, sqlx::Error> {
+    let mut stored = 0;
+    for chunk in messages.chunks(IMPORT_CHUNK) {
+        let rows =
+            serde_json::to_string(chunk).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+        // `WHERE true`: SQLite needs it to read `ON CONFLICT` after a SELECT as the upsert clause.
+        // The only conflict possible is the import key (the message is stored already).
+        stored += sqlx::query!(
+            r#"INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at, import_key)
+               SELECT ?1, ?2, ?3, json_extract(value, '$.role'), json_extract(value, '$.content'),
+                      json_extract(value, '$.created_at_ms'), json_extract(value, '$.import_key')
+               FROM json_each(?4) WHERE true
+               ON CONFLICT DO NOTHING"#,
+            key.chat_id,
+            key.user_id,
+            session_id,
+            rows,
+        )
+        .execute(&mut **transaction)
+        .await?
+        .rows_affected();
+    }
+    Ok(stored)
+}
+
+/// Makes the existing session `session_id` span its imported messages too and, when it is
+/// closed, summarized again: its old summary goes (its triggers take its vector and byte count).
+#[cfg(feature = "sqlite")]
+async fn widen_session(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    session_id: i64,
+    first_ms: i64,
+    last_ms: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE sessions
+         SET started_at = min(started_at, ?2),
+             last_activity_at = max(last_activity_at, ?3),
+             closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE max(closed_at, ?3) END,
+             summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+         WHERE id = ?1",
+        session_id,
+        first_ms,
+        last_ms,
+    )
+    .execute(&mut **transaction)
+    .await?;
+    sqlx::query!(
+        "DELETE FROM session_summaries WHERE session_id = ?1",
+        session_id
+    )
+    .execute(&mut **transaction)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! PostgreSQL: storing a history brought in by `telemem import`, as `storage/import.rs` describes
+//! for both backends. Each session's messages go in as arrays (`UNNEST`), a chunk per statement,
+//! all in one transaction.
+//!
+//! Imported rows skip the per-row trigger `messages_after_insert` (see the `imported_messages`
+//! migration: updating the same row once per message in one transaction slows down
+//! quadratically). [`Bookkeeping`] does its work once for the whole import instead: the person's
+//! activity, their messages per day and their stored bytes. The session's last activity is
+//! written with the session.
+
+use std::collections::BTreeMap;
+
+use super::PgStore;
+use super::messages::storable;
+use crate::storage::import::IMPORT_CHUNK;
+use crate::storage::{ConversationKey, ImportCounts, ImportMessage, ImportSession, SessionSpan};
+
+impl PgStore {
+    /// Every session of the conversation, oldest first.
+    pub async fn session_spans(
+        &self,
+        key: ConversationKey,
+    ) -> Result<Vec<SessionSpan>, sqlx::Error> {
+        sqlx::query_as!(
+            SessionSpan,
+            r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
+                      closed_at IS NOT NULL AS "closed!"
+               FROM sessions
+               WHERE chat_id = $1 AND user_id = $2
+               ORDER BY started_at, id"#,
+            key.chat_id.0,
+            key.user_id.0,
+        )
+        .fetch_all(&self.pool)
+        .await
+    }
+
+    /// The import keys of the conversation's imported messages.
+    pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"SELECT import_key AS "import_key!" FROM messages
+               WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
+            key.chat_id.0,
+            key.user_id.0,
+        )
+        .fetch_all(&self.pool)
+        .await
+    }
+
+    /// Stores `sessions` in one transaction: nothing of it is stored unless all of it is.
+    pub async fn import_sessions(
+        &self,
+        key: ConversationKey,
+        sessions: &[ImportSession],
+    ) -> Result<ImportCounts, sqlx::Error> {
+        let mut transaction = self.pool.begin().await?;
+        let mut counts = ImportCounts::default();
+        let mut bookkeeping = Bookkeeping::default();
+        for session in sessions {
+            let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
+            else {
+                continue;
+            };
+            let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
+            let session_id = match session.existing_id {
+                Some(id) => id,
+                None => {
+                    sqlx::query_scalar!(
+                        r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
+                                             closed_at)
+                       VALUES ($1, $2, $3, $4, $4)
+                       RETURNING id"#,
+                        key.chat_id.0,
+                        key.user_id.0,
+                        first_ms,
+                        last_ms,
+                    )
+                    .fetch_one(&mut *transaction)
+                    .await?
+                }
+            };
+            let stored = insert_messages(
+                &mut transaction,
+                key,
+                session_id,
+                &session.messages,
+                &mut bookkeeping,
+            )
+            .await?;
+            match (session.existing_id, stored) {
+                (None, 0) => {
+                    sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id)
+                        .execute(&mut *transaction)
+                        .await?;
+                }
+                (None, _) => counts.sessions_created += 1,
+                (Some(_), 0) => {}
+                (Some(_), _) => {
+                    widen_session(&mut transaction, session_id, first_ms, last_ms).await?;
+                    counts.sessions_extended += 1;
+                }
+            }
+            counts.messages += stored;
+        }
+        bookkeeping.write(&mut transaction, key).await?;
+        transaction.commit().await?;
+        Ok(counts)
+    }
+}
+
+/// What the imported rows add to the person's bookkeeping.
+#[derive(Default)]
+struct Bookkeeping {
+    /// The person's messages per UTC day (by the day's first ms).
+    messages_by_day: BTreeMap<i64, i64>,
+    bytes: i64,
+    /// The first and last time of the person's own messages.
+    active: Option<(i64, i64)>,
+}
+
+/// One UTC day's imported rows, as the insert returns them.
+struct ImportedDay {
+    day_start_at: i64,
+    rows: i64,
+    user_messages: i64,
+    bytes: i64,
+    first_user_at: Option<i64>,
+    last_user_at: Option<i64>,
+}
+
+impl Bookkeeping {
+    fn add(&mut self, day: ImportedDay) {
+        *self.messages_by_day.entry(day.day_start_at).or_default() += day.user_messages;
+        self.bytes += day.bytes;
+        if let (Some(first), Some(last)) = (day.first_user_at, day.last_user_at) {
+            self.active = Some(match self.active {
+                Some((earliest, latest)) => (earliest.min(first), latest.max(last)),
+                None => (first, last),
+            });
+        }
+    }
+
+    /// What `messages_after_insert()` does per row, once: the person's activity (from their own
+    /// messages), messages per day (the imported ones cost no tokens), stored bytes.
+    async fn write(
+        &self,
+        transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+        key: ConversationKey,
+    ) -> Result<(), sqlx::Error> {
+        if let Some((first, last)) = self.active {
+            sqlx::query!(
+                "INSERT INTO user_settings (user_id, created_at, last_active_at)
+                 VALUES ($1, $2, $3)
+                 ON CONFLICT (user_id) DO UPDATE
+                     SET last_active_at = greatest(user_settings.last_active_at,
+                                                   excluded.last_active_at)",
+                key.user_id.0,
+                first,
+                last,
+            )
+            .execute(&mut **transaction)
+            .await?;
+        }
+        let days: Vec<i64> = self.messages_by_day.keys().copied().collect();
+        let messages: Vec<i64> = self.messages_by_day.values().copied().collect();
+        sqlx::query!(
+            "INSERT INTO daily_usage (user_id, day_start_at, messages, tokens)
+             SELECT $1, day_start_at, messages, 0
+             FROM UNNEST($2::bigint[], $3::bigint[]) AS imported (day_start_at, messages)
+             ON CONFLICT (user_id, day_start_at) DO UPDATE
+                 SET messages = daily_usage.messages + excluded.messages",
+            key.user_id.0,
+            &days,
+            &messages,
+        )
+        .execute(&mut **transaction)
+        .await?;
+        if self.bytes > 0 {
+            sqlx::query!(
+                "INSERT INTO stored_bytes (user_id, bytes) VALUES ($1, $2)
+                 ON CONFLICT (user_id) DO UPDATE SET bytes = stored_bytes.bytes + excluded.bytes",
+                key.user_id.0,
+                self.bytes,
+            )
+            .execute(&mut **transaction)
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// Stores `messages` in the session `session_id`, skipping those already stored, and adds the
+/// stored ones to `bookkeeping`; returns how many were stored.
+async fn insert_messages(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    key: ConversationKey,
+    session_id: i64,
+    messages: &[ImportMessage],
+    bookkeeping: &mut Bookkeeping,
+) -> Result<u64, sqlx::Error> {
+    let mut stored = 0;
+    for chunk in messages.chunks(IMPORT_CHUNK) {
+        let roles: Vec<&str> = chunk
+            .iter()
+            .map(|message| match message.role {
+                crate::storage::Role::System => "system",
+                crate::storage::Role::User => "user",
+                crate::storage::Role::Assistant => "assistant",
+            })
+            .collect();
+        let contents: Vec<String> = chunk
+            .iter()
+            .map(|message| storable(&message.content).into_owned())
+            .collect();
+        let times: Vec<i64> = chunk.iter().map(|message| message.created_at_ms).collect();
+        let import_keys: Vec<&str> = chunk.iter().map(|message| &*message.import_key).collect();
+        // The only conflict possible is the import key (the message is stored already).
+        let days = sqlx::query_as!(
+            ImportedDay,
+            r#"WITH inserted AS (
+                   INSERT INTO messages
+                       (chat_id, user_id, session_id, role, content, created_at, import_key)
+                   SELECT $1, $2, $3, role, content, created_at, import_key
+                   FROM UNNEST($4::text[], $5::text[], $6::bigint[], $7::text[])
+                        AS imported (role, content, created_at, import_key)
+                   ON CONFLICT DO NOTHING
+                   RETURNING role, created_at, octet_length(content) AS bytes)
+               SELECT created_at - created_at % 86400000 AS "day_start_at!",
+                      count(*) FILTER (WHERE role = 'user') AS "user_messages!",
+                      sum(bytes)::bigint AS "bytes!",
+                      min(created_at) FILTER (WHERE role = 'user') AS first_user_at,
+                      max(created_at) FILTER (WHERE role = 'user') AS last_user_at,
+                      count(*) AS "rows!"
+               FROM inserted
+               GROUP BY 1"#,
+            key.chat_id.0,
+            key.user_id.0,
+            session_id,
+            &roles as &[&str],
+            &contents,
+            &times,
+            &import_keys as &[&str],
+        )
+        .fetch_all(&mut **transaction)
+        .await?;
+        for day in days {
+            stored += u64::try_from(day.rows).unwrap_or(0);
+            bookkeeping.add(day);
+        }
+    }
+    Ok(stored)
+}
+
+/// Makes the existing session `session_id` span its imported messages too and, when it is
+/// closed, summarized again: its old summary goes (its triggers take its vector and byte count).
+async fn widen_session(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    session_id: i64,
+    first_ms: i64,
+    last_ms: i64,
+) -> Result<(), sqlx::Error> {
+    sqlx::query!(
+        "UPDATE sessions
+         SET started_at = least(started_at, $2),
+             last_activity_at = greatest(last_activity_at, $3),
+             closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE greatest(closed_at, $3) END,
+             summarized = false, summary_attempts = 0, summary_retry_at = NULL
+         WHERE id = $1",
+        session_id,
+        first_ms,
+        last_ms,
+    )
+    .execute(&mut **transaction)
+    .await?;
+    sqlx::query!(
+        "DELETE FROM session_summaries WHERE session_id = $1",
+        session_id
+    )
+    .execute(&mut **transaction)
+    .await?;
+    Ok(())
+}
