@@ -75,6 +75,10 @@ impl Kind {
         Kind::Period,
     ];
 
+    /// The kinds answerable without embeddings: all but the paraphrases.
+    pub const WITHOUT_MEANING: [Kind; 4] =
+        [Kind::Keyword, Kind::Spread, Kind::Changed, Kind::Period];
+
     pub fn label(self) -> &'static str {
         match self {
             Kind::Keyword => "single fact, keyword question",
@@ -385,6 +389,7 @@ fn tell(person: usize, plan: &Plan, random: &mut Random) -> (Vec<Turn>, Told) {
     let language = plan.language;
     let mut turns = Vec::new();
     let mut told = Told::default();
+    let first_episode = random.below(language.episodes.len() as u64) as usize;
     for (session, &start) in plan.session_starts.iter().enumerate() {
         let mut clock = start;
         let mut exchange =
@@ -413,7 +418,9 @@ fn tell(person: usize, plan: &Plan, random: &mut Random) -> (Vec<Turn>, Told) {
             &mut turns,
             random,
         );
-        let episode = fill(random.pick(language.episodes), plan.episode_names[session]);
+        // Five is prime to the twelve episodes: every one comes before any comes again.
+        let template = language.episodes[(first_episode + 5 * session) % language.episodes.len()];
+        let episode = fill(template, plan.episode_names[session]);
         told.episodes.push(exchange(
             episode,
             random.pick(language.replies),

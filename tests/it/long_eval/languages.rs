@@ -458,7 +458,7 @@ const GERMAN: Language = Language {
         Fact {
             statement: "Unser neuer Nachbar unten ist ein pensionierter Pilot namens {}.",
             keyword: "Wie heißt unser neuer Nachbar?",
-            paraphrase: "Wer ist der ehemalige Flieger ein Stockwerk unter uns?",
+            paraphrase: "Wer ist der ehemalige Flieger ein Stockwerk tiefer?",
             values: &["Wolfrath", "Hagedorn"],
         },
         Fact {
@@ -470,7 +470,7 @@ const GERMAN: Language = Language {
         Fact {
             statement: "Meine Großmutter ist in {} aufgewachsen, einem winzigen Dorf in den Bergen.",
             keyword: "Wo ist meine Großmutter aufgewachsen?",
-            paraphrase: "In welchem kleinen Ort hat die Mutter meiner Mutter ihre ersten Jahre verbracht?",
+            paraphrase: "In welchem kleinen Ort hat die Mutter meiner Mutter ihre Kindheit verbracht?",
             values: &["Tannried", "Moosbrunn"],
         },
         Fact {
