@@ -460,8 +460,11 @@ fn tell(person: usize, plan: &Plan, random: &mut Random) -> (Vec<Turn>, Told) {
     (turns, told)
 }
 
-/// One or (now and then) two sentences of small talk.
+/// One or (now and then) two sentences of small talk; one in four near a fact's topic.
 fn small_talk_text(language: &Language, random: &mut Random) -> String {
+    if random.below(4) == 0 {
+        return random.pick(language.near_topics).to_owned();
+    }
     let first = random.pick(language.small_talk);
     if random.below(10) < 3 {
         let second = random.pick(language.small_talk);
