@@ -22,6 +22,7 @@ mod languages;
 mod limits;
 mod llm;
 mod load;
+mod long_eval;
 mod meaning;
 mod media;
 mod memory;

@@ -29,10 +29,15 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
 /// Dimensions of every vector: one per concept, then the hash buckets.
-pub const DIMENSIONS: usize = 256;
+pub const DIMENSIONS: usize = CONCEPTS.len() + HASH_BUCKETS;
+
+/// Buckets for words of no concept. Their number stays the same when concepts are added, so
+/// that two such words share a bucket exactly when they did before.
+const HASH_BUCKETS: usize = 246;
 
 /// Groups of word stems that mean the same thing, in the languages the tests and the memory
-/// evaluation use (`eval/meaning_templates.rs`): written together with their paraphrases, to
+/// evaluations use (`eval/meaning_templates.rs`, `long_eval/languages.rs`): written together
+/// with their paraphrases, to
 /// say which words a real model would take as close in meaning. A word belongs to the first
 /// concept with a stem it starts with.
 pub const CONCEPTS: &[&[&str]] = &[
@@ -226,6 +231,215 @@ pub const CONCEPTS: &[&[&str]] = &[
         "связ",
     ],
     &["dentist", "zahnarzt", "dentista", "dentiste", "стоматолог"],
+    // The long-conversation evaluation (`long_eval/languages.rs`). A word takes the first
+    // concept it matches: "Kindheit" is childhood here, before "kind" (child) below.
+    &[
+        "sister",
+        "sibling",
+        "schwester",
+        "geschwister",
+        "herman",
+        "сестр",
+        "сестрё",
+    ],
+    &[
+        "puppy",
+        "dog",
+        "hound",
+        "beagle",
+        "welpe",
+        "hund",
+        "hünd",
+        "cachorr",
+        "perr",
+        "щено",
+        "щенк",
+        "собак",
+        "собач",
+        "пёс",
+        "бигл",
+    ],
+    &[
+        "gym",
+        "fitness",
+        "training",
+        "trainier",
+        "gimnas",
+        "entren",
+        "спортзал",
+        "фитнес",
+        "тренаж",
+        "тренир",
+    ],
+    &[
+        "locker",
+        "cupboard",
+        "spind",
+        "schrank",
+        "taquill",
+        "casiller",
+        "шкафч",
+        "ячейк",
+    ],
+    &[
+        "code",
+        "digit",
+        "combination",
+        "kombination",
+        "ziffer",
+        "código",
+        "cifra",
+        "dígito",
+        "код",
+        "цифр",
+        "шифр",
+    ],
+    &[
+        "grew",
+        "grow",
+        "raised",
+        "aufgewachsen",
+        "kindheit",
+        "crió",
+        "crec",
+        "infancia",
+        "выросл",
+        "детств",
+    ],
+    &[
+        "daughter",
+        "child",
+        "kid",
+        "tochter",
+        "kind",
+        "hija",
+        "niña",
+        "niño",
+        "дочк",
+        "дочь",
+        "дочер",
+        "ребён",
+        "ребен",
+    ],
+    &[
+        "piano",
+        "music",
+        "klavier",
+        "musik",
+        "músic",
+        "фортепиано",
+        "пианино",
+        "музык",
+    ],
+    &[
+        "teacher",
+        "teach",
+        "lesson",
+        "lehrer",
+        "unterricht",
+        "profesor",
+        "clase",
+        "учител",
+        "урок",
+        "преподав",
+    ],
+    &[
+        "allerg",
+        "reaction",
+        "itch",
+        "reakti",
+        "juck",
+        "verträg",
+        "reacci",
+        "аллерг",
+        "реакци",
+        "чешет",
+    ],
+    &[
+        "pilot",
+        "aviator",
+        "airman",
+        "flieger",
+        "aviador",
+        "лётчик",
+        "летчик",
+        "пилот",
+    ],
+    &[
+        "downstairs",
+        "below",
+        "beneath",
+        "unten",
+        "tiefer",
+        "abajo",
+        "debajo",
+        "снизу",
+        "ниже",
+    ],
+    &["neighbo", "nachbar", "vecin", "сосед"],
+    &[
+        "author",
+        "writer",
+        "autor",
+        "schriftsteller",
+        "escritora",
+        "escritores",
+        "писател",
+        "автор",
+    ],
+    &[
+        "grandm",
+        "granny",
+        "großmutter",
+        "grossmutter",
+        "oma",
+        "abuel",
+        "бабушк",
+        "mother",
+        "mutter",
+        "madre",
+        "мамин",
+    ],
+    &[
+        "village",
+        "town",
+        "hamlet",
+        "dorf",
+        "ort",
+        "puebl",
+        "aldea",
+        "деревн",
+        "село",
+        "селе",
+    ],
+    &[
+        "saving",
+        "save",
+        "money",
+        "aside",
+        "spare",
+        "sparen",
+        "gespart",
+        "geld",
+        "ahorr",
+        "dinero",
+        "guard",
+        "копл",
+        "откладыва",
+        "деньг",
+    ],
+    &[
+        "trip",
+        "travel",
+        "destination",
+        "journey",
+        "reise",
+        "ziel",
+        "viaje",
+        "destino",
+        "поездк",
+        "путешеств",
+    ],
 ];
 
 /// What the server does with requests.
@@ -500,7 +714,7 @@ fn dimension(word: &str) -> Option<usize> {
             let hash = word.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
                 (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
             });
-            Some(CONCEPTS.len() + (hash % (DIMENSIONS - CONCEPTS.len()) as u64) as usize)
+            Some(CONCEPTS.len() + (hash % HASH_BUCKETS as u64) as usize)
         }
     }
 }
