@@ -27,8 +27,9 @@
 //!
 //! `cargo test --test it long_eval -- --nocapture` prints the table and writes it to
 //! `target/long-memory-eval.md` (`…-real-<model>.md` with a real model). The targets are
-//! checked by [`missed_targets`]; they fail the test only with `LONG_EVAL_ENFORCE_TARGETS=1`,
-//! while isolation and the harness's own soundness always do.
+//! checked by [`missed_targets`]; they fail the test with the fake model (as in CI) and, with a
+//! real model, only with `LONG_EVAL_ENFORCE_TARGETS=1` (`0` turns them off); isolation and the
+//! harness's own soundness always do.
 
 mod conversations;
 mod languages;
@@ -58,7 +59,8 @@ const TARGET_LEAST_SHARE: f64 = 0.75;
 const TARGET_CROSS_LANGUAGE: f64 = 0.9;
 const TARGET_MEDIAN_PROMPT_TOKENS: usize = 1_000;
 
-/// Set to 1 to fail the test on a missed target (isolation and the harness always fail it).
+/// Set to 1 to fail a real model's run on a missed target, 0 to report the fake model's misses
+/// without failing (isolation and the harness always fail it).
 const ENFORCE_TARGETS: &str = "LONG_EVAL_ENFORCE_TARGETS";
 
 /// How long a turn waits for its message's vector: a real model on this machine's two busy
@@ -692,7 +694,10 @@ async fn long_conversation_memory_evaluation() {
             run.leaks
         );
     }
-    if std::env::var(ENFORCE_TARGETS).is_ok_and(|value| value == "1") {
+    // With the fake model (CI) the targets always hold; a real model's run reports what it
+    // misses unless asked to fail on it.
+    let enforce = std::env::var(ENFORCE_TARGETS).ok();
+    if enforce.as_deref() == Some("1") || (!embeddings.real && enforce.as_deref() != Some("0")) {
         assert!(missed.is_empty(), "targets missed: {missed:#?}\n{report}");
     }
 }
@@ -760,7 +765,7 @@ fn report(
     kinds_table(&mut out, corpus, runs);
     let _ = writeln!(
         out,
-        "\nTargets missed ({} of the issue's; enforced with {ENFORCE_TARGETS}=1):",
+        "\nTargets missed ({} of the issue's; they fail the run with the fake model or {ENFORCE_TARGETS}=1):",
         missed.len()
     );
     for target in missed {

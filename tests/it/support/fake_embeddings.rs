@@ -351,6 +351,8 @@ pub const CONCEPTS: &[&[&str]] = &[
         "juck",
         "verträg",
         "reacci",
+        "alérg",
+        "alerg",
         "аллерг",
         "реакци",
         "чешет",
