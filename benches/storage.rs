@@ -389,6 +389,60 @@ const MEANING_MESSAGES: i64 = 10_000;
 const MEANING_CONVERSATIONS: i64 = 10;
 const MEANING_DIMENSIONS: usize = 384;
 
+/// The words the messages of `recall_by_meaning` and `recall_turn` are about.
+const MEANING_TOPICS: [&str; 50] = [
+    "parcel",
+    "delivery",
+    "garden",
+    "kitchen",
+    "holiday",
+    "train",
+    "doctor",
+    "invoice",
+    "school",
+    "concert",
+    "recipe",
+    "bicycle",
+    "weather",
+    "meeting",
+    "birthday",
+    "insurance",
+    "flat",
+    "car",
+    "museum",
+    "football",
+    "tax",
+    "dentist",
+    "printer",
+    "laptop",
+    "budget",
+    "wedding",
+    "flight",
+    "hotel",
+    "plumber",
+    "painting",
+    "novel",
+    "piano",
+    "salary",
+    "vaccine",
+    "passport",
+    "market",
+    "coffee",
+    "cinema",
+    "harbour",
+    "library",
+    "bakery",
+    "tennis",
+    "camera",
+    "ticket",
+    "bridge",
+    "forest",
+    "river",
+    "island",
+    "jacket",
+    "lantern",
+];
+
 /// A deterministic pseudo-random vector (SplitMix64), as an embedding model's output.
 fn pseudo_embedding(seed: u64) -> Vec<f32> {
     let mut state = seed;
@@ -421,9 +475,12 @@ async fn embedded_conversations() -> Store {
         let session_id = session.id;
         let mut vectors = Vec::new();
         for index in 0..MEANING_MESSAGES {
+            // Each topic word in one message of 25, as words spread in a real conversation
+            // (a word in every message would make every search read them all).
             let content = format!(
-                "Message {index} of person {user} about parcel {}",
-                index % 97
+                "Message {index} of person {user} about the {} and the {}",
+                MEANING_TOPICS[(index % 50) as usize],
+                MEANING_TOPICS[((index * 7 + 3) % 50) as usize]
             );
             let message = NewMessage {
                 key,

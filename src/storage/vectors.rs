@@ -94,6 +94,104 @@ pub(super) fn register_vector_functions() {
     });
 }
 
+/// Makes `int8_similarity(a, b)` available on every SQLite connection the process opens from
+/// now on: the similarity of two vectors stored as signed bytes at length 127, from their
+/// Euclidean distance `d`, `1 - d² / (2 · 127²)` (their cosine when both have that length, as
+/// the PostgreSQL backend computes it); NULL unless both are blobs of the same length. The searches by meaning scan every vector of a conversation; sqlite-vec's
+/// `vec_distance_l2(vec_int8(..), vec_int8(..))` copies and checks each stored vector first,
+/// this reads it where SQLite holds it. Safe to call any number of times.
+#[cfg(feature = "sqlite")]
+pub(super) fn register_int8_similarity() {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // SAFETY: `create_int8_similarity` is an SQLite extension entry point, which is what
+        // `sqlite3_auto_extension` calls it as.
+        let status =
+            unsafe { libsqlite3_sys::sqlite3_auto_extension(Some(create_int8_similarity)) };
+        if status != libsqlite3_sys::SQLITE_OK {
+            tracing::error!(status, "cannot register int8_similarity with SQLite");
+        }
+    });
+}
+
+/// Registers `int8_similarity` on one new connection (an SQLite extension entry point).
+#[cfg(feature = "sqlite")]
+unsafe extern "C" fn create_int8_similarity(
+    db: *mut libsqlite3_sys::sqlite3,
+    _error: *mut *mut std::os::raw::c_char,
+    _api: *const libsqlite3_sys::sqlite3_api_routines,
+) -> std::os::raw::c_int {
+    let flags = libsqlite3_sys::SQLITE_UTF8
+        | libsqlite3_sys::SQLITE_DETERMINISTIC
+        | libsqlite3_sys::SQLITE_INNOCUOUS;
+    // SAFETY: SQLite hands an open connection to its extension entry points; the name is a
+    // NUL-terminated constant and `int8_similarity` has the signature of a scalar function.
+    unsafe {
+        libsqlite3_sys::sqlite3_create_function_v2(
+            db,
+            c"int8_similarity".as_ptr(),
+            2,
+            flags,
+            std::ptr::null_mut(),
+            Some(int8_similarity),
+            None,
+            None,
+            None,
+        )
+    }
+}
+
+/// The scalar function `int8_similarity(a, b)`.
+#[cfg(feature = "sqlite")]
+unsafe extern "C" fn int8_similarity(
+    context: *mut libsqlite3_sys::sqlite3_context,
+    arguments: std::os::raw::c_int,
+    values: *mut *mut libsqlite3_sys::sqlite3_value,
+) {
+    use libsqlite3_sys as ffi;
+    // SAFETY: SQLite passes `arguments` (2, as registered) valid values; a blob's pointer stays
+    // valid until the value changes, which nothing here does, and holds `sqlite3_value_bytes`
+    // bytes (read after the pointer, as SQLite's documentation asks).
+    unsafe {
+        if arguments != 2 {
+            ffi::sqlite3_result_null(context);
+            return;
+        }
+        let (a, b) = (*values, *values.add(1));
+        if ffi::sqlite3_value_type(a) != ffi::SQLITE_BLOB
+            || ffi::sqlite3_value_type(b) != ffi::SQLITE_BLOB
+        {
+            ffi::sqlite3_result_null(context);
+            return;
+        }
+        let (a_bytes, b_bytes) = (ffi::sqlite3_value_blob(a), ffi::sqlite3_value_blob(b));
+        let (a_length, b_length) = (ffi::sqlite3_value_bytes(a), ffi::sqlite3_value_bytes(b));
+        if a_bytes.is_null() || b_bytes.is_null() || a_length != b_length {
+            ffi::sqlite3_result_null(context);
+            return;
+        }
+        let length = usize::try_from(a_length).unwrap_or(0);
+        let a = std::slice::from_raw_parts(a_bytes.cast::<i8>(), length);
+        let b = std::slice::from_raw_parts(b_bytes.cast::<i8>(), length);
+        ffi::sqlite3_result_double(context, similarity_i8(a, b));
+    }
+}
+
+/// `1 - d² / (2 · 127²)` for two vectors of signed bytes (equal lengths) at distance `d`.
+#[cfg(feature = "sqlite")]
+fn similarity_i8(a: &[i8], b: &[i8]) -> f64 {
+    // Sums in i32 lanes, which vectorize: 2^31 / 254^2 terms would be needed to overflow.
+    let squared_distance: i32 = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| {
+            let difference = i32::from(*x) - i32::from(*y);
+            difference * difference
+        })
+        .sum();
+    1.0 - f64::from(squared_distance) / 32_258.0
+}
+
 #[cfg(feature = "sqlite")]
 /// A message found by meaning, as read.
 #[derive(sqlx::FromRow)]
@@ -297,19 +395,18 @@ impl SqliteStore {
     ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
         let rows: Vec<NearMessageRow> = sqlx::query_as(
             r#"WITH nearest AS MATERIALIZED (
-                   SELECT source_id,
-                          vec_distance_l2(vec_int8(vector), vec_int8(?3)) AS distance
+                   SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
                    FROM memory_vectors
                    WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id < ?4
                      AND length(vector) = length(?3)
-                   ORDER BY distance LIMIT ?5)
+                   ORDER BY similarity_found DESC LIMIT ?5)
                SELECT message.id, message.chat_id, message.user_id, message.session_id,
                       message.role, message.content, message.created_at AS created_at_ms,
                       message.tokens_in, message.tokens_out, message.telegram_message_id,
-                      1.0 - nearest.distance * nearest.distance / 32258.0 AS similarity
+                      nearest.similarity_found AS similarity
                FROM nearest JOIN messages AS message ON message.id = nearest.source_id
                WHERE message.chat_id = ?1 AND message.user_id = ?2
-               ORDER BY nearest.distance"#,
+               ORDER BY nearest.similarity_found DESC"#,
         )
         .bind(key.chat_id)
         .bind(key.user_id)
@@ -334,22 +431,21 @@ impl SqliteStore {
     ) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error> {
         let rows: Vec<NearSummaryRow> = sqlx::query_as(
             r#"WITH nearest AS MATERIALIZED (
-                   SELECT source_id,
-                          vec_distance_l2(vec_int8(vector), vec_int8(?3)) AS distance
+                   SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
                    FROM memory_vectors
                    WHERE chat_id = ?1 AND user_id = ?2 AND kind = 1
                      AND length(vector) = length(?3)
-                   ORDER BY distance LIMIT ?4)
+                   ORDER BY similarity_found DESC LIMIT ?4)
                SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
                       summary.created_at AS created_at_ms,
                       session.started_at AS session_started_at_ms,
                       session.last_activity_at AS session_last_activity_at_ms,
-                      1.0 - nearest.distance * nearest.distance / 32258.0 AS similarity
+                      nearest.similarity_found AS similarity
                FROM nearest
                JOIN session_summaries AS summary ON summary.session_id = nearest.source_id
                JOIN sessions AS session ON session.id = summary.session_id
                WHERE summary.chat_id = ?1 AND summary.user_id = ?2
-               ORDER BY nearest.distance"#,
+               ORDER BY nearest.similarity_found DESC"#,
         )
         .bind(key.chat_id)
         .bind(key.user_id)
@@ -372,14 +468,12 @@ impl SqliteStore {
         limit: i64,
     ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
         let ranked: Vec<(i64, f64)> = sqlx::query_as(
-            r#"SELECT note_id,
-                      1.0 - distance * distance / 32258.0 AS similarity
-               FROM (SELECT note_id,
-                            vec_distance_l2(vec_int8(vector), vec_int8(?3)) AS distance
+            r#"SELECT note_id, similarity
+               FROM (SELECT note_id, int8_similarity(vector, ?3) AS similarity
                      FROM note_vectors
                      WHERE chat_id = ?1 AND user_id = ?2 AND length(vector) = length(?3)
-                     ORDER BY distance, note_id LIMIT ?4)
-               ORDER BY distance, note_id"#,
+                     ORDER BY similarity DESC, note_id LIMIT ?4)
+               ORDER BY similarity DESC, note_id"#,
         )
         .bind(key.chat_id)
         .bind(key.user_id)
