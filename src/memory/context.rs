@@ -9,7 +9,8 @@
 //! item comes first and the block says the newer one is current.
 //!
 //! The memory parts share one token budget, filled in this order:
-//! 1. the last exchange of the raw history (what "yes, that one" refers to);
+//! 1. the latest turns of the raw history, newest first, up to a third of the budget (what
+//!    "yes, that one" refers to, and the conversation going on);
 //! 2. notes, most relevant first, up to a share of the budget (preferences apply to every
 //!    answer, so a few always come along);
 //! 3. the gist of the latest session: its summary's first sentences, up to a share;
@@ -37,10 +38,8 @@ use crate::storage::{StoredMessage, SummaryRecord};
 const NOTES_SHARE: usize = 4;
 /// The latest session's gist may take up to this share of the memory budget.
 const GIST_SHARE: usize = 8;
-/// The last exchange is kept first unless it takes more than this share of the budget.
-const LAST_EXCHANGE_SHARE: usize = 3;
-/// Messages of the raw history that make the last exchange.
-const LAST_EXCHANGE_MESSAGES: usize = 2;
+/// The latest raw turns, newest first, are kept first, up to this share of the budget.
+const RECENT_TURNS_SHARE: usize = 3;
 
 pub use crate::memory::notes::{NoteLine, note_line};
 
@@ -188,9 +187,10 @@ impl<'a> Selection<'a> {
 
     /// Fills `budget` in the order the module's overview gives.
     fn fill(&mut self, memory: &MemoryPool, budget: usize) {
-        let last_exchange = self.previous.len().saturating_sub(LAST_EXCHANGE_MESSAGES);
-        for index in (last_exchange..self.previous.len()).rev() {
-            self.keep(MemoryRef::History(index), budget / LAST_EXCHANGE_SHARE);
+        for index in (0..self.previous.len()).rev() {
+            if !self.keep(MemoryRef::History(index), budget / RECENT_TURNS_SHARE) {
+                break;
+            }
         }
         let notes_limit = self.used + budget / NOTES_SHARE;
         for &note in &memory.note_order {

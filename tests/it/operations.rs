@@ -66,8 +66,9 @@ async fn health_and_metrics_report_a_live_bot_and_its_conversation() {
     let health = reqwest::get(format!("http://{http_addr}/healthz"))
         .await
         .unwrap();
-    assert_eq!(health.status(), 200);
+    let status = health.status();
     let body: serde_json::Value = health.json().await.unwrap();
+    assert_eq!(status, 200, "{body}");
     assert_eq!(body["database"], "ok");
     assert!(
         body["last_telegram_contact_secs_ago"]
