@@ -22,6 +22,7 @@ use crate::memory::embedder::{Embedder, EmbedderWake, run_embedder_job};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
 use crate::memory::summarizer::Summarizer;
+use crate::metrics::BackgroundJobs;
 use crate::quota::QuotaSettings;
 use crate::secret::Secret;
 use crate::storage::{BackendKind, Store};
@@ -48,6 +49,9 @@ pub struct ChatServices {
     /// anything else storing messages, summaries or notes (an import) should too.
     pub embedder_wake: EmbedderWake,
     pub clock: Arc<dyn Clock>,
+    /// The background jobs these services run, as `/healthz` judges them: of this app alone,
+    /// so that apps sharing a process (tests) do not see each other's stop.
+    pub jobs: BackgroundJobs,
 }
 
 impl ChatServices {
@@ -110,18 +114,19 @@ impl ChatServices {
             embedder,
             embedder_wake,
             clock,
+            jobs: BackgroundJobs::default(),
         })
     }
 
     /// Starts the background jobs (purge, summarizer and, with an embedding model, the
     /// embedder); they stop when `shutdown` is cancelled.
-    /// The process-wide [`crate::metrics::background_jobs`] follows them, for `/healthz`.
+    /// [`Self::jobs`] follows them, for `/healthz`.
     pub fn spawn_jobs(
         &self,
         config: &Config,
         shutdown: &CancellationToken,
     ) -> Vec<(&'static str, tokio::task::JoinHandle<()>)> {
-        let watched = crate::metrics::background_jobs();
+        let watched = self.jobs.clone();
         let leading = jobs::lead_background_jobs(self.store.clone(), shutdown.clone());
         let (purge_reports, _) = watch::channel(None);
         let (store, clock, storage) = (
@@ -258,6 +263,7 @@ impl App {
             self.services.store.clone(),
             self.services.clock.clone(),
             webhook_routes,
+            self.services.jobs.clone(),
             background.clone(),
         )
         .await?;

@@ -81,7 +81,7 @@ impl HttpState {
     }
 
     /// Also judges `jobs`: one that was started and no longer runs makes `/healthz` unhealthy,
-    /// and `/metrics` shows each. Production passes [`metrics::background_jobs`].
+    /// and `/metrics` shows each. The app passes those of its own services.
     pub fn watching_jobs(mut self, jobs: BackgroundJobs) -> Self {
         self.jobs = jobs;
         self
@@ -118,6 +118,7 @@ pub async fn start(
     store: Store,
     clock: Arc<dyn Clock>,
     extra: Router,
+    jobs: BackgroundJobs,
     shutdown: CancellationToken,
 ) -> anyhow::Result<Option<tokio::task::JoinHandle<anyhow::Result<()>>>> {
     let Some(addr) = config.http_addr else {
@@ -137,7 +138,7 @@ pub async fn start(
         metrics::last_telegram_contact(),
         config.health_max_silence(),
     )
-    .watching_jobs(metrics::background_jobs());
+    .watching_jobs(jobs);
     let router = router(state).merge(extra);
     Ok(Some(tokio::spawn(serve(listener, router, shutdown))))
 }

@@ -246,14 +246,6 @@ pub fn set_jobs_running(jobs: &BackgroundJobs) {
     }
 }
 
-/// The process-wide jobs that the app's background tasks record and production's `/healthz`
-/// reads.
-pub fn background_jobs() -> BackgroundJobs {
-    BACKGROUND_JOBS.clone()
-}
-
-static BACKGROUND_JOBS: LazyLock<BackgroundJobs> = LazyLock::new(BackgroundJobs::default);
-
 /// The background jobs started so far and how many instances of each still run; shared by
 /// clones. Like [`LastContact`], the health check takes one as a dependency, so a test can judge
 /// its own. Instances are counted because tests run several apps in one process.

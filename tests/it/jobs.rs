@@ -5,7 +5,6 @@ use std::sync::Arc;
 use telemem::app::{ChatServices, join_jobs};
 use telemem::clock::ManualClock;
 use telemem::config::StorageConfig;
-use telemem::metrics;
 use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -77,13 +76,12 @@ async fn the_apps_jobs_run_watched_by_what_production_health_checks_read() {
     let shutdown = CancellationToken::new();
 
     let jobs = core.spawn_jobs(&config, &shutdown);
-    // Other tests' apps share the process-wide record: it says whether any instance runs.
-    let states = metrics::background_jobs().states();
+    let states = core.jobs.states();
     shutdown.cancel();
     join_jobs(jobs).await;
 
-    assert!(states.contains(&("purge", true)), "{states:?}");
-    assert!(states.contains(&("summarizer", true)), "{states:?}");
+    assert_eq!(states, [("purge", true), ("summarizer", true)]);
+    assert_eq!(core.jobs.stopped(), ["purge", "summarizer"]);
 }
 
 crate::postgres_variants!(
