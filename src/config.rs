@@ -180,7 +180,7 @@ pub struct MemoryConfig {
 
     /// How many older messages relevant to the new one are recalled (0 turns recall off).
     #[arg(long = "recall-limit", env = "RECALL_LIMIT", value_name = "RECALL_LIMIT",
-          default_value_t = 5, global = true,
+          default_value_t = 8, global = true,
           value_parser = clap::value_parser!(u32).range(0..=50))]
     pub recall_limit: u32,
 
