@@ -277,7 +277,7 @@ fn gather(found: &Found, remembered: Remembered, history_ids: &HashMap<i64, usiz
         notes: remembered.notes,
         gist: gist.and_then(|id| summaries.iter().position(|s| s.session_id == id)),
         summaries: summaries.into_iter().map(SummaryParts::new).collect(),
-        messages: distinct_texts(messages, i64::MAX),
+        messages: distinct_texts(messages),
         ..MemoryPool::default()
     }
 }
@@ -571,13 +571,12 @@ async fn recall_by_meaning(
     }
 }
 
-/// The first `limit` messages whose text (trimmed, ignoring case) no earlier one had.
-fn distinct_texts(messages: Vec<StoredMessage>, limit: i64) -> Vec<StoredMessage> {
+/// The messages whose text (trimmed, ignoring case) no earlier one had.
+fn distinct_texts(messages: Vec<StoredMessage>) -> Vec<StoredMessage> {
     let mut seen = HashSet::new();
     messages
         .into_iter()
         .filter(|message| seen.insert(message.content.trim().to_lowercase()))
-        .take(usize::try_from(limit).unwrap_or(0))
         .collect()
 }
 
@@ -622,12 +621,12 @@ mod tests {
             message(2, "Who was my dermatologist?"),
         ];
 
-        let kept: Vec<i64> = distinct_texts(candidates, 2)
+        let kept: Vec<i64> = distinct_texts(candidates)
             .iter()
             .map(|message| message.id)
             .collect();
 
-        assert_eq!(kept, [7, 5]);
+        assert_eq!(kept, [7, 5, 2]);
     }
 
     #[test]

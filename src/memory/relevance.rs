@@ -15,8 +15,6 @@
 //! Summaries are ranked by sentence: a long summary gives the budget only its sentences that
 //! answer the question, instead of crowding out the one message that does.
 
-use std::collections::HashMap;
-
 use crate::storage::SearchTerm;
 
 /// BM25's term saturation: the second occurrence of a word adds less than the first.
@@ -124,20 +122,6 @@ pub fn places(ranking: &[usize]) -> Vec<Vec<usize>> {
     ranking.iter().map(|candidate| vec![*candidate]).collect()
 }
 
-/// Reciprocal rank fusion of rankings of ids (best first): every id of any ranking, best fused
-/// score first; on equal scores the larger (newer) id first.
-pub fn fuse_ids(rankings: &[&[i64]]) -> Vec<i64> {
-    let mut scores: HashMap<i64, f64> = HashMap::new();
-    for ranking in rankings {
-        for (rank, id) in ranking.iter().enumerate() {
-            *scores.entry(*id).or_default() += 1.0 / (FUSION_K + rank as f64 + 1.0);
-        }
-    }
-    let mut fused: Vec<(i64, f64)> = scores.into_iter().collect();
-    fused.sort_by(|(a_id, a), (b_id, b)| b.total_cmp(a).then(b_id.cmp(a_id)));
-    fused.into_iter().map(|(id, _)| id).collect()
-}
-
 /// The sentences of a summary, each trimmed: split after `.`, `!`, `?`, `…` or `;` followed by
 /// white space, and at line breaks, never inside a number ("4.5") or an abbreviation without a
 /// following space. A text without such a break is one sentence.
@@ -205,7 +189,6 @@ mod tests {
         let shared = fuse_rankings(3, &[&[vec![0, 1], vec![2]]]);
         assert_eq!(shared[0], shared[1]);
         assert!(shared[1] > shared[2]);
-        assert_eq!(fuse_ids(&[&[1, 3, 4], &[3, 5]]), [3, 1, 5, 4]);
     }
 
     #[test]
