@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn messages_near_an_existing_session_join_it_and_the_rest_go_around_it() {
-        // Existing sessions 100–150 and 200–210: 165 is nearer the first, 185 the second.
+        // Stored sessions span 100–150 and 200–210: 165 is nearer the first, 185 the second.
         let existing = [span(1, 100, 150), span(2, 200, 210)];
         let times = [10, 60, 80, 120, 165, 185, 205, 300, 310];
         let planned = plan(&existing, times.map(message).to_vec(), GAP);
