@@ -57,6 +57,13 @@ pub struct StorageConfig {
           value_parser = clap::value_parser!(u64).range(2..=3_600))]
     pub replica_lease_secs: u64,
 
+    /// MiB of message vectors kept in memory for the search by meaning, for the conversations
+    /// searched most recently (0: none; every search reads the database).
+    #[arg(long = "vector-cache-mb", env = "VECTOR_CACHE_MB", value_name = "VECTOR_CACHE_MB",
+          default_value_t = 32, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=65_536))]
+    pub vector_cache_mb: u64,
+
     /// Rows older than this are deleted by the purge job (default 30 days).
     #[arg(long = "purge-after-secs", env = "PURGE_AFTER_SECS", value_name = "PURGE_AFTER_SECS",
           default_value_t = 30 * 24 * 60 * 60, global = true,
@@ -95,6 +102,10 @@ impl StorageConfig {
             pool_size: Some(self.database_pool_size),
             statement_timeout: Some(Duration::from_secs(self.database_statement_timeout_secs)),
             replica_lease: Some(self.replica_lease()),
+            vector_cache_bytes: Some(
+                usize::try_from(self.vector_cache_mb.saturating_mul(1024 * 1024))
+                    .unwrap_or(usize::MAX),
+            ),
         }
     }
 

@@ -163,8 +163,10 @@ impl SqliteStore {
         self.connections.messages_to_index();
         let mut transaction = super::begin_write(&mut writer).await?;
         sqlx::query!(
+            // `+` keeps SQLite from choosing the conversation's index (a scan of all its
+            // messages) over the few ids' primary key.
             "DELETE FROM messages
-             WHERE chat_id = ?1 AND user_id = ?2 AND role = 'assistant'
+             WHERE +chat_id = ?1 AND +user_id = ?2 AND role = 'assistant'
                AND id IN (SELECT value FROM json_each(?3))",
             reply.key.chat_id,
             reply.key.user_id,

@@ -19,6 +19,9 @@
 #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
 compile_error!("telemem needs a storage backend: enable the `sqlite` or `postgres` feature");
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 mod access;
 #[cfg(feature = "sqlite")]
 mod combined;
@@ -41,6 +44,7 @@ mod stats;
 mod summaries;
 mod updates;
 mod usage;
+mod vector_cache;
 mod vectors;
 
 pub use crate::ids::{ChatId, UserId};
@@ -64,6 +68,8 @@ pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
 pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
 pub use usage::{PersonUsage, StoredBytes, TokensAndLimit};
+pub use vector_cache::VectorCounts;
+use vector_cache::{ConversationVectors, Held, VectorCache};
 pub use vectors::{MemoryVector, TextToEmbed, VectorSource};
 
 /// Whether `error` says the storage is full: SQLite's "database or disk is full" (the disk, or
@@ -133,7 +139,14 @@ pub struct StoreOptions {
     pub statement_timeout: Option<std::time::Duration>,
     /// PostgreSQL: how long a replica's claim on an update holds unless renewed.
     pub replica_lease: Option<std::time::Duration>,
+    /// Bytes of message vectors held in memory for the search by meaning (`None`:
+    /// [`DEFAULT_VECTOR_CACHE_BYTES`]; 0: none, every search reads the database).
+    pub vector_cache_bytes: Option<usize>,
 }
+
+/// The default bound of the vectors held in memory: 32 MiB, the vectors of about 80,000
+/// messages at 384 dimensions.
+pub const DEFAULT_VECTOR_CACHE_BYTES: usize = 32 * 1024 * 1024;
 
 /// A new id for this process's store, unique among replicas: the process id and 64 random bits.
 fn new_replica_id() -> String {
@@ -154,6 +167,7 @@ fn new_replica_id() -> String {
 #[derive(Clone, Debug)]
 pub struct Store {
     backend: Backend,
+    vector_cache: Arc<VectorCache>,
 }
 
 #[derive(Clone, Debug)]
@@ -200,7 +214,15 @@ impl Store {
                 "DATABASE_URL must start with sqlite:// or postgres:// (it names neither)"
             ),
         };
-        Ok(Self { backend })
+        let vector_cache = VectorCache::new(
+            options
+                .vector_cache_bytes
+                .unwrap_or(DEFAULT_VECTOR_CACHE_BYTES),
+        );
+        Ok(Self {
+            backend,
+            vector_cache: Arc::new(vector_cache),
+        })
     }
 
     /// Which backend this store speaks to.
@@ -253,6 +275,67 @@ impl Store {
             #[cfg(feature = "postgres")]
             Backend::Postgres(store) => store.record_updates(&updates, now_ms).await,
         }
+    }
+
+    /// The conversation's `limit` messages older than message `before_id` nearest in meaning to
+    /// `query` (a vector of the same model), nearest first, with their cosine similarity.
+    ///
+    /// Ranked over the conversation's vectors held in memory (`storage::vector_cache`), brought up to
+    /// date first by the conversation's counters; a conversation too large to hold is searched
+    /// in the database.
+    pub async fn nearest_messages(
+        &self,
+        key: ConversationKey,
+        query: &[u8],
+        before_id: i64,
+        limit: i64,
+    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+        let counts = self.message_vector_counts(key).await?;
+        let stored = counts.added - counts.removed;
+        if stored <= 0 || limit <= 0 {
+            return Ok(Vec::new());
+        }
+        let vectors = match self.vector_cache.look_up(key, counts, query.len()) {
+            Held::Current(vectors) => vectors,
+            held => {
+                if !self.vector_cache.would_hold(stored, query.len()) {
+                    return self
+                        .nearest_messages_stored(key, query, before_id, limit)
+                        .await;
+                }
+                let caught_up = match held {
+                    Held::Behind(behind) => {
+                        let newer = self.message_vectors_after(key, behind.last_id()).await?;
+                        VectorCache::caught_up(&behind, counts, newer)
+                    }
+                    _ => None,
+                };
+                let vectors = match caught_up {
+                    Some(vectors) => vectors,
+                    None => {
+                        let rows = self.message_vectors_after(key, 0).await?;
+                        ConversationVectors::new(counts, query.len(), rows)
+                    }
+                };
+                self.vector_cache.hold(key, vectors)
+            }
+        };
+        let ranked = vectors.nearest(query, before_id, usize::try_from(limit).unwrap_or(0));
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
+        let mut messages: HashMap<i64, StoredMessage> = self
+            .messages_with_ids(key, &ids)
+            .await?
+            .into_iter()
+            .map(|message| (message.id, message))
+            .collect();
+        // A message deleted since its vector was read is left out.
+        Ok(ranked
+            .into_iter()
+            .filter_map(|(id, similarity)| messages.remove(&id).map(|found| (found, similarity)))
+            .collect())
     }
 }
 
@@ -490,9 +573,16 @@ backend_methods! {
     pub async fn store_vectors(&self, vectors: &[MemoryVector], messages_through: Option<i64>) -> Result<(), sqlx::Error>;
     /// How many messages are still waiting for a vector.
     pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error>;
-    /// The conversation's `limit` messages older than message `before_id` nearest in meaning to
-    /// `query` (a vector of the same model), nearest first, with their cosine similarity.
-    pub async fn nearest_messages(&self, key: ConversationKey, query: &[u8], before_id: i64, limit: i64) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error>;
+    /// [`Store::nearest_messages`] computed in the database, for a conversation too large to
+    /// hold in memory.
+    pub async fn nearest_messages_stored(&self, key: ConversationKey, query: &[u8], before_id: i64, limit: i64) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error>;
+    /// How many message vectors the conversation ever had added and removed.
+    pub async fn message_vector_counts(&self, key: ConversationKey) -> Result<VectorCounts, sqlx::Error>;
+    /// The conversation's message vectors with ids above `after_id`, by id.
+    pub async fn message_vectors_after(&self, key: ConversationKey, after_id: i64) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error>;
+    /// The conversation's messages among `ids`, in no particular order; never another
+    /// conversation's.
+    pub async fn messages_with_ids(&self, key: ConversationKey, ids: &[i64]) -> Result<Vec<StoredMessage>, sqlx::Error>;
     /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest first,
     /// with their cosine similarity.
     pub async fn nearest_summaries(&self, key: ConversationKey, query: &[u8], limit: i64) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error>;

@@ -129,7 +129,6 @@ impl SqliteStore {
         database_url: &str,
         max_bytes: Option<u64>,
     ) -> anyhow::Result<Self> {
-        vectors::register_vector_functions();
         vectors::register_int8_similarity();
         let options = SqliteConnectOptions::from_str(database_url)
             .with_context(|| format!("DATABASE_URL `{database_url}` is not a valid SQLite URL"))?

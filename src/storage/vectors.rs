@@ -2,13 +2,15 @@
 //! (`note_vectors`), the embedder's progress, and the search by meaning within one conversation.
 //!
 //! Vectors are signed bytes (see the `memory_vectors` migration); computing them is the memory
-//! layer's job, this module only stores, deletes and compares them. The comparison runs inside
-//! SQLite with the sqlite-vec extension, so a search reads the conversation's vectors in one pass
-//! of C code and hands back only the nearest rows. Vectors are stored at the same length (127),
-//! so the Euclidean distance `d` ranks them as cosine similarity does, and the similarity is
-//! `1 - d² / (2 · 127²)`: sqlite-vec computes that distance faster than its int8 cosine. Those
-//! queries are checked when they run, not at compile time: the compile-time checker's own
-//! connection does not have the extension.
+//! layer's job, this module only stores, deletes and compares them. Vectors are stored at the
+//! same length (127), so the Euclidean distance `d` ranks them as cosine similarity does, and the
+//! similarity is `1 - d² / (2 · 127²)`. A search over a conversation's messages usually ranks the
+//! vectors held in memory (`vector_cache.rs`) and reads here only the counters that say whether
+//! they are current, the vectors added since, and the nearest rows; the search over stored rows
+//! (summaries, notes, and messages of a conversation too large to hold) runs inside SQLite with
+//! the scalar function `int8_similarity`, registered on every connection. Queries calling it are
+//! checked when they run, not at compile time: the compile-time checker's own connection does
+//! not have the function.
 //!
 //! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
 //! the row it returns, like the full-text search.
@@ -19,7 +21,9 @@ use std::sync::Once;
 #[cfg(feature = "sqlite")]
 use super::SqliteStore;
 #[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
-use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
+use super::vector_cache::{VectorCounts, similarity, squared_distance};
+#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{ChatId, ConversationKey, NoteRecord, Role, StoredMessage, SummaryRecord, UserId};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,39 +71,11 @@ pub(super) fn notes_in_ranked_order(
         .collect()
 }
 
-/// Makes sqlite-vec's functions available on every SQLite connection the process opens from
-/// now on. Safe to call any number of times.
-#[cfg(feature = "sqlite")]
-pub(super) fn register_vector_functions() {
-    static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        // SAFETY: `sqlite3_vec_init` has the signature of an SQLite extension entry point, which
-        // is what `sqlite3_auto_extension` calls it as; sqlite-vec is compiled against the same
-        // SQLite as sqlx (the bundled libsqlite3-sys), so its calls go to that library.
-        let status = unsafe {
-            libsqlite3_sys::sqlite3_auto_extension(Some(std::mem::transmute::<
-                *const (),
-                unsafe extern "C" fn(
-                    *mut libsqlite3_sys::sqlite3,
-                    *mut *mut std::os::raw::c_char,
-                    *const libsqlite3_sys::sqlite3_api_routines,
-                ) -> std::os::raw::c_int,
-            >(
-                sqlite_vec::sqlite3_vec_init as *const (),
-            )))
-        };
-        if status != libsqlite3_sys::SQLITE_OK {
-            tracing::error!(status, "cannot register the vector functions with SQLite");
-        }
-    });
-}
-
 /// Makes `int8_similarity(a, b)` available on every SQLite connection the process opens from
 /// now on: the similarity of two vectors stored as signed bytes at length 127, from their
 /// Euclidean distance `d`, `1 - d² / (2 · 127²)` (their cosine when both have that length, as
-/// the PostgreSQL backend computes it); NULL unless both are blobs of the same length. The searches by meaning scan every vector of a conversation; sqlite-vec's
-/// `vec_distance_l2(vec_int8(..), vec_int8(..))` copies and checks each stored vector first,
-/// this reads it where SQLite holds it. Safe to call any number of times.
+/// /// the PostgreSQL backend and the vector cache compute it); NULL unless both are blobs of the
+/// same length. It reads each vector where SQLite holds it. Safe to call any number of times.
 #[cfg(feature = "sqlite")]
 pub(super) fn register_int8_similarity() {
     static REGISTER: Once = Once::new();
@@ -171,25 +147,10 @@ unsafe extern "C" fn int8_similarity(
             return;
         }
         let length = usize::try_from(a_length).unwrap_or(0);
-        let a = std::slice::from_raw_parts(a_bytes.cast::<i8>(), length);
-        let b = std::slice::from_raw_parts(b_bytes.cast::<i8>(), length);
-        ffi::sqlite3_result_double(context, similarity_i8(a, b));
+        let a = std::slice::from_raw_parts(a_bytes.cast::<u8>(), length);
+        let b = std::slice::from_raw_parts(b_bytes.cast::<u8>(), length);
+        ffi::sqlite3_result_double(context, similarity(squared_distance(a, b)));
     }
-}
-
-/// `1 - d² / (2 · 127²)` for two vectors of signed bytes (equal lengths) at distance `d`.
-#[cfg(feature = "sqlite")]
-fn similarity_i8(a: &[i8], b: &[i8]) -> f64 {
-    // Sums in i32 lanes, which vectorize: 2^31 / 254^2 terms would be needed to overflow.
-    let squared_distance: i32 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| {
-            let difference = i32::from(*x) - i32::from(*y);
-            difference * difference
-        })
-        .sum();
-    1.0 - f64::from(squared_distance) / 32_258.0
 }
 
 #[cfg(feature = "sqlite")]
@@ -384,9 +345,77 @@ impl SqliteStore {
         .await
     }
 
+    /// How many message vectors the conversation ever had added and removed.
+    pub async fn message_vector_counts(
+        &self,
+        key: ConversationKey,
+    ) -> Result<VectorCounts, sqlx::Error> {
+        let counts = sqlx::query!(
+            r#"SELECT added, removed FROM message_vector_counts
+               WHERE chat_id = ?1 AND user_id = ?2"#,
+            key.chat_id,
+            key.user_id,
+        )
+        .fetch_optional(&mut *self.reader().await?)
+        .await?;
+        Ok(
+            counts.map_or_else(VectorCounts::default, |row| VectorCounts {
+                added: row.added,
+                removed: row.removed,
+            }),
+        )
+    }
+
+    /// The conversation's message vectors with ids above `after_id`, by id.
+    pub async fn message_vectors_after(
+        &self,
+        key: ConversationKey,
+        after_id: i64,
+    ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+        let rows = sqlx::query!(
+            r#"SELECT source_id, vector FROM memory_vectors
+               WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
+               ORDER BY source_id"#,
+            key.chat_id,
+            key.user_id,
+            after_id,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| (row.source_id, row.vector))
+            .collect())
+    }
+
+    /// The conversation's messages among `ids`, in no particular order; never another
+    /// conversation's.
+    pub async fn messages_with_ids(
+        &self,
+        key: ConversationKey,
+        ids: &[i64],
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned());
+        // `+` keeps SQLite from choosing the conversation's index (a scan of all its messages)
+        // over the few ids' primary key.
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                      content, created_at AS created_at_ms, tokens_in, tokens_out,
+                      telegram_message_id
+               FROM messages
+               WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
+            key.chat_id,
+            key.user_id,
+            ids,
+        )
+        .fetch_all(&mut *self.reader().await?)
+        .await
+    }
+
     /// The conversation's `limit` messages older than message `before_id` nearest in meaning
     /// to `query` (a vector of the same model), nearest first, with their cosine similarity.
-    pub async fn nearest_messages(
+    pub async fn nearest_messages_stored(
         &self,
         key: ConversationKey,
         query: &[u8],

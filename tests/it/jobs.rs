@@ -25,6 +25,7 @@ fn storage_config(url: &str) -> StorageConfig {
         database_pool_size: 10,
         database_statement_timeout_secs: 30,
         replica_lease_secs: 30,
+        vector_cache_mb: 32,
     }
 }
 

@@ -4,7 +4,9 @@
 //! conversation's nearest vectors first; the embedder's mark only moves forward, also with two
 //! embedders at once, and a new model starts over.
 
-use telemem::storage::{ConversationKey, MemoryVector, SearchTerm, Store, VectorSource};
+use telemem::storage::{
+    ConversationKey, MemoryVector, SearchTerm, Store, StoreOptions, VectorSource,
+};
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
 use crate::support::times::{MIDNIGHT_MS, MINUTE_MS};
@@ -285,7 +287,95 @@ async fn the_embedding_mark_only_moves_forward_even_with_two_embedders_and_a_new
     assert_eq!(db.store.messages_waiting_for_vectors().await.unwrap(), 4);
 }
 
+/// The contents `store` finds nearest to `query` among `key`'s messages.
+async fn nearest_contents(store: &Store, key: ConversationKey, query: &[u8]) -> Vec<String> {
+    store
+        .nearest_messages(key, query, i64::MAX, 3)
+        .await
+        .expect("search by meaning")
+        .into_iter()
+        .map(|(message, _)| message.content)
+        .collect()
+}
+
+#[tokio::test]
+async fn the_search_by_meaning_follows_every_change_whoever_makes_it() {
+    let db = TestDb::new().await;
+    // Another process on the same database (a replica, `telemem import`, a script) writes; this
+    // store searches with the vectors it holds in memory, and one without any held compares.
+    let other = Store::connect(&db.url).await.expect("a second handle");
+    let holding_none = Store::connect_with(
+        &db.url,
+        &StoreOptions {
+            vector_cache_bytes: Some(0),
+            ..StoreOptions::default()
+        },
+    )
+    .await
+    .expect("a handle holding no vectors");
+    assert!(!other.use_embedding_model("model-a").await.unwrap());
+    let ids = messages(&db, ALICE_KEY, &["one", "two", "three"]).await;
+    let bob = messages(&db, BOB_KEY, &["bob's"]).await;
+    let query = vector(0, 0);
+    let searches = async |expected: &[&str]| {
+        assert_eq!(
+            nearest_contents(&db.store, ALICE_KEY, &query).await,
+            expected
+        );
+        assert_eq!(
+            nearest_contents(&holding_none, ALICE_KEY, &query).await,
+            expected
+        );
+    };
+    assert!(
+        nearest_contents(&db.store, ALICE_KEY, &query)
+            .await
+            .is_empty()
+    );
+
+    let far = |id| message_vector(id, vector(9, 0));
+    other
+        .store_vectors(&[far(ids[0]), message_vector(ids[1], vector(0, 60))], None)
+        .await
+        .unwrap();
+    searches(&["two", "one"]).await;
+
+    other
+        .store_vectors(
+            &[
+                message_vector(ids[2], vector(0, 10)),
+                message_vector(bob[0], query.clone()),
+            ],
+            None,
+        )
+        .await
+        .unwrap();
+    searches(&["three", "two", "one"]).await;
+
+    // Replaced in place: the held vector must not stay.
+    other.store_vectors(&[far(ids[2])], None).await.unwrap();
+    searches(&["two", "one", "three"]).await;
+
+    other.clear_conversation(ALICE_KEY).await.unwrap();
+    searches(&[]).await;
+    let again = messages(&db, ALICE_KEY, &["four"]).await;
+    other
+        .store_vectors(&[message_vector(again[0], query.clone())], None)
+        .await
+        .unwrap();
+    searches(&["four"]).await;
+    assert_eq!(
+        nearest_contents(&db.store, BOB_KEY, &query).await,
+        ["bob's"]
+    );
+
+    // A new model: every vector goes, and the held ones with them.
+    assert!(other.use_embedding_model("model-b").await.unwrap());
+    searches(&[]).await;
+}
+
 crate::postgres_variants!(
+    the_search_by_meaning_follows_every_change_whoever_makes_it,
     terms_with_quotes_backslashes_operators_or_any_script_are_looked_for_as_words,
     another_conversations_matching_messages_never_come_back,
     a_rarer_more_frequent_or_shorter_match_ranks_first,

@@ -4,8 +4,9 @@
 //! bytes stored at one length (127), compared by Euclidean distance `d`, similarity
 //! `1 - d² / (2 · 127²)`, nearest first.
 //!
-//! PostgreSQL has no sqlite-vec, and in SQL the distance would take a function call per byte
-//! (`get_byte`) of every vector. Instead a search reads the conversation's vectors through the
+//! In SQL the distance would take a function call per byte (`get_byte`) of every vector. A
+//! search over messages usually ranks the vectors held in memory (`storage/vector_cache.rs`);
+//! otherwise a search reads the conversation's vectors through the
 //! table's primary key `(chat_id, user_id, kind, …)`, which bounds it to that conversation,
 //! compares them here in one tight loop, and then reads only the nearest rows, checking their
 //! owner again.
@@ -18,37 +19,18 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::PgStore;
+use crate::storage::vector_cache::{VectorCounts, similarity, squared_distance};
 use crate::storage::vectors::notes_in_ranked_order;
 use crate::storage::{
     ChatId, ConversationKey, MemoryVector, NoteRecord, Role, StoredMessage, SummaryRecord,
     TextToEmbed, UserId, VectorSource,
 };
 
-/// `2 · 127²`: the squared distance of two opposite unit vectors stored at length 127.
-const OPPOSITE_SQUARED_DISTANCE: f64 = 32_258.0;
-
-/// The squared Euclidean distance of two vectors of signed bytes of the same length.
-fn squared_distance(left: &[u8], right: &[u8]) -> u64 {
-    left.iter()
-        .zip(right)
-        .map(|(&a, &b)| {
-            let difference = i32::from(a as i8) - i32::from(b as i8);
-            (difference * difference) as u64
-        })
-        .sum()
-}
-
-/// The cosine similarity of two vectors at [`OPPOSITE_SQUARED_DISTANCE`]'s length, from their
-/// squared distance.
-fn similarity(squared_distance: u64) -> f64 {
-    1.0 - squared_distance as f64 / OPPOSITE_SQUARED_DISTANCE
-}
-
 /// The ids of the `limit` vectors nearest to `query` (all of them for a negative `limit`),
 /// nearest first (equal distances: smaller id first), with their squared distances. Vectors of
 /// another length than the query's are not comparable and left out.
-fn nearest(query: &[u8], vectors: Vec<(i64, Vec<u8>)>, limit: i64) -> Vec<(i64, u64)> {
-    let mut distances: Vec<(u64, i64)> = vectors
+fn nearest(query: &[u8], vectors: Vec<(i64, Vec<u8>)>, limit: i64) -> Vec<(i64, i32)> {
+    let mut distances: Vec<(i32, i64)> = vectors
         .into_iter()
         .filter(|(_, vector)| vector.len() == query.len())
         .map(|(id, vector)| (squared_distance(query, &vector), id))
@@ -66,7 +48,7 @@ fn nearest(query: &[u8], vectors: Vec<(i64, Vec<u8>)>, limit: i64) -> Vec<(i64, 
 /// `rows` in the order of `ranked` (ids with their squared distances), with their similarity.
 /// A ranked id without a row (deleted meanwhile, or not the conversation's) is left out.
 fn in_ranked_order<T>(
-    ranked: &[(i64, u64)],
+    ranked: &[(i64, i32)],
     rows: Vec<T>,
     id_of: impl Fn(&T) -> i64,
 ) -> Vec<(T, f64)> {
@@ -292,9 +274,73 @@ impl PgStore {
         .await
     }
 
+    /// How many message vectors the conversation ever had added and removed.
+    pub async fn message_vector_counts(
+        &self,
+        key: ConversationKey,
+    ) -> Result<VectorCounts, sqlx::Error> {
+        let counts = sqlx::query!(
+            r#"SELECT added, removed FROM message_vector_counts
+               WHERE chat_id = $1 AND user_id = $2"#,
+            key.chat_id.0,
+            key.user_id.0,
+        )
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(
+            counts.map_or_else(VectorCounts::default, |row| VectorCounts {
+                added: row.added,
+                removed: row.removed,
+            }),
+        )
+    }
+
+    /// The conversation's message vectors with ids above `after_id`, by id.
+    pub async fn message_vectors_after(
+        &self,
+        key: ConversationKey,
+        after_id: i64,
+    ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+        let rows = sqlx::query!(
+            r#"SELECT source_id, vector FROM memory_vectors
+               WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
+               ORDER BY source_id"#,
+            key.chat_id.0,
+            key.user_id.0,
+            after_id,
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| (row.source_id, row.vector))
+            .collect())
+    }
+
+    /// The conversation's messages among `ids`, in no particular order; never another
+    /// conversation's.
+    pub async fn messages_with_ids(
+        &self,
+        key: ConversationKey,
+        ids: &[i64],
+    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+        sqlx::query_as!(
+            StoredMessage,
+            r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
+                      created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
+               FROM messages
+               WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
+            key.chat_id.0,
+            key.user_id.0,
+            ids,
+        )
+        .fetch_all(&self.pool)
+        .await
+    }
+
     /// The conversation's `limit` messages older than message `before_id` nearest in meaning
     /// to `query` (a vector of the same model), nearest first, with their cosine similarity.
-    pub async fn nearest_messages(
+    pub async fn nearest_messages_stored(
         &self,
         key: ConversationKey,
         query: &[u8],
