@@ -9,18 +9,18 @@
 //! may choose from their menu.
 
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters};
+use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup};
 use teloxide::{ApiError, RequestError};
 
 use crate::conversation::{Conversations, ModelMenu};
 use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
-use crate::telegram::TelegramBot;
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::with_flood_retry;
-use crate::telegram::handlers::{HandlerResult, answer_once};
 use crate::telegram::identity;
 use crate::telegram::intake::Intake;
+use crate::telegram::reply::{HandlerResult, answer_once, send_with_buttons};
 
 /// What every model button's callback data starts with.
 const PREFIX: &str = "model:";
@@ -106,15 +106,8 @@ pub async fn offer_models(
     intro: &str,
     menu: &ModelMenu,
 ) -> HandlerResult {
-    let mut request = bot
-        .send_message(message.chat.id, menu_text(lang, intro))
-        .reply_markup(keyboard(menu, owner));
-    if !message.chat.is_private() {
-        request = request
-            .reply_parameters(ReplyParameters::new(message.id).allow_sending_without_reply());
-    }
-    request.await?;
-    Ok(())
+    let (text, buttons) = (menu_text(lang, intro), keyboard(menu, owner));
+    send_with_buttons(bot, message, text, buttons).await
 }
 
 /// A press on a `/model` menu's button.

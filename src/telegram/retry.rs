@@ -19,7 +19,7 @@ use crate::conversation::{Retry, RetryStart};
 use crate::metrics;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
-use crate::telegram::handlers::{
+use crate::telegram::turn::{
     TurnContext, TurnOutcome, ask_showing_progress, count_tokens, daily_limit_notice,
     deliver_stored, usable_answer,
 };
@@ -155,7 +155,7 @@ impl OldAnswer {
         .await
         {
             tracing::info!(
-                error = crate::telegram::loggable(&error),
+                error = crate::telegram::errors::loggable(&error),
                 "could not mark the replaced answer"
             );
         }
@@ -174,7 +174,7 @@ async fn keep_old_answer(
     let old_text = old_answer.single_text.as_deref().unwrap_or_default();
     if let Err(error) = deliver_reply(turn.bot, target, preview, old_text, &turn.answer).await {
         tracing::warn!(
-            error = crate::telegram::loggable(&error),
+            error = crate::telegram::errors::loggable(&error),
             "could not show the old answer again"
         );
     }

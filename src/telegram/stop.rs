@@ -13,10 +13,10 @@ use crate::conversation::Conversations;
 use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::{ConversationKey, UserId};
-use crate::telegram::TelegramBot;
-use crate::telegram::handlers::{HandlerResult, answer_once};
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::intake::Intake;
+use crate::telegram::reply::{HandlerResult, answer_once};
 
 /// What a Stop button's data starts with.
 const STOP_DATA: &str = "stop";
