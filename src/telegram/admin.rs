@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use teloxide::payloads::SendMessageSetters;
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup};
+use teloxide::types::{CallbackQuery, InlineKeyboardMarkup};
 
 use crate::access_list::AccessError;
 use crate::commands::Command;
@@ -23,7 +23,9 @@ use crate::telegram::access::AccessPolicy;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::intake::Intake;
-use crate::telegram::reply::{HandlerResult, answer_once, edit_confirmation, reply_in_chat};
+use crate::telegram::reply::{
+    HandlerResult, answer_once, button_row, edit_confirmation, reply_in_chat,
+};
 
 /// The button data of an alert's buttons: `access:allow:<id>`, `access:block:<id>`.
 const ACCESS_BUTTON: &str = "access:";
@@ -157,16 +159,16 @@ pub async fn alert_admins_about_stranger(
 
 /// The alert's Allow and Block buttons about `stranger`, labelled in `lang`.
 fn access_buttons(lang: Lang, stranger: UserId) -> InlineKeyboardMarkup {
-    InlineKeyboardMarkup::new([[
-        InlineKeyboardButton::callback(
+    button_row([
+        (
             replies::stranger_button_allow(lang),
             format!("{ACCESS_BUTTON}{ALLOW}:{stranger}"),
         ),
-        InlineKeyboardButton::callback(
+        (
             replies::stranger_button_block(lang),
             format!("{ACCESS_BUTTON}{BLOCK}:{stranger}"),
         ),
-    ]])
+    ])
 }
 
 /// The language `admin_id`'s app last reported; English when none is recorded or it cannot be

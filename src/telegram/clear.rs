@@ -2,7 +2,7 @@
 //! The button data names who asked, so that in a group only they can confirm.
 
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup};
+use teloxide::types::CallbackQuery;
 
 use crate::conversation::Conversations;
 use crate::i18n::Lang;
@@ -10,8 +10,7 @@ use crate::replies;
 use crate::storage::{ConversationKey, UserId};
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
-use crate::telegram::intake::Intake;
-use crate::telegram::reply::{HandlerResult, answer_once, edit_confirmation, send_with_buttons};
+use crate::telegram::reply::{HandlerResult, button_row, edit_confirmation, send_with_buttons};
 
 const CLEAR_YES: &str = "clear:yes";
 const CLEAR_NO: &str = "clear:no";
@@ -23,36 +22,21 @@ pub(super) async fn ask_to_clear(
     owner: UserId,
     lang: Lang,
 ) -> HandlerResult {
-    let keyboard = InlineKeyboardMarkup::new([[
-        InlineKeyboardButton::callback(
+    let keyboard = button_row([
+        (
             replies::clear_button_yes(lang),
             format!("{CLEAR_YES}:{owner}"),
         ),
-        InlineKeyboardButton::callback(
+        (
             replies::clear_button_no(lang),
             format!("{CLEAR_NO}:{owner}"),
         ),
-    ]]);
+    ]);
     send_with_buttons(bot, message, replies::clear_confirm(lang), keyboard).await
 }
 
-/// A press on one of the /clear confirmation buttons.
-pub async fn clear_button(
-    bot: TelegramBot,
-    update: Update,
-    query: CallbackQuery,
-    conversations: Conversations,
-    intake: Intake,
-) -> HandlerResult {
-    answer_once(
-        &intake,
-        &update,
-        press_clear_button(bot, query, conversations),
-    )
-    .await
-}
-
-async fn press_clear_button(
+/// A press on one of the /clear confirmation buttons: only the asker's counts.
+pub(super) async fn press_clear_button(
     bot: TelegramBot,
     query: CallbackQuery,
     conversations: Conversations,

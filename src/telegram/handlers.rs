@@ -23,7 +23,7 @@ use crate::telegram::intake::Intake;
 use crate::telegram::reply::{HandlerResult, answer_once, reply_in_chat, reply_privately};
 use crate::telegram::settings::BotSettings;
 use crate::telegram::turn::{self, TurnContext};
-use crate::telegram::{admin, clear, export, model_menu, retry};
+use crate::telegram::{admin, clear, export, model_menu, retry, stop};
 
 /// Filter: the message is for the bot (private chat, mention, reply, command).
 pub fn addressed_to_bot(message: Message, me: Me, access: Arc<AccessPolicy>) -> bool {
@@ -178,6 +178,36 @@ pub async fn turn_message(
         }
     })
     .await
+}
+
+/// Which of the buttons under the bot's messages an allowed person pressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Button {
+    /// A model in a `/model` menu ([`model_menu`]).
+    Model,
+    /// Stop, under an answer being written ([`stop`]).
+    Stop,
+    /// Yes or No under `/clear`'s confirmation ([`clear`]).
+    Clear,
+}
+
+/// A press on one of the buttons under the bot's messages. Answered once, like a command.
+pub async fn button_pressed(
+    bot: TelegramBot,
+    update: Update,
+    query: CallbackQuery,
+    button: Button,
+    conversations: Conversations,
+    intake: Intake,
+) -> HandlerResult {
+    let press = async move {
+        match button {
+            Button::Model => model_menu::press_model_button(bot, query, conversations).await,
+            Button::Stop => stop::press_stop(bot, query, conversations).await,
+            Button::Clear => clear::press_clear_button(bot, query, conversations).await,
+        }
+    };
+    answer_once(&intake, &update, press).await
 }
 
 /// Stickers, videos, archives and every other message no turn can read: a short clear reply.

@@ -58,7 +58,7 @@ use crate::commands::Command;
 use crate::config::Config;
 use crate::conversation::Conversations;
 use crate::telegram::access::AccessPolicy;
-use crate::telegram::handlers::{MessageKind, to_answer_as};
+use crate::telegram::handlers::{Button, MessageKind, to_answer_as};
 use crate::telegram::intake::Intake;
 use crate::telegram::limits::LimitSettings;
 use crate::telegram::scheduler::SchedulerSettings;
@@ -108,12 +108,21 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(dptree::endpoint(handlers::ignored));
     let for_an_allowed_presser = dptree::filter(handlers::presser_allowed)
         .inspect_async(handlers::record_presser_language)
-        .branch(dptree::filter(model_menu::is_model_button).endpoint(model_menu::model_button))
+        .branch(
+            dptree::filter(model_menu::is_model_button)
+                .map(|| Button::Model)
+                .endpoint(handlers::button_pressed),
+        )
         .branch(
             dptree::filter(|query: CallbackQuery| stop::is_stop_press(&query))
-                .endpoint(stop::stop_pressed),
+                .map(|| Button::Stop)
+                .endpoint(handlers::button_pressed),
         )
-        .branch(dptree::endpoint(clear::clear_button));
+        .branch(
+            dptree::entry()
+                .map(|| Button::Clear)
+                .endpoint(handlers::button_pressed),
+        );
     let buttons = Update::filter_callback_query()
         .branch(dptree::filter(admin::is_access_button).endpoint(admin::access_button))
         .branch(for_an_allowed_presser)

@@ -19,8 +19,7 @@ use crate::storage::UserId;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::with_flood_retry;
 use crate::telegram::identity;
-use crate::telegram::intake::Intake;
-use crate::telegram::reply::{HandlerResult, answer_once, send_with_buttons};
+use crate::telegram::reply::{HandlerResult, send_with_buttons};
 
 /// What every model button's callback data starts with.
 const PREFIX: &str = "model:";
@@ -110,25 +109,9 @@ pub async fn offer_models(
     send_with_buttons(bot, message, text, buttons).await
 }
 
-/// A press on a `/model` menu's button.
-pub async fn model_button(
-    bot: TelegramBot,
-    update: Update,
-    query: CallbackQuery,
-    conversations: Conversations,
-    intake: Intake,
-) -> HandlerResult {
-    answer_once(
-        &intake,
-        &update,
-        press_model_button(bot, query, conversations),
-    )
-    .await
-}
-
 /// Chooses the pressed model for the person who asked and edits the menu to mark it; someone
 /// else's press only gets a short notice, and a menu out of date is shown as it is now.
-async fn press_model_button(
+pub(super) async fn press_model_button(
     bot: TelegramBot,
     query: CallbackQuery,
     conversations: Conversations,

@@ -8,7 +8,7 @@
 use std::future::Future;
 
 use teloxide::prelude::*;
-use teloxide::types::{InlineKeyboardMarkup, MessageId, ReplyParameters};
+use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ReplyParameters};
 use teloxide::{ApiError, RequestError};
 
 use crate::replies;
@@ -52,6 +52,13 @@ pub(crate) async fn edit_confirmation(
 ) -> HandlerResult {
     delivery::with_flood_retry(|| bot.edit_message_text(chat_id, message_id, text).send()).await?;
     Ok(())
+}
+
+/// One row of buttons, each its label and the data a press on it sends.
+pub(crate) fn button_row<const N: usize>(buttons: [(String, String); N]) -> InlineKeyboardMarkup {
+    InlineKeyboardMarkup::new([
+        buttons.map(|(label, data)| InlineKeyboardButton::callback(label, data))
+    ])
 }
 
 /// Sends `text` with `buttons` in `message`'s chat; in a group, as a reply to `message`, so that

@@ -52,9 +52,7 @@ pub(super) async fn retry_turn(
             return Err(error.context("could not start the retry"));
         }
     };
-    let running = turn
-        .conversations
-        .start_running(turn.key, Some(turn.update_id));
+    let running = turn.start_running();
     let old_answer = OldAnswer::of(&retry);
     let in_place = old_answer.takes_the_new_one(turn, &preview);
     let preview = if in_place && preview.message_ids.is_empty() {

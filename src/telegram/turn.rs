@@ -57,6 +57,13 @@ pub(super) struct TurnContext<'a> {
 }
 
 impl TurnContext<'_> {
+    /// Registers the turn as running, so that `/cancel` and the Stop button reach it. Done before
+    /// anything slow (reading memory, fetching a file), which they stop too.
+    pub(super) fn start_running(&self) -> RunningTurn {
+        self.conversations
+            .start_running(self.key, Some(self.update_id))
+    }
+
     /// Answers with a short notice instead of a model answer, in the preview's message if there
     /// is one. From here on the update counts as answered: a notice is not sent twice.
     pub(super) async fn answer_with_notice(
@@ -159,10 +166,7 @@ pub(super) async fn chat_turn(
     if let Some(notice) = daily_limit_notice(turn).await {
         return turn.answer_with_notice(preview, &notice).await;
     }
-    // Registered before anything slow, so that a /cancel while memory is read stops it too.
-    let running = turn
-        .conversations
-        .start_running(turn.key, Some(turn.update_id));
+    let running = turn.start_running();
     let started = start_turn(turn, TurnInput::text(&text), &preview).await?;
     answer_turn(
         turn,
@@ -211,10 +215,7 @@ pub(super) async fn media_turn(
     if let Some(notice) = daily_limit_notice(turn).await {
         return turn.answer_with_notice(preview, &notice).await;
     }
-    // Registered before anything slow, so that a /cancel while the file is fetched stops it too.
-    let running = turn
-        .conversations
-        .start_running(turn.key, Some(turn.update_id));
+    let running = turn.start_running();
     let caption = media::caption_text(turn.message, me);
     // Fetching and transcribing take a moment: the person sees that the bot is on it.
     let chat_id = turn.message.chat.id;
