@@ -43,7 +43,7 @@ pub(crate) async fn reply_in_chat(
     Ok(())
 }
 
-/// Edits a message the bot sent (a confirmation, an alert) to `text`, its buttons gone.
+/// Edits a message the bot sent (a confirmation, an alert) to `text`.
 pub(crate) async fn edit_confirmation(
     bot: &TelegramBot,
     chat_id: ChatId,
