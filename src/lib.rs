@@ -14,7 +14,8 @@
 //! - [`commands`]: the bot's commands and what each answers, for Telegram and `telemem chat`;
 //!   the admins' commands in [`commands::admin`].
 //! - [`config`]: one typed `Config` from flags and environment variables.
-//! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`).
+//! - [`conversation`]: one chat turn, free of Telegram (also behind `telemem chat`), and what the
+//!   commands do to a conversation.
 //! - [`http`]: the operations endpoint: `/healthz`, `/metrics`, and `telemem healthcheck`.
 //! - [`import`]: `telemem import`: a Telegram export or JSON Lines history into one person's
 //!   memory, with its original times, cut into sessions, stored once.
@@ -26,13 +27,15 @@
 //!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
 //! - [`quota`]: what one person may use: tokens per day and stored history.
-//! - [`replies`]: every sentence users see, in the person's language, for both front ends.
+//! - [`replies`]: every sentence users see, in the person's language, for both front ends,
+//!   grouped by who hears it.
 //! - [`role`]: who said a message, shared by the LLM client and the store.
 //! - [`running_turns`]: the turns running now, and stopping one (`/cancel`, Stop, Ctrl-C).
 //! - [`secret`]: a string whose `Debug`/`Display` never shows its value.
 //! - [`storage`]: the store (SQLite or PostgreSQL behind one facade), the only module with SQL.
-//! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree, rendering
-//!   and reply delivery.
+//! - [`telegram`]: crash-safe intake (polling, webhook), the teloxide handler tree over its
+//!   endpoints, which stand on a chat turn's machinery and the ways every endpoint answers;
+//!   rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
 
 pub mod access_list;

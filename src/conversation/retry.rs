@@ -8,7 +8,8 @@
 
 use anyhow::Context;
 
-use super::{Conversations, Turn, TurnRecord, reply_usage};
+use super::turn::reply_usage;
+use super::{Conversations, Turn, TurnRecord};
 use crate::llm::Completion;
 use crate::storage::{ConversationKey, ExchangeReply, NewMessage, Role};
 
@@ -67,16 +68,7 @@ impl Conversations {
         let message = exchange.message;
         let asked_at_ms = message.created_at_ms;
         let mut start = self.turn_start(key, asked_at_ms).await?;
-        start.history = self
-            .store
-            .history_through(
-                key,
-                asked_at_ms - self.settings.history_window_ms,
-                self.settings.history_max_messages,
-                message.id,
-            )
-            .await
-            .context("cannot read the history of the last message")?;
+        start.history = self.history_through(key, asked_at_ms, message.id).await?;
         start
             .summaries
             .retain(|summary| summary.session_id != message.session_id);
@@ -85,15 +77,7 @@ impl Conversations {
             .assemble_context(key, asked_at_ms, start, message)
             .await?;
         Ok(RetryStart::Ready(Retry {
-            turn: Turn {
-                key,
-                record: TurnRecord::Stored {
-                    session_id,
-                    user_message_id,
-                },
-                prompt_tokens_estimate: assembled.total_tokens,
-                request: assembled.request,
-            },
+            turn: Turn::stored(key, assembled, session_id, user_message_id),
             replaced: exchange.replies,
         }))
     }

@@ -13,7 +13,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 
 use super::dialect::{Dialect, StreamDecode, StreamStep, json_body, secret_header};
-use super::error::invalid_json;
+use super::error::parse_json;
 use super::sse::SseEvent;
 use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
 use crate::secret::Secret;
@@ -168,8 +168,7 @@ struct Usage {
 
 /// Reads a non-streaming response body.
 fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
-    let response: Response =
-        serde_json::from_slice(body).map_err(|error| invalid_json("response", &error))?;
+    let response: Response = parse_json("response", body)?;
     let text = response
         .content
         .into_iter()
@@ -238,8 +237,7 @@ struct StreamDecoder {
 
 impl StreamDecode for StreamDecoder {
     fn decode(&mut self, event: &SseEvent) -> Result<StreamStep, LlmError> {
-        let parsed: Event = serde_json::from_str(&event.data)
-            .map_err(|error| invalid_json("stream event", &error))?;
+        let parsed: Event = parse_json("stream event", event.data.as_bytes())?;
         match parsed {
             Event::MessageStart { message } => {
                 if let Some(usage) = message.usage {

@@ -51,14 +51,20 @@ impl LlmError {
     }
 }
 
-/// A JSON error described by its kind and position only: serde's message can quote parts of the
-/// body, which must not reach error messages.
-pub(super) fn invalid_json(what: &str, error: &serde_json::Error) -> LlmError {
-    tracing::debug!(%error, "LLM {what} is not the expected JSON");
-    LlmError::BadResponse(format!(
-        "the {what} is not the expected JSON ({:?} error at line {} column {})",
-        error.classify(),
-        error.line(),
-        error.column()
-    ))
+/// The provider's `what` (a response, a stream event) read as JSON into `T`. A JSON error is
+/// described by its kind and position only: serde's message can quote parts of the body, which
+/// must not reach error messages.
+pub(super) fn parse_json<T: serde::de::DeserializeOwned>(
+    what: &str,
+    json: &[u8],
+) -> Result<T, LlmError> {
+    serde_json::from_slice(json).map_err(|error| {
+        tracing::debug!(%error, "LLM {what} is not the expected JSON");
+        LlmError::BadResponse(format!(
+            "the {what} is not the expected JSON ({:?} error at line {} column {})",
+            error.classify(),
+            error.line(),
+            error.column()
+        ))
+    })
 }

@@ -11,7 +11,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde::{Deserialize, Serialize};
 
 use super::dialect::{Dialect, StreamDecode, StreamStep, json_body, secret_header};
-use super::error::invalid_json;
+use super::error::parse_json;
 use super::sse::SseEvent;
 use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
 use crate::secret::Secret;
@@ -163,8 +163,7 @@ struct Usage {
 
 /// Reads a non-streaming response body.
 fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
-    let response: Response =
-        serde_json::from_slice(body).map_err(|error| invalid_json("response", &error))?;
+    let response: Response = parse_json("response", body)?;
     let choice = response
         .choices
         .into_iter()
@@ -209,8 +208,7 @@ impl StreamDecode for StreamDecoder {
         if event.data == DONE {
             return Ok(StreamStep::Finished);
         }
-        let chunk: Chunk = serde_json::from_str(&event.data)
-            .map_err(|error| invalid_json("stream chunk", &error))?;
+        let chunk: Chunk = parse_json("stream chunk", event.data.as_bytes())?;
         if chunk.error.is_some() {
             return Err(LlmError::BadResponse(
                 "the server reported an error in the middle of the stream".to_owned(),

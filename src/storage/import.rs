@@ -98,114 +98,174 @@ impl SqliteStore {
     ) -> Result<ImportCounts, sqlx::Error> {
         let mut writer = self.writer().await?;
         let mut transaction = super::begin_write(&mut writer).await?;
-        let mut counts = ImportCounts::default();
-        for session in sessions {
-            let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
-            else {
-                continue;
-            };
-            let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
-            let session_id = match session.existing_id {
-                Some(id) => id,
-                None => {
-                    sqlx::query_scalar!(
-                        r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
-                                             closed_at)
-                       VALUES (?1, ?2, ?3, ?4, ?4)
-                       RETURNING id AS "id!""#,
-                        key.chat_id,
-                        key.user_id,
-                        first_ms,
-                        last_ms,
-                    )
-                    .fetch_one(&mut *transaction)
-                    .await?
-                }
-            };
-            let stored =
-                insert_messages(&mut transaction, key, session_id, &session.messages).await?;
-            match (session.existing_id, stored) {
-                (None, 0) => {
-                    sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id)
-                        .execute(&mut *transaction)
-                        .await?;
-                }
-                (None, _) => counts.sessions_created += 1,
-                (Some(_), 0) => {}
-                (Some(_), _) => {
-                    widen_session(&mut transaction, session_id, first_ms, last_ms).await?;
-                    counts.sessions_extended += 1;
-                }
-            }
-            counts.messages += stored;
-        }
+        let mut import = SqliteImport {
+            transaction: &mut transaction,
+            key,
+        };
+        let counts = import_session_list(&mut import, sessions).await?;
         transaction.commit().await?;
         self.connections.messages_to_index();
         Ok(counts)
     }
 }
 
-/// Stores `messages` in the session `session_id`, skipping those already stored; returns how
-/// many were stored.
+/// The statements of one import, each worded in one backend's SQL and run inside the import's
+/// transaction; [`import_session_list`] decides which run for each planned session.
+pub(super) trait ImportStatements {
+    /// Stores a new closed session of the conversation from `first_ms` to `last_ms`; its id.
+    async fn insert_closed_session(
+        &mut self,
+        first_ms: i64,
+        last_ms: i64,
+    ) -> Result<i64, sqlx::Error>;
+
+    /// Stores `messages` in the session `session_id`, skipping those already stored; returns
+    /// how many were stored.
+    async fn insert_messages(
+        &mut self,
+        session_id: i64,
+        messages: &[ImportMessage],
+    ) -> Result<u64, sqlx::Error>;
+
+    /// Deletes the new session `session_id`, which received no message.
+    async fn delete_session(&mut self, session_id: i64) -> Result<(), sqlx::Error>;
+
+    /// Makes the existing session `session_id` span its imported messages too and, when it is
+    /// closed, summarized again: its old summary goes (its triggers take its vector and byte
+    /// count).
+    async fn widen_session(
+        &mut self,
+        session_id: i64,
+        first_ms: i64,
+        last_ms: i64,
+    ) -> Result<(), sqlx::Error>;
+}
+
+/// Writes the planned `sessions` through `statements`, counting what was stored.
+pub(super) async fn import_session_list<S: ImportStatements>(
+    statements: &mut S,
+    sessions: &[ImportSession],
+) -> Result<ImportCounts, sqlx::Error> {
+    let mut counts = ImportCounts::default();
+    for session in sessions {
+        let (Some(first), Some(last)) = (session.messages.first(), session.messages.last()) else {
+            continue;
+        };
+        let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
+        let session_id = match session.existing_id {
+            Some(id) => id,
+            None => statements.insert_closed_session(first_ms, last_ms).await?,
+        };
+        let stored = statements
+            .insert_messages(session_id, &session.messages)
+            .await?;
+        match (session.existing_id, stored) {
+            (None, 0) => statements.delete_session(session_id).await?,
+            (None, _) => counts.sessions_created += 1,
+            (Some(_), 0) => {}
+            (Some(_), _) => {
+                statements
+                    .widen_session(session_id, first_ms, last_ms)
+                    .await?;
+                counts.sessions_extended += 1;
+            }
+        }
+        counts.messages += stored;
+    }
+    Ok(counts)
+}
+
+/// An import into one conversation, inside the SQLite writer's transaction.
 #[cfg(feature = "sqlite")]
-async fn insert_messages(
-    transaction: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+struct SqliteImport<'t> {
+    transaction: &'t mut sqlx::SqliteConnection,
     key: ConversationKey,
-    session_id: i64,
-    messages: &[ImportMessage],
-) -> Result<u64, sqlx::Error> {
-    let mut stored = 0;
-    for chunk in messages.chunks(IMPORT_CHUNK) {
-        let rows =
-            serde_json::to_string(chunk).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
-        // `WHERE true`: SQLite needs it to read `ON CONFLICT` after a SELECT as the upsert clause.
-        // The only conflict possible is the import key (the message is stored already).
-        stored += sqlx::query!(
-            r#"INSERT INTO messages
+}
+
+#[cfg(feature = "sqlite")]
+impl ImportStatements for SqliteImport<'_> {
+    async fn insert_closed_session(
+        &mut self,
+        first_ms: i64,
+        last_ms: i64,
+    ) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
+                                             closed_at)
+                       VALUES (?1, ?2, ?3, ?4, ?4)
+                       RETURNING id AS "id!""#,
+            self.key.chat_id,
+            self.key.user_id,
+            first_ms,
+            last_ms,
+        )
+        .fetch_one(&mut *self.transaction)
+        .await
+    }
+
+    async fn insert_messages(
+        &mut self,
+        session_id: i64,
+        messages: &[ImportMessage],
+    ) -> Result<u64, sqlx::Error> {
+        let mut stored = 0;
+        for chunk in messages.chunks(IMPORT_CHUNK) {
+            let rows = serde_json::to_string(chunk)
+                .map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+            // `WHERE true`: SQLite needs it to read `ON CONFLICT` after a SELECT as the upsert
+            // clause. The only conflict possible is the import key (the message is stored
+            // already).
+            stored += sqlx::query!(
+                r#"INSERT INTO messages
                    (chat_id, user_id, session_id, role, content, created_at, import_key)
                SELECT ?1, ?2, ?3, json_extract(value, '$.role'), json_extract(value, '$.content'),
                       json_extract(value, '$.created_at_ms'), json_extract(value, '$.import_key')
                FROM json_each(?4) WHERE true
                ON CONFLICT DO NOTHING"#,
-            key.chat_id,
-            key.user_id,
-            session_id,
-            rows,
-        )
-        .execute(&mut **transaction)
-        .await?
-        .rows_affected();
+                self.key.chat_id,
+                self.key.user_id,
+                session_id,
+                rows,
+            )
+            .execute(&mut *self.transaction)
+            .await?
+            .rows_affected();
+        }
+        Ok(stored)
     }
-    Ok(stored)
-}
 
-/// Makes the existing session `session_id` span its imported messages too and, when it is
-/// closed, summarized again: its old summary goes (its triggers take its vector and byte count).
-#[cfg(feature = "sqlite")]
-async fn widen_session(
-    transaction: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    session_id: i64,
-    first_ms: i64,
-    last_ms: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query!(
-        "UPDATE sessions
+    async fn delete_session(&mut self, session_id: i64) -> Result<(), sqlx::Error> {
+        sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id)
+            .execute(&mut *self.transaction)
+            .await?;
+        Ok(())
+    }
+
+    async fn widen_session(
+        &mut self,
+        session_id: i64,
+        first_ms: i64,
+        last_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE sessions
          SET started_at = min(started_at, ?2),
              last_activity_at = max(last_activity_at, ?3),
              closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE max(closed_at, ?3) END,
              summarized = 0, summary_attempts = 0, summary_retry_at = NULL
          WHERE id = ?1",
-        session_id,
-        first_ms,
-        last_ms,
-    )
-    .execute(&mut **transaction)
-    .await?;
-    sqlx::query!(
-        "DELETE FROM session_summaries WHERE session_id = ?1",
-        session_id
-    )
-    .execute(&mut **transaction)
-    .await?;
-    Ok(())
+            session_id,
+            first_ms,
+            last_ms,
+        )
+        .execute(&mut *self.transaction)
+        .await?;
+        sqlx::query!(
+            "DELETE FROM session_summaries WHERE session_id = ?1",
+            session_id
+        )
+        .execute(&mut *self.transaction)
+        .await?;
+        Ok(())
+    }
 }

@@ -7,6 +7,11 @@
 //! - PostgreSQL (`postgres://…`): a server shared by several replicas of the bot. Its queries
 //!   are in [`postgres`], one module per topic, returning the same records.
 //!
+//! What both backends do around their SQL is written once, in the topic module: the row types
+//! both read into and their conversions to records, and, for a write of several statements
+//! (`replace_notes`, `import_sessions`), the order of the statements as a generic function over
+//! a small trait that each backend implements with its own queries.
+//!
 //! Each backend has its own migrations (`migrations/sqlite`, `migrations/postgres`) and its own
 //! compile-time checked queries; `scripts/prepare-queries` refreshes the offline query data of
 //! both. [`Store`]'s methods are listed once, in [`backend_methods!`], which sends each call to the

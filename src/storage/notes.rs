@@ -3,6 +3,8 @@
 //! with a time: since when its text holds (`valid_from`), and what it said before it changed
 //! (`earlier`, the last [`MAX_EARLIER_VALUES`] values, each with the time it stopped holding).
 
+use std::borrow::Cow;
+
 use super::ConversationKey;
 #[cfg(feature = "sqlite")]
 use super::SqliteStore;
@@ -147,11 +149,198 @@ pub(super) struct ReplacedRow {
     pub(super) earlier: Option<String>,
 }
 
+/// A note as both backends read it, before its earlier values are decoded.
+pub(super) struct NoteRow {
+    pub(super) id: i64,
+    pub(super) note: String,
+    pub(super) created_at: i64,
+    pub(super) confirmed_at: i64,
+    pub(super) added_by_hand: bool,
+    pub(super) valid_from: i64,
+    pub(super) earlier: Option<String>,
+}
+
+impl TryFrom<NoteRow> for NoteRecord {
+    type Error = sqlx::Error;
+
+    fn try_from(row: NoteRow) -> Result<Self, sqlx::Error> {
+        Ok(Self {
+            id: row.id,
+            note: row.note,
+            created_at_ms: row.created_at,
+            confirmed_at_ms: row.confirmed_at,
+            added_by_hand: row.added_by_hand,
+            valid_from_ms: row.valid_from,
+            earlier: read_earlier(row.earlier.as_deref())?,
+        })
+    }
+}
+
+/// `rows` as records, oldest first as read.
+pub(super) fn note_records(rows: Vec<NoteRow>) -> Result<Vec<NoteRecord>, sqlx::Error> {
+    rows.into_iter().map(NoteRecord::try_from).collect()
+}
+
+impl NoteAdded {
+    /// What adding a note by hand did, from the rows its insert added (none: the note was there).
+    pub(super) fn from_inserted(inserted: u64) -> Self {
+        if inserted == 1 {
+            Self::New
+        } else {
+            Self::AlreadyKept
+        }
+    }
+}
+
+/// A note as read before the person edits it by hand.
+pub(super) struct EditedNote {
+    pub(super) note: String,
+    pub(super) valid_from: i64,
+    pub(super) earlier: Option<String>,
+}
+
+/// The time and stored earlier values of `old` once the person's edit gave it the text `note`
+/// at `now_ms`: unchanged when the text is, otherwise the old text becomes an earlier value.
+pub(super) fn after_hand_edit(
+    old: EditedNote,
+    note: &str,
+    now_ms: i64,
+) -> Result<(i64, Option<String>), sqlx::Error> {
+    let old_earlier = read_earlier(old.earlier.as_deref())?;
+    let (valid_from, earlier) = if old.note == note {
+        (old.valid_from, old_earlier)
+    } else {
+        let changed = Replaced::Changed(old.note);
+        after_replacing(&changed, old.valid_from, &old_earlier, now_ms)
+    };
+    Ok((valid_from, stored_earlier(&earlier)?))
+}
+
+/// The statements that make a summarizer's list the conversation's notes, each worded in one
+/// backend's SQL and run inside one transaction; [`replace_note_list`] decides their order and
+/// what each note becomes.
+pub(super) trait NoteListStatements {
+    /// `text` as this backend can store it.
+    fn storable(text: &str) -> Cow<'_, str>;
+
+    /// Marks every note of the conversation unconfirmed, except those added by hand, which are
+    /// confirmed at `now_ms`.
+    async fn unconfirm_notes(
+        &mut self,
+        key: ConversationKey,
+        now_ms: i64,
+    ) -> Result<(), sqlx::Error>;
+
+    /// The summarizer's note with the text `old`, not confirmed yet in this update, while no
+    /// note has the text `note` already.
+    async fn note_to_rewrite(
+        &mut self,
+        key: ConversationKey,
+        old: &str,
+        note: &str,
+    ) -> Result<Option<ReplacedRow>, sqlx::Error>;
+
+    /// Gives the note `rewrite.id` its new text, time and earlier values.
+    async fn rewrite_note(
+        &mut self,
+        source: &NoteSource,
+        rewrite: &NoteRewrite<'_>,
+    ) -> Result<(), sqlx::Error>;
+
+    /// Adds `note` (confirming it if the conversation has it already).
+    async fn upsert_note(
+        &mut self,
+        source: &NoteSource,
+        note: &str,
+        earlier: Option<String>,
+    ) -> Result<(), sqlx::Error>;
+
+    /// Deletes the conversation's notes that stayed unconfirmed.
+    async fn delete_unconfirmed_notes(&mut self, key: ConversationKey) -> Result<(), sqlx::Error>;
+}
+
+/// What a rewritten note becomes (see [`NoteListStatements::rewrite_note`]).
+pub(super) struct NoteRewrite<'a> {
+    pub(super) id: i64,
+    pub(super) note: &'a str,
+    pub(super) valid_from: i64,
+    pub(super) earlier: Option<String>,
+}
+
+/// Makes `notes` the summarizer's complete list for the conversation of `source` (see
+/// `replace_notes`), inside the caller's transaction `statements`: confirm, rewrite or insert
+/// each new note, then delete whatever stayed unconfirmed.
+pub(super) async fn replace_note_list<S: NoteListStatements>(
+    statements: &mut S,
+    source: &NoteSource,
+    notes: &[NoteUpdate],
+) -> Result<(), sqlx::Error> {
+    statements
+        .unconfirm_notes(source.key, source.now_ms)
+        .await?;
+    // One statement per note, in the list's order: new notes get ids (their place in the list)
+    // in that order, and a note listed twice is simply confirmed twice.
+    for update in notes {
+        let note = S::storable(&update.note);
+        if let Some(replaced) = &update.replaces
+            && rewrite_replaced(statements, source, &note, replaced).await?
+        {
+            continue;
+        }
+        let earlier = match &update.replaces {
+            Some(Replaced::Changed(old)) => {
+                earlier_after_change(&S::storable(old), None, &[], source.stated_at_ms)
+            }
+            _ => Vec::new(),
+        };
+        statements
+            .upsert_note(source, &note, stored_earlier(&earlier)?)
+            .await?;
+    }
+    statements.delete_unconfirmed_notes(source.key).await
+}
+
+/// Rewrites the summarizer's note that `replaced` names into `note`: only a note of the
+/// summarizer's not confirmed yet in this update (so one note is never taken by two), and only
+/// while no note has the new text already (that one is simply confirmed). `false` when there is
+/// no such note to rewrite.
+async fn rewrite_replaced<S: NoteListStatements>(
+    statements: &mut S,
+    source: &NoteSource,
+    note: &str,
+    replaced: &Replaced,
+) -> Result<bool, sqlx::Error> {
+    let old = S::storable(replaced.old());
+    let Some(row) = statements.note_to_rewrite(source.key, &old, note).await? else {
+        return Ok(false);
+    };
+    let stored = read_earlier(row.earlier.as_deref())?;
+    let (valid_from, earlier) =
+        after_replacing(replaced, row.valid_from, &stored, source.stated_at_ms);
+    let rewrite = NoteRewrite {
+        id: row.id,
+        note,
+        valid_from,
+        earlier: stored_earlier(&earlier)?,
+    };
+    statements.rewrite_note(source, &rewrite).await?;
+    Ok(true)
+}
+
+/// Where a summarizer's notes come from, for [`rewrite_replaced`].
+pub(super) struct NoteSource {
+    pub(super) key: ConversationKey,
+    pub(super) session_id: i64,
+    pub(super) stated_at_ms: i64,
+    pub(super) now_ms: i64,
+}
+
 #[cfg(feature = "sqlite")]
 impl SqliteStore {
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error> {
-        let rows = sqlx::query!(
+        let rows = sqlx::query_as!(
+            NoteRow,
             r#"SELECT id AS "id!", note, created_at, confirmed_at,
                       added_by_hand AS "added_by_hand: bool", valid_from, earlier
                FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
@@ -161,19 +350,7 @@ impl SqliteStore {
         )
         .fetch_all(&mut *self.reader().await?)
         .await?;
-        rows.into_iter()
-            .map(|row| {
-                Ok(NoteRecord {
-                    id: row.id,
-                    note: row.note,
-                    created_at_ms: row.created_at,
-                    confirmed_at_ms: row.confirmed_at,
-                    added_by_hand: row.added_by_hand,
-                    valid_from_ms: row.valid_from,
-                    earlier: read_earlier(row.earlier.as_deref())?,
-                })
-            })
-            .collect()
+        note_records(rows)
     }
 
     /// Makes `notes` the summarizer's complete list for the conversation: notes already stored
@@ -190,59 +367,15 @@ impl SqliteStore {
         stated_at_ms: i64,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        // Mark every current note as unconfirmed (or, added by hand, confirmed), confirm,
-        // rewrite or insert each new one, then delete whatever stayed unconfirmed.
-        sqlx::query!(
-            "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
-             WHERE chat_id = ?1 AND user_id = ?2",
-            key.chat_id,
-            key.user_id,
-            now_ms,
-        )
-        .execute(&mut *transaction)
-        .await?;
         let source = NoteSource {
             key,
             session_id: source_session_id,
             stated_at_ms,
             now_ms,
         };
-        for update in notes {
-            if let Some(replaced) = &update.replaces
-                && rewrite_replaced(&mut transaction, &source, &update.note, replaced).await?
-            {
-                continue;
-            }
-            let earlier = match &update.replaces {
-                Some(Replaced::Changed(old)) => earlier_after_change(old, None, &[], stated_at_ms),
-                _ => Vec::new(),
-            };
-            let earlier = stored_earlier(&earlier)?;
-            sqlx::query!(
-                r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                          confirmed_at, valid_from, earlier)
-                   VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
-                   ON CONFLICT (chat_id, user_id, note) DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
-                key.chat_id,
-                key.user_id,
-                update.note,
-                source_session_id,
-                now_ms,
-                stated_at_ms,
-                earlier,
-            )
-            .execute(&mut *transaction)
-            .await?;
-        }
-        sqlx::query!(
-            "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
-            key.chat_id,
-            key.user_id,
-        )
-        .execute(&mut *transaction)
-        .await?;
+        let mut writer = self.writer().await?;
+        let mut transaction = super::begin_write(&mut writer).await?;
+        replace_note_list(&mut *transaction, &source, notes).await?;
         transaction.commit().await
     }
 
@@ -282,11 +415,7 @@ impl SqliteStore {
             .await?;
         }
         transaction.commit().await?;
-        Ok(if inserted == 1 {
-            NoteAdded::New
-        } else {
-            NoteAdded::AlreadyKept
-        })
+        Ok(NoteAdded::from_inserted(inserted))
     }
 
     /// Gives note `note_id` of the conversation the person's text `note`, keeping its place in
@@ -302,7 +431,8 @@ impl SqliteStore {
     ) -> Result<bool, sqlx::Error> {
         let mut writer = self.writer().await?;
         let mut transaction = super::begin_write(&mut writer).await?;
-        let Some(old) = sqlx::query!(
+        let Some(old) = sqlx::query_as!(
+            EditedNote,
             "SELECT note, valid_from, earlier FROM user_notes
              WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
             note_id,
@@ -327,14 +457,7 @@ impl SqliteStore {
         )
         .execute(&mut *transaction)
         .await?;
-        let old_earlier = read_earlier(old.earlier.as_deref())?;
-        let (valid_from, earlier) = if old.note == note {
-            (old.valid_from, old_earlier)
-        } else {
-            let changed = Replaced::Changed(old.note);
-            after_replacing(&changed, old.valid_from, &old_earlier, now_ms)
-        };
-        let earlier = stored_earlier(&earlier)?;
+        let (valid_from, earlier) = after_hand_edit(old, note, now_ms)?;
         sqlx::query!(
             "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
                                    valid_from = ?4, earlier = ?5
@@ -369,59 +492,105 @@ impl SqliteStore {
     }
 }
 
-/// Where a summarizer's notes come from, for [`rewrite_replaced`].
-pub(super) struct NoteSource {
-    pub(super) key: ConversationKey,
-    pub(super) session_id: i64,
-    pub(super) stated_at_ms: i64,
-    pub(super) now_ms: i64,
-}
-
-/// Rewrites the summarizer's note that `replaced` names into `note`, inside `replace_notes`'s
-/// transaction: only a note of the summarizer's not confirmed yet in this update (so one note
-/// is never taken by two), and only while no note has the new text already (that one is simply
-/// confirmed). `false` when there is no such note to rewrite.
 #[cfg(feature = "sqlite")]
-async fn rewrite_replaced(
-    transaction: &mut sqlx::SqliteConnection,
-    source: &NoteSource,
-    note: &str,
-    replaced: &Replaced,
-) -> Result<bool, sqlx::Error> {
-    let old = replaced.old();
-    let row = sqlx::query_as!(
-        ReplacedRow,
-        r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
+impl NoteListStatements for sqlx::SqliteConnection {
+    /// SQLite stores any text as it is.
+    fn storable(text: &str) -> Cow<'_, str> {
+        Cow::Borrowed(text)
+    }
+
+    async fn unconfirm_notes(
+        &mut self,
+        key: ConversationKey,
+        now_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
+             WHERE chat_id = ?1 AND user_id = ?2",
+            key.chat_id,
+            key.user_id,
+            now_ms,
+        )
+        .execute(self)
+        .await?;
+        Ok(())
+    }
+
+    async fn note_to_rewrite(
+        &mut self,
+        key: ConversationKey,
+        old: &str,
+        note: &str,
+    ) -> Result<Option<ReplacedRow>, sqlx::Error> {
+        sqlx::query_as!(
+            ReplacedRow,
+            r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
            WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
              AND confirmed_at = -1
              AND NOT EXISTS (SELECT 1 FROM user_notes
                              WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
-        source.key.chat_id,
-        source.key.user_id,
-        old,
-        note,
-    )
-    .fetch_optional(&mut *transaction)
-    .await?;
-    let Some(row) = row else {
-        return Ok(false);
-    };
-    let stored = read_earlier(row.earlier.as_deref())?;
-    let (valid_from, earlier) =
-        after_replacing(replaced, row.valid_from, &stored, source.stated_at_ms);
-    let earlier = stored_earlier(&earlier)?;
-    sqlx::query!(
-        "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
+            key.chat_id,
+            key.user_id,
+            old,
+            note,
+        )
+        .fetch_optional(self)
+        .await
+    }
+
+    async fn rewrite_note(
+        &mut self,
+        source: &NoteSource,
+        rewrite: &NoteRewrite<'_>,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
                                source_session_id = ?6
          WHERE id = ?1",
-        row.id,
-        note,
-        source.now_ms,
-        valid_from,
-        earlier,
-        source.session_id,
-    )
-    .execute(&mut *transaction)
-    .await?;
-    Ok(true)
+            rewrite.id,
+            rewrite.note,
+            source.now_ms,
+            rewrite.valid_from,
+            rewrite.earlier,
+            source.session_id,
+        )
+        .execute(self)
+        .await?;
+        Ok(())
+    }
+
+    async fn upsert_note(
+        &mut self,
+        source: &NoteSource,
+        note: &str,
+        earlier: Option<String>,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+                r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                          confirmed_at, valid_from, earlier)
+                   VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
+                   ON CONFLICT (chat_id, user_id, note) DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+            source.key.chat_id,
+            source.key.user_id,
+            note,
+            source.session_id,
+            source.now_ms,
+            source.stated_at_ms,
+            earlier,
+        )
+        .execute(self)
+        .await?;
+        Ok(())
+    }
+
+    async fn delete_unconfirmed_notes(&mut self, key: ConversationKey) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
+            key.chat_id,
+            key.user_id,
+        )
+        .execute(self)
+        .await?;
+        Ok(())
+    }
 }

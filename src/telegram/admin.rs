@@ -1,32 +1,31 @@
 //! The admins' side of the bot in Telegram: their commands (answered in their private chat; in a
-//! group, refused), the command menu of their private chats, the alert every admin gets about a
-//! new stranger (one per stranger, ever) with its Allow and Block buttons, and what a press on
-//! those does. Everything an admin reads here is in their language: the answer to a command in
-//! the language of that message, the alert and the menu in the one their app last reported
-//! ([`Conversations::language`]). What the commands do is in [`crate::commands::admin`]; who is an admin and who may
-//! use the bot, in [`crate::access_list`]. Logs carry ids, never names or message text.
+//! group, refused), the alert every admin gets about a new stranger (one per stranger, ever) with
+//! its Allow and Block buttons, and what a press on those does. Everything an admin reads here is
+//! in their language: the answer to a command in the language of that message, the alert in the
+//! one their app last reported ([`Conversations::language`]). Their command menu is registered in
+//! `menus`; what the commands do is in [`crate::commands::admin`]; who is an admin and
+//! who may use the bot, in [`crate::access_list`]. Logs carry ids, never names or message text.
 
 use std::sync::Arc;
 
-use teloxide::payloads::{SendMessageSetters, SetMyCommandsSetters};
+use teloxide::payloads::SendMessageSetters;
 use teloxide::prelude::*;
-use teloxide::types::{
-    BotCommand, BotCommandScope, CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup,
-    Recipient,
-};
+use teloxide::types::{CallbackQuery, InlineKeyboardMarkup};
 
 use crate::access_list::AccessError;
+use crate::commands::Command;
 use crate::commands::admin::{self, AdminCommand, AdminServices};
-use crate::commands::{self, Command};
 use crate::conversation::Conversations;
 use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
-use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
-use crate::telegram::handlers::{HandlerResult, answer_once, edit_confirmation, reply_in_chat};
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::intake::Intake;
+use crate::telegram::reply::{
+    HandlerResult, answer_once, button_row, edit_confirmation, reply_in_chat,
+};
 
 /// The button data of an alert's buttons: `access:allow:<id>`, `access:block:<id>`.
 const ACCESS_BUTTON: &str = "access:";
@@ -149,7 +148,7 @@ pub async fn alert_admins_about_stranger(
                 "told an admin about a stranger"
             ),
             Err(error) => tracing::warn!(
-                error = crate::telegram::loggable(&error),
+                error = crate::telegram::errors::loggable(&error),
                 admin_id = admin_id.0,
                 stranger = stranger.0,
                 "could not tell an admin about a stranger"
@@ -160,21 +159,21 @@ pub async fn alert_admins_about_stranger(
 
 /// The alert's Allow and Block buttons about `stranger`, labelled in `lang`.
 fn access_buttons(lang: Lang, stranger: UserId) -> InlineKeyboardMarkup {
-    InlineKeyboardMarkup::new([[
-        InlineKeyboardButton::callback(
+    button_row([
+        (
             replies::stranger_button_allow(lang),
             format!("{ACCESS_BUTTON}{ALLOW}:{stranger}"),
         ),
-        InlineKeyboardButton::callback(
+        (
             replies::stranger_button_block(lang),
             format!("{ACCESS_BUTTON}{BLOCK}:{stranger}"),
         ),
-    ]])
+    ])
 }
 
 /// The language `admin_id`'s app last reported; English when none is recorded or it cannot be
 /// read (an alert in English beats no alert).
-async fn recorded_language(conversations: &Conversations, admin_id: UserId) -> Lang {
+pub(super) async fn recorded_language(conversations: &Conversations, admin_id: UserId) -> Lang {
     conversations
         .language(admin_id)
         .await
@@ -281,36 +280,6 @@ pub async fn admin_help(
 ) -> HandlerResult {
     let help = admin::help_for_admins(identity::message_language(&message));
     answer_once(&intake, &update, reply_in_chat(&bot, &message, &help)).await
-}
-
-/// Gives each admin's private chat a command menu with the admin commands too, in the language
-/// their app last reported; everyone else keeps the default menus. An admin who never started the bot has no
-/// private chat with it yet: Telegram refuses, and they get the menu at the next start after
-/// they have.
-pub async fn register_admin_menus(
-    bot: &TelegramBot,
-    admins: &[UserId],
-    conversations: &Conversations,
-) {
-    for &admin_id in admins {
-        let lang = recorded_language(conversations, admin_id).await;
-        let mut menu = super::command_menu(lang);
-        menu.extend(
-            commands::described::<AdminCommand>(lang)
-                .into_iter()
-                .map(|command| BotCommand::new(command.command, command.description)),
-        );
-        let scope = BotCommandScope::Chat {
-            chat_id: Recipient::Id(ChatId(admin_id.0)),
-        };
-        if let Err(error) = bot.set_my_commands(menu).scope(scope).await {
-            tracing::warn!(
-                error = crate::telegram::loggable(&error),
-                admin_id = admin_id.0,
-                "could not register the admin command menu"
-            );
-        }
-    }
 }
 
 /// The admins' part of the handler tree for messages: their commands, before everyone's.

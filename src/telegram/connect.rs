@@ -13,7 +13,7 @@ use teloxide::{ApiError, RequestError};
 use tokio_util::sync::CancellationToken;
 
 use crate::backoff::Backoff;
-use crate::telegram::TelegramBot;
+use crate::telegram::bot::TelegramBot;
 
 /// The waits between attempts to reach Telegram: 1, 2, 4, then every 5 seconds, so the bot is
 /// back within seconds of Telegram.

@@ -23,7 +23,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::backoff::Backoff;
-use crate::telegram::TelegramBot;
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::intake::AnswerMessages;
 use crate::telegram::render::markdown_to_telegram_html;
 use crate::telegram::split::{TELEGRAM_MAX_CHARS, split_for_telegram, split_plain_text};

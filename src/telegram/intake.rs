@@ -45,8 +45,8 @@ use crate::storage::{
     BackendKind, Leadership, SoleTask, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord,
     UpdateState,
 };
-use crate::telegram::TelegramBot;
 use crate::telegram::access::AccessPolicy;
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::connect::telegram_backoff;
 use crate::telegram::identity::{update_conversation_key, update_sender_id};
 
@@ -497,7 +497,7 @@ async fn poll_while_leading(
             }
             Err(error) => {
                 metrics::error("telegram_poll");
-                tracing::warn!(error = %crate::telegram::loggable(&error), "polling Telegram failed; retrying");
+                tracing::warn!(error = %crate::telegram::errors::loggable(&error), "polling Telegram failed; retrying");
                 PollOutcome::Failed
             }
         };

@@ -27,8 +27,8 @@ use crate::llm::Image;
 use crate::llm::transcription::{Recording, TranscriptionError};
 use crate::replies;
 use crate::storage::ConversationKey;
-use crate::telegram::TelegramBot;
 use crate::telegram::access::without_bot_mention;
+use crate::telegram::bot::TelegramBot;
 
 /// What the handlers need to know about media, fixed at start.
 #[derive(Clone, Debug)]
@@ -471,7 +471,7 @@ async fn fetch(
             return MediaProblem::FileTooBig;
         }
         tracing::warn!(
-            error = crate::telegram::loggable(&error),
+            error = crate::telegram::errors::loggable(&error),
             "Telegram did not hand out a file (getFile)"
         );
         MediaProblem::Unavailable

@@ -9,18 +9,17 @@
 //! may choose from their menu.
 
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, ReplyParameters};
+use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup};
 use teloxide::{ApiError, RequestError};
 
 use crate::conversation::{Conversations, ModelMenu};
 use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
-use crate::telegram::TelegramBot;
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::with_flood_retry;
-use crate::telegram::handlers::{HandlerResult, answer_once};
 use crate::telegram::identity;
-use crate::telegram::intake::Intake;
+use crate::telegram::reply::{HandlerResult, send_with_buttons};
 
 /// What every model button's callback data starts with.
 const PREFIX: &str = "model:";
@@ -106,36 +105,13 @@ pub async fn offer_models(
     intro: &str,
     menu: &ModelMenu,
 ) -> HandlerResult {
-    let mut request = bot
-        .send_message(message.chat.id, menu_text(lang, intro))
-        .reply_markup(keyboard(menu, owner));
-    if !message.chat.is_private() {
-        request = request
-            .reply_parameters(ReplyParameters::new(message.id).allow_sending_without_reply());
-    }
-    request.await?;
-    Ok(())
-}
-
-/// A press on a `/model` menu's button.
-pub async fn model_button(
-    bot: TelegramBot,
-    update: Update,
-    query: CallbackQuery,
-    conversations: Conversations,
-    intake: Intake,
-) -> HandlerResult {
-    answer_once(
-        &intake,
-        &update,
-        press_model_button(bot, query, conversations),
-    )
-    .await
+    let (text, buttons) = (menu_text(lang, intro), keyboard(menu, owner));
+    send_with_buttons(bot, message, text, buttons).await
 }
 
 /// Chooses the pressed model for the person who asked and edits the menu to mark it; someone
 /// else's press only gets a short notice, and a menu out of date is shown as it is now.
-async fn press_model_button(
+pub(super) async fn press_model_button(
     bot: TelegramBot,
     query: CallbackQuery,
     conversations: Conversations,

@@ -19,7 +19,7 @@ use crate::conversation::{Retry, RetryStart};
 use crate::metrics;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
-use crate::telegram::handlers::{
+use crate::telegram::turn::{
     TurnContext, TurnOutcome, ask_showing_progress, count_tokens, daily_limit_notice,
     deliver_stored, usable_answer,
 };
@@ -52,9 +52,7 @@ pub(super) async fn retry_turn(
             return Err(error.context("could not start the retry"));
         }
     };
-    let running = turn
-        .conversations
-        .start_running(turn.key, Some(turn.update_id));
+    let running = turn.start_running();
     let old_answer = OldAnswer::of(&retry);
     let in_place = old_answer.takes_the_new_one(turn, &preview);
     let preview = if in_place && preview.message_ids.is_empty() {
@@ -155,7 +153,7 @@ impl OldAnswer {
         .await
         {
             tracing::info!(
-                error = crate::telegram::loggable(&error),
+                error = crate::telegram::errors::loggable(&error),
                 "could not mark the replaced answer"
             );
         }
@@ -174,7 +172,7 @@ async fn keep_old_answer(
     let old_text = old_answer.single_text.as_deref().unwrap_or_default();
     if let Err(error) = deliver_reply(turn.bot, target, preview, old_text, &turn.answer).await {
         tracing::warn!(
-            error = crate::telegram::loggable(&error),
+            error = crate::telegram::errors::loggable(&error),
             "could not show the old answer again"
         );
     }

@@ -38,8 +38,8 @@ use crate::clock::Clock;
 use crate::metrics;
 use crate::replies;
 use crate::storage::{self, ConversationKey};
-use crate::telegram::TelegramBot;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{ReplyTarget, send_plain_text};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
@@ -278,7 +278,7 @@ impl Scheduler {
             Some(Ok(ControlFlow::Break(Err(error)))) => {
                 metrics::error("handler");
                 tracing::error!(
-                    error = crate::telegram::loggable_chain(&error),
+                    error = crate::telegram::errors::loggable_chain(&error),
                     update_id,
                     "handling an update failed"
                 );
@@ -323,7 +323,7 @@ impl Scheduler {
         let target = ReplyTarget::answering(message);
         if let Err(error) = send_plain_text(&self.bot, target, &notice).await {
             tracing::warn!(
-                error = crate::telegram::loggable(&error),
+                error = crate::telegram::errors::loggable(&error),
                 "could not send the limit notice"
             );
         }

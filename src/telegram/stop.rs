@@ -5,7 +5,7 @@
 //! [`Conversations::stop_running`]; `/cancel` is answered with the other commands.
 
 use teloxide::prelude::*;
-use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Me, UpdateKind};
+use teloxide::types::{CallbackQuery, InlineKeyboardMarkup, Me, UpdateKind};
 use teloxide::utils::command::BotCommands;
 
 use crate::commands::Command;
@@ -13,10 +13,9 @@ use crate::conversation::Conversations;
 use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::{ConversationKey, UserId};
-use crate::telegram::TelegramBot;
-use crate::telegram::handlers::{HandlerResult, answer_once};
+use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
-use crate::telegram::intake::Intake;
+use crate::telegram::reply::{HandlerResult, button_row};
 
 /// What a Stop button's data starts with.
 const STOP_DATA: &str = "stop";
@@ -25,10 +24,10 @@ const STOP_DATA: &str = "stop";
 /// both: only the owner's press counts, and a button left over from an earlier answer cannot stop
 /// a later one.
 pub fn stop_button(lang: Lang, owner: UserId, update_id: i64) -> InlineKeyboardMarkup {
-    InlineKeyboardMarkup::new([[InlineKeyboardButton::callback(
+    button_row([(
         replies::stop_button(lang),
         format!("{STOP_DATA}:{owner}:{update_id}"),
-    )]])
+    )])
 }
 
 /// The owner and the update of a Stop button's data.
@@ -59,24 +58,19 @@ pub fn is_stop_request(update: &Update, me: &Me) -> bool {
 }
 
 /// A press on a Stop button: stops the answer if it is the presser's, and says why not otherwise
-/// in the short notice Telegram shows for a press. Answered once, like a command.
-pub async fn stop_pressed(
+/// in the short notice Telegram shows for a press.
+pub(super) async fn press_stop(
     bot: TelegramBot,
-    update: Update,
     query: CallbackQuery,
     conversations: Conversations,
-    intake: Intake,
 ) -> HandlerResult {
-    answer_once(&intake, &update, async move {
-        let notice = stop_for(&query, &conversations);
-        let mut answer = bot.answer_callback_query(query.id.clone());
-        if let Some(notice) = notice {
-            answer = answer.text(notice);
-        }
-        answer.await?;
-        Ok(())
-    })
-    .await
+    let notice = stop_for(&query, &conversations);
+    let mut answer = bot.answer_callback_query(query.id.clone());
+    if let Some(notice) = notice {
+        answer = answer.text(notice);
+    }
+    answer.await?;
+    Ok(())
 }
 
 /// Stops the answer the pressed button is under, if it is the presser's; otherwise the notice
@@ -100,6 +94,7 @@ fn stop_for(query: &CallbackQuery, conversations: &Conversations) -> Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use teloxide::types::InlineKeyboardButton;
 
     #[test]
     fn a_stop_button_names_its_owner_and_update() {

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use super::PgStore;
 use super::messages::storable;
-use crate::storage::import::IMPORT_CHUNK;
+use crate::storage::import::{IMPORT_CHUNK, ImportStatements, import_session_list};
 use crate::storage::{ConversationKey, ImportCounts, ImportMessage, ImportSession, SessionSpan};
 
 impl PgStore {
@@ -54,54 +54,13 @@ impl PgStore {
         sessions: &[ImportSession],
     ) -> Result<ImportCounts, sqlx::Error> {
         let mut transaction = self.pool.begin().await?;
-        let mut counts = ImportCounts::default();
-        let mut bookkeeping = Bookkeeping::default();
-        for session in sessions {
-            let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
-            else {
-                continue;
-            };
-            let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
-            let session_id = match session.existing_id {
-                Some(id) => id,
-                None => {
-                    sqlx::query_scalar!(
-                        r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
-                                             closed_at)
-                       VALUES ($1, $2, $3, $4, $4)
-                       RETURNING id"#,
-                        key.chat_id.0,
-                        key.user_id.0,
-                        first_ms,
-                        last_ms,
-                    )
-                    .fetch_one(&mut *transaction)
-                    .await?
-                }
-            };
-            let stored = insert_messages(
-                &mut transaction,
-                key,
-                session_id,
-                &session.messages,
-                &mut bookkeeping,
-            )
-            .await?;
-            match (session.existing_id, stored) {
-                (None, 0) => {
-                    sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id)
-                        .execute(&mut *transaction)
-                        .await?;
-                }
-                (None, _) => counts.sessions_created += 1,
-                (Some(_), 0) => {}
-                (Some(_), _) => {
-                    widen_session(&mut transaction, session_id, first_ms, last_ms).await?;
-                    counts.sessions_extended += 1;
-                }
-            }
-            counts.messages += stored;
-        }
+        let mut import = PgImport {
+            transaction: &mut transaction,
+            key,
+            bookkeeping: Bookkeeping::default(),
+        };
+        let counts = import_session_list(&mut import, sessions).await?;
+        let bookkeeping = import.bookkeeping;
         bookkeeping.write(&mut transaction, key).await?;
         transaction.commit().await?;
         Ok(counts)
@@ -189,35 +148,60 @@ impl Bookkeeping {
     }
 }
 
-/// Stores `messages` in the session `session_id`, skipping those already stored, and adds the
-/// stored ones to `bookkeeping`; returns how many were stored.
-async fn insert_messages(
-    transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+/// An import into one conversation, inside its transaction, with what its rows add to the
+/// person's bookkeeping so far.
+struct PgImport<'t> {
+    transaction: &'t mut sqlx::PgConnection,
     key: ConversationKey,
-    session_id: i64,
-    messages: &[ImportMessage],
-    bookkeeping: &mut Bookkeeping,
-) -> Result<u64, sqlx::Error> {
-    let mut stored = 0;
-    for chunk in messages.chunks(IMPORT_CHUNK) {
-        let roles: Vec<&str> = chunk
-            .iter()
-            .map(|message| match message.role {
-                crate::storage::Role::System => "system",
-                crate::storage::Role::User => "user",
-                crate::storage::Role::Assistant => "assistant",
-            })
-            .collect();
-        let contents: Vec<String> = chunk
-            .iter()
-            .map(|message| storable(&message.content).into_owned())
-            .collect();
-        let times: Vec<i64> = chunk.iter().map(|message| message.created_at_ms).collect();
-        let import_keys: Vec<&str> = chunk.iter().map(|message| &*message.import_key).collect();
-        // The only conflict possible is the import key (the message is stored already).
-        let days = sqlx::query_as!(
-            ImportedDay,
-            r#"WITH inserted AS (
+    bookkeeping: Bookkeeping,
+}
+
+impl ImportStatements for PgImport<'_> {
+    async fn insert_closed_session(
+        &mut self,
+        first_ms: i64,
+        last_ms: i64,
+    ) -> Result<i64, sqlx::Error> {
+        sqlx::query_scalar!(
+            r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
+                                             closed_at)
+                       VALUES ($1, $2, $3, $4, $4)
+                       RETURNING id"#,
+            self.key.chat_id.0,
+            self.key.user_id.0,
+            first_ms,
+            last_ms,
+        )
+        .fetch_one(&mut *self.transaction)
+        .await
+    }
+
+    /// Also adds the stored rows to the bookkeeping.
+    async fn insert_messages(
+        &mut self,
+        session_id: i64,
+        messages: &[ImportMessage],
+    ) -> Result<u64, sqlx::Error> {
+        let mut stored = 0;
+        for chunk in messages.chunks(IMPORT_CHUNK) {
+            let roles: Vec<&str> = chunk
+                .iter()
+                .map(|message| match message.role {
+                    crate::storage::Role::System => "system",
+                    crate::storage::Role::User => "user",
+                    crate::storage::Role::Assistant => "assistant",
+                })
+                .collect();
+            let contents: Vec<String> = chunk
+                .iter()
+                .map(|message| storable(&message.content).into_owned())
+                .collect();
+            let times: Vec<i64> = chunk.iter().map(|message| message.created_at_ms).collect();
+            let import_keys: Vec<&str> = chunk.iter().map(|message| &*message.import_key).collect();
+            // The only conflict possible is the import key (the message is stored already).
+            let days = sqlx::query_as!(
+                ImportedDay,
+                r#"WITH inserted AS (
                    INSERT INTO messages
                        (chat_id, user_id, session_id, role, content, created_at, import_key)
                    SELECT $1, $2, $3, role, content, created_at, import_key
@@ -233,50 +217,56 @@ async fn insert_messages(
                       count(*) AS "rows!"
                FROM inserted
                GROUP BY 1"#,
-            key.chat_id.0,
-            key.user_id.0,
-            session_id,
-            &roles as &[&str],
-            &contents,
-            &times,
-            &import_keys as &[&str],
-        )
-        .fetch_all(&mut **transaction)
-        .await?;
-        for day in days {
-            stored += u64::try_from(day.rows).unwrap_or(0);
-            bookkeeping.add(day);
+                self.key.chat_id.0,
+                self.key.user_id.0,
+                session_id,
+                &roles as &[&str],
+                &contents,
+                &times,
+                &import_keys as &[&str],
+            )
+            .fetch_all(&mut *self.transaction)
+            .await?;
+            for day in days {
+                stored += u64::try_from(day.rows).unwrap_or(0);
+                self.bookkeeping.add(day);
+            }
         }
+        Ok(stored)
     }
-    Ok(stored)
-}
 
-/// Makes the existing session `session_id` span its imported messages too and, when it is
-/// closed, summarized again: its old summary goes (its triggers take its vector and byte count).
-async fn widen_session(
-    transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
-    session_id: i64,
-    first_ms: i64,
-    last_ms: i64,
-) -> Result<(), sqlx::Error> {
-    sqlx::query!(
-        "UPDATE sessions
+    async fn delete_session(&mut self, session_id: i64) -> Result<(), sqlx::Error> {
+        sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id)
+            .execute(&mut *self.transaction)
+            .await?;
+        Ok(())
+    }
+
+    async fn widen_session(
+        &mut self,
+        session_id: i64,
+        first_ms: i64,
+        last_ms: i64,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query!(
+            "UPDATE sessions
          SET started_at = least(started_at, $2),
              last_activity_at = greatest(last_activity_at, $3),
              closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE greatest(closed_at, $3) END,
              summarized = false, summary_attempts = 0, summary_retry_at = NULL
          WHERE id = $1",
-        session_id,
-        first_ms,
-        last_ms,
-    )
-    .execute(&mut **transaction)
-    .await?;
-    sqlx::query!(
-        "DELETE FROM session_summaries WHERE session_id = $1",
-        session_id
-    )
-    .execute(&mut **transaction)
-    .await?;
-    Ok(())
+            session_id,
+            first_ms,
+            last_ms,
+        )
+        .execute(&mut *self.transaction)
+        .await?;
+        sqlx::query!(
+            "DELETE FROM session_summaries WHERE session_id = $1",
+            session_id
+        )
+        .execute(&mut *self.transaction)
+        .await?;
+        Ok(())
+    }
 }

@@ -1,0 +1,35 @@
+//! Every sentence the bot says to users, for both front ends: Telegram and `telemem chat` in a
+//! terminal. Each function takes the person's [`Lang`] and returns the sentence from that
+//! language's file in `src/locales/` ([`crate::i18n`]), so callers never spell a message id.
+//! Replies never carry internal error text or provider responses: those go to the log.
+//!
+//! The sentences are grouped by who hears them: a chat turn's notices (`chat`), the answers to
+//! everyone's commands (`commands`), the admins' side and the refusals of strangers (`admin`),
+//! and how numbers, sizes and durations read (`numbers`). Callers use them from here.
+
+mod admin;
+mod chat;
+mod commands;
+mod numbers;
+
+pub use admin::*;
+pub use chat::*;
+pub use commands::*;
+pub use numbers::{human_bytes, human_duration, thousands};
+
+use fluent_bundle::FluentValue;
+
+use crate::i18n::{self, Lang};
+
+/// A sentence without placeholders.
+fn plain(lang: Lang, id: &str) -> String {
+    i18n::text(lang, id, [])
+}
+
+/// A number or a text for a placeholder.
+fn value<'a>(value: impl Into<FluentValue<'a>>) -> FluentValue<'a> {
+    value.into()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,28 @@
+//! What the handlers are given at start, fixed for the run: the longest message a turn takes,
+//! whether replies stream, the `/start` greeting's time windows and the media settings.
+
+use crate::commands;
+use crate::config::Config;
+use crate::replies::Greeting;
+use crate::telegram::media::MediaSettings;
+
+/// Settings the handlers need, fixed at start.
+#[derive(Clone, Debug)]
+pub struct BotSettings {
+    pub max_message_chars: usize,
+    pub stream_replies: bool,
+    /// The time windows the `/start` greeting names.
+    pub greeting: Greeting,
+    pub media: MediaSettings,
+}
+
+impl BotSettings {
+    pub fn from_config(config: &Config) -> Self {
+        Self {
+            max_message_chars: config.telegram.max_message_chars as usize,
+            stream_replies: config.telegram.stream_replies,
+            greeting: commands::greeting(config),
+            media: MediaSettings::from_config(&config.media),
+        }
+    }
+}
