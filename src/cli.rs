@@ -19,7 +19,7 @@ use crate::jobs;
 use crate::llm::{Completion, LlmError, Role};
 use crate::quota::TokenCheck;
 use crate::replies::{self, Greeting};
-use crate::storage::{ChatId, ConversationKey, Store, UserId, UserStats};
+use crate::storage::{ChatId, ConversationKey, PurgeCounts, Store, UserId, UserStats};
 use crate::telemetry;
 
 /// A Telegram LLM bot with durable, bounded memory in SQLite or PostgreSQL.
@@ -195,29 +195,32 @@ async fn purge(
             .await
             .context("cannot count old rows")?;
         println!(
-            "would delete rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts",
+            "would delete rows older than {}: {}",
             format_utc_ms(cutoff_ms),
-            counts.messages,
-            counts.sessions,
-            counts.summaries,
-            counts.processed_updates,
-            counts.settings,
-            counts.usage_days
+            purged_rows(&counts)
         );
         return Ok(());
     }
     let counts = jobs::purge_once(store, clock, &config.storage).await?;
     println!(
-        "deleted rows older than {}: {} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts",
+        "deleted rows older than {}: {}",
         format_utc_ms(cutoff_ms),
+        purged_rows(&counts)
+    );
+    Ok(())
+}
+
+/// The rows a purge deletes, counted by kind.
+fn purged_rows(counts: &PurgeCounts) -> String {
+    format!(
+        "{} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts",
         counts.messages,
         counts.sessions,
         counts.summaries,
         counts.processed_updates,
         counts.settings,
         counts.usage_days
-    );
-    Ok(())
+    )
 }
 
 async fn user_stats(
@@ -237,15 +240,22 @@ async fn user_stats(
             .unwrap_or_else(|| "never".to_owned())
     };
     println!("user {user_id}");
-    println!("  messages stored:      {}", stats.messages_total);
-    println!("  in the history window: {}", stats.messages_in_window);
-    println!(
-        "  tokens in / out:      {} / {}",
-        stats.tokens_in, stats.tokens_out
+    let tokens_in_out = format!("{} / {}", stats.tokens_in, stats.tokens_out);
+    print_rows(
+        "  ",
+        21,
+        &[
+            ("messages stored:", stats.messages_total.to_string()),
+            (
+                "in the history window:",
+                stats.messages_in_window.to_string(),
+            ),
+            ("tokens in / out:", tokens_in_out),
+            ("tokens today:", stats.tokens_today.to_string()),
+            ("first activity:", when(stats.first_activity_ms)),
+            ("last activity:", when(stats.last_activity_ms)),
+        ],
     );
-    println!("  tokens today:         {}", stats.tokens_today);
-    println!("  first activity:       {}", when(stats.first_activity_ms));
-    println!("  last activity:        {}", when(stats.last_activity_ms));
     Ok(())
 }
 
@@ -255,17 +265,29 @@ async fn totals(store: &Store) -> anyhow::Result<()> {
         .await
         .context("cannot read database totals")?;
     let when = |time: Option<i64>| time.map(format_utc_ms).unwrap_or_else(|| "none".to_owned());
-    println!("users:          {}", totals.users);
-    println!("messages:       {}", totals.messages);
-    println!(
-        "sessions:       {} ({} open)",
-        totals.sessions, totals.open_sessions
+    let sessions = format!("{} ({} open)", totals.sessions, totals.open_sessions);
+    print_rows(
+        "",
+        15,
+        &[
+            ("users:", totals.users.to_string()),
+            ("messages:", totals.messages.to_string()),
+            ("sessions:", sessions),
+            ("summaries:", totals.summaries.to_string()),
+            ("oldest message:", when(totals.oldest_message_ms)),
+            ("newest message:", when(totals.newest_message_ms)),
+            ("database size:", format!("{} bytes", totals.database_bytes)),
+        ],
     );
-    println!("summaries:      {}", totals.summaries);
-    println!("oldest message: {}", when(totals.oldest_message_ms));
-    println!("newest message: {}", when(totals.newest_message_ms));
-    println!("database size:  {} bytes", totals.database_bytes);
     Ok(())
+}
+
+/// Prints `(label, value)` rows, each after `indent`, the values in a column after labels
+/// padded to `width` and one space (a longer label just takes the one space).
+fn print_rows(indent: &str, width: usize, rows: &[(&str, String)]) {
+    for (label, value) in rows {
+        println!("{indent}{label:<width$} {value}");
+    }
 }
 
 /// `telemem context`: the prompt exactly as it would be sent.
@@ -486,19 +508,11 @@ async fn chat_turn_in_terminal(services: &ChatServices, terminal: &Terminal, tex
         Err(error) => return format!("error: {error:#}"),
     };
     let (answer, printed) = ask_printing(conversations, &turn, running).await;
-    match answer {
-        Ok(answer) => {
-            let completion = answer.completion();
-            if let Err(error) = conversations.finish_turn(&turn, completion, None).await {
-                return format!(
-                    "{}\n(error storing the reply: {error:#})",
-                    unprinted(completion, &printed)
-                );
-            }
-            unprinted(completion, &printed)
-        }
-        Err(error) => format!("\n(the model did not answer: {error}; your message is saved)"),
-    }
+    let store = async |completion: &Completion| {
+        conversations.finish_turn(&turn, completion, None).await?;
+        Ok(())
+    };
+    end_of_answer(Asked::Turn, answer, &printed, store).await
 }
 
 /// `/retry` in the terminal: the new answer to the last message, printed as it streams in; the
@@ -513,18 +527,48 @@ async fn retry_in_terminal(conversations: &Conversations, terminal: &Terminal) -
     };
     let running = conversations.start_running(key, None);
     let (answer, printed) = ask_printing(conversations, &retry.turn, running).await;
-    match answer {
-        Ok(answer) => {
-            let completion = answer.completion();
-            if let Err(error) = conversations.finish_retry(&retry, completion, None).await {
-                return format!(
-                    "{}\n(error storing the answer: {error:#}; the earlier answer stays)",
-                    unprinted(completion, &printed)
-                );
-            }
-            unprinted(completion, &printed)
+    let store = async |completion: &Completion| {
+        conversations.finish_retry(&retry, completion, None).await?;
+        Ok(())
+    };
+    end_of_answer(Asked::Retry, answer, &printed, store).await
+}
+
+/// What the terminal asked the model for, which decides what stays when the answer is lost.
+#[derive(Clone, Copy)]
+enum Asked {
+    /// A new message: it is saved whatever becomes of the answer.
+    Turn,
+    /// `/retry`: the earlier answer stays unless the new one is stored.
+    Retry,
+}
+
+/// The end of an answer streamed to the terminal: once `store` has kept it, what was not
+/// printed yet; otherwise a note on what went wrong and what stays.
+async fn end_of_answer(
+    asked: Asked,
+    answer: Result<Answer, LlmError>,
+    printed: &str,
+    store: impl AsyncFnOnce(&Completion) -> anyhow::Result<()>,
+) -> String {
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(error) => {
+            let stays = match asked {
+                Asked::Turn => "your message is saved",
+                Asked::Retry => "the earlier answer stays",
+            };
+            return format!("\n(the model did not answer: {error}; {stays})");
         }
-        Err(error) => format!("\n(the model did not answer: {error}; the earlier answer stays)"),
+    };
+    let completion = answer.completion();
+    let rest = unprinted(completion, printed);
+    match (store(completion).await, asked) {
+        (Ok(()), _) => rest,
+        (Err(error), Asked::Turn) => format!("{rest}\n(error storing the reply: {error:#})"),
+        (Err(error), Asked::Retry) => {
+            format!("{rest}\n(error storing the answer: {error:#}; the earlier answer stays)")
+        }
     }
 }
 

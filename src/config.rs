@@ -469,10 +469,7 @@ pub const MAX_TELEGRAM_DOWNLOAD_BYTES: u64 = 20 * 1024 * 1024;
 impl MediaConfig {
     /// The vision model, unless unset or empty.
     pub fn vision_model(&self) -> Option<&str> {
-        self.vision_model
-            .as_deref()
-            .map(str::trim)
-            .filter(|model| !model.is_empty())
+        crate::llm::model_name(self.vision_model.as_deref())
     }
 
     pub fn media_timeout(&self) -> Duration {

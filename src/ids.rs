@@ -10,46 +10,28 @@ use std::fmt;
 use std::num::ParseIntError;
 use std::str::FromStr;
 
-/// The identity a conversation belongs to: a Telegram user's id, or, for a message sent as a
-/// chat (a channel, or a group's anonymous admins), that chat's id. User ids are positive and
-/// chat ids negative, so the two never collide.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    sqlx::Type,
-)]
-#[serde(transparent)]
-#[sqlx(transparent)]
-pub struct UserId(pub i64);
-
-/// A Telegram chat: a private chat (whose id is the user's), a group or a channel.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    sqlx::Type,
-)]
-#[serde(transparent)]
-#[sqlx(transparent)]
-pub struct ChatId(pub i64);
-
+/// Declares an id: a transparent `i64` newtype that reads and writes as a bare number (JSON,
+/// text, SQL), compared and ordered like the number.
 macro_rules! integer_id {
-    ($id:ident) => {
+    ($(#[$doc:meta])* $id:ident) => {
+        $(#[$doc])*
+        #[derive(
+            Clone,
+            Copy,
+            Debug,
+            PartialEq,
+            Eq,
+            Hash,
+            PartialOrd,
+            Ord,
+            serde::Serialize,
+            serde::Deserialize,
+            sqlx::Type,
+        )]
+        #[serde(transparent)]
+        #[sqlx(transparent)]
+        pub struct $id(pub i64);
+
         /// Lets `query_as!` fill a field of this type from an INTEGER column.
         impl From<i64> for $id {
             fn from(id: i64) -> Self {
@@ -73,8 +55,17 @@ macro_rules! integer_id {
     };
 }
 
-integer_id!(UserId);
-integer_id!(ChatId);
+integer_id! {
+    /// The identity a conversation belongs to: a Telegram user's id, or, for a message sent as a
+    /// chat (a channel, or a group's anonymous admins), that chat's id. User ids are positive and
+    /// chat ids negative, so the two never collide.
+    UserId
+}
+
+integer_id! {
+    /// A Telegram chat: a private chat (whose id is the user's), a group or a channel.
+    ChatId
+}
 
 #[cfg(test)]
 mod tests {

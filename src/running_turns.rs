@@ -118,12 +118,14 @@ mod tests {
     use super::*;
     use crate::storage::{ChatId, UserId};
 
+    /// The group Alice and Bob both talk in: each has a conversation of their own there.
+    const GROUP: ChatId = ChatId(1);
     const ALICE: ConversationKey = ConversationKey {
-        chat_id: ChatId(1),
+        chat_id: GROUP,
         user_id: UserId(1),
     };
     const BOB: ConversationKey = ConversationKey {
-        chat_id: ChatId(1),
+        chat_id: GROUP,
         user_id: UserId(2),
     };
 

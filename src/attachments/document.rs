@@ -321,26 +321,31 @@ mod tests {
 
     #[test]
     fn text_files_are_known_by_media_type_or_extension() {
-        assert_eq!(classify(Some("notes.md"), None), DocumentKind::Text);
-        assert_eq!(
-            classify(Some("data"), Some("application/json")),
-            DocumentKind::Text
-        );
-        assert_eq!(
-            classify(Some("main.RS"), Some("application/octet-stream")),
-            DocumentKind::Text
-        );
-        assert_eq!(classify(Some("Dockerfile"), None), DocumentKind::Text);
-        assert_eq!(classify(Some("report.pdf"), None), DocumentKind::Pdf);
-        assert_eq!(
-            classify(Some("scan"), Some("image/png")),
-            DocumentKind::Image
-        );
-        assert_eq!(
-            classify(Some("backup.zip"), Some("application/zip")),
-            DocumentKind::Other
-        );
-        assert_eq!(classify(None, None), DocumentKind::Other);
+        let cases = [
+            (Some("notes.md"), None, DocumentKind::Text),
+            (Some("data"), Some("application/json"), DocumentKind::Text),
+            (
+                Some("main.RS"),
+                Some("application/octet-stream"),
+                DocumentKind::Text,
+            ),
+            (Some("Dockerfile"), None, DocumentKind::Text),
+            (Some("report.pdf"), None, DocumentKind::Pdf),
+            (Some("scan"), Some("image/png"), DocumentKind::Image),
+            (
+                Some("backup.zip"),
+                Some("application/zip"),
+                DocumentKind::Other,
+            ),
+            (None, None, DocumentKind::Other),
+        ];
+        for (file_name, media_type, kind) in cases {
+            assert_eq!(
+                classify(file_name, media_type),
+                kind,
+                "{file_name:?} {media_type:?}"
+            );
+        }
     }
 
     #[test]

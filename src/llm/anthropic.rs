@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 
-use super::dialect::{Dialect, StreamDecode, StreamStep, json_body, secret_header};
+use super::dialect::{Dialect, StreamDecode, StreamStep, WireMessage, json_body};
 use super::error::parse_json;
 use super::sse::SseEvent;
 use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
@@ -29,31 +29,65 @@ impl Dialect for AnthropicDialect {
         "messages"
     }
 
-    fn headers(&self, api_key: Option<&Secret>) -> anyhow::Result<HeaderMap> {
+    fn key_header(&self, key: &Secret) -> (HeaderName, String) {
+        (
+            HeaderName::from_static("x-api-key"),
+            key.expose().to_owned(),
+        )
+    }
+
+    fn fixed_headers(&self) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        if let Some(key) = api_key {
-            headers.insert(
-                HeaderName::from_static("x-api-key"),
-                secret_header(key.expose())?,
-            );
-        }
         headers.insert(
             HeaderName::from_static("anthropic-version"),
             HeaderValue::from_static(API_VERSION),
         );
-        Ok(headers)
-    }
-
-    fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
-        json_body(&body(model, max_tokens, request, stream))
-    }
-
-    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
-        parse_completion(body)
+        headers
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecode> {
         Box::<StreamDecoder>::default()
+    }
+
+    /// `system` turns in the history join the system prompt in the top-level `system` field.
+    fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
+        let (system_turns, conversation): (Vec<&ChatMessage>, Vec<&ChatMessage>) = request
+            .messages
+            .iter()
+            .partition(|message| message.role == Role::System);
+        let system = if system_turns.is_empty() {
+            Cow::Borrowed(request.system.as_str())
+        } else {
+            let parts = std::iter::once(request.system.as_str())
+                .chain(system_turns.iter().map(|message| message.content.as_str()))
+                .filter(|part| !part.is_empty());
+            Cow::Owned(parts.collect::<Vec<_>>().join("\n\n"))
+        };
+        json_body(&Body {
+            model,
+            system,
+            messages: conversation.into_iter().map(message).collect(),
+            max_tokens,
+            stream,
+        })
+    }
+
+    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
+        let response: Response = parse_json("response", body)?;
+        let text = response
+            .content
+            .into_iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text { text } => Some(text),
+                ContentBlock::Other => None,
+            })
+            .collect();
+        let usage = response.usage.unwrap_or_default();
+        Ok(Completion {
+            text,
+            tokens_in: usage.input_tokens,
+            tokens_out: usage.output_tokens,
+        })
     }
 }
 
@@ -67,20 +101,9 @@ struct Body<'a> {
     stream: bool,
 }
 
-#[derive(Debug, Serialize)]
-struct Message<'a> {
-    role: Role,
-    content: Content<'a>,
-}
-
-/// A turn's content: a string, or for a turn with pictures a list of blocks, the images first
+/// A turn's content is a string, or for a turn with pictures a list of blocks, the images first
 /// (Anthropic's advice: a picture before the question about it) and the text last.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum Content<'a> {
-    Text(&'a str),
-    Blocks(Vec<Block<'a>>),
-}
+type Message<'a> = WireMessage<'a, Block<'a>>;
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -97,50 +120,20 @@ struct ImageSource<'a> {
     data: String,
 }
 
-impl<'a> From<&'a ChatMessage> for Message<'a> {
-    fn from(message: &'a ChatMessage) -> Self {
-        let content = if message.images.is_empty() {
-            Content::Text(&message.content)
-        } else {
-            let images = message.images.iter().map(|image| Block::Image {
-                source: ImageSource {
-                    kind: "base64",
-                    media_type: image.media_type,
-                    data: image.base64(),
-                },
-            });
-            let text = Block::Text {
-                text: &message.content,
-            };
-            Content::Blocks(images.chain(std::iter::once(text)).collect())
+fn message(message: &ChatMessage) -> Message<'_> {
+    WireMessage::new(message, |message| {
+        let images = message.images.iter().map(|image| Block::Image {
+            source: ImageSource {
+                kind: "base64",
+                media_type: image.media_type,
+                data: image.base64(),
+            },
+        });
+        let text = Block::Text {
+            text: &message.content,
         };
-        Self {
-            role: message.role,
-            content,
-        }
-    }
-}
-
-fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: bool) -> Body<'a> {
-    let (system_turns, conversation): (Vec<&ChatMessage>, Vec<&ChatMessage>) = request
-        .messages
-        .iter()
-        .partition(|message| message.role == Role::System);
-    let system = if system_turns.is_empty() {
-        Cow::Borrowed(request.system.as_str())
-    } else {
-        let parts = std::iter::once(request.system.as_str())
-            .chain(system_turns.iter().map(|message| message.content.as_str()))
-            .filter(|part| !part.is_empty());
-        Cow::Owned(parts.collect::<Vec<_>>().join("\n\n"))
-    };
-    Body {
-        model,
-        system,
-        messages: conversation.into_iter().map(Message::from).collect(),
-        max_tokens,
-        stream,
-    }
+        images.chain(std::iter::once(text)).collect()
+    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -164,25 +157,6 @@ enum ContentBlock {
 struct Usage {
     input_tokens: Option<u32>,
     output_tokens: Option<u32>,
-}
-
-/// Reads a non-streaming response body.
-fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
-    let response: Response = parse_json("response", body)?;
-    let text = response
-        .content
-        .into_iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text { text } => Some(text),
-            ContentBlock::Other => None,
-        })
-        .collect();
-    let usage = response.usage.unwrap_or_default();
-    Ok(Completion {
-        text,
-        tokens_in: usage.input_tokens,
-        tokens_out: usage.output_tokens,
-    })
 }
 
 #[derive(Debug, Deserialize)]
@@ -286,15 +260,19 @@ fn stream_error(kind: &str) -> LlmError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Image;
+    use crate::llm::chat::picture_question;
     use serde_json::json;
-    use std::sync::Arc;
 
     fn event(name: &str, data: serde_json::Value) -> SseEvent {
         SseEvent {
             event: Some(name.to_owned()),
             data: data.to_string(),
         }
+    }
+
+    /// The body sent for `request`, as JSON.
+    fn body(request: &ChatRequest, stream: bool) -> serde_json::Value {
+        serde_json::from_slice(&AnthropicDialect.body("claude", 5, request, stream)).unwrap()
     }
 
     #[test]
@@ -307,7 +285,7 @@ mod tests {
                 ChatMessage::user("hi"),
             ],
         };
-        let value = serde_json::to_value(body("claude", 5, &request, true)).unwrap();
+        let value = body(&request, true);
         assert_eq!(
             value,
             json!({
@@ -327,26 +305,17 @@ mod tests {
             system: String::new(),
             messages: vec![ChatMessage::user("hi")],
         };
-        let value = serde_json::to_value(body("claude", 5, &request, false)).unwrap();
+        let value = body(&request, false);
         assert!(value.get("system").is_none());
     }
 
     #[test]
     fn a_turn_with_a_picture_sends_a_base64_image_block_before_its_text() {
-        let mut turn = ChatMessage::user("what is this?");
-        turn.images.push(Image {
-            media_type: "image/png",
-            bytes: Arc::from(&b"\x89PNG"[..]),
-        });
-        let request = ChatRequest {
-            messages: vec![ChatMessage::user("hi"), turn],
-            ..Default::default()
-        };
-        let value = serde_json::to_value(body("claude", 5, &request, false)).unwrap();
+        let value = body(&picture_question(), false);
         assert_eq!(
             value["messages"],
             json!([
-                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "earlier answer"},
                 {"role": "user", "content": [
                     {"type": "image", "source": {
                         "type": "base64", "media_type": "image/png", "data": "iVBORw=="
@@ -359,19 +328,20 @@ mod tests {
 
     #[test]
     fn only_text_blocks_make_up_the_reply() {
-        let completion = parse_completion(
-            json!({
-                "content": [
-                    {"type": "thinking", "thinking": "hmm"},
-                    {"type": "text", "text": "Hello"},
-                    {"type": "text", "text": " world"}
-                ],
-                "usage": {"input_tokens": 9, "output_tokens": 2}
-            })
-            .to_string()
-            .as_bytes(),
-        )
-        .unwrap();
+        let completion = AnthropicDialect
+            .parse_completion(
+                json!({
+                    "content": [
+                        {"type": "thinking", "thinking": "hmm"},
+                        {"type": "text", "text": "Hello"},
+                        {"type": "text", "text": " world"}
+                    ],
+                    "usage": {"input_tokens": 9, "output_tokens": 2}
+                })
+                .to_string()
+                .as_bytes(),
+            )
+            .unwrap();
         assert_eq!(completion.text, "Hello world");
         assert_eq!(
             (completion.tokens_in, completion.tokens_out),

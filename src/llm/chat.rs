@@ -83,3 +83,17 @@ pub struct Completion {
     pub tokens_in: Option<u32>,
     pub tokens_out: Option<u32>,
 }
+
+/// Test support: a question about a picture (the first bytes of a PNG), after an earlier answer.
+#[cfg(test)]
+pub(super) fn picture_question() -> ChatRequest {
+    let mut question = ChatMessage::user("what is this?");
+    question.images.push(Image {
+        media_type: "image/png",
+        bytes: Arc::from(&b"\x89PNG"[..]),
+    });
+    ChatRequest {
+        messages: vec![ChatMessage::assistant("earlier answer"), question],
+        ..Default::default()
+    }
+}

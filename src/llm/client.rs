@@ -234,19 +234,13 @@ fn is_json(response: &reqwest::Response) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Cli {
-        #[command(flatten)]
-        llm: LlmConfig,
-    }
+    use crate::llm::config::parse_flags;
 
     #[test]
     fn anthropic_defaults_to_its_public_api() {
-        let cli = Cli::try_parse_from(["telemem", "--llm-provider", "anthropic"]).unwrap();
-        assert_eq!(cli.llm.base_url().as_str(), "https://api.anthropic.com/v1");
-        let client = LlmClient::new(&cli.llm).unwrap();
+        let llm = parse_flags(&["--llm-provider", "anthropic"]).unwrap();
+        assert_eq!(llm.base_url().as_str(), "https://api.anthropic.com/v1");
+        let client = LlmClient::new(&llm).unwrap();
         assert_eq!(
             client.inner.endpoint.as_str(),
             "https://api.anthropic.com/v1/messages"
@@ -262,9 +256,8 @@ mod tests {
 
     #[test]
     fn a_trailing_slash_on_the_base_url_does_not_double_up() {
-        let cli = Cli::try_parse_from(["telemem", "--llm-base-url", "http://localhost:8080/v1/"])
-            .unwrap();
-        let client = LlmClient::new(&cli.llm).unwrap();
+        let llm = parse_flags(&["--llm-base-url", "http://localhost:8080/v1/"]).unwrap();
+        let client = LlmClient::new(&llm).unwrap();
         assert_eq!(
             client.inner.endpoint.as_str(),
             "http://localhost:8080/v1/chat/completions"

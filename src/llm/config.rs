@@ -104,6 +104,12 @@ pub struct LlmConfig {
     pub max_retries: u32,
 }
 
+/// A model setting (`EMBEDDING_MODEL`, `VISION_MODEL`, ...) trimmed, unless it is unset or
+/// blank: `VISION_MODEL=` in an environment file means "no model", like leaving it out.
+pub fn model_name(setting: Option<&str>) -> Option<&str> {
+    setting.map(str::trim).filter(|name| !name.is_empty())
+}
+
 /// One entry of `LLM_MODELS`: a model name, without the spaces around it.
 fn parse_model_name(value: &str) -> Result<String, String> {
     let name = value.trim();
@@ -148,37 +154,52 @@ impl LlmConfig {
     }
 }
 
+/// Test support: the LLM settings, and a side server's settings `T`, as `telemem` reads them
+/// from the flags `args` (without the program name).
+#[cfg(test)]
+pub(super) fn parse_flags_with<T: clap::Args + clap::FromArgMatches>(
+    args: &[&str],
+) -> Result<(LlmConfig, T), clap::Error> {
+    use clap::FromArgMatches;
+    let command = T::augment_args(<LlmConfig as clap::Args>::augment_args(clap::Command::new(
+        "telemem",
+    )));
+    let matches = command.try_get_matches_from(std::iter::once("telemem").chain(args.to_vec()))?;
+    Ok((
+        LlmConfig::from_arg_matches(&matches)?,
+        T::from_arg_matches(&matches)?,
+    ))
+}
+
+/// Test support: the LLM settings alone, read from the flags `args`.
+#[cfg(test)]
+pub(super) fn parse_flags(args: &[&str]) -> Result<LlmConfig, clap::Error> {
+    /// No settings beside the LLM's.
+    #[derive(clap::Args)]
+    struct Nothing {}
+    parse_flags_with::<Nothing>(args).map(|(llm, _)| llm)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Cli {
-        #[command(flatten)]
-        llm: LlmConfig,
-    }
 
     #[test]
     fn defaults_point_openai_at_a_local_ollama() {
-        let cli = Cli::try_parse_from(["telemem"]).unwrap();
-        assert_eq!(cli.llm.provider, Provider::OpenAi);
-        assert_eq!(cli.llm.base_url().as_str(), "http://127.0.0.1:11434/v1");
-        assert_eq!(cli.llm.model, "llama3.2");
+        let llm = parse_flags(&[]).unwrap();
+        assert_eq!(llm.provider, Provider::OpenAi);
+        assert_eq!(llm.base_url().as_str(), "http://127.0.0.1:11434/v1");
+        assert_eq!(llm.model, "llama3.2");
         assert_eq!(
-            (
-                cli.llm.max_tokens,
-                cli.llm.timeout_secs,
-                cli.llm.max_retries
-            ),
+            (llm.max_tokens, llm.timeout_secs, llm.max_retries),
             (1024, 60, 3)
         );
-        assert!(cli.llm.api_key.is_none());
+        assert!(llm.api_key.is_none());
     }
 
     #[test]
     fn an_out_of_range_value_names_the_variable_and_the_range() {
-        let error = Cli::try_parse_from(["telemem", "--llm-max-tokens", "0"]).unwrap_err();
+        let error = parse_flags(&["--llm-max-tokens", "0"]).unwrap_err();
         let message = error.to_string();
         assert!(message.contains("LLM_MAX_TOKENS"), "{message}");
         assert!(message.contains("1..=200000"), "{message}");
@@ -186,7 +207,7 @@ mod tests {
 
     #[test]
     fn an_unknown_provider_names_the_variable_and_the_choices() {
-        let error = Cli::try_parse_from(["telemem", "--llm-provider", "gemini"]).unwrap_err();
+        let error = parse_flags(&["--llm-provider", "gemini"]).unwrap_err();
         let message = error.to_string();
         assert!(message.contains("LLM_PROVIDER"), "{message}");
         assert!(
@@ -197,7 +218,7 @@ mod tests {
 
     #[test]
     fn the_key_is_redacted_in_the_config_debug_output() {
-        let cli = Cli::try_parse_from(["telemem", "--llm-api-key", "sk-live-123"]).unwrap();
-        assert!(!format!("{cli:?}").contains("sk-live-123"));
+        let llm = parse_flags(&["--llm-api-key", "sk-live-123"]).unwrap();
+        assert!(!format!("{llm:?}").contains("sk-live-123"));
     }
 }

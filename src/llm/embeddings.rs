@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::llm::service::{ServiceEndpoint, SettingNames, own_or_chat_key};
-use crate::llm::{LlmConfig, Provider};
+use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
+use crate::llm::{LlmConfig, model_name};
 use crate::secret::Secret;
 
 /// The longest text sent to be embedded, in characters. Embedding models read a few hundred
@@ -211,10 +211,7 @@ fn parse_similarity(value: &str) -> Result<f64, String> {
 impl EmbeddingConfig {
     /// The model, unless unset or empty.
     pub fn model(&self) -> Option<&str> {
-        self.model
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
+        model_name(self.model.as_deref())
     }
 
     pub fn timeout(&self) -> Duration {
@@ -223,10 +220,7 @@ impl EmbeddingConfig {
 
     /// The passage model, unless unset or empty.
     pub fn passage_model(&self) -> Option<&str> {
-        self.passage_model
-            .as_deref()
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
+        model_name(self.passage_model.as_deref())
     }
 
     /// How long the background embedder waits for a wake-up before it looks anyway.
@@ -307,23 +301,20 @@ impl EmbeddingClient {
         let Some(model) = config.model() else {
             return Ok(None);
         };
-        let base = match (&config.base_url, llm.provider) {
-            (Some(url), _) => url.clone(),
-            (None, Provider::OpenAi) => llm.base_url(),
-            (None, Provider::Anthropic) => anyhow::bail!(
-                "EMBEDDING_MODEL is set but EMBEDDING_BASE_URL is not, and Anthropic has no \
-                 embeddings API: set EMBEDDING_BASE_URL to an OpenAI-compatible server"
-            ),
-        };
-        let endpoint = ServiceEndpoint::new(
-            &base,
-            "embeddings",
-            own_or_chat_key(config.api_key.as_ref(), llm),
-            SettingNames {
+        let own = OwnSettings {
+            base_url: config.base_url.as_ref(),
+            api_key: config.api_key.as_ref(),
+            names: SettingNames {
                 base_url: "EMBEDDING_BASE_URL",
                 api_key: "EMBEDDING_API_KEY",
             },
-        )?;
+        };
+        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "embeddings")? else {
+            anyhow::bail!(
+                "EMBEDDING_MODEL is set but EMBEDDING_BASE_URL is not, and Anthropic has no \
+                 embeddings API: set EMBEDDING_BASE_URL to an OpenAI-compatible server"
+            );
+        };
         let passage_model = config.passage_model();
         Ok(Some(Self {
             endpoint,
@@ -391,28 +382,21 @@ impl EmbeddingClient {
             EmbeddingRole::Passage => &self.passage_model,
         };
         let body = serde_json::json!({ "model": model, "input": input });
-        let call = async {
-            let response = self
-                .endpoint
-                .http
-                .post(self.endpoint.url.clone())
-                .headers(self.endpoint.headers.clone())
-                .json(&body)
-                .send()
-                .await
-                .map_err(EmbeddingError::Connect)?;
-            let status = response.status();
-            if !status.is_success() {
-                return Err(EmbeddingError::Status {
-                    status: status.as_u16(),
-                });
-            }
-            let bytes = response.bytes().await.map_err(EmbeddingError::Connect)?;
-            parse_response(&bytes, texts.len())
-        };
-        tokio::time::timeout(timeout, call)
-            .await
-            .unwrap_or(Err(EmbeddingError::Timeout))
+        let answer = self
+            .endpoint
+            .post(timeout, |request| request.json(&body))
+            .await?;
+        parse_response(answer.as_ref(), texts.len())
+    }
+}
+
+impl From<CallFailure> for EmbeddingError {
+    fn from(failure: CallFailure) -> Self {
+        match failure {
+            CallFailure::Timeout => Self::Timeout,
+            CallFailure::Connect(error) => Self::Connect(error),
+            CallFailure::Status(status) => Self::Status { status },
+        }
     }
 }
 

@@ -38,6 +38,6 @@ pub mod transcription;
 pub use crate::role::Role;
 pub use chat::{ChatMessage, ChatRequest, Completion, Image};
 pub use client::LlmClient;
-pub use config::{LlmConfig, Provider};
+pub use config::{LlmConfig, Provider, model_name};
 pub use error::LlmError;
 pub use models::{ModelInUse, ModelList};

@@ -7,17 +7,14 @@
 //! a role-only first chunk, chunks with an empty `delta` or empty `choices`. All of that is normal
 //! and must be tolerated; only the `[DONE]` marker tells a finished stream from a cut-off one.
 
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use reqwest::header::{AUTHORIZATION, HeaderName};
 use serde::{Deserialize, Serialize};
 
-use super::dialect::{Dialect, StreamDecode, StreamStep, json_body, secret_header};
+use super::dialect::{Dialect, StreamDecode, StreamStep, WireContent, WireMessage, json_body};
 use super::error::parse_json;
 use super::sse::SseEvent;
 use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
 use crate::secret::Secret;
-
-/// The end-of-stream marker; a stream without it was cut off.
-const DONE: &str = "[DONE]";
 
 /// The OpenAI chat-completions dialect; the key, if any, travels as a bearer token.
 pub(super) struct OpenAiDialect;
@@ -27,27 +24,50 @@ impl Dialect for OpenAiDialect {
         "chat/completions"
     }
 
-    fn headers(&self, api_key: Option<&Secret>) -> anyhow::Result<HeaderMap> {
-        let mut headers = HeaderMap::new();
-        if let Some(key) = api_key {
-            headers.insert(
-                AUTHORIZATION,
-                secret_header(&format!("Bearer {}", key.expose()))?,
-            );
-        }
-        Ok(headers)
-    }
-
-    fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
-        json_body(&body(model, max_tokens, request, stream))
-    }
-
-    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
-        parse_completion(body)
+    fn key_header(&self, key: &Secret) -> (HeaderName, String) {
+        (AUTHORIZATION, format!("Bearer {}", key.expose()))
     }
 
     fn stream_decoder(&self) -> Box<dyn StreamDecode> {
         Box::<StreamDecoder>::default()
+    }
+
+    /// The system prompt travels as the first `system` message.
+    fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
+        let system = (!request.system.is_empty()).then(|| Message {
+            role: Role::System,
+            content: WireContent::Text(&request.system),
+        });
+        let messages = system
+            .into_iter()
+            .chain(request.messages.iter().map(message))
+            .collect();
+        json_body(&Body {
+            model,
+            messages,
+            max_tokens,
+            stream,
+            // Without this OpenAI itself never reports usage in a stream; servers that do not
+            // know the option ignore it.
+            stream_options: stream.then_some(StreamOptions {
+                include_usage: true,
+            }),
+        })
+    }
+
+    fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
+        let response: Response = parse_json("response", body)?;
+        let choice = response
+            .choices
+            .into_iter()
+            .next()
+            .ok_or_else(|| LlmError::BadResponse("the response has no choices".to_owned()))?;
+        let usage = response.usage.unwrap_or_default();
+        Ok(Completion {
+            text: choice.message.content.unwrap_or_default(),
+            tokens_in: usage.prompt_tokens,
+            tokens_out: usage.completion_tokens,
+        })
     }
 }
 
@@ -61,20 +81,9 @@ struct Body<'a> {
     stream_options: Option<StreamOptions>,
 }
 
-#[derive(Debug, Serialize)]
-struct Message<'a> {
-    role: Role,
-    content: Content<'a>,
-}
-
-/// A message's content: a string, or for a turn with pictures the list of parts that vision
+/// A message's content is a string, or for a turn with pictures the list of parts that vision
 /// models read (the text, then each image as a `data:` URL).
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum Content<'a> {
-    Text(&'a str),
-    Parts(Vec<Part<'a>>),
-}
+type Message<'a> = WireMessage<'a, Part<'a>>;
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -88,54 +97,23 @@ struct ImageUrl {
     url: String,
 }
 
-impl<'a> From<&'a ChatMessage> for Message<'a> {
-    fn from(message: &'a ChatMessage) -> Self {
-        let content = if message.images.is_empty() {
-            Content::Text(&message.content)
-        } else {
-            let text = Part::Text {
-                text: &message.content,
-            };
-            let images = message.images.iter().map(|image| Part::ImageUrl {
-                image_url: ImageUrl {
-                    url: format!("data:{};base64,{}", image.media_type, image.base64()),
-                },
-            });
-            Content::Parts(std::iter::once(text).chain(images).collect())
+fn message(message: &ChatMessage) -> Message<'_> {
+    WireMessage::new(message, |message| {
+        let text = Part::Text {
+            text: &message.content,
         };
-        Self {
-            role: message.role,
-            content,
-        }
-    }
+        let images = message.images.iter().map(|image| Part::ImageUrl {
+            image_url: ImageUrl {
+                url: format!("data:{};base64,{}", image.media_type, image.base64()),
+            },
+        });
+        std::iter::once(text).chain(images).collect()
+    })
 }
 
 #[derive(Debug, Serialize)]
 struct StreamOptions {
     include_usage: bool,
-}
-
-/// The request body: the system prompt travels as the first `system` message.
-fn body<'a>(model: &'a str, max_tokens: u32, request: &'a ChatRequest, stream: bool) -> Body<'a> {
-    let system = (!request.system.is_empty()).then(|| Message {
-        role: Role::System,
-        content: Content::Text(&request.system),
-    });
-    let messages = system
-        .into_iter()
-        .chain(request.messages.iter().map(Message::from))
-        .collect();
-    Body {
-        model,
-        messages,
-        max_tokens,
-        stream,
-        // Without this OpenAI itself never reports usage in a stream; servers that do not know
-        // the option ignore it.
-        stream_options: stream.then_some(StreamOptions {
-            include_usage: true,
-        }),
-    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -161,22 +139,6 @@ struct Usage {
     completion_tokens: Option<u32>,
 }
 
-/// Reads a non-streaming response body.
-fn parse_completion(body: &[u8]) -> Result<Completion, LlmError> {
-    let response: Response = parse_json("response", body)?;
-    let choice = response
-        .choices
-        .into_iter()
-        .next()
-        .ok_or_else(|| LlmError::BadResponse("the response has no choices".to_owned()))?;
-    let usage = response.usage.unwrap_or_default();
-    Ok(Completion {
-        text: choice.message.content.unwrap_or_default(),
-        tokens_in: usage.prompt_tokens,
-        tokens_out: usage.completion_tokens,
-    })
-}
-
 #[derive(Debug, Deserialize)]
 struct Chunk {
     #[serde(default)]
@@ -196,6 +158,9 @@ struct ChunkChoice {
 struct Delta {
     content: Option<String>,
 }
+
+/// The end-of-stream marker; a stream without it was cut off.
+const DONE: &str = "[DONE]";
 
 /// Follows one streamed response, remembering the usage if the server reports it.
 #[derive(Debug, Default)]
@@ -239,9 +204,8 @@ impl StreamDecode for StreamDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::Image;
+    use crate::llm::chat::picture_question;
     use serde_json::json;
-    use std::sync::Arc;
 
     fn event(data: &str) -> SseEvent {
         SseEvent {
@@ -250,6 +214,10 @@ mod tests {
         }
     }
 
+    /// The body sent for `request`, as JSON.
+    fn body(model: &str, request: &ChatRequest, stream: bool) -> serde_json::Value {
+        serde_json::from_slice(&OpenAiDialect.body(model, 10, request, stream)).unwrap()
+    }
     #[test]
     fn the_system_prompt_is_the_first_message_and_is_omitted_when_empty() {
         let mut request = ChatRequest {
@@ -257,7 +225,7 @@ mod tests {
             system: "be brief".to_owned(),
             messages: vec![ChatMessage::user("hi")],
         };
-        let with_system = serde_json::to_value(body("m", 10, &request, false)).unwrap();
+        let with_system = body("m", &request, false);
         assert_eq!(
             with_system,
             json!({
@@ -271,7 +239,7 @@ mod tests {
             })
         );
         request.system.clear();
-        let without_system = serde_json::to_value(body("m", 10, &request, true)).unwrap();
+        let without_system = body("m", &request, true);
         assert_eq!(
             without_system["messages"],
             json!([{"role": "user", "content": "hi"}])
@@ -284,23 +252,14 @@ mod tests {
 
     #[test]
     fn a_turn_with_a_picture_sends_its_text_and_the_image_as_a_data_url() {
-        let mut turn = ChatMessage::user("what is this?");
-        turn.images.push(Image {
-            media_type: "image/jpeg",
-            bytes: Arc::from(&b"\xff\xd8\xffjpeg"[..]),
-        });
-        let request = ChatRequest {
-            messages: vec![ChatMessage::assistant("earlier answer"), turn],
-            ..Default::default()
-        };
-        let value = serde_json::to_value(body("llava", 10, &request, false)).unwrap();
+        let value = body("llava", &picture_question(), false);
         assert_eq!(
             value["messages"],
             json!([
                 {"role": "assistant", "content": "earlier answer"},
                 {"role": "user", "content": [
                     {"type": "text", "text": "what is this?"},
-                    {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/anBlZw=="}}
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}}
                 ]}
             ])
         );
@@ -308,9 +267,9 @@ mod tests {
 
     #[test]
     fn a_response_without_content_or_usage_is_an_empty_completion_without_numbers() {
-        let completion =
-            parse_completion(br#"{"choices":[{"message":{"role":"assistant","content":null}}]}"#)
-                .unwrap();
+        let completion = OpenAiDialect
+            .parse_completion(br#"{"choices":[{"message":{"role":"assistant","content":null}}]}"#)
+            .unwrap();
         assert_eq!(completion.text, "");
         assert_eq!(completion.tokens_in, None);
         assert_eq!(completion.tokens_out, None);
@@ -318,7 +277,9 @@ mod tests {
 
     #[test]
     fn a_response_without_choices_is_bad() {
-        let error = parse_completion(br#"{"choices":[]}"#).unwrap_err();
+        let error = OpenAiDialect
+            .parse_completion(br#"{"choices":[]}"#)
+            .unwrap_err();
         assert!(matches!(error, LlmError::BadResponse(_)));
     }
 

@@ -1,6 +1,8 @@
-//! What the OpenAI-compatible side servers share (embeddings, transcription): the endpoint under
-//! a base URL, the bearer key in a sensitive header, and an HTTP client of their own. Each
-//! server's module decides which base URL and key apply and what a request looks like.
+//! What the OpenAI-compatible side servers share (embeddings, transcription): which base URL and
+//! key apply (their own, else the chat server's when that speaks OpenAI), the endpoint under the
+//! base URL, the bearer key in a sensitive header, an HTTP client of their own, and one call
+//! tried once within a time limit. Each server's module decides what a request looks like, how
+//! to read the answer and what each failure means to its callers.
 
 use std::time::Duration;
 
@@ -24,12 +26,27 @@ pub(crate) struct SettingNames {
     pub api_key: &'static str,
 }
 
+/// A side server's own address and key, each unset meaning "the chat server's".
+pub(crate) struct OwnSettings<'a> {
+    pub base_url: Option<&'a reqwest::Url>,
+    pub api_key: Option<&'a Secret>,
+    pub names: SettingNames,
+}
+
+/// Why one call to a side server failed before its answer could be read.
+#[derive(Debug)]
+pub(crate) enum CallFailure {
+    /// No complete answer within the time limit.
+    Timeout,
+    /// The server could not be reached, or the answer broke off.
+    Connect(reqwest::Error),
+    /// The server answered with this unsuccessful HTTP status.
+    Status(u16),
+}
+
 /// The key for a side server: its own, else the chat key when the chat provider is OpenAI (the
 /// same server family). The chat key never goes to a third party's server for Anthropic.
-pub(crate) fn own_or_chat_key<'a>(
-    own: Option<&'a Secret>,
-    llm: &'a LlmConfig,
-) -> Option<&'a Secret> {
+fn own_or_chat_key<'a>(own: Option<&'a Secret>, llm: &'a LlmConfig) -> Option<&'a Secret> {
     match (own, llm.provider) {
         (Some(key), _) => Some(key),
         (None, Provider::OpenAi) => llm.api_key.as_ref(),
@@ -38,9 +55,54 @@ pub(crate) fn own_or_chat_key<'a>(
 }
 
 impl ServiceEndpoint {
+    /// `path` under the side server's own base URL, else under the chat server's when the chat
+    /// provider is OpenAI; `None` when there is neither (Anthropic serves only chat). Fails on
+    /// settings that cannot work, naming the setting and never the key.
+    pub fn from_settings(
+        own: OwnSettings<'_>,
+        llm: &LlmConfig,
+        path: &str,
+    ) -> anyhow::Result<Option<Self>> {
+        let base = match (own.base_url, llm.provider) {
+            (Some(url), _) => url.clone(),
+            (None, Provider::OpenAi) => llm.base_url(),
+            (None, Provider::Anthropic) => return Ok(None),
+        };
+        let key = own_or_chat_key(own.api_key, llm);
+        Self::new(&base, path, key, own.names).map(Some)
+    }
+
+    /// Posts one request, its body set by `with_body` (JSON, a form), and reads the whole
+    /// successful answer, all within `timeout`. Tried once: the caller decides what a failure
+    /// means. The server's body on a failure is never read, so it cannot leak into errors.
+    pub async fn post(
+        &self,
+        timeout: Duration,
+        with_body: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> Result<impl AsRef<[u8]>, CallFailure> {
+        let request = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone());
+        let call = async {
+            let response = with_body(request)
+                .send()
+                .await
+                .map_err(CallFailure::Connect)?;
+            let status = response.status();
+            if !status.is_success() {
+                return Err(CallFailure::Status(status.as_u16()));
+            }
+            response.bytes().await.map_err(CallFailure::Connect)
+        };
+        tokio::time::timeout(timeout, call)
+            .await
+            .unwrap_or(Err(CallFailure::Timeout))
+    }
+
     /// `path` under `base`, sending `key` as a bearer token. Fails on settings that cannot work,
     /// naming the setting and never the key.
-    pub fn new(
+    fn new(
         base: &reqwest::Url,
         path: &str,
         key: Option<&Secret>,

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::llm::service::{ServiceEndpoint, SettingNames, own_or_chat_key};
-use crate::llm::{LlmConfig, Provider};
+use crate::llm::LlmConfig;
+use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
 use crate::secret::Secret;
 
 /// Where voice notes are transcribed, from flags or environment variables.
@@ -124,22 +124,20 @@ impl TranscriptionClient {
         config: &TranscriptionConfig,
         llm: &LlmConfig,
     ) -> anyhow::Result<Option<Self>> {
-        let base = match (&config.base_url, llm.provider) {
-            (Some(url), _) => url.clone(),
-            (None, Provider::OpenAi) => llm.base_url(),
-            (None, Provider::Anthropic) => return Ok(None),
-        };
-        let model = config.model.trim();
-        anyhow::ensure!(!model.is_empty(), "TRANSCRIPTION_MODEL is empty");
-        let endpoint = ServiceEndpoint::new(
-            &base,
-            "audio/transcriptions",
-            own_or_chat_key(config.api_key.as_ref(), llm),
-            SettingNames {
+        let own = OwnSettings {
+            base_url: config.base_url.as_ref(),
+            api_key: config.api_key.as_ref(),
+            names: SettingNames {
                 base_url: "TRANSCRIPTION_BASE_URL",
                 api_key: "TRANSCRIPTION_API_KEY",
             },
-        )?;
+        };
+        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "audio/transcriptions")?
+        else {
+            return Ok(None);
+        };
+        let model = config.model.trim();
+        anyhow::ensure!(!model.is_empty(), "TRANSCRIPTION_MODEL is empty");
         Ok(Some(Self {
             endpoint,
             model: model.to_owned(),
@@ -160,32 +158,22 @@ impl TranscriptionClient {
             .text("model", self.model.clone())
             .text("response_format", "json")
             .part("file", file);
-        let call = async {
-            let response = self
-                .endpoint
-                .http
-                .post(self.endpoint.url.clone())
-                .headers(self.endpoint.headers.clone())
-                .multipart(form)
-                .send()
-                .await
-                .map_err(TranscriptionError::Connect)?;
-            let status = response.status().as_u16();
-            if !response.status().is_success() {
-                return Err(match status {
-                    429 | 500..=599 => TranscriptionError::Failed { status },
-                    _ => TranscriptionError::Refused { status },
-                });
-            }
-            let body = response
-                .bytes()
-                .await
-                .map_err(TranscriptionError::Connect)?;
-            parse_response(&body)
-        };
-        tokio::time::timeout(timeout, call)
-            .await
-            .unwrap_or(Err(TranscriptionError::Timeout))
+        let answer = self
+            .endpoint
+            .post(timeout, |request| request.multipart(form))
+            .await?;
+        parse_response(answer.as_ref())
+    }
+}
+
+impl From<CallFailure> for TranscriptionError {
+    fn from(failure: CallFailure) -> Self {
+        match failure {
+            CallFailure::Timeout => Self::Timeout,
+            CallFailure::Connect(error) => Self::Connect(error),
+            CallFailure::Status(status @ (429 | 500..=599)) => Self::Failed { status },
+            CallFailure::Status(status) => Self::Refused { status },
+        }
     }
 }
 
@@ -221,20 +209,11 @@ fn parse_response(body: &[u8]) -> Result<String, TranscriptionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
-    #[derive(Debug, Parser)]
-    struct Cli {
-        #[command(flatten)]
-        llm: LlmConfig,
-        #[command(flatten)]
-        transcription: TranscriptionConfig,
-    }
+    use crate::llm::config::parse_flags_with;
 
     fn client(args: &[&str]) -> anyhow::Result<Option<TranscriptionClient>> {
-        let cli = Cli::try_parse_from(std::iter::once("telemem").chain(args.iter().copied()))
-            .expect("valid flags");
-        TranscriptionClient::from_config(&cli.transcription, &cli.llm)
+        let (llm, transcription) = parse_flags_with(args).expect("valid flags");
+        TranscriptionClient::from_config(&transcription, &llm)
     }
 
     #[test]

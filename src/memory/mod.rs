@@ -14,6 +14,8 @@ pub mod recall;
 pub mod redact;
 pub mod relevance;
 pub mod session;
+#[cfg(test)]
+mod strategies;
 pub mod summarizer;
 pub mod summary;
 pub mod tokens;

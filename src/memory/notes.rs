@@ -342,6 +342,16 @@ mod tests {
             .collect()
     }
 
+    /// What a note replaced when its subject's value changed from `old`.
+    fn changed(old: &str) -> Option<Replaced> {
+        Some(Replaced::Changed(old.to_owned()))
+    }
+
+    /// What a note replaced when it said `old` in other words.
+    fn reworded(old: &str) -> Option<Replaced> {
+        Some(Replaced::Reworded(old.to_owned()))
+    }
+
     fn replaces(updates: &[NoteUpdate]) -> Vec<(&str, Option<Replaced>)> {
         updates
             .iter()
@@ -349,117 +359,97 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn a_marker_naming_the_old_value_points_to_the_dropped_note_that_holds_it() {
-        let updates = note_updates(
-            &existing(&[
-                "Always answer in English",
-                "Lives in Hamburg",
-                "Works at Chemitek",
-            ]),
-            parsed(&[
-                ("Always answer in English", None),
-                ("Lives in Leipzig", Some("Hamburg")),
-                ("Works at BASF", Some("Works at Chemitek")),
-            ]),
-        );
-        assert_eq!(
-            replaces(&updates),
-            vec![
-                ("Always answer in English", None),
-                (
-                    "Lives in Leipzig",
-                    Some(Replaced::Changed("Lives in Hamburg".to_owned()))
-                ),
-                (
-                    "Works at BASF",
-                    Some(Replaced::Changed("Works at Chemitek".to_owned()))
-                ),
-            ]
-        );
+    /// One run of [`note_updates`]: the notes before, the summarizer's new notes with the old
+    /// values they mark as replaced, and what each new note is taken to replace.
+    struct PairingCase {
+        shows: &'static str,
+        before: &'static [&'static str],
+        summarized: &'static [(&'static str, Option<&'static str>)],
+        replaces: Vec<(&'static str, Option<Replaced>)>,
     }
 
     #[test]
-    fn a_marker_pointing_to_no_note_keeps_the_old_value_itself() {
-        let updates = note_updates(
-            &existing(&["Has a cat"]),
-            parsed(&[
-                ("Has a cat", Some("dog")),
-                ("Lives in Leipzig", Some("Hamburg")),
-            ]),
-        );
-        assert_eq!(
-            replaces(&updates),
-            vec![
-                ("Has a cat", None),
-                (
-                    "Lives in Leipzig",
-                    Some(Replaced::Changed("Hamburg".to_owned()))
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn without_a_marker_a_dropped_note_and_a_new_one_about_the_same_subject_pair_up() {
-        let updates = note_updates(
-            &existing(&[
-                "Lives in Hamburg",
-                "Живёт в Гамбурге",
-                "Trabaja en Chemitek",
-                "Has a dog named Rex",
-                "Is vegetarian",
-            ]),
-            parsed(&[
-                ("Plays chess", None),
-                ("Живёт в Лейпциге", None),
-                ("Lives in Leipzig", None),
-                ("Trabaja en BASF desde marzo", None),
-                ("Has a dog named Rex, a beagle", None),
-            ]),
-        );
-        assert_eq!(
-            replaces(&updates),
-            vec![
-                ("Plays chess", None),
-                (
-                    "Живёт в Лейпциге",
-                    Some(Replaced::Changed("Живёт в Гамбурге".to_owned()))
-                ),
-                (
-                    "Lives in Leipzig",
-                    Some(Replaced::Changed("Lives in Hamburg".to_owned()))
-                ),
-                (
-                    "Trabaja en BASF desde marzo",
-                    Some(Replaced::Changed("Trabaja en Chemitek".to_owned()))
-                ),
-                (
-                    "Has a dog named Rex, a beagle",
-                    Some(Replaced::Reworded("Has a dog named Rex".to_owned()))
-                ),
-            ]
-        );
-    }
-
-    #[test]
-    fn notes_about_different_things_do_not_pair_and_chinese_pairs_by_characters() {
-        let updates = note_updates(
-            &existing(&["Is vegetarian", "Always answer in English", "住在东京"]),
-            parsed(&[
-                ("Plays the violin", None),
-                ("Likes green tea", None),
-                ("住在大阪", None),
-            ]),
-        );
-        assert_eq!(
-            replaces(&updates),
-            vec![
-                ("Plays the violin", None),
-                ("Likes green tea", None),
-                ("住在大阪", Some(Replaced::Changed("住在东京".to_owned()))),
-            ]
-        );
+    fn new_notes_pair_with_the_dropped_notes_they_replace() {
+        let cases = [
+            PairingCase {
+                shows: "a marker naming the old value points to the dropped note that holds it",
+                before: &[
+                    "Always answer in English",
+                    "Lives in Hamburg",
+                    "Works at Chemitek",
+                ],
+                summarized: &[
+                    ("Always answer in English", None),
+                    ("Lives in Leipzig", Some("Hamburg")),
+                    ("Works at BASF", Some("Works at Chemitek")),
+                ],
+                replaces: vec![
+                    ("Always answer in English", None),
+                    ("Lives in Leipzig", changed("Lives in Hamburg")),
+                    ("Works at BASF", changed("Works at Chemitek")),
+                ],
+            },
+            PairingCase {
+                shows: "a marker pointing to no note keeps the old value itself",
+                before: &["Has a cat"],
+                summarized: &[
+                    ("Has a cat", Some("dog")),
+                    ("Lives in Leipzig", Some("Hamburg")),
+                ],
+                replaces: vec![
+                    ("Has a cat", None),
+                    ("Lives in Leipzig", changed("Hamburg")),
+                ],
+            },
+            PairingCase {
+                shows: "without a marker a dropped note and a new one about the same subject pair up",
+                before: &[
+                    "Lives in Hamburg",
+                    "Живёт в Гамбурге",
+                    "Trabaja en Chemitek",
+                    "Has a dog named Rex",
+                    "Is vegetarian",
+                ],
+                summarized: &[
+                    ("Plays chess", None),
+                    ("Живёт в Лейпциге", None),
+                    ("Lives in Leipzig", None),
+                    ("Trabaja en BASF desde marzo", None),
+                    ("Has a dog named Rex, a beagle", None),
+                ],
+                replaces: vec![
+                    ("Plays chess", None),
+                    ("Живёт в Лейпциге", changed("Живёт в Гамбурге")),
+                    ("Lives in Leipzig", changed("Lives in Hamburg")),
+                    (
+                        "Trabaja en BASF desde marzo",
+                        changed("Trabaja en Chemitek"),
+                    ),
+                    (
+                        "Has a dog named Rex, a beagle",
+                        reworded("Has a dog named Rex"),
+                    ),
+                ],
+            },
+            PairingCase {
+                shows: "notes about different things do not pair and chinese pairs by characters",
+                before: &["Is vegetarian", "Always answer in English", "住在东京"],
+                summarized: &[
+                    ("Plays the violin", None),
+                    ("Likes green tea", None),
+                    ("住在大阪", None),
+                ],
+                replaces: vec![
+                    ("Plays the violin", None),
+                    ("Likes green tea", None),
+                    ("住在大阪", changed("住在东京")),
+                ],
+            },
+        ];
+        for case in cases {
+            let updates = note_updates(&existing(case.before), parsed(case.summarized));
+            assert_eq!(replaces(&updates), case.replaces, "{}", case.shows);
+        }
     }
 
     #[test]

@@ -331,6 +331,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::memory::strategies::separated;
 
     static REDACTOR: LazyLock<Redactor> = LazyLock::new(Redactor::default_only);
 
@@ -681,13 +682,7 @@ mod tests {
             "[0-9]{1,7}",
             "[^\\x00-\\x7F]{1,6}",
         ];
-        let separator = prop::sample::select(&[" ", "\n", ", ", ". ", " — ", "\t"][..]);
-        prop::collection::vec((piece, separator), 0..24).prop_map(|pieces| {
-            pieces
-                .into_iter()
-                .map(|(piece, separator)| piece + separator)
-                .collect()
-        })
+        separated(piece, vec![" ", "\n", ", ", ". ", " — ", "\t"], 0..24)
     }
 
     /// An OpenAI- or Anthropic-style key (with the digit a real key all but surely has), or a

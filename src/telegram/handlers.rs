@@ -168,13 +168,15 @@ pub async fn turn_message(
         intake: &intake,
         update_id,
         answer: intake.answer_messages(update_id),
+        me: &me,
+        settings: &settings,
     };
-    let (turn, me, settings) = (&turn, &me, &settings);
+    let turn = &turn;
     turn::finish_or_answer(turn, resumption, |preview| async move {
         match kind {
-            MessageKind::Text => turn::chat_turn(turn, me, settings, preview).await,
-            MessageKind::Media => turn::media_turn(turn, me, settings, preview).await,
-            MessageKind::Retry => retry::retry_turn(turn, settings.stream_replies, preview).await,
+            MessageKind::Text => turn::chat_turn(turn, preview).await,
+            MessageKind::Media => turn::media_turn(turn, preview).await,
+            MessageKind::Retry => retry::retry_turn(turn, preview).await,
         }
     })
     .await

@@ -398,136 +398,101 @@ fn escape_attribute_into(out: &mut String, value: &str) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn inline_formatting_maps_to_telegram_tags() {
-        let html = markdown_to_telegram_html("**bold** *italic* ~~gone~~ `x < y`");
-        assert_eq!(
-            html,
-            "<b>bold</b> <i>italic</i> <s>gone</s> <code>x &lt; y</code>"
-        );
-    }
-
-    #[test]
-    fn paragraphs_are_separated_by_one_blank_line_and_nothing_trails() {
-        let html = markdown_to_telegram_html("first\nline\n\n\n\nsecond\n\n");
-        assert_eq!(html, "first\nline\n\nsecond");
-    }
-
-    #[test]
-    fn special_characters_in_text_are_escaped() {
-        let html = markdown_to_telegram_html("a < b && c > d \"quoted\"");
-        assert_eq!(html, "a &lt; b &amp;&amp; c &gt; d \"quoted\"");
-    }
-
-    #[test]
-    fn raw_html_from_the_model_is_shown_as_text() {
-        let html = markdown_to_telegram_html("say <b onclick=\"x\">hi</b>\n\n<div>\nblock\n</div>");
-        assert_eq!(
-            html,
-            "say &lt;b onclick=\"x\"&gt;hi&lt;/b&gt;\n\n&lt;div&gt;\nblock\n&lt;/div&gt;"
-        );
-    }
-
-    #[test]
-    fn headings_become_bold_lines() {
-        let html = markdown_to_telegram_html("# Title *here*\ntext");
-        assert_eq!(html, "<b>Title <i>here</i></b>\n\ntext");
-    }
-
-    #[test]
-    fn fenced_code_keeps_its_language_and_loses_the_closing_newline() {
-        let html = markdown_to_telegram_html("```rust\nfn main() { a < b }\n```\nafter");
-        assert_eq!(
-            html,
-            "<pre><code class=\"language-rust\">fn main() { a &lt; b }</code></pre>\n\nafter"
-        );
-    }
-
-    #[test]
-    fn code_without_a_language_is_a_bare_pre() {
-        let html = markdown_to_telegram_html("    indented & code\n");
-        assert_eq!(html, "<pre>indented &amp; code</pre>");
-    }
-
-    #[test]
-    fn a_hostile_code_language_is_escaped_inside_the_attribute() {
-        let html = markdown_to_telegram_html("```a\"><b>\nx\n```");
-        assert_eq!(
-            html,
-            "<pre><code class=\"language-a&quot;&gt;&lt;b&gt;\">x</code></pre>"
-        );
-    }
-
-    #[test]
-    fn safe_links_keep_an_escaped_href() {
-        let html = markdown_to_telegram_html("[docs](https://example.com/?a=1&b=\"2\")");
-        assert_eq!(
-            html,
-            "<a href=\"https://example.com/?a=1&amp;b=&quot;2&quot;\">docs</a>"
-        );
-    }
-
-    #[test]
-    fn unsafe_or_relative_links_keep_only_their_text() {
-        let html = markdown_to_telegram_html(
+    /// What each kind of Markdown becomes: (what the case shows, Markdown, Telegram HTML).
+    const CASES: &[(&str, &str, &str)] = &[
+        (
+            "inline formatting maps to telegram tags",
+            "**bold** *italic* ~~gone~~ `x < y`",
+            "<b>bold</b> <i>italic</i> <s>gone</s> <code>x &lt; y</code>",
+        ),
+        (
+            "paragraphs are separated by one blank line and nothing trails",
+            "first\nline\n\n\n\nsecond\n\n",
+            "first\nline\n\nsecond",
+        ),
+        (
+            "special characters in text are escaped",
+            "a < b && c > d \"quoted\"",
+            "a &lt; b &amp;&amp; c &gt; d \"quoted\"",
+        ),
+        (
+            "raw html from the model is shown as text",
+            "say <b onclick=\"x\">hi</b>\n\n<div>\nblock\n</div>",
+            "say &lt;b onclick=\"x\"&gt;hi&lt;/b&gt;\n\n&lt;div&gt;\nblock\n&lt;/div&gt;",
+        ),
+        (
+            "headings become bold lines",
+            "# Title *here*\ntext",
+            "<b>Title <i>here</i></b>\n\ntext",
+        ),
+        (
+            "fenced code keeps its language and loses the closing newline",
+            "```rust\nfn main() { a < b }\n```\nafter",
+            "<pre><code class=\"language-rust\">fn main() { a &lt; b }</code></pre>\n\nafter",
+        ),
+        (
+            "code without a language is a bare pre",
+            "    indented & code\n",
+            "<pre>indented &amp; code</pre>",
+        ),
+        (
+            "a hostile code language is escaped inside the attribute",
+            "```a\"><b>\nx\n```",
+            "<pre><code class=\"language-a&quot;&gt;&lt;b&gt;\">x</code></pre>",
+        ),
+        (
+            "safe links keep an escaped href",
+            "[docs](https://example.com/?a=1&b=\"2\")",
+            "<a href=\"https://example.com/?a=1&amp;b=&quot;2&quot;\">docs</a>",
+        ),
+        (
+            "unsafe or relative links keep only their text",
             "[click](javascript:alert(1)) [data](data:text/html,x) [rel](/path)",
-        );
-        assert_eq!(html, "click data rel");
-    }
-
-    #[test]
-    fn telegram_and_mail_links_are_allowed() {
-        let html = markdown_to_telegram_html("[me](tg://user?id=1) <a@b.cd> <HTTPS://x.y>");
-        assert_eq!(
-            html,
+            "click data rel",
+        ),
+        (
+            "telegram and mail links are allowed",
+            "[me](tg://user?id=1) <a@b.cd> <HTTPS://x.y>",
             "<a href=\"tg://user?id=1\">me</a> <a href=\"mailto:a@b.cd\">a@b.cd</a> \
-             <a href=\"HTTPS://x.y\">HTTPS://x.y</a>"
-        );
-    }
+             <a href=\"HTTPS://x.y\">HTTPS://x.y</a>",
+        ),
+        (
+            "images become their alt text and url",
+            "![a cat](https://x.y/cat.png) ![](https://x.y/d.png)",
+            "a cat (https://x.y/cat.png) https://x.y/d.png",
+        ),
+        (
+            "lists get bullets numbers and indentation",
+            "- one\n- two\n  1. a\n  2. b\n- three\n\n3. x\n4. y\n\nend",
+            "• one\n• two\n  1. a\n  2. b\n• three\n\n3. x\n4. y\n\nend",
+        ),
+        (
+            "block quotes become one blockquote even when nested",
+            "> quoted\n> > deeper\n\nafter",
+            "<blockquote>quoted\n\ndeeper</blockquote>\n\nafter",
+        ),
+        (
+            "rules become a dash line",
+            "above\n\n---\n\nbelow",
+            "above\n\n———\n\nbelow",
+        ),
+        (
+            "hard breaks become newlines",
+            "one  \ntwo\\\nthree",
+            "one\ntwo\nthree",
+        ),
+        (
+            "tables become aligned monospace text",
+            "| name | n |\n|---|---|\n| **a<b** | 10 |\n| cc | 2 |",
+            "<pre>name | n\n-----+---\na&lt;b  | 10\ncc   | 2</pre>",
+        ),
+    ];
 
     #[test]
-    fn images_become_their_alt_text_and_url() {
-        let html =
-            markdown_to_telegram_html("![a cat](https://x.y/cat.png) ![](https://x.y/d.png)");
-        assert_eq!(html, "a cat (https://x.y/cat.png) https://x.y/d.png");
-    }
-
-    #[test]
-    fn lists_get_bullets_numbers_and_indentation() {
-        let html =
-            markdown_to_telegram_html("- one\n- two\n  1. a\n  2. b\n- three\n\n3. x\n4. y\n\nend");
-        assert_eq!(
-            html,
-            "• one\n• two\n  1. a\n  2. b\n• three\n\n3. x\n4. y\n\nend"
-        );
-    }
-
-    #[test]
-    fn block_quotes_become_one_blockquote_even_when_nested() {
-        let html = markdown_to_telegram_html("> quoted\n> > deeper\n\nafter");
-        assert_eq!(html, "<blockquote>quoted\n\ndeeper</blockquote>\n\nafter");
-    }
-
-    #[test]
-    fn rules_become_a_dash_line() {
-        let html = markdown_to_telegram_html("above\n\n---\n\nbelow");
-        assert_eq!(html, "above\n\n———\n\nbelow");
-    }
-
-    #[test]
-    fn hard_breaks_become_newlines() {
-        let html = markdown_to_telegram_html("one  \ntwo\\\nthree");
-        assert_eq!(html, "one\ntwo\nthree");
-    }
-
-    #[test]
-    fn tables_become_aligned_monospace_text() {
-        let html =
-            markdown_to_telegram_html("| name | n |\n|---|---|\n| **a<b** | 10 |\n| cc | 2 |");
-        assert_eq!(
-            html,
-            "<pre>name | n\n-----+---\na&lt;b  | 10\ncc   | 2</pre>"
-        );
+    fn markdown_becomes_telegram_html() {
+        for (case, markdown, html) in CASES {
+            assert_eq!(markdown_to_telegram_html(markdown), *html, "{case}");
+        }
     }
 
     #[test]

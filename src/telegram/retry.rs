@@ -28,7 +28,6 @@ use crate::telegram::turn::{
 /// it, if any).
 pub(super) async fn retry_turn(
     turn: &TurnContext<'_>,
-    stream: bool,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
     // A retry asks the model like any turn, so the daily limit holds for it too.
@@ -62,8 +61,15 @@ pub(super) async fn retry_turn(
     } else {
         preview
     };
-    let (answer, preview) =
-        ask_showing_progress(turn, &retry.turn, stream, preview, running, "").await;
+    let (answer, preview) = ask_showing_progress(
+        turn,
+        &retry.turn,
+        turn.settings.stream_replies,
+        preview,
+        running,
+        "",
+    )
+    .await;
     let answer = match usable_answer(turn, &retry.turn, answer) {
         Ok(answer) => answer,
         Err(notice) if in_place => {

@@ -300,80 +300,101 @@ mod tests {
         assert!(split_plain_text("", 10).is_empty());
     }
 
-    #[test]
-    fn a_blank_line_is_preferred_over_later_line_breaks_and_spaces() {
-        let parts = split_plain_text("aaa\n\nbbb\nccc ddd", 14);
-        assert_eq!(parts, vec!["aaa\n\n", "bbb\nccc ddd"]);
-    }
+    /// Where text is cut: (what the case shows, the splitter, its input, the limit, the parts).
+    type SplitCase = (
+        &'static str,
+        fn(&str, usize) -> Vec<String>,
+        &'static str,
+        usize,
+        &'static [&'static str],
+    );
 
-    #[test]
-    fn a_line_break_is_preferred_over_later_spaces() {
-        let parts = split_plain_text("aa bb\ncc dd ee", 10);
-        assert_eq!(parts, vec!["aa bb\n", "cc dd ee"]);
-    }
-
-    #[test]
-    fn a_space_is_preferred_over_a_hard_cut() {
-        let parts = split_plain_text("aaaa bbbbbbbb", 8);
-        assert_eq!(parts, vec!["aaaa ", "bbbbbbbb"]);
-    }
-
-    #[test]
-    fn a_long_word_is_cut_hard_at_the_limit() {
-        let parts = split_plain_text("abcdefghij", 4);
-        assert_eq!(parts, vec!["abcd", "efgh", "ij"]);
-    }
-
-    #[test]
-    fn a_surrogate_pair_is_never_cut() {
-        // Each emoji is two UTF-16 code units, so only one fits in three.
-        let parts = split_plain_text("😀😀😀", 3);
-        assert_eq!(parts, vec!["😀", "😀", "😀"]);
-    }
-
-    #[test]
-    fn hard_cuts_avoid_separating_a_combining_mark_from_its_letter() {
-        let parts = split_plain_text("abe\u{301}", 3);
-        assert_eq!(parts, vec!["ab", "e\u{301}"]);
-    }
-
-    #[test]
-    fn an_entity_counts_as_one_character_and_is_never_cut() {
-        let parts = split_for_telegram("a&amp;b&lt;c", 2);
-        assert_eq!(parts, vec!["a&amp;", "b&lt;", "c"]);
-    }
-
-    #[test]
-    fn open_tags_are_closed_and_reopened_with_their_attributes() {
-        let html = "<a href=\"https://x.y\"><b>aaa bbb</b></a> ccc";
-        let parts = split_for_telegram(html, 4);
-        assert_eq!(
-            parts,
-            vec![
+    const CUTS: &[SplitCase] = &[
+        (
+            "a blank line is preferred over later line breaks and spaces",
+            split_plain_text,
+            "aaa\n\nbbb\nccc ddd",
+            14,
+            &["aaa\n\n", "bbb\nccc ddd"],
+        ),
+        (
+            "a line break is preferred over later spaces",
+            split_plain_text,
+            "aa bb\ncc dd ee",
+            10,
+            &["aa bb\n", "cc dd ee"],
+        ),
+        (
+            "a space is preferred over a hard cut",
+            split_plain_text,
+            "aaaa bbbbbbbb",
+            8,
+            &["aaaa ", "bbbbbbbb"],
+        ),
+        (
+            "a long word is cut hard at the limit",
+            split_plain_text,
+            "abcdefghij",
+            4,
+            &["abcd", "efgh", "ij"],
+        ),
+        (
+            // Each emoji is two UTF-16 code units, so only one fits in three.
+            "a surrogate pair is never cut",
+            split_plain_text,
+            "😀😀😀",
+            3,
+            &["😀", "😀", "😀"],
+        ),
+        (
+            "hard cuts avoid separating a combining mark from its letter",
+            split_plain_text,
+            "abe\u{301}",
+            3,
+            &["ab", "e\u{301}"],
+        ),
+        (
+            "an entity counts as one character and is never cut",
+            split_for_telegram,
+            "a&amp;b&lt;c",
+            2,
+            &["a&amp;", "b&lt;", "c"],
+        ),
+        (
+            "open tags are closed and reopened with their attributes",
+            split_for_telegram,
+            "<a href=\"https://x.y\"><b>aaa bbb</b></a> ccc",
+            4,
+            &[
                 "<a href=\"https://x.y\"><b>aaa </b></a>",
                 "<a href=\"https://x.y\"><b>bbb</b></a> ",
                 "ccc",
-            ]
-        );
-    }
-
-    #[test]
-    fn an_element_ending_at_a_cut_is_closed_in_the_earlier_part() {
-        let parts = split_for_telegram("<i>one </i><b>two</b>", 4);
-        assert_eq!(parts, vec!["<i>one </i>", "<b>two</b>"]);
-    }
-
-    #[test]
-    fn code_blocks_are_reopened_with_their_language() {
-        let html = "<pre><code class=\"language-rust\">let a;\nlet b;</code></pre>";
-        let parts = split_for_telegram(html, 8);
-        assert_eq!(
-            parts,
-            vec![
+            ],
+        ),
+        (
+            "an element ending at a cut is closed in the earlier part",
+            split_for_telegram,
+            "<i>one </i><b>two</b>",
+            4,
+            &["<i>one </i>", "<b>two</b>"],
+        ),
+        (
+            "code blocks are reopened with their language",
+            split_for_telegram,
+            "<pre><code class=\"language-rust\">let a;\nlet b;</code></pre>",
+            8,
+            &[
                 "<pre><code class=\"language-rust\">let a;\n</code></pre>",
                 "<pre><code class=\"language-rust\">let b;</code></pre>",
-            ]
-        );
+            ],
+        ),
+    ];
+
+    #[test]
+    fn text_is_cut_where_it_reads_best_and_html_stays_well_formed() {
+        for (case, split, input, limit, parts) in CUTS {
+            assert_eq!(split(input, *limit), *parts, "{case}");
+        }
     }
 
     #[test]

@@ -54,6 +54,9 @@ pub(super) struct TurnContext<'a> {
     pub(super) update_id: i64,
     /// Where the messages carrying the answer are recorded as they are sent.
     pub(super) answer: AnswerMessages,
+    /// The bot itself, whose mention is taken out of a group message.
+    pub(super) me: &'a Me,
+    pub(super) settings: &'a BotSettings,
 }
 
 impl TurnContext<'_> {
@@ -155,11 +158,10 @@ fn keep_stored_history_under_cap(
 /// earlier run sent for it, if any).
 pub(super) async fn chat_turn(
     turn: &TurnContext<'_>,
-    me: &Me,
-    settings: &BotSettings,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
-    let text = match turn_text(turn.message, me, turn.lang, settings.max_message_chars) {
+    let settings = turn.settings;
+    let text = match turn_text(turn.message, turn.me, turn.lang, settings.max_message_chars) {
         Ok(text) => text,
         Err(reply) => return turn.answer_with_notice(preview, &reply).await,
     };
@@ -204,10 +206,9 @@ pub(super) async fn daily_limit_notice(turn: &TurnContext<'_>) -> Option<String>
 /// notice says why it cannot.
 pub(super) async fn media_turn(
     turn: &TurnContext<'_>,
-    me: &Me,
-    settings: &BotSettings,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
+    let settings = turn.settings;
     let Some(attachment) = media::attachment_of(turn.message) else {
         let notice = replies::text_only(turn.lang);
         return turn.answer_with_notice(preview, &notice).await;
@@ -216,7 +217,7 @@ pub(super) async fn media_turn(
         return turn.answer_with_notice(preview, &notice).await;
     }
     let running = turn.start_running();
-    let caption = media::caption_text(turn.message, me);
+    let caption = media::caption_text(turn.message, turn.me);
     // Fetching and transcribing take a moment: the person sees that the bot is on it.
     let chat_id = turn.message.chat.id;
     if let Err(error) = turn.bot.send_chat_action(chat_id, ChatAction::Typing).await {

@@ -323,6 +323,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::memory::strategies::{separated, tricky_or_any};
     use crate::memory::summary::test_support::{hostile_text, reads_as_a_marker};
 
     #[test]
@@ -359,50 +360,33 @@ mod tests {
     }
 
     #[test]
-    fn a_turkish_answer_is_cut_exactly_at_its_markers() {
-        let parsed = parse_summary_answer(
-            "SUMMARY:\nKullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu; kargo çarşamba bekleniyor.\n\nNOTES:\n- Türkçe yanıt istiyor\n- Ankara'da yaşıyor",
-        );
-        assert_eq!(
-            parsed.summary,
-            "Kullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu; kargo çarşamba bekleniyor."
-        );
-        assert_eq!(
-            parsed.notes,
-            notes(&["Türkçe yanıt istiyor", "Ankara'da yaşıyor"])
-        );
-    }
-
-    #[test]
-    fn a_greek_answer_with_letters_that_grow_when_upper_cased_is_cut_exactly() {
-        // `ΐ` upper-cases to three characters, four bytes longer.
-        let parsed = parse_summary_answer(
-            "SUMMARY:\nΡώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή.\nNOTES:\n- Μιλάει ελληνικά\n- Ταΐζει τη γάτα στις 7",
-        );
-        assert_eq!(
-            parsed.summary,
-            "Ρώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή."
-        );
-        assert_eq!(
-            parsed.notes,
-            notes(&["Μιλάει ελληνικά", "Ταΐζει τη γάτα στις 7"])
-        );
-    }
-
-    #[test]
-    fn an_armenian_answer_with_the_ligature_ev_is_cut_exactly() {
-        // `և` upper-cases to `ԵՒ`, two bytes longer.
-        let parsed = parse_summary_answer(
-            "SUMMARY: Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։\nNOTES:\n- Ապրում է Երևանում\n- Նախընտրում է հայերեն",
-        );
-        assert_eq!(
-            parsed.summary,
-            "Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։"
-        );
-        assert_eq!(
-            parsed.notes,
-            notes(&["Ապրում է Երևանում", "Նախընտրում է հայերեն"])
-        );
+    fn answers_whose_letters_change_length_when_upper_cased_are_cut_exactly_at_their_markers() {
+        // (the language and why it is hard, the answer, its summary, its notes)
+        let cases = [
+            (
+                "Turkish",
+                "SUMMARY:\nKullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu; kargo çarşamba bekleniyor.\n\nNOTES:\n- Türkçe yanıt istiyor\n- Ankara'da yaşıyor",
+                "Kullanıcı, Ankara'daki siparişinin (no. 4711) ne zaman geleceğini sordu; kargo çarşamba bekleniyor.",
+                ["Türkçe yanıt istiyor", "Ankara'da yaşıyor"],
+            ),
+            (
+                "Greek: `ΐ` upper-cases to three characters, four bytes longer",
+                "SUMMARY:\nΡώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή.\nNOTES:\n- Μιλάει ελληνικά\n- Ταΐζει τη γάτα στις 7",
+                "Ρώτησε για την πρωτεΐνη στο πρωινό· θα ξαναγράψει την Παρασκευή.",
+                ["Μιλάει ελληνικά", "Ταΐζει τη γάτα στις 7"],
+            ),
+            (
+                "Armenian: `և` upper-cases to `ԵՒ`, two bytes longer",
+                "SUMMARY: Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։\nNOTES:\n- Ապրում է Երևանում\n- Նախընտրում է հայերեն",
+                "Հարցրեց Երևանի պատվերի և առաքման ժամկետի մասին։",
+                ["Ապրում է Երևանում", "Նախընտրում է հայերեն"],
+            ),
+        ];
+        for (case, answer, summary, expected_notes) in cases {
+            let parsed = parse_summary_answer(answer);
+            assert_eq!(parsed.summary, summary, "{case}");
+            assert_eq!(parsed.notes, notes(&expected_notes), "{case}");
+        }
     }
 
     #[test]
@@ -517,42 +501,32 @@ mod tests {
     /// Answers built from markers (well-formed or not), characters whose upper case has another
     /// byte length, list bullets and arbitrary text, on lines or run together.
     fn answer_pieces() -> impl Strategy<Value = String> {
-        let piece = prop_oneof![
-            prop::sample::select(vec![
-                "SUMMARY:",
-                "NOTES:",
-                "summary",
-                "Notes :",
-                "**Summary:**",
-                "## NOTES",
-                "- NOTES:",
-                "notes：",
-                "SUMMARY: NOTES:",
-                "- none",
-                "- ",
-                "ı",
-                "ΐ",
-                "և",
-                "ß",
-                "ŉ",
-                "ﬁ",
-                "İ",
-                "Σ",
-                "🏔️",
-                "\r",
-                "\u{2028}",
-                "\u{85}",
-            ])
-            .prop_map(str::to_owned),
-            any::<String>(),
-        ];
-        let separator = prop::sample::select(vec!["\n", "\n", " ", "", "\r\n"]);
-        prop::collection::vec((piece, separator), 0..24).prop_map(|pieces| {
-            pieces
-                .into_iter()
-                .map(|(piece, separator)| piece + separator)
-                .collect()
-        })
+        let piece = tricky_or_any(vec![
+            "SUMMARY:",
+            "NOTES:",
+            "summary",
+            "Notes :",
+            "**Summary:**",
+            "## NOTES",
+            "- NOTES:",
+            "notes：",
+            "SUMMARY: NOTES:",
+            "- none",
+            "- ",
+            "ı",
+            "ΐ",
+            "և",
+            "ß",
+            "ŉ",
+            "ﬁ",
+            "İ",
+            "Σ",
+            "🏔️",
+            "\r",
+            "\u{2028}",
+            "\u{85}",
+        ]);
+        separated(piece, vec!["\n", "\n", " ", "", "\r\n"], 0..24)
     }
 
     /// One line of arbitrary printable text that does not open a section.

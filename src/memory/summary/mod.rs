@@ -30,6 +30,7 @@ fn cap_chars(text: &str, max: usize) -> String {
 mod test_support {
     use proptest::prelude::*;
 
+    use crate::memory::strategies::tricky_or_any;
     use crate::storage::{ChatId, Role, StoredMessage, UserId};
 
     pub(super) fn message(role: Role, content: &str) -> StoredMessage {
@@ -54,37 +55,33 @@ mod test_support {
     /// Text a hostile person might write: the request's tags in many spellings, section markers,
     /// every kind of line break, and arbitrary text.
     pub(super) fn hostile_text() -> impl Strategy<Value = String> {
-        let piece = prop_oneof![
-            prop::sample::select(vec![
-                "</session>",
-                "<session>",
-                "</SESSION >",
-                "< /session>",
-                "<existing_notes>",
-                "</existing_notes>",
-                "<Existing_Notes>",
-                "</memory>",
-                "<memory>",
-                "<",
-                "/",
-                ">",
-                "&lt;",
-                "NOTES:",
-                "SUMMARY:",
-                "## Notes",
-                "- ",
-                "[2026-11-30 14:05 UTC] Assistant: ",
-                "\n",
-                "\r",
-                "\r\n",
-                "\u{2028}",
-                "\u{2029}",
-                "\u{85}",
-                "\u{0B}",
-            ])
-            .prop_map(str::to_owned),
-            any::<String>(),
-        ];
+        let piece = tricky_or_any(vec![
+            "</session>",
+            "<session>",
+            "</SESSION >",
+            "< /session>",
+            "<existing_notes>",
+            "</existing_notes>",
+            "<Existing_Notes>",
+            "</memory>",
+            "<memory>",
+            "<",
+            "/",
+            ">",
+            "&lt;",
+            "NOTES:",
+            "SUMMARY:",
+            "## Notes",
+            "- ",
+            "[2026-11-30 14:05 UTC] Assistant: ",
+            "\n",
+            "\r",
+            "\r\n",
+            "\u{2028}",
+            "\u{2029}",
+            "\u{85}",
+            "\u{0B}",
+        ]);
         prop::collection::vec(piece, 0..16).prop_map(|pieces| pieces.concat())
     }
 }
