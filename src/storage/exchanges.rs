@@ -8,9 +8,9 @@
 //! old answer is deleted with the session marked for summarizing again. Its token counts move to
 //! the new reply, because the person did use them.
 
-#[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+#[cfg(feature = "postgres")]
+use super::postgres::messages::storable;
+use super::{Backend, Store};
 use super::{ConversationKey, NewMessage, Role, StoredMessage};
 
 /// The person's last message in a conversation and the replies stored after it.
@@ -68,51 +68,94 @@ impl From<ReplyRow> for ExchangeReply {
     }
 }
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+impl Store {
     /// The conversation's last message from the person and the replies stored after it; `None`
     /// when the person has no message stored here.
     pub async fn last_exchange(
         &self,
         key: ConversationKey,
     ) -> Result<Option<LastExchange>, sqlx::Error> {
-        let mut reader = self.reader().await?;
-        let message = sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                      content, created_at AS created_at_ms, tokens_in, tokens_out,
-                      telegram_message_id
-               FROM messages
-               WHERE chat_id = ?1 AND user_id = ?2 AND role = 'user'
-               ORDER BY created_at DESC, id DESC
-               LIMIT 1"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_optional(&mut *reader)
-        .await?;
-        let Some(message) = message else {
-            return Ok(None);
-        };
-        let replies = sqlx::query_as!(
-            ReplyRow,
-            r#"SELECT reply.id AS "id!", reply.content, reply.tokens_in, reply.tokens_out,
-                      reply.telegram_message_id, update_.answer_message_ids
-               FROM messages AS reply
-               LEFT JOIN processed_updates AS update_ ON update_.update_id = reply.update_id
-               WHERE reply.chat_id = ?1 AND reply.user_id = ?2 AND reply.role = 'assistant'
-                 AND reply.id > ?3
-               ORDER BY reply.id"#,
-            key.chat_id,
-            key.user_id,
-            message.id,
-        )
-        .fetch_all(&mut *reader)
-        .await?;
-        Ok(Some(LastExchange {
-            message,
-            replies: replies.into_iter().map(ExchangeReply::from).collect(),
-        }))
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut reader = db.reader().await?;
+                let message = sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE chat_id = ?1 AND user_id = ?2 AND role = 'user'
+                       ORDER BY created_at DESC, id DESC
+                       LIMIT 1"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_optional(&mut *reader)
+                .await?;
+                let Some(message) = message else {
+                    return Ok(None);
+                };
+                let replies = sqlx::query_as!(
+                    ReplyRow,
+                    r#"SELECT reply.id AS "id!", reply.content, reply.tokens_in, reply.tokens_out,
+                              reply.telegram_message_id, update_.answer_message_ids
+                       FROM messages AS reply
+                       LEFT JOIN processed_updates AS update_ ON update_.update_id = reply.update_id
+                       WHERE reply.chat_id = ?1 AND reply.user_id = ?2 AND reply.role = 'assistant'
+                         AND reply.id > ?3
+                       ORDER BY reply.id"#,
+                    key.chat_id,
+                    key.user_id,
+                    message.id,
+                )
+                .fetch_all(&mut *reader)
+                .await?;
+                Ok(Some(LastExchange {
+                    message,
+                    replies: replies.into_iter().map(ExchangeReply::from).collect(),
+                }))
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let message = sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE chat_id = $1 AND user_id = $2 AND role = 'user'
+                       ORDER BY created_at DESC, id DESC
+                       LIMIT 1"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_optional(&db.pool)
+                .await?;
+                let Some(message) = message else {
+                    return Ok(None);
+                };
+                let replies = sqlx::query_as!(
+                    ReplyRow,
+                    r#"SELECT reply.id, reply.content, reply.tokens_in, reply.tokens_out,
+                              reply.telegram_message_id, update_.answer_message_ids AS "answer_message_ids?"
+                       FROM messages AS reply
+                       LEFT JOIN processed_updates AS update_ ON update_.update_id = reply.update_id
+                       WHERE reply.chat_id = $1 AND reply.user_id = $2 AND reply.role = 'assistant'
+                         AND reply.id > $3
+                       ORDER BY reply.id"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    message.id,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(Some(LastExchange {
+                    message,
+                    replies: replies.into_iter().map(ExchangeReply::from).collect(),
+                }))
+            }
+        }
     }
 
     /// Like [`Store::history`], but only up to the message `through_id`: the history a prompt
@@ -124,27 +167,55 @@ impl SqliteStore {
         limit: i64,
         through_id: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        // `+?4`: see `Store::history`.
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                      session_id AS "session_id!", role AS "role!: Role",
-                      content AS "content!", created_at AS "created_at_ms!",
-                      tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                      telegram_message_id
-               FROM (SELECT * FROM messages
-                     WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
-                     ORDER BY created_at DESC, id DESC
-                     LIMIT +?4)
-               ORDER BY created_at ASC, id ASC"#,
-            key.chat_id,
-            key.user_id,
-            since_ms,
-            limit,
-            through_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                // `+?4`: see `Store::history`.
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                              session_id AS "session_id!", role AS "role!: Role",
+                              content AS "content!", created_at AS "created_at_ms!",
+                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                              telegram_message_id
+                       FROM (SELECT * FROM messages
+                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
+                             ORDER BY created_at DESC, id DESC
+                             LIMIT +?4)
+                       ORDER BY created_at ASC, id ASC"#,
+                    key.chat_id,
+                    key.user_id,
+                    since_ms,
+                    limit,
+                    through_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                              session_id AS "session_id!", role AS "role!: Role",
+                              content AS "content!", created_at AS "created_at_ms!",
+                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                              telegram_message_id
+                       FROM (SELECT * FROM messages
+                             WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
+                             ORDER BY created_at DESC, id DESC
+                             LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
+                       ORDER BY created_at ASC, id ASC"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    since_ms,
+                    limit,
+                    through_id,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Stores `reply` in place of the replies `replaced` (of the same conversation), in one
@@ -157,55 +228,105 @@ impl SqliteStore {
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
-        let replaced =
-            serde_json::to_string(replaced).map_err(|error| sqlx::Error::Encode(error.into()))?;
-        let mut writer = self.writer().await?;
-        self.connections.messages_to_index();
-        let mut transaction = super::begin_write(&mut writer).await?;
-        sqlx::query!(
-            // `+` keeps SQLite from choosing the conversation's index (a scan of all its
-            // messages) over the few ids' primary key.
-            "DELETE FROM messages
-             WHERE +chat_id = ?1 AND +user_id = ?2 AND role = 'assistant'
-               AND id IN (SELECT value FROM json_each(?3))",
-            reply.key.chat_id,
-            reply.key.user_id,
-            replaced,
-        )
-        .execute(&mut *transaction)
-        .await?;
-        let id = sqlx::query_scalar!(
-            r#"INSERT INTO messages
-                   (chat_id, user_id, session_id, role, content, created_at,
-                    tokens_in, tokens_out, telegram_message_id, update_id)
-               VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
-               RETURNING id AS "id!""#,
-            reply.key.chat_id,
-            reply.key.user_id,
-            reply.session_id,
-            reply.content,
-            reply.created_at_ms,
-            reply.tokens_in,
-            reply.tokens_out,
-            update_id,
-        )
-        .fetch_one(&mut *transaction)
-        .await?;
-        sqlx::query!(
-            "DELETE FROM session_summaries WHERE session_id = ?1",
-            reply.session_id,
-        )
-        .execute(&mut *transaction)
-        .await?;
-        sqlx::query!(
-            "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
-             WHERE id = ?1 AND summarized = 1",
-            reply.session_id,
-        )
-        .execute(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        Ok(id)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let replaced = serde_json::to_string(replaced)
+                    .map_err(|error| sqlx::Error::Encode(error.into()))?;
+                let mut writer = db.writer().await?;
+                db.connections.messages_to_index();
+                let mut transaction = super::begin_write(&mut writer).await?;
+                sqlx::query!(
+                    // `+` keeps SQLite from choosing the conversation's index (a scan of all its
+                    // messages) over the few ids' primary key.
+                    "DELETE FROM messages
+                     WHERE +chat_id = ?1 AND +user_id = ?2 AND role = 'assistant'
+                       AND id IN (SELECT value FROM json_each(?3))",
+                    reply.key.chat_id,
+                    reply.key.user_id,
+                    replaced,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                let id = sqlx::query_scalar!(
+                    r#"INSERT INTO messages
+                           (chat_id, user_id, session_id, role, content, created_at,
+                            tokens_in, tokens_out, telegram_message_id, update_id)
+                       VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
+                       RETURNING id AS "id!""#,
+                    reply.key.chat_id,
+                    reply.key.user_id,
+                    reply.session_id,
+                    reply.content,
+                    reply.created_at_ms,
+                    reply.tokens_in,
+                    reply.tokens_out,
+                    update_id,
+                )
+                .fetch_one(&mut *transaction)
+                .await?;
+                sqlx::query!(
+                    "DELETE FROM session_summaries WHERE session_id = ?1",
+                    reply.session_id,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                sqlx::query!(
+                    "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+                     WHERE id = ?1 AND summarized = 1",
+                    reply.session_id,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok(id)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let mut transaction = db.pool.begin().await?;
+                sqlx::query!(
+                    "DELETE FROM messages
+                     WHERE chat_id = $1 AND user_id = $2 AND role = 'assistant' AND id = ANY($3)",
+                    reply.key.chat_id.0,
+                    reply.key.user_id.0,
+                    replaced,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                let id = sqlx::query_scalar!(
+                    r#"INSERT INTO messages
+                           (chat_id, user_id, session_id, role, content, created_at,
+                            tokens_in, tokens_out, telegram_message_id, update_id)
+                       VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
+                       RETURNING id"#,
+                    reply.key.chat_id.0,
+                    reply.key.user_id.0,
+                    reply.session_id,
+                    &*storable(reply.content),
+                    reply.created_at_ms,
+                    reply.tokens_in,
+                    reply.tokens_out,
+                    update_id,
+                )
+                .fetch_one(&mut *transaction)
+                .await?;
+                sqlx::query!(
+                    "DELETE FROM session_summaries WHERE session_id = $1",
+                    reply.session_id,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                sqlx::query!(
+                    "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
+                     WHERE id = $1 AND summarized",
+                    reply.session_id,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok(id)
+            }
+        }
     }
 }
 

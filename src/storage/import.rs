@@ -9,9 +9,9 @@
 //! embedder find it like any other; an existing session that receives messages widens to hold
 //! them and, when it was closed, loses its summary so the summarizer writes it again with them.
 
-#[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+#[cfg(feature = "postgres")]
+use super::postgres::import::{Bookkeeping, PgImport};
+use super::{Backend, Store};
 use super::{ConversationKey, Role};
 
 /// One session of a conversation as an import plans around it.
@@ -56,38 +56,71 @@ pub struct ImportCounts {
 #[cfg_attr(not(feature = "sqlite"), allow(dead_code))]
 pub(super) const IMPORT_CHUNK: usize = 2_000;
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+impl Store {
     /// Every session of the conversation, oldest first.
     pub async fn session_spans(
         &self,
         key: ConversationKey,
     ) -> Result<Vec<SessionSpan>, sqlx::Error> {
-        sqlx::query_as!(
-            SessionSpan,
-            r#"SELECT id AS "id!", started_at AS started_at_ms,
-                      last_activity_at AS last_activity_at_ms,
-                      closed_at IS NOT NULL AS "closed!: bool"
-               FROM sessions
-               WHERE chat_id = ?1 AND user_id = ?2
-               ORDER BY started_at, id"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_as!(
+                    SessionSpan,
+                    r#"SELECT id AS "id!", started_at AS started_at_ms,
+                              last_activity_at AS last_activity_at_ms,
+                              closed_at IS NOT NULL AS "closed!: bool"
+                       FROM sessions
+                       WHERE chat_id = ?1 AND user_id = ?2
+                       ORDER BY started_at, id"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => sqlx::query_as!(
+                SessionSpan,
+                r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
+                              closed_at IS NOT NULL AS "closed!"
+                       FROM sessions
+                       WHERE chat_id = $1 AND user_id = $2
+                       ORDER BY started_at, id"#,
+                key.chat_id.0,
+                key.user_id.0,
+            )
+            .fetch_all(&db.pool)
+            .await,
+        }
     }
 
     /// The import keys of the conversation's imported messages.
     pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT import_key AS "import_key!" FROM messages
-               WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT import_key AS "import_key!" FROM messages
+                       WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT import_key AS "import_key!" FROM messages
+                       WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Stores `sessions` in one transaction: nothing of it is stored unless all of it is.
@@ -96,16 +129,35 @@ impl SqliteStore {
         key: ConversationKey,
         sessions: &[ImportSession],
     ) -> Result<ImportCounts, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        let mut import = SqliteImport {
-            transaction: &mut transaction,
-            key,
-        };
-        let counts = import_session_list(&mut import, sessions).await?;
-        transaction.commit().await?;
-        self.connections.messages_to_index();
-        Ok(counts)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                let mut import = SqliteImport {
+                    transaction: &mut transaction,
+                    key,
+                };
+                let counts = import_session_list(&mut import, sessions).await?;
+                transaction.commit().await?;
+                db.connections.messages_to_index();
+                Ok(counts)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let mut transaction = db.pool.begin().await?;
+                let mut import = PgImport {
+                    transaction: &mut transaction,
+                    key,
+                    bookkeeping: Bookkeeping::default(),
+                };
+                let counts = import_session_list(&mut import, sessions).await?;
+                let bookkeeping = import.bookkeeping;
+                bookkeeping.write(&mut transaction, key).await?;
+                transaction.commit().await?;
+                Ok(counts)
+            }
+        }
     }
 }
 

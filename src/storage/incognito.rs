@@ -3,23 +3,36 @@
 //! any text. Whether a turn is in incognito is read with the rest of its start
 //! ([`Store::turn_start`]).
 
-#[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{Backend, Store};
 use super::{ConversationKey, UserId};
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+impl Store {
     /// Whether the conversation is in incognito.
     pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                              WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_one(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                      WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_one(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                      WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Switches the conversation's incognito on (from `now_ms`) or off. Returns whether that
@@ -30,27 +43,56 @@ impl SqliteStore {
         on: bool,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        let result = if on {
-            sqlx::query!(
-                "INSERT INTO incognito_conversations (chat_id, user_id, since_at)
-                 VALUES (?1, ?2, ?3)
-                 ON CONFLICT (chat_id, user_id) DO NOTHING",
-                key.chat_id,
-                key.user_id,
-                now_ms,
-            )
-            .execute(&mut *self.writer().await?)
-            .await?
-        } else {
-            sqlx::query!(
-                "DELETE FROM incognito_conversations WHERE chat_id = ?1 AND user_id = ?2",
-                key.chat_id,
-                key.user_id,
-            )
-            .execute(&mut *self.writer().await?)
-            .await?
-        };
-        Ok(result.rows_affected() == 1)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let result = if on {
+                    sqlx::query!(
+                        "INSERT INTO incognito_conversations (chat_id, user_id, since_at)
+                         VALUES (?1, ?2, ?3)
+                         ON CONFLICT (chat_id, user_id) DO NOTHING",
+                        key.chat_id,
+                        key.user_id,
+                        now_ms,
+                    )
+                    .execute(&mut *db.writer().await?)
+                    .await?
+                } else {
+                    sqlx::query!(
+                        "DELETE FROM incognito_conversations WHERE chat_id = ?1 AND user_id = ?2",
+                        key.chat_id,
+                        key.user_id,
+                    )
+                    .execute(&mut *db.writer().await?)
+                    .await?
+                };
+                Ok(result.rows_affected() == 1)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let result = if on {
+                    sqlx::query!(
+                        "INSERT INTO incognito_conversations (chat_id, user_id, since_at)
+                         VALUES ($1, $2, $3)
+                         ON CONFLICT (chat_id, user_id) DO NOTHING",
+                        key.chat_id.0,
+                        key.user_id.0,
+                        now_ms,
+                    )
+                    .execute(&db.pool)
+                    .await?
+                } else {
+                    sqlx::query!(
+                        "DELETE FROM incognito_conversations WHERE chat_id = $1 AND user_id = $2",
+                        key.chat_id.0,
+                        key.user_id.0,
+                    )
+                    .execute(&db.pool)
+                    .await?
+                };
+                Ok(result.rows_affected() == 1)
+            }
+        }
     }
 
     /// Adds the tokens of one incognito turn of `user_id` to their count of the UTC day that
@@ -62,20 +104,42 @@ impl SqliteStore {
         tokens_in: i64,
         tokens_out: i64,
     ) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-             VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (user_id, day_start_at) DO UPDATE
-                 SET tokens_in = tokens_in + excluded.tokens_in,
-                     tokens_out = tokens_out + excluded.tokens_out",
-            user_id,
-            day_start_ms,
-            tokens_in,
-            tokens_out,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query!(
+                    "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (user_id, day_start_at) DO UPDATE
+                         SET tokens_in = tokens_in + excluded.tokens_in,
+                             tokens_out = tokens_out + excluded.tokens_out",
+                    user_id,
+                    day_start_ms,
+                    tokens_in,
+                    tokens_out,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query!(
+                    "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                     VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (user_id, day_start_at) DO UPDATE
+                         SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
+                             tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
+                    user_id.0,
+                    day_start_ms,
+                    tokens_in,
+                    tokens_out,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
+        }
     }
 
     /// Tokens (in and out) `user_id`'s incognito turns used in all their chats since the UTC
@@ -85,13 +149,29 @@ impl SqliteStore {
         user_id: UserId,
         since_day_start_ms: i64,
     ) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
-               FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
-            user_id,
-            since_day_start_ms,
-        )
-        .fetch_one(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
+                       FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
+                    user_id,
+                    since_day_start_ms,
+                )
+                .fetch_one(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT coalesce(sum(tokens_in + tokens_out), 0)::bigint AS "tokens!"
+                       FROM incognito_token_usage WHERE user_id = $1 AND day_start_at >= $2"#,
+                    user_id.0,
+                    since_day_start_ms,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 }

@@ -2,10 +2,12 @@
 //! the user's activity) and reading a conversation's recent history.
 
 #[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg(feature = "sqlite")]
 use super::combined::{MessageRow, Write};
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+#[cfg(feature = "postgres")]
+use super::postgres::messages::STORE_ONCE_ATTEMPTS;
+#[cfg(feature = "postgres")]
+use super::postgres::messages::storable;
+use super::{Backend, Store};
 use super::{ChatId, ConversationKey, Role, UserId};
 
 /// A message about to be stored.
@@ -69,31 +71,56 @@ impl StoredMessage {
     }
 }
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        self.connections.messages_to_index();
-        sqlx::query_scalar!(
-            r#"INSERT INTO messages
-                   (chat_id, user_id, session_id, role, content, created_at,
-                    tokens_in, tokens_out, telegram_message_id)
-               VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-               RETURNING id AS "id!""#,
-            message.key.chat_id,
-            message.key.user_id,
-            message.session_id,
-            message.role,
-            message.content,
-            message.created_at_ms,
-            message.tokens_in,
-            message.tokens_out,
-            message.telegram_message_id,
-        )
-        .fetch_one(&mut *writer)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                db.connections.messages_to_index();
+                sqlx::query_scalar!(
+                    r#"INSERT INTO messages
+                           (chat_id, user_id, session_id, role, content, created_at,
+                            tokens_in, tokens_out, telegram_message_id)
+                       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                       RETURNING id AS "id!""#,
+                    message.key.chat_id,
+                    message.key.user_id,
+                    message.session_id,
+                    message.role,
+                    message.content,
+                    message.created_at_ms,
+                    message.tokens_in,
+                    message.tokens_out,
+                    message.telegram_message_id,
+                )
+                .fetch_one(&mut *writer)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"INSERT INTO messages
+                           (chat_id, user_id, session_id, role, content, created_at,
+                            tokens_in, tokens_out, telegram_message_id)
+                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                       RETURNING id"#,
+                    message.key.chat_id.0,
+                    message.key.user_id.0,
+                    message.session_id,
+                    message.role as Role,
+                    &*storable(message.content),
+                    message.created_at_ms,
+                    message.tokens_in,
+                    message.tokens_out,
+                    message.telegram_message_id,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Stores the bot's reply to the Telegram update `update_id` (if any) and, in the same
@@ -105,11 +132,36 @@ impl SqliteStore {
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
-        let row = MessageRow::new(reply, reply.role, update_id)?;
-        let (id, _) = self
-            .queue_write(|done| Write::Message { row, done })
-            .await?;
-        Ok(id)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let row = MessageRow::new(reply, reply.role, update_id)?;
+                let (id, _) = db.queue_write(|done| Write::Message { row, done }).await?;
+                Ok(id)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"INSERT INTO messages
+                           (chat_id, user_id, session_id, role, content, created_at,
+                            tokens_in, tokens_out, telegram_message_id, update_id)
+                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                       RETURNING id"#,
+                    reply.key.chat_id.0,
+                    reply.key.user_id.0,
+                    reply.session_id,
+                    reply.role as Role,
+                    &*storable(reply.content),
+                    reply.created_at_ms,
+                    reply.tokens_in,
+                    reply.tokens_out,
+                    reply.telegram_message_id,
+                    update_id,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Stores a user's message unless the same Telegram message (chat and message id) is already
@@ -119,8 +171,40 @@ impl SqliteStore {
         &self,
         message: &NewMessage<'_>,
     ) -> Result<(i64, bool), sqlx::Error> {
-        let row = MessageRow::new(message, Role::User, None)?;
-        self.queue_write(|done| Write::Message { row, done }).await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let row = MessageRow::new(message, Role::User, None)?;
+                db.queue_write(|done| Write::Message { row, done }).await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Stores a user's message unless the same Telegram message (chat and
+                // message id) is already stored, as when an update is handled again after a crash
+                // or by two replicas at once. Returns the message's id and whether it was new.
+                // `ON CONFLICT DO NOTHING` waits for a replica inserting the same message to commit, so
+                // the look-up after it (a statement of its own, with a fresh snapshot) finds that row.
+                for _ in 0..STORE_ONCE_ATTEMPTS {
+                    if let Some(id) = db.insert_user_message_unless_stored(message).await? {
+                        return Ok((id, true));
+                    }
+                    let stored = sqlx::query_scalar!(
+                        r#"SELECT id FROM messages
+                           WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'"#,
+                        message.key.chat_id.0,
+                        message.telegram_message_id,
+                    )
+                    .fetch_optional(&db.pool)
+                    .await?;
+                    if let Some(id) = stored {
+                        return Ok((id, false));
+                    }
+                }
+                Err(sqlx::Error::Protocol(
+                    "a user's message was neither stored nor found".into(),
+                ))
+            }
+        }
     }
 
     /// Records which Telegram message carried a stored reply; for a reply that answers a
@@ -131,9 +215,25 @@ impl SqliteStore {
         message_id: i64,
         telegram_message_id: i64,
     ) -> Result<(), sqlx::Error> {
-        let record = (message_id, telegram_message_id);
-        self.queue_write(|done| Write::Delivered { record, done })
-            .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let record = (message_id, telegram_message_id);
+                db.queue_write(|done| Write::Delivered { record, done })
+                    .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query!(
+                    "UPDATE messages SET telegram_message_id = $2 WHERE id = $1",
+                    message_id,
+                    telegram_message_id,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
+        }
     }
 
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
@@ -143,29 +243,58 @@ impl SqliteStore {
         since_ms: i64,
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
-        // row and stops after `limit`; the outer one only reverses those few rows. `+?4`, not
-        // `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then re-prepares the
-        // statement whenever a new value is bound; the unary plus hides it from the planner.
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                      session_id AS "session_id!", role AS "role!: Role",
-                      content AS "content!", created_at AS "created_at_ms!",
-                      tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                      telegram_message_id
-               FROM (SELECT * FROM messages
-                     WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
-                     ORDER BY created_at DESC, id DESC
-                     LIMIT +?4)
-               ORDER BY created_at ASC, id ASC"#,
-            key.chat_id,
-            key.user_id,
-            since_ms,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
+                // row and stops after `limit`; the outer one only reverses those few rows. `+?4`, not
+                // `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then re-prepares the
+                // statement whenever a new value is bound; the unary plus hides it from the planner.
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                              session_id AS "session_id!", role AS "role!: Role",
+                              content AS "content!", created_at AS "created_at_ms!",
+                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                              telegram_message_id
+                       FROM (SELECT * FROM messages
+                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
+                             ORDER BY created_at DESC, id DESC
+                             LIMIT +?4)
+                       ORDER BY created_at ASC, id ASC"#,
+                    key.chat_id,
+                    key.user_id,
+                    since_ms,
+                    limit,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
+                // row and stops after `limit`; the outer one only reverses those few rows.
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                              session_id AS "session_id!", role AS "role!: Role",
+                              content AS "content!", created_at AS "created_at_ms!",
+                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                              telegram_message_id
+                       FROM (SELECT * FROM messages
+                             WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
+                             ORDER BY created_at DESC, id DESC
+                             LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
+                       ORDER BY created_at ASC, id ASC"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    since_ms,
+                    limit,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Every message of the conversation, oldest first (for exports).
@@ -173,19 +302,40 @@ impl SqliteStore {
         &self,
         key: ConversationKey,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                      content, created_at AS created_at_ms, tokens_in, tokens_out,
-                      telegram_message_id
-               FROM messages
-               WHERE chat_id = ?1 AND user_id = ?2
-               ORDER BY created_at ASC, id ASC"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE chat_id = ?1 AND user_id = ?2
+                       ORDER BY created_at ASC, id ASC"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE chat_id = $1 AND user_id = $2
+                       ORDER BY created_at ASC, id ASC"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 
     /// The text stored for the person's Telegram message `telegram_message_id` in `key`'s
@@ -196,16 +346,34 @@ impl SqliteStore {
         key: ConversationKey,
         telegram_message_id: i64,
     ) -> Result<Option<String>, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT content AS "content!" FROM messages
-               WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
-                 AND user_id = ?3"#,
-            key.chat_id,
-            telegram_message_id,
-            key.user_id,
-        )
-        .fetch_optional(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT content AS "content!" FROM messages
+                       WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
+                         AND user_id = ?3"#,
+                    key.chat_id,
+                    telegram_message_id,
+                    key.user_id,
+                )
+                .fetch_optional(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT content FROM messages
+                       WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
+                         AND user_id = $3"#,
+                    key.chat_id.0,
+                    telegram_message_id,
+                    key.user_id.0,
+                )
+                .fetch_optional(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Every message of one session, oldest first (for its summary).
@@ -213,18 +381,38 @@ impl SqliteStore {
         &self,
         session_id: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                      content, created_at AS created_at_ms, tokens_in, tokens_out,
-                      telegram_message_id
-               FROM messages
-               WHERE session_id = ?1
-               ORDER BY created_at ASC, id ASC"#,
-            session_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE session_id = ?1
+                       ORDER BY created_at ASC, id ASC"#,
+                    session_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE session_id = $1
+                       ORDER BY created_at ASC, id ASC"#,
+                    session_id,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 }
 

@@ -6,8 +6,9 @@
 use std::borrow::Cow;
 
 use super::ConversationKey;
-#[cfg(feature = "sqlite")]
-use super::SqliteStore;
+#[cfg(feature = "postgres")]
+use super::postgres::messages::storable;
+use super::{Backend, Store};
 
 /// Earlier values kept per note: enough to answer "where did I live before?", bounded so that a
 /// note that keeps changing does not grow without end (every note goes into every prompt).
@@ -335,22 +336,40 @@ pub(super) struct NoteSource {
     pub(super) now_ms: i64,
 }
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+impl Store {
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error> {
-        let rows = sqlx::query_as!(
-            NoteRow,
-            r#"SELECT id AS "id!", note, created_at, confirmed_at,
-                      added_by_hand AS "added_by_hand: bool", valid_from, earlier
-               FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
-               ORDER BY created_at, id"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        note_records(rows)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows = sqlx::query_as!(
+                    NoteRow,
+                    r#"SELECT id AS "id!", note, created_at, confirmed_at,
+                              added_by_hand AS "added_by_hand: bool", valid_from, earlier
+                       FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
+                       ORDER BY created_at, id"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                note_records(rows)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let rows = sqlx::query_as!(
+                    NoteRow,
+                    r#"SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
+                       FROM user_notes WHERE chat_id = $1 AND user_id = $2
+                       ORDER BY created_at, id"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                note_records(rows)
+            }
+        }
     }
 
     /// Makes `notes` the summarizer's complete list for the conversation: notes already stored
@@ -367,16 +386,36 @@ impl SqliteStore {
         stated_at_ms: i64,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        let source = NoteSource {
-            key,
-            session_id: source_session_id,
-            stated_at_ms,
-            now_ms,
-        };
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        replace_note_list(&mut *transaction, &source, notes).await?;
-        transaction.commit().await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let source = NoteSource {
+                    key,
+                    session_id: source_session_id,
+                    stated_at_ms,
+                    now_ms,
+                };
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                replace_note_list(&mut *transaction, &source, notes).await?;
+                transaction.commit().await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Makes `notes` the summarizer's complete list for the conversation
+                // (see the SQLite twin). The first statement locks the conversation's notes, so a
+                // replica replacing them at the same time waits.
+                let source = NoteSource {
+                    key,
+                    session_id: source_session_id,
+                    stated_at_ms,
+                    now_ms,
+                };
+                let mut transaction = db.pool.begin().await?;
+                replace_note_list(&mut *transaction, &source, notes).await?;
+                transaction.commit().await
+            }
+        }
     }
 
     /// Adds a note the person wrote. A note with the same text, if the conversation has one
@@ -387,35 +426,72 @@ impl SqliteStore {
         note: &str,
         now_ms: i64,
     ) -> Result<NoteAdded, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        let inserted = sqlx::query!(
-            "INSERT INTO user_notes
-                 (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-             VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
-             ON CONFLICT (chat_id, user_id, note) DO NOTHING",
-            key.chat_id,
-            key.user_id,
-            note,
-            now_ms,
-        )
-        .execute(&mut *transaction)
-        .await?
-        .rows_affected();
-        if inserted == 0 {
-            sqlx::query!(
-                "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
-                 WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
-                key.chat_id,
-                key.user_id,
-                note,
-                now_ms,
-            )
-            .execute(&mut *transaction)
-            .await?;
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                let inserted = sqlx::query!(
+                    "INSERT INTO user_notes
+                         (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                     VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
+                     ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+                    key.chat_id,
+                    key.user_id,
+                    note,
+                    now_ms,
+                )
+                .execute(&mut *transaction)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    sqlx::query!(
+                        "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
+                         WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
+                        key.chat_id,
+                        key.user_id,
+                        note,
+                        now_ms,
+                    )
+                    .execute(&mut *transaction)
+                    .await?;
+                }
+                transaction.commit().await?;
+                Ok(NoteAdded::from_inserted(inserted))
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let note = storable(note);
+                let mut transaction = db.pool.begin().await?;
+                let inserted = sqlx::query!(
+                    "INSERT INTO user_notes
+                         (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                     VALUES ($1, $2, $3, $4, $4, true, $4)
+                     ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+                    key.chat_id.0,
+                    key.user_id.0,
+                    &*note,
+                    now_ms,
+                )
+                .execute(&mut *transaction)
+                .await?
+                .rows_affected();
+                if inserted == 0 {
+                    sqlx::query!(
+                        "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
+                         WHERE chat_id = $1 AND user_id = $2 AND note = $3",
+                        key.chat_id.0,
+                        key.user_id.0,
+                        &*note,
+                        now_ms,
+                    )
+                    .execute(&mut *transaction)
+                    .await?;
+                }
+                transaction.commit().await?;
+                Ok(NoteAdded::from_inserted(inserted))
+            }
         }
-        transaction.commit().await?;
-        Ok(NoteAdded::from_inserted(inserted))
     }
 
     /// Gives note `note_id` of the conversation the person's text `note`, keeping its place in
@@ -429,49 +505,102 @@ impl SqliteStore {
         note: &str,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        let Some(old) = sqlx::query_as!(
-            EditedNote,
-            "SELECT note, valid_from, earlier FROM user_notes
-             WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-            note_id,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_optional(&mut *transaction)
-        .await?
-        else {
-            return Ok(false);
-        };
-        // The other note goes by a DELETE of its own rather than by `UPDATE OR REPLACE`: rows
-        // that REPLACE removes skip the delete triggers, and the person's stored bytes would
-        // still count that note.
-        sqlx::query!(
-            "DELETE FROM user_notes
-             WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
-            note_id,
-            key.chat_id,
-            key.user_id,
-            note,
-        )
-        .execute(&mut *transaction)
-        .await?;
-        let (valid_from, earlier) = after_hand_edit(old, note, now_ms)?;
-        sqlx::query!(
-            "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
-                                   valid_from = ?4, earlier = ?5
-             WHERE id = ?1",
-            note_id,
-            note,
-            now_ms,
-            valid_from,
-            earlier,
-        )
-        .execute(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        Ok(true)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                let Some(old) = sqlx::query_as!(
+                    EditedNote,
+                    "SELECT note, valid_from, earlier FROM user_notes
+                     WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                    note_id,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_optional(&mut *transaction)
+                .await?
+                else {
+                    return Ok(false);
+                };
+                // The other note goes by a DELETE of its own rather than by `UPDATE OR REPLACE`: rows
+                // that REPLACE removes skip the delete triggers, and the person's stored bytes would
+                // still count that note.
+                sqlx::query!(
+                    "DELETE FROM user_notes
+                     WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
+                    note_id,
+                    key.chat_id,
+                    key.user_id,
+                    note,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                let (valid_from, earlier) = after_hand_edit(old, note, now_ms)?;
+                sqlx::query!(
+                    "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
+                                           valid_from = ?4, earlier = ?5
+                     WHERE id = ?1",
+                    note_id,
+                    note,
+                    now_ms,
+                    valid_from,
+                    earlier,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok(true)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Gives note `note_id` of the conversation the person's text `note`
+                // (see the SQLite twin); `false` if the conversation has no note with that id.
+                let mut transaction = db.pool.begin().await?;
+                // What SQLite's `UPDATE OR REPLACE` does in one statement: only when the note exists
+                // (locked until the end), the other note with the new text goes, then the text changes.
+                let Some(old) = sqlx::query_as!(
+                    EditedNote,
+                    "SELECT note, valid_from, earlier FROM user_notes
+                     WHERE id = $1 AND chat_id = $2 AND user_id = $3
+                     FOR UPDATE",
+                    note_id,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_optional(&mut *transaction)
+                .await?
+                else {
+                    return Ok(false);
+                };
+                let note = storable(note);
+                sqlx::query!(
+                    "DELETE FROM user_notes
+                     WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND id <> $4",
+                    key.chat_id.0,
+                    key.user_id.0,
+                    &*note,
+                    note_id,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                let (valid_from, earlier) = after_hand_edit(old, &note, now_ms)?;
+                sqlx::query!(
+                    "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
+                                           valid_from = $4, earlier = $5
+                     WHERE id = $1",
+                    note_id,
+                    &*note,
+                    now_ms,
+                    valid_from,
+                    earlier,
+                )
+                .execute(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok(true)
+            }
+        }
     }
 
     /// Deletes one note of the conversation; `false` if it has no note with that id.
@@ -480,15 +609,32 @@ impl SqliteStore {
         key: ConversationKey,
         note_id: i64,
     ) -> Result<bool, sqlx::Error> {
-        let result = sqlx::query!(
-            "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-            note_id,
-            key.chat_id,
-            key.user_id,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(result.rows_affected() == 1)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let result = sqlx::query!(
+                    "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                    note_id,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(result.rows_affected() == 1)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let result = sqlx::query!(
+                    "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
+                    note_id,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(result.rows_affected() == 1)
+            }
+        }
     }
 }
 

@@ -6,6 +6,11 @@
 //! session-level advisory lock held by a connection of its own: when the replica dies or loses
 //! the server, the server ends the session and another replica takes the lock.
 
+#[cfg(feature = "postgres")]
+use sqlx::Connection;
+
+use super::{Backend, Store};
+
 /// A task only one replica may do at a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SoleTask {
@@ -53,10 +58,32 @@ impl Leadership {
     }
 }
 
-#[cfg(feature = "sqlite")]
-impl super::SqliteStore {
-    /// Always leads: one process has the file.
-    pub async fn try_lead(&self, _task: SoleTask) -> Result<Option<Leadership>, sqlx::Error> {
-        Ok(Some(Leadership::alone()))
+impl Store {
+    /// Leadership of `task` when no other replica holds it now; `None` when one does. On SQLite
+    /// one process has the file, so it always leads.
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    pub async fn try_lead(&self, task: SoleTask) -> Result<Option<Leadership>, sqlx::Error> {
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(_) => Ok(Some(Leadership::alone())),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let mut holder = db.pool.acquire().await?.detach();
+                let locked = sqlx::query_scalar!(
+                    r#"SELECT pg_try_advisory_lock($1) AS "locked!""#,
+                    task.lock_key()
+                )
+                .fetch_one(&mut holder)
+                .await?;
+                if locked {
+                    Ok(Some(Leadership {
+                        holder: Some(holder),
+                    }))
+                } else {
+                    let _ = holder.close().await;
+                    Ok(None)
+                }
+            }
+        }
     }
 }

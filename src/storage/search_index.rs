@@ -22,18 +22,17 @@
 //! rebuild of the whole index (after a migration changed its form): a search does not wait for
 //! millions of messages; it finds what the background batches have indexed so far.
 
+use std::sync::Weak;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::messages::fts_owner_token;
 use super::{
-    Connections, ConversationKey, SearchTerm, SqliteStore, StoredMessage, is_storage_full,
+    Connections, ConversationKey, SearchTerm, SqliteStore, is_storage_full,
     roll_back_failed_command, unless_closed,
 };
-use crate::storage::Role;
 
 /// How often the background task indexes the messages stored since its last batch. Recall never
 /// looks at messages this young, so the index may lag behind by this much.
@@ -95,7 +94,7 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
 
 /// Indexes every message not yet indexed, a batch per transaction, taking the writer in turn
 /// for each; returns the id through which messages are indexed.
-async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
+pub(super) async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
     // Messages stored from here on set the flag again; those stored before are in the batches.
     connections.index_pending.store(false, Ordering::Release);
     let mut batch = INDEX_BATCH;
@@ -177,79 +176,11 @@ async fn index_batch(
 
 #[cfg(feature = "sqlite")]
 impl SqliteStore {
-    /// Indexes every message not yet in the full-text index now, instead of at the background
-    /// task's next batch. Returns the id through which messages are indexed.
-    pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error> {
-        // In a task of its own: a caller that gives up half-way (its future dropped) must not
-        // leave the writer inside a batch's transaction.
-        let connections = Arc::clone(&self.connections);
-        tokio::spawn(async move { index_pending(&connections).await })
-            .await
-            .unwrap_or(Err(sqlx::Error::WorkerCrashed))
-    }
-
-    /// Messages of the conversation matching any of `terms`, older than message `before_id`, most
-    /// relevant (BM25, with the conversation's own word counts) first. Every word of the FTS5
-    /// expression ([`match_expression`]) starts with this conversation's owner token, and the
-    /// query re-checks chat and user so that a wrong expression can never return another user's
-    /// messages. The matches are ranked inside the index and only the best `limit` are read from
-    /// `messages` (a conversation can have hundreds of matches, each row a page read of its own);
-    /// `CROSS JOIN` keeps that order (full-text match first, then the row by id): without planner
-    /// statistics SQLite could otherwise run the match once per message of the conversation. The
-    /// rowid bound inside the full-text query lets FTS5 skip the newer rows (the raw window).
-    ///
-    /// If a message older than `before_id` may not be indexed yet, everything pending is indexed
-    /// first, unless the index is being rebuilt ([`SEARCH_CATCHES_UP_AT_MOST`]). Should that fail,
-    /// the search still runs and may miss only those few messages.
-    pub async fn search_messages(
-        &self,
-        key: ConversationKey,
-        terms: &[SearchTerm],
-        before_id: i64,
-        limit: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        let Some(match_expression) = match_expression(key, terms) else {
-            return Ok(Vec::new());
-        };
-        if self.search_must_catch_up(before_id).await?
-            && let Err(error) = self.index_pending_messages().await
-        {
-            // A full database is already reported where it stops storing messages.
-            if is_storage_full(&error) {
-                tracing::debug!(error = %error, "could not index new messages before a search");
-            } else {
-                tracing::warn!(error = %error, "could not index new messages before a search");
-            }
-        }
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT message.id AS "id!", message.chat_id, message.user_id, message.session_id,
-                      message.role AS "role: Role", message.content,
-                      message.created_at AS created_at_ms, message.tokens_in, message.tokens_out,
-                      message.telegram_message_id
-               FROM (SELECT rowid AS id, bm25(messages_fts) AS relevance
-                     FROM messages_fts
-                     WHERE messages_fts MATCH ?1 AND rowid < ?4
-                     ORDER BY relevance
-                     LIMIT +?5) AS found
-               CROSS JOIN messages AS message ON message.id = found.id
-               WHERE message.chat_id = ?2 AND message.user_id = ?3
-               ORDER BY found.relevance"#,
-            match_expression,
-            key.chat_id,
-            key.user_id,
-            before_id,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
-    }
-
     /// Whether a search for messages older than `before_id` should first index what is pending:
     /// when one of them may not be indexed yet and the backlog is short. This process's mark
     /// is read first; the stored one, with the newest message's id, only when that is far
     /// behind (say just after a start, before the first batch, or for a search without bound).
-    async fn search_must_catch_up(&self, before_id: i64) -> Result<bool, sqlx::Error> {
+    pub(super) async fn search_must_catch_up(&self, before_id: i64) -> Result<bool, sqlx::Error> {
         let needed_through = before_id.saturating_sub(1);
         let known = self.connections.indexed_through.load(Ordering::Acquire);
         if known >= needed_through {
@@ -274,7 +205,7 @@ impl SqliteStore {
 /// The FTS5 expression for `terms` among `key`'s messages: each term as the conversation's
 /// words (owner token and word), quoted, prefixes with `*`, all alternatives of one another.
 /// `None` without a term to look for.
-fn match_expression(key: ConversationKey, terms: &[SearchTerm]) -> Option<String> {
+pub(super) fn match_expression(key: ConversationKey, terms: &[SearchTerm]) -> Option<String> {
     let owner = fts_owner_token(key);
     // Each word of a term carries the owner, as each indexed word does; a term of several words
     // (`it's`) is a phrase of them. Separators are never quoted text, so nothing in a term acts as

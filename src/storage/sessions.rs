@@ -1,9 +1,7 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
-#[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{Backend, Store};
 use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
 
 /// A session as stored.
@@ -56,25 +54,49 @@ pub struct TurnStartLimits {
     pub history_max_messages: i64,
 }
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+#[cfg(feature = "postgres")]
+/// How often [`Store::start_session`] (PostgreSQL) closes a session another replica opened meanwhile and
+/// tries again before giving up.
+const START_SESSION_ATTEMPTS: usize = 8;
+
+impl Store {
     /// The conversation's open session, if any.
     pub async fn open_session(
         &self,
         key: ConversationKey,
     ) -> Result<Option<SessionRecord>, sqlx::Error> {
-        sqlx::query_as!(
-            SessionRecord,
-            r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                      summary_attempts
-               FROM sessions
-               WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_optional(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_as!(
+                    SessionRecord,
+                    r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                              summary_attempts
+                       FROM sessions
+                       WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_optional(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_as!(
+                    SessionRecord,
+                    r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
+                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                              summary_attempts
+                       FROM sessions
+                       WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_optional(&db.pool)
+                .await
+            }
+        }
     }
 
     /// What a chat turn reads before it stores the user's message, in one statement (each
@@ -87,40 +109,77 @@ impl SqliteStore {
         key: ConversationKey,
         limits: TurnStartLimits,
     ) -> Result<TurnStart, sqlx::Error> {
-        let row = sqlx::query_file!(
-            "src/storage/sql/turn_start.sql",
-            key.chat_id,
-            key.user_id,
-            limits.summaries_since_ms,
-            limits.summary_count,
-            limits.history_since_ms,
-            limits.history_max_messages,
-        )
-        .fetch_one(&mut *self.reader().await?)
-        .await?;
-        // Each list is in the order the caller wants (oldest first), as `Store::notes`,
-        // `Store::recent_summaries` and `Store::history` return it.
-        let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
-        let notes = serde_json::from_str(&row.notes).map_err(decode)?;
-        let summaries = serde_json::from_str(&row.summaries).map_err(decode)?;
-        let history = serde_json::from_str(&row.history).map_err(decode)?;
-        let open_session =
-            row.session_id
-                .zip(row.last_activity_at_ms)
-                .map(|(id, last_activity_at_ms)| OpenSession {
-                    id,
-                    last_activity_at_ms,
-                });
-        Ok(TurnStart {
-            persona: row.persona,
-            model: row.model,
-            incognito: row.incognito,
-            open_session,
-            notes,
-            summaries,
-            history,
-            has_messages_before_window: row.has_messages_before_window,
-        })
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let row = sqlx::query_file!(
+                    "src/storage/sql/turn_start.sql",
+                    key.chat_id,
+                    key.user_id,
+                    limits.summaries_since_ms,
+                    limits.summary_count,
+                    limits.history_since_ms,
+                    limits.history_max_messages,
+                )
+                .fetch_one(&mut *db.reader().await?)
+                .await?;
+                // Each list is in the order the caller wants (oldest first), as `Store::notes`,
+                // `Store::recent_summaries` and `Store::history` return it.
+                let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
+                let notes = serde_json::from_str(&row.notes).map_err(decode)?;
+                let summaries = serde_json::from_str(&row.summaries).map_err(decode)?;
+                let history = serde_json::from_str(&row.history).map_err(decode)?;
+                let open_session =
+                    row.session_id
+                        .zip(row.last_activity_at_ms)
+                        .map(|(id, last_activity_at_ms)| OpenSession {
+                            id,
+                            last_activity_at_ms,
+                        });
+                Ok(TurnStart {
+                    persona: row.persona,
+                    model: row.model,
+                    incognito: row.incognito,
+                    open_session,
+                    notes,
+                    summaries,
+                    history,
+                    has_messages_before_window: row.has_messages_before_window,
+                })
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let row = sqlx::query_file!(
+                    "src/storage/postgres/turn_start.sql",
+                    key.chat_id.0,
+                    key.user_id.0,
+                    limits.summaries_since_ms,
+                    limits.summary_count,
+                    limits.history_since_ms,
+                    limits.history_max_messages,
+                )
+                .fetch_one(&db.pool)
+                .await?;
+                let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
+                let open_session =
+                    row.session_id
+                        .zip(row.last_activity_at_ms)
+                        .map(|(id, last_activity_at_ms)| OpenSession {
+                            id,
+                            last_activity_at_ms,
+                        });
+                Ok(TurnStart {
+                    persona: row.persona,
+                    model: row.model,
+                    incognito: row.incognito,
+                    open_session,
+                    notes: serde_json::from_str(&row.notes).map_err(decode)?,
+                    summaries: serde_json::from_str(&row.summaries).map_err(decode)?,
+                    history: serde_json::from_str(&row.history).map_err(decode)?,
+                    has_messages_before_window: row.has_messages_before_window,
+                })
+            }
+        }
     }
 
     /// Starts a new session at `now_ms`, closing the conversation's open one (if any) first.
@@ -130,33 +189,81 @@ impl SqliteStore {
         key: ConversationKey,
         now_ms: i64,
     ) -> Result<(SessionRecord, Option<i64>), sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        // A session ends when it was last active, not when we noticed it was idle.
-        let closed = sqlx::query_scalar!(
-            r#"UPDATE sessions SET closed_at = last_activity_at
-               WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-               RETURNING id AS "id!""#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_optional(&mut *transaction)
-        .await?;
-        let session = sqlx::query_as!(
-            SessionRecord,
-            r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
-               VALUES (?1, ?2, ?3, ?3)
-               RETURNING id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                         last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                         summary_attempts"#,
-            key.chat_id,
-            key.user_id,
-            now_ms,
-        )
-        .fetch_one(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        Ok((session, closed))
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                // A session ends when it was last active, not when we noticed it was idle.
+                let closed = sqlx::query_scalar!(
+                    r#"UPDATE sessions SET closed_at = last_activity_at
+                       WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
+                       RETURNING id AS "id!""#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_optional(&mut *transaction)
+                .await?;
+                let session = sqlx::query_as!(
+                    SessionRecord,
+                    r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
+                       VALUES (?1, ?2, ?3, ?3)
+                       RETURNING id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                                 last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                                 summary_attempts"#,
+                    key.chat_id,
+                    key.user_id,
+                    now_ms,
+                )
+                .fetch_one(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok((session, closed))
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let mut transaction = db.pool.begin().await?;
+                let mut closed = None;
+                for _ in 0..START_SESSION_ATTEMPTS {
+                    // A session ends when it was last active, not when we noticed it was idle. Each
+                    // statement sees what other replicas committed before it began, so a session one of
+                    // them opened after the previous attempt is closed here.
+                    let closed_now = sqlx::query_scalar!(
+                        r#"UPDATE sessions SET closed_at = last_activity_at
+                           WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                           RETURNING id"#,
+                        key.chat_id.0,
+                        key.user_id.0,
+                    )
+                    .fetch_optional(&mut *transaction)
+                    .await?;
+                    closed = closed_now.or(closed);
+                    // Waits for a replica inserting an open session of this conversation, and does
+                    // nothing if it committed: then the next attempt closes that one.
+                    let session = sqlx::query_as!(
+                        SessionRecord,
+                        r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
+                           VALUES ($1, $2, $3, $3)
+                           ON CONFLICT (chat_id, user_id) WHERE closed_at IS NULL DO NOTHING
+                           RETURNING id, chat_id, user_id, started_at AS started_at_ms,
+                                     last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                                     summary_attempts"#,
+                        key.chat_id.0,
+                        key.user_id.0,
+                        now_ms,
+                    )
+                    .fetch_optional(&mut *transaction)
+                    .await?;
+                    if let Some(session) = session {
+                        transaction.commit().await?;
+                        return Ok((session, closed));
+                    }
+                }
+                Err(sqlx::Error::Protocol(
+                    "other replicas kept opening sessions of this conversation".into(),
+                ))
+            }
+        }
     }
 
     /// Closes the conversation's open session at `now_ms`. Returns the closed session's id, or
@@ -166,29 +273,63 @@ impl SqliteStore {
         key: ConversationKey,
         now_ms: i64,
     ) -> Result<Option<i64>, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
-               WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-               RETURNING id AS "id!""#,
-            key.chat_id,
-            key.user_id,
-            now_ms,
-        )
-        .fetch_optional(&mut *self.writer().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
+                       WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
+                       RETURNING id AS "id!""#,
+                    key.chat_id,
+                    key.user_id,
+                    now_ms,
+                )
+                .fetch_optional(&mut *db.writer().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"UPDATE sessions SET closed_at = greatest(last_activity_at, $3)
+                       WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                       RETURNING id"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    now_ms,
+                )
+                .fetch_optional(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Closes every open session whose last activity is before `idle_before_ms`, at its last
     /// activity. Returns how many were closed.
     pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64, sqlx::Error> {
-        let result = sqlx::query!(
-            "UPDATE sessions SET closed_at = last_activity_at
-             WHERE closed_at IS NULL AND last_activity_at < ?1",
-            idle_before_ms,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(result.rows_affected())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let result = sqlx::query!(
+                    "UPDATE sessions SET closed_at = last_activity_at
+                     WHERE closed_at IS NULL AND last_activity_at < ?1",
+                    idle_before_ms,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(result.rows_affected())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let result = sqlx::query!(
+                    "UPDATE sessions SET closed_at = last_activity_at
+                     WHERE closed_at IS NULL AND last_activity_at < $1",
+                    idle_before_ms,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(result.rows_affected())
+            }
+        }
     }
 
     /// Closed sessions without a summary whose retry time (if any) has come, oldest first.
@@ -197,32 +338,70 @@ impl SqliteStore {
         now_ms: i64,
         limit: i64,
     ) -> Result<Vec<SessionRecord>, sqlx::Error> {
-        sqlx::query_as!(
-            SessionRecord,
-            r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                      last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                      summary_attempts
-               FROM sessions
-               WHERE closed_at IS NOT NULL AND summarized = 0
-                 AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
-               ORDER BY closed_at
-               LIMIT +?2"#,
-            now_ms,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_as!(
+                    SessionRecord,
+                    r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                              summary_attempts
+                       FROM sessions
+                       WHERE closed_at IS NOT NULL AND summarized = 0
+                         AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
+                       ORDER BY closed_at
+                       LIMIT +?2"#,
+                    now_ms,
+                    limit,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_as!(
+                    SessionRecord,
+                    r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
+                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                              summary_attempts
+                       FROM sessions
+                       WHERE closed_at IS NOT NULL AND NOT summarized
+                         AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
+                       ORDER BY closed_at
+                       LIMIT CASE WHEN $2::bigint >= 0 THEN $2 END"#,
+                    now_ms,
+                    limit,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Marks a session as needing no summary (it had no messages).
     pub async fn mark_session_summarized(&self, session_id: i64) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
-            session_id,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query!(
+                    "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
+                    session_id,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query!(
+                    "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
+                    session_id,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
+        }
     }
 
     /// Counts a summary attempt that is about to start and sets when to try again should it not
@@ -232,16 +411,34 @@ impl SqliteStore {
         session_id: i64,
         retry_at_ms: i64,
     ) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"UPDATE sessions
-               SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
-               WHERE id = ?1
-               RETURNING summary_attempts AS "summary_attempts!""#,
-            session_id,
-            retry_at_ms,
-        )
-        .fetch_one(&mut *self.writer().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"UPDATE sessions
+                       SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
+                       WHERE id = ?1
+                       RETURNING summary_attempts AS "summary_attempts!""#,
+                    session_id,
+                    retry_at_ms,
+                )
+                .fetch_one(&mut *db.writer().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"UPDATE sessions
+                       SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
+                       WHERE id = $1
+                       RETURNING summary_attempts"#,
+                    session_id,
+                    retry_at_ms,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Moves a session's next summary attempt to `retry_at_ms`.
@@ -250,13 +447,29 @@ impl SqliteStore {
         session_id: i64,
         retry_at_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
-            session_id,
-            retry_at_ms,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query!(
+                    "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
+                    session_id,
+                    retry_at_ms,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query!(
+                    "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
+                    session_id,
+                    retry_at_ms,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The SQLite backend's connections: opening the file with the right pragmas, the one writer
 //! behind a fair (first come, first served) lock, a few readers, and the background checkpoints
 //! of the write-ahead log. The queries themselves are in the topic modules beside this one
-//! (`impl SqliteStore` blocks), next to the records they return.
+//! (the `Store` methods' SQLite arms), next to the records they return.
 //!
 //! SQLite allows one writer at a time anyway; queueing writers on our own lock instead of on
 //! SQLite's busy handler (which sleeps between tries rather than waking a writer when the lock is

@@ -3,10 +3,8 @@
 //! loses no message and answers none twice.
 
 #[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg(feature = "sqlite")]
 use super::combined::Write;
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::{Backend, Store};
 use super::{ConversationKey, UndeliveredReply};
 
 /// An update to record for crash recovery: its id, its payload (the update's JSON), and the
@@ -109,8 +107,33 @@ impl From<UnfinishedRow> for UnfinishedUpdate {
     }
 }
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+/// A row of `processed_updates` as PostgreSQL returns it: the state as text.
+#[cfg(feature = "postgres")]
+struct UnfinishedPgRow {
+    update_id: i64,
+    payload: Option<String>,
+    state: String,
+    answer_message_ids: Option<String>,
+    reply_id: Option<i64>,
+    reply_content: Option<String>,
+}
+
+#[cfg(feature = "postgres")]
+impl From<UnfinishedPgRow> for UnfinishedUpdate {
+    fn from(row: UnfinishedPgRow) -> Self {
+        UnfinishedUpdate::from(UnfinishedRow {
+            update_id: row.update_id,
+            payload: row.payload,
+            // The table's CHECK allows only the three states.
+            state: UpdateState::from_stored(&row.state).unwrap_or(UpdateState::Done),
+            answer_message_ids: row.answer_message_ids,
+            reply_id: row.reply_id,
+            reply_content: row.reply_content,
+        })
+    }
+}
+
+impl Store {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
     /// update was already recorded (a redelivery that must not be answered again). The update is
     /// marked done at once: use [`Store::record_updates`] to keep it for crash recovery.
@@ -119,63 +142,131 @@ impl SqliteStore {
         update_id: i64,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        let result = sqlx::query!(
-            "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
-             ON CONFLICT (update_id) DO NOTHING",
-            update_id,
-            now_ms,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(result.rows_affected() == 1)
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let result = sqlx::query!(
+                    "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
+                     ON CONFLICT (update_id) DO NOTHING",
+                    update_id,
+                    now_ms,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(result.rows_affected() == 1)
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let result = sqlx::query!(
+                    "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
+                     ON CONFLICT (update_id) DO NOTHING",
+                    update_id,
+                    now_ms,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(result.rows_affected() == 1)
+            }
+        }
     }
 
     /// Stores received updates with their payloads (state `received`) and owners for crash
     /// recovery, one poll's batch in one statement (passed as a JSON array of
     /// `[update_id, payload, chat_id, user_id]`). Returns for each whether it was new (`false`:
     /// seen before).
-    pub async fn record_updates(
+    pub async fn record_updates<U>(
         &self,
-        updates: &[UpdateRecord],
+        updates: &[U],
         now_ms: i64,
-    ) -> Result<Vec<bool>, sqlx::Error> {
-        let rows: Vec<_> = updates
-            .iter()
-            .map(|update| {
-                let owner = update.owner;
-                (
-                    update.update_id,
-                    update.payload.as_str(),
-                    owner.map(|key| key.chat_id),
-                    owner.map(|key| key.user_id),
+    ) -> Result<Vec<bool>, sqlx::Error>
+    where
+        U: Clone + Into<UpdateRecord>,
+    {
+        let updates: Vec<UpdateRecord> = updates.iter().cloned().map(Into::into).collect();
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows: Vec<_> = updates
+                    .iter()
+                    .map(|update| {
+                        let owner = update.owner;
+                        (
+                            update.update_id,
+                            update.payload.as_str(),
+                            owner.map(|key| key.chat_id),
+                            owner.map(|key| key.user_id),
+                        )
+                    })
+                    .collect();
+                let batch = serde_json::to_string(&rows)
+                    .map_err(|error| sqlx::Error::Encode(error.into()))?;
+                let replica = &*db.replica;
+                // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
+                let inserted = sqlx::query_scalar!(
+                    r#"INSERT INTO processed_updates
+                           (update_id, received_at, payload, state, chat_id, user_id, claimed_by)
+                       SELECT update_.value ->> 0, ?2, update_.value ->> 1, 'received',
+                              update_.value ->> 2, update_.value ->> 3, ?3
+                       FROM json_each(?1) AS update_
+                       WHERE true
+                       ON CONFLICT (update_id) DO NOTHING
+                       RETURNING update_id AS "update_id!: i64""#,
+                    batch,
+                    now_ms,
+                    replica,
                 )
-            })
-            .collect();
-        let batch =
-            serde_json::to_string(&rows).map_err(|error| sqlx::Error::Encode(error.into()))?;
-        let replica = &*self.replica;
-        // `WHERE true` tells SQLite's parser that ON CONFLICT belongs to the INSERT.
-        let inserted = sqlx::query_scalar!(
-            r#"INSERT INTO processed_updates
-                   (update_id, received_at, payload, state, chat_id, user_id, claimed_by)
-               SELECT update_.value ->> 0, ?2, update_.value ->> 1, 'received',
-                      update_.value ->> 2, update_.value ->> 3, ?3
-               FROM json_each(?1) AS update_
-               WHERE true
-               ON CONFLICT (update_id) DO NOTHING
-               RETURNING update_id AS "update_id!: i64""#,
-            batch,
-            now_ms,
-            replica,
-        )
-        .fetch_all(&mut *self.writer().await?)
-        .await?;
-        // `remove`: an id given twice in one batch is new only the first time.
-        let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
-        Ok(updates
-            .iter()
-            .map(|update| inserted.remove(&update.update_id))
-            .collect())
+                .fetch_all(&mut *db.writer().await?)
+                .await?;
+                // `remove`: an id given twice in one batch is new only the first time.
+                let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
+                Ok(updates
+                    .iter()
+                    .map(|update| inserted.remove(&update.update_id))
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Stores received updates, claimed by this replica for one lease; for
+                // each whether it was new (`false`: another replica or an earlier delivery stored
+                // it first).
+                let ids: Vec<i64> = updates.iter().map(|update| update.update_id).collect();
+                let payloads: Vec<String> = updates
+                    .iter()
+                    .map(|update| update.payload.clone())
+                    .collect();
+                let chats: Vec<Option<i64>> = updates
+                    .iter()
+                    .map(|update| update.owner.map(|key| key.chat_id.0))
+                    .collect();
+                let users: Vec<Option<i64>> = updates
+                    .iter()
+                    .map(|update| update.owner.map(|key| key.user_id.0))
+                    .collect();
+                let inserted = sqlx::query_scalar!(
+                    r#"INSERT INTO processed_updates
+                           (update_id, received_at, payload, state, chat_id, user_id, claimed_by,
+                            lease_until)
+                       SELECT update_.id, $5, update_.payload, 'received', update_.chat_id,
+                              update_.user_id, $6, $7
+                       FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
+                            AS update_ (id, payload, chat_id, user_id)
+                       ON CONFLICT (update_id) DO NOTHING
+                       RETURNING update_id"#,
+                    &ids,
+                    &payloads,
+                    &chats as &[Option<i64>],
+                    &users as &[Option<i64>],
+                    now_ms,
+                    &*db.replica,
+                    now_ms + db.lease_ms,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                // `remove`: an id given twice in one batch is new only the first time.
+                let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
+                Ok(ids.iter().map(|id| inserted.remove(id)).collect())
+            }
+        }
     }
 
     /// Moves an update to `state`; `done` also drops the stored payload (the message text is kept
@@ -185,16 +276,34 @@ impl SqliteStore {
         update_id: i64,
         state: UpdateState,
     ) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "UPDATE processed_updates
-             SET state = ?2, payload = CASE WHEN ?2 = 'done' THEN NULL ELSE payload END
-             WHERE update_id = ?1",
-            update_id,
-            state,
-        )
-        .execute(&mut *self.writer().await?)
-        .await?;
-        Ok(())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query!(
+                    "UPDATE processed_updates
+                     SET state = ?2, payload = CASE WHEN ?2 = 'done' THEN NULL ELSE payload END
+                     WHERE update_id = ?1",
+                    update_id,
+                    state,
+                )
+                .execute(&mut *db.writer().await?)
+                .await?;
+                Ok(())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query!(
+                    "UPDATE processed_updates
+                     SET state = $2, payload = CASE WHEN $2 = 'done' THEN NULL ELSE payload END
+                     WHERE update_id = $1",
+                    update_id,
+                    state.as_stored(),
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
+        }
     }
 
     /// Updates received from `since_ms` up to (not including) `before_ms` whose handling did not
@@ -205,70 +314,150 @@ impl SqliteStore {
         since_ms: i64,
         before_ms: i64,
     ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
-        // The update's owner leads the join through the conversation's index to its own
-        // messages. An update has one reply at most: it is `replying` from then on and never
-        // answered again, so the join adds no rows.
-        let rows = sqlx::query_as!(
-            UnfinishedRow,
-            r#"SELECT update_.update_id AS "update_id!", update_.payload,
-                      update_.state AS "state: UpdateState", update_.answer_message_ids,
-                      reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
-               FROM processed_updates AS update_
-               LEFT JOIN messages AS reply
-                 ON update_.state = 'replying'
-                AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
-                AND reply.update_id = update_.update_id AND reply.role = 'assistant'
-                AND reply.telegram_message_id IS NULL
-               WHERE update_.state <> 'done'
-                 AND update_.received_at >= ?1 AND update_.received_at < ?2
-               ORDER BY update_.update_id"#,
-            since_ms,
-            before_ms,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                // The update's owner leads the join through the conversation's index to its own
+                // messages. An update has one reply at most: it is `replying` from then on and never
+                // answered again, so the join adds no rows.
+                let rows = sqlx::query_as!(
+                    UnfinishedRow,
+                    r#"SELECT update_.update_id AS "update_id!", update_.payload,
+                              update_.state AS "state: UpdateState", update_.answer_message_ids,
+                              reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
+                       FROM processed_updates AS update_
+                       LEFT JOIN messages AS reply
+                         ON update_.state = 'replying'
+                        AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
+                        AND reply.update_id = update_.update_id AND reply.role = 'assistant'
+                        AND reply.telegram_message_id IS NULL
+                       WHERE update_.state <> 'done'
+                         AND update_.received_at >= ?1 AND update_.received_at < ?2
+                       ORDER BY update_.update_id"#,
+                    since_ms,
+                    before_ms,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let rows = sqlx::query_as!(
+                    UnfinishedPgRow,
+                    r#"SELECT update_.update_id, update_.payload, update_.state,
+                              update_.answer_message_ids,
+                              reply.id AS "reply_id?", reply.content AS "reply_content?"
+                       FROM processed_updates AS update_
+                       LEFT JOIN messages AS reply
+                         ON update_.state = 'replying'
+                        AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
+                        AND reply.update_id = update_.update_id AND reply.role = 'assistant'
+                        AND reply.telegram_message_id IS NULL
+                       WHERE update_.state <> 'done'
+                         AND update_.received_at >= $1 AND update_.received_at < $2
+                       ORDER BY update_.update_id"#,
+                    since_ms,
+                    before_ms,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
+            }
+        }
     }
 
     /// Takes over, oldest first and at most `limit`, the unfinished updates received since
     /// `since_ms` that another run of the bot took in: on SQLite, one process has the file, so
     /// those are the ones the last run left. Returns them as [`Store::unfinished_updates`] does.
-    /// `_now_ms` matters only where replicas hold leases (PostgreSQL).
+    /// `now_ms` matters only where replicas hold leases (PostgreSQL).
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
     pub async fn claim_unfinished_updates(
         &self,
         since_ms: i64,
-        _now_ms: i64,
+        now_ms: i64,
         limit: i64,
     ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
-        let replica = &*self.replica;
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        let claimed = sqlx::query_scalar!(
-            r#"UPDATE processed_updates SET claimed_by = ?1
-               WHERE update_id IN (
-                   SELECT update_id FROM processed_updates
-                   WHERE state <> 'done' AND received_at >= ?2
-                     AND (claimed_by IS NULL OR claimed_by <> ?1)
-                   ORDER BY update_id LIMIT ?3)
-               RETURNING update_id AS "update_id!: i64""#,
-            replica,
-            since_ms,
-            limit,
-        )
-        .fetch_all(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        drop(writer);
-        if claimed.is_empty() {
-            return Ok(Vec::new());
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let replica = &*db.replica;
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                let claimed = sqlx::query_scalar!(
+                    r#"UPDATE processed_updates SET claimed_by = ?1
+                       WHERE update_id IN (
+                           SELECT update_id FROM processed_updates
+                           WHERE state <> 'done' AND received_at >= ?2
+                             AND (claimed_by IS NULL OR claimed_by <> ?1)
+                           ORDER BY update_id LIMIT ?3)
+                       RETURNING update_id AS "update_id!: i64""#,
+                    replica,
+                    since_ms,
+                    limit,
+                )
+                .fetch_all(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                drop(writer);
+                if claimed.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let claimed: std::collections::HashSet<i64> = claimed.into_iter().collect();
+                Ok(self
+                    .unfinished_updates(since_ms, i64::MAX)
+                    .await?
+                    .into_iter()
+                    .filter(|update| claimed.contains(&update.update_id))
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Takes over, oldest first and at most `limit`, the unfinished updates
+                // received since `since_ms` whose replica is gone, or whose lease lapsed by
+                // `now_ms` (their replica stopped renewing it), each for one lease of this replica.
+                // Returns them as [`Store::unfinished_updates`] does.
+                let rows = sqlx::query_as!(
+                    UnfinishedPgRow,
+                    r#"WITH claimed AS (
+                           UPDATE processed_updates SET claimed_by = $1, lease_until = $3::bigint + $4::bigint
+                           WHERE update_id IN (
+                               SELECT update_id FROM processed_updates
+                               WHERE state <> 'done' AND received_at >= $2
+                                 AND claimed_by IS DISTINCT FROM $1
+                                 AND (lease_until IS NULL OR lease_until < $3 OR NOT EXISTS (
+                                     SELECT 1 FROM pg_locks AS alive
+                                     WHERE alive.locktype = 'advisory' AND alive.granted
+                                       AND alive.database = (SELECT oid FROM pg_database
+                                                             WHERE datname = current_database())
+                                       AND alive.objsubid = 1
+                                       AND (alive.classid::bigint << 32) | alive.objid::bigint
+                                           = hashtextextended(processed_updates.claimed_by, 0)))
+                               ORDER BY update_id
+                               LIMIT $5
+                               FOR UPDATE SKIP LOCKED)
+                           RETURNING update_id, payload, state, answer_message_ids, chat_id, user_id)
+                       SELECT claimed.update_id AS "update_id!", claimed.payload,
+                              claimed.state AS "state!", claimed.answer_message_ids,
+                              reply.id AS "reply_id?", reply.content AS "reply_content?"
+                       FROM claimed
+                       LEFT JOIN messages AS reply
+                         ON claimed.state = 'replying'
+                        AND reply.chat_id = claimed.chat_id AND reply.user_id = claimed.user_id
+                        AND reply.update_id = claimed.update_id AND reply.role = 'assistant'
+                        AND reply.telegram_message_id IS NULL
+                       ORDER BY claimed.update_id"#,
+                    &*db.replica,
+                    since_ms,
+                    now_ms,
+                    db.lease_ms,
+                    limit,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
+            }
         }
-        let claimed: std::collections::HashSet<i64> = claimed.into_iter().collect();
-        Ok(self
-            .unfinished_updates(since_ms, i64::MAX)
-            .await?
-            .into_iter()
-            .filter(|update| claimed.contains(&update.update_id))
-            .collect())
     }
 
     /// Whether an update of `key` older than `update_id`, received since `since_ms`, is still
@@ -279,27 +468,72 @@ impl SqliteStore {
         update_id: i64,
         since_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        let replica = &*self.replica;
-        sqlx::query_scalar!(
-            r#"SELECT EXISTS (
-                   SELECT 1 FROM processed_updates
-                   WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL
-                     AND update_id < ?3 AND state <> 'done' AND received_at >= ?4
-                     AND (claimed_by IS NULL OR claimed_by <> ?5)) AS "exists!: bool""#,
-            key.chat_id,
-            key.user_id,
-            update_id,
-            since_ms,
-            replica,
-        )
-        .fetch_one(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let replica = &*db.replica;
+                sqlx::query_scalar!(
+                    r#"SELECT EXISTS (
+                           SELECT 1 FROM processed_updates
+                           WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL
+                             AND update_id < ?3 AND state <> 'done' AND received_at >= ?4
+                             AND (claimed_by IS NULL OR claimed_by <> ?5)) AS "exists!: bool""#,
+                    key.chat_id,
+                    key.user_id,
+                    update_id,
+                    since_ms,
+                    replica,
+                )
+                .fetch_one(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Whether an update of `key` older than `update_id`, received since
+                // `since_ms`, is still being answered by another replica: a conversation's updates
+                // are answered in order even when a balancer spreads them over replicas.
+                sqlx::query_scalar!(
+                    r#"SELECT EXISTS (
+                           SELECT 1 FROM processed_updates
+                           WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL
+                             AND update_id < $3 AND state <> 'done' AND received_at >= $4
+                             AND claimed_by IS DISTINCT FROM $5) AS "exists!""#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    update_id,
+                    since_ms,
+                    &*db.replica,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 
     /// Keeps this run's claims on the updates it is answering. On SQLite no other process takes
     /// them over, so there is nothing to renew.
-    pub async fn renew_update_leases(&self, _now_ms: i64) -> Result<u64, sqlx::Error> {
-        Ok(0)
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    pub async fn renew_update_leases(&self, now_ms: i64) -> Result<u64, sqlx::Error> {
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(_) => Ok(0),
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Extends this replica's claims on the updates it has not finished by
+                // one lease from `now_ms`, and makes sure it shows as alive; how many.
+                db.liveness.keep().await?;
+                let result = sqlx::query!(
+                    "UPDATE processed_updates SET lease_until = $2::bigint + $3::bigint
+                     WHERE claimed_by = $1 AND state <> 'done'",
+                    &*db.replica,
+                    now_ms,
+                    db.lease_ms,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(result.rows_affected())
+            }
+        }
     }
 
     /// Records which Telegram messages carry the answer to `update_id` so far, in reading order
@@ -312,8 +546,26 @@ impl SqliteStore {
         update_id: i64,
         message_ids: &[i64],
     ) -> Result<(), sqlx::Error> {
-        let record = (update_id, message_ids.to_vec());
-        self.queue_write(|done| Write::AnswerMessages { record, done })
-            .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let record = (update_id, message_ids.to_vec());
+                db.queue_write(|done| Write::AnswerMessages { record, done })
+                    .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let ids = serde_json::to_string(message_ids)
+                    .map_err(|error| sqlx::Error::Encode(error.into()))?;
+                sqlx::query!(
+                    "UPDATE processed_updates SET answer_message_ids = $2 WHERE update_id = $1",
+                    update_id,
+                    ids,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
+        }
     }
 }

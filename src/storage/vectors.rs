@@ -18,11 +18,12 @@
 #[cfg(feature = "sqlite")]
 use std::sync::Once;
 
+#[cfg(feature = "postgres")]
+use super::postgres::vectors::{distinct_in_order, in_ranked_order, nearest, store_note_vectors};
 #[cfg(feature = "sqlite")]
-use super::SqliteStore;
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
-use super::vector_cache::{VectorCounts, similarity, squared_distance};
-#[cfg_attr(not(feature = "sqlite"), allow(unused_imports))]
+use super::vector_cache::squared_distance;
+use super::vector_cache::{VectorCounts, similarity};
+use super::{Backend, Store};
 use super::{ChatId, ConversationKey, NoteRecord, Role, StoredMessage, SummaryRecord, UserId};
 
 /// What a vector belongs to; stored as `memory_vectors.kind`.
@@ -171,106 +172,226 @@ struct NearSummaryRow {
     similarity: f64,
 }
 
-#[cfg(feature = "sqlite")]
-impl SqliteStore {
+impl Store {
     /// Makes `model` the model the stored vectors come from. When they came from another model,
     /// all of them are deleted and every message waits for a vector again (vectors of two
     /// models cannot be compared). Returns whether that happened.
     pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        let current = sqlx::query_scalar!("SELECT model FROM embedding_progress")
-            .fetch_one(&mut *transaction)
-            .await?;
-        if current.as_deref() == Some(model) {
-            return Ok(false);
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                let current = sqlx::query_scalar!("SELECT model FROM embedding_progress")
+                    .fetch_one(&mut *transaction)
+                    .await?;
+                if current.as_deref() == Some(model) {
+                    return Ok(false);
+                }
+                sqlx::query!("DELETE FROM memory_vectors")
+                    .execute(&mut *transaction)
+                    .await?;
+                sqlx::query!("DELETE FROM note_vectors")
+                    .execute(&mut *transaction)
+                    .await?;
+                sqlx::query!(
+                    "UPDATE embedding_progress SET model = ?1, messages_through = 0",
+                    model
+                )
+                .execute(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok(current.is_some())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let mut transaction = db.pool.begin().await?;
+                let current = sqlx::query_scalar!(
+                    "SELECT model FROM embedding_progress WHERE id = 1 FOR UPDATE"
+                )
+                .fetch_one(&mut *transaction)
+                .await?;
+                if current.as_deref() == Some(model) {
+                    return Ok(false);
+                }
+                sqlx::query!("DELETE FROM memory_vectors WHERE true")
+                    .execute(&mut *transaction)
+                    .await?;
+                sqlx::query!("DELETE FROM note_vectors WHERE true")
+                    .execute(&mut *transaction)
+                    .await?;
+                sqlx::query!(
+                    "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
+                    model
+                )
+                .execute(&mut *transaction)
+                .await?;
+                transaction.commit().await?;
+                Ok(current.is_some())
+            }
         }
-        sqlx::query!("DELETE FROM memory_vectors")
-            .execute(&mut *transaction)
-            .await?;
-        sqlx::query!("DELETE FROM note_vectors")
-            .execute(&mut *transaction)
-            .await?;
-        sqlx::query!(
-            "UPDATE embedding_progress SET model = ?1, messages_through = 0",
-            model
-        )
-        .execute(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        Ok(current.is_some())
     }
 
     /// Up to `limit` messages waiting for a vector, oldest first.
     pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT id AS "id!", chat_id, user_id, content FROM messages
-               WHERE id > (SELECT messages_through FROM embedding_progress)
-               ORDER BY id LIMIT +?1"#,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| TextToEmbed {
-                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                source: VectorSource::Message,
-                source_id: row.id,
-                text: row.content,
-            })
-            .collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT id AS "id!", chat_id, user_id, content FROM messages
+                       WHERE id > (SELECT messages_through FROM embedding_progress)
+                       ORDER BY id LIMIT +?1"#,
+                    limit,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| TextToEmbed {
+                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                        source: VectorSource::Message,
+                        source_id: row.id,
+                        text: row.content,
+                    })
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT id, chat_id, user_id, content FROM messages AS message
+                       WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                         AND NOT EXISTS (
+                             SELECT 1 FROM memory_vectors AS vector
+                             WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                               AND vector.kind = 0 AND vector.source_id = message.id)
+                       ORDER BY id
+                       LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                    limit,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| TextToEmbed {
+                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                        source: VectorSource::Message,
+                        source_id: row.id,
+                        text: row.content,
+                    })
+                    .collect())
+            }
+        }
     }
 
     /// Up to `limit` session summaries without a vector.
     pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                      summary.summary
-               FROM session_summaries AS summary
-               WHERE NOT EXISTS (
-                   SELECT 1 FROM memory_vectors AS vector
-                   WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                     AND vector.kind = 1 AND vector.source_id = summary.session_id)
-               LIMIT +?1"#,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| TextToEmbed {
-                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                source: VectorSource::Summary,
-                source_id: row.session_id,
-                text: row.summary,
-            })
-            .collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
+                              summary.summary
+                       FROM session_summaries AS summary
+                       WHERE NOT EXISTS (
+                           SELECT 1 FROM memory_vectors AS vector
+                           WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
+                             AND vector.kind = 1 AND vector.source_id = summary.session_id)
+                       LIMIT +?1"#,
+                    limit,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| TextToEmbed {
+                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                        source: VectorSource::Summary,
+                        source_id: row.session_id,
+                        text: row.summary,
+                    })
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary
+                       FROM session_summaries AS summary
+                       WHERE NOT EXISTS (
+                           SELECT 1 FROM memory_vectors AS vector
+                           WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
+                             AND vector.kind = 1 AND vector.source_id = summary.session_id)
+                       ORDER BY summary.session_id
+                       LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                    limit,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| TextToEmbed {
+                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                        source: VectorSource::Summary,
+                        source_id: row.session_id,
+                        text: row.summary,
+                    })
+                    .collect())
+            }
+        }
     }
 
     /// Up to `limit` notes without a vector.
     pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT note.id AS "id!", note.chat_id, note.user_id, note.note
-               FROM user_notes AS note
-               WHERE NOT EXISTS (
-                   SELECT 1 FROM note_vectors AS vector
-                   WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                     AND vector.note_id = note.id)
-               LIMIT +?1"#,
-            limit,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| TextToEmbed {
-                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                source: VectorSource::Note,
-                source_id: row.id,
-                text: row.note,
-            })
-            .collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT note.id AS "id!", note.chat_id, note.user_id, note.note
+                       FROM user_notes AS note
+                       WHERE NOT EXISTS (
+                           SELECT 1 FROM note_vectors AS vector
+                           WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                             AND vector.note_id = note.id)
+                       LIMIT +?1"#,
+                    limit,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| TextToEmbed {
+                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                        source: VectorSource::Note,
+                        source_id: row.id,
+                        text: row.note,
+                    })
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT note.id, note.chat_id, note.user_id, note.note
+                       FROM user_notes AS note
+                       WHERE NOT EXISTS (
+                           SELECT 1 FROM note_vectors AS vector
+                           WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                             AND vector.note_id = note.id)
+                       ORDER BY note.id
+                       LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                    limit,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| TextToEmbed {
+                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
+                        source: VectorSource::Note,
+                        source_id: row.id,
+                        text: row.note,
+                    })
+                    .collect())
+            }
+        }
     }
 
     /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
@@ -282,67 +403,169 @@ impl SqliteStore {
         vectors: &[MemoryVector],
         messages_through: Option<i64>,
     ) -> Result<(), sqlx::Error> {
-        let mut writer = self.writer().await?;
-        let mut transaction = super::begin_write(&mut writer).await?;
-        for vector in vectors {
-            match vector.source {
-                VectorSource::Message => {
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let mut writer = db.writer().await?;
+                let mut transaction = super::begin_write(&mut writer).await?;
+                for vector in vectors {
+                    match vector.source {
+                        VectorSource::Message => {
+                            sqlx::query!(
+                                r#"INSERT OR REPLACE INTO memory_vectors
+                                       (chat_id, user_id, kind, source_id, vector)
+                                   SELECT chat_id, user_id, 0, id, ?2 FROM messages WHERE id = ?1"#,
+                                vector.source_id,
+                                vector.vector,
+                            )
+                            .execute(&mut *transaction)
+                            .await?;
+                        }
+                        VectorSource::Summary => {
+                            sqlx::query!(
+                                r#"INSERT OR REPLACE INTO memory_vectors
+                                       (chat_id, user_id, kind, source_id, vector)
+                                   SELECT chat_id, user_id, 1, session_id, ?2 FROM session_summaries
+                                   WHERE session_id = ?1 AND summary = ?3"#,
+                                vector.source_id,
+                                vector.vector,
+                                vector.text,
+                            )
+                            .execute(&mut *transaction)
+                            .await?;
+                        }
+                        VectorSource::Note => {
+                            sqlx::query!(
+                                r#"INSERT OR REPLACE INTO note_vectors (chat_id, user_id, note_id, vector)
+                                   SELECT chat_id, user_id, id, ?2 FROM user_notes
+                                   WHERE id = ?1 AND note = ?3"#,
+                                vector.source_id,
+                                vector.vector,
+                                vector.text,
+                            )
+                            .execute(&mut *transaction)
+                            .await?;
+                        }
+                    }
+                }
+                if let Some(through) = messages_through {
                     sqlx::query!(
-                        r#"INSERT OR REPLACE INTO memory_vectors
-                               (chat_id, user_id, kind, source_id, vector)
-                           SELECT chat_id, user_id, 0, id, ?2 FROM messages WHERE id = ?1"#,
-                        vector.source_id,
-                        vector.vector,
+                        "UPDATE embedding_progress SET messages_through = max(messages_through, ?1)",
+                        through
                     )
                     .execute(&mut *transaction)
                     .await?;
                 }
-                VectorSource::Summary => {
+                transaction.commit().await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                // PostgreSQL: Stores `vectors` for the rows that still exist (a row deleted since
+                // it was read gets none; a summary or note rewritten since gets none for its old
+                // text) and, in the same transaction, marks the messages up to `messages_through`
+                // as done, including those that could not be embedded. The mark never moves back,
+                // whoever stored vectors last, and passes only messages stored a minute ago or
+                // more: ids are handed out before commit, so a message with a lower id may still
+                // commit after a higher one; until the mark passes them, messages with a vector are
+                // told apart by the vector itself.
+                let messages = distinct_in_order(vectors, VectorSource::Message);
+                let summaries = distinct_in_order(vectors, VectorSource::Summary);
+                let notes = distinct_in_order(vectors, VectorSource::Note);
+                let mut transaction = db.pool.begin().await?;
+                if !messages.is_empty() {
+                    let ids: Vec<i64> = messages.iter().map(|vector| vector.source_id).collect();
+                    let bytes: Vec<Vec<u8>> = messages
+                        .iter()
+                        .map(|vector| vector.vector.clone())
+                        .collect();
                     sqlx::query!(
-                        r#"INSERT OR REPLACE INTO memory_vectors
-                               (chat_id, user_id, kind, source_id, vector)
-                           SELECT chat_id, user_id, 1, session_id, ?2 FROM session_summaries
-                           WHERE session_id = ?1 AND summary = ?3"#,
-                        vector.source_id,
-                        vector.vector,
-                        vector.text,
+                        r#"INSERT INTO memory_vectors (chat_id, user_id, kind, source_id, vector)
+                           SELECT message.chat_id, message.user_id, 0, message.id, given.vector
+                           FROM unnest($1::bigint[], $2::bytea[]) WITH ORDINALITY
+                                AS given (id, vector, position)
+                           JOIN messages AS message ON message.id = given.id
+                           ORDER BY given.position
+                           ON CONFLICT (chat_id, user_id, kind, source_id)
+                           DO UPDATE SET vector = excluded.vector"#,
+                        &ids,
+                        &bytes,
                     )
                     .execute(&mut *transaction)
                     .await?;
                 }
-                VectorSource::Note => {
+                if !summaries.is_empty() {
+                    let ids: Vec<i64> = summaries.iter().map(|vector| vector.source_id).collect();
+                    let bytes: Vec<Vec<u8>> = summaries
+                        .iter()
+                        .map(|vector| vector.vector.clone())
+                        .collect();
+                    let texts: Vec<String> =
+                        summaries.iter().map(|vector| vector.text.clone()).collect();
                     sqlx::query!(
-                        r#"INSERT OR REPLACE INTO note_vectors (chat_id, user_id, note_id, vector)
-                           SELECT chat_id, user_id, id, ?2 FROM user_notes
-                           WHERE id = ?1 AND note = ?3"#,
-                        vector.source_id,
-                        vector.vector,
-                        vector.text,
+                        r#"INSERT INTO memory_vectors (chat_id, user_id, kind, source_id, vector)
+                           SELECT summary.chat_id, summary.user_id, 1, summary.session_id, given.vector
+                           FROM unnest($1::bigint[], $2::bytea[], $3::text[]) WITH ORDINALITY
+                                AS given (id, vector, text, position)
+                           JOIN session_summaries AS summary
+                             ON summary.session_id = given.id AND summary.summary = given.text
+                           ORDER BY given.position
+                           ON CONFLICT (chat_id, user_id, kind, source_id)
+                           DO UPDATE SET vector = excluded.vector"#,
+                        &ids,
+                        &bytes,
+                        &texts,
                     )
                     .execute(&mut *transaction)
                     .await?;
                 }
+                if !notes.is_empty() {
+                    store_note_vectors(&mut transaction, &notes).await?;
+                }
+                if let Some(through) = messages_through {
+                    sqlx::query!(
+                        r#"UPDATE embedding_progress
+                           SET messages_through = greatest(messages_through, (
+                               SELECT max(id) FROM messages
+                               WHERE id <= $1
+                                 AND stored_at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                                                 - 60000))
+                           WHERE id = 1"#,
+                        through
+                    )
+                    .execute(&mut *transaction)
+                    .await?;
+                }
+                transaction.commit().await
             }
         }
-        if let Some(through) = messages_through {
-            sqlx::query!(
-                "UPDATE embedding_progress SET messages_through = max(messages_through, ?1)",
-                through
-            )
-            .execute(&mut *transaction)
-            .await?;
-        }
-        transaction.commit().await
     }
 
     /// How many messages are still waiting for a vector.
     pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT count(*) AS "count!: i64" FROM messages
-               WHERE id > (SELECT messages_through FROM embedding_progress)"#
-        )
-        .fetch_one(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT count(*) AS "count!: i64" FROM messages
+                       WHERE id > (SELECT messages_through FROM embedding_progress)"#
+                )
+                .fetch_one(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT count(*) AS "count!" FROM messages AS message
+                       WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                         AND NOT EXISTS (
+                             SELECT 1 FROM memory_vectors AS vector
+                             WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                               AND vector.kind = 0 AND vector.source_id = message.id)"#
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 
     /// How many message vectors the conversation ever had added and removed.
@@ -350,20 +573,42 @@ impl SqliteStore {
         &self,
         key: ConversationKey,
     ) -> Result<VectorCounts, sqlx::Error> {
-        let counts = sqlx::query!(
-            r#"SELECT added, removed FROM message_vector_counts
-               WHERE chat_id = ?1 AND user_id = ?2"#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_optional(&mut *self.reader().await?)
-        .await?;
-        Ok(
-            counts.map_or_else(VectorCounts::default, |row| VectorCounts {
-                added: row.added,
-                removed: row.removed,
-            }),
-        )
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let counts = sqlx::query!(
+                    r#"SELECT added, removed FROM message_vector_counts
+                       WHERE chat_id = ?1 AND user_id = ?2"#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_optional(&mut *db.reader().await?)
+                .await?;
+                Ok(
+                    counts.map_or_else(VectorCounts::default, |row| VectorCounts {
+                        added: row.added,
+                        removed: row.removed,
+                    }),
+                )
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let counts = sqlx::query!(
+                    r#"SELECT added, removed FROM message_vector_counts
+                       WHERE chat_id = $1 AND user_id = $2"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_optional(&db.pool)
+                .await?;
+                Ok(
+                    counts.map_or_else(VectorCounts::default, |row| VectorCounts {
+                        added: row.added,
+                        removed: row.removed,
+                    }),
+                )
+            }
+        }
     }
 
     /// The conversation's message vectors with ids above `after_id`, by id.
@@ -372,20 +617,42 @@ impl SqliteStore {
         key: ConversationKey,
         after_id: i64,
     ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT source_id, vector FROM memory_vectors
-               WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
-               ORDER BY source_id"#,
-            key.chat_id,
-            key.user_id,
-            after_id,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| (row.source_id, row.vector))
-            .collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT source_id, vector FROM memory_vectors
+                       WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
+                       ORDER BY source_id"#,
+                    key.chat_id,
+                    key.user_id,
+                    after_id,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| (row.source_id, row.vector))
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let rows = sqlx::query!(
+                    r#"SELECT source_id, vector FROM memory_vectors
+                       WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
+                       ORDER BY source_id"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    after_id,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| (row.source_id, row.vector))
+                    .collect())
+            }
+        }
     }
 
     /// The conversation's messages among `ids`, in no particular order; never another
@@ -395,22 +662,42 @@ impl SqliteStore {
         key: ConversationKey,
         ids: &[i64],
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned());
-        // `+` keeps SQLite from choosing the conversation's index (a scan of all its messages)
-        // over the few ids' primary key.
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                      content, created_at AS created_at_ms, tokens_in, tokens_out,
-                      telegram_message_id
-               FROM messages
-               WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
-            key.chat_id,
-            key.user_id,
-            ids,
-        )
-        .fetch_all(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned());
+                // `+` keeps SQLite from choosing the conversation's index (a scan of all its messages)
+                // over the few ids' primary key.
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                              content, created_at AS created_at_ms, tokens_in, tokens_out,
+                              telegram_message_id
+                       FROM messages
+                       WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
+                    key.chat_id,
+                    key.user_id,
+                    ids,
+                )
+                .fetch_all(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
+                              created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
+                       FROM messages
+                       WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    ids,
+                )
+                .fetch_all(&db.pool)
+                .await
+            }
+        }
     }
 
     /// The conversation's `limit` messages older than message `before_id` nearest in meaning
@@ -422,32 +709,70 @@ impl SqliteStore {
         before_id: i64,
         limit: i64,
     ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
-        let rows: Vec<NearMessageRow> = sqlx::query_as(
-            r#"WITH nearest AS MATERIALIZED (
-                   SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
-                   FROM memory_vectors
-                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id < ?4
-                     AND length(vector) = length(?3)
-                   ORDER BY similarity_found DESC LIMIT ?5)
-               SELECT message.id, message.chat_id, message.user_id, message.session_id,
-                      message.role, message.content, message.created_at AS created_at_ms,
-                      message.tokens_in, message.tokens_out, message.telegram_message_id,
-                      nearest.similarity_found AS similarity
-               FROM nearest JOIN messages AS message ON message.id = nearest.source_id
-               WHERE message.chat_id = ?1 AND message.user_id = ?2
-               ORDER BY nearest.similarity_found DESC"#,
-        )
-        .bind(key.chat_id)
-        .bind(key.user_id)
-        .bind(query)
-        .bind(before_id)
-        .bind(limit)
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| (row.message, row.similarity))
-            .collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows: Vec<NearMessageRow> = sqlx::query_as(
+                    r#"WITH nearest AS MATERIALIZED (
+                           SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
+                           FROM memory_vectors
+                           WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id < ?4
+                             AND length(vector) = length(?3)
+                           ORDER BY similarity_found DESC LIMIT ?5)
+                       SELECT message.id, message.chat_id, message.user_id, message.session_id,
+                              message.role, message.content, message.created_at AS created_at_ms,
+                              message.tokens_in, message.tokens_out, message.telegram_message_id,
+                              nearest.similarity_found AS similarity
+                       FROM nearest JOIN messages AS message ON message.id = nearest.source_id
+                       WHERE message.chat_id = ?1 AND message.user_id = ?2
+                       ORDER BY nearest.similarity_found DESC"#,
+                )
+                .bind(key.chat_id)
+                .bind(key.user_id)
+                .bind(query)
+                .bind(before_id)
+                .bind(limit)
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| (row.message, row.similarity))
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let vectors = sqlx::query!(
+                    r#"SELECT source_id, vector FROM memory_vectors
+                       WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id < $3"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    before_id,
+                )
+                .fetch_all(&db.pool)
+                .await?
+                .into_iter()
+                .map(|row| (row.source_id, row.vector))
+                .collect();
+                let ranked = nearest(query, vectors, limit);
+                if ranked.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
+                let messages = sqlx::query_as!(
+                    StoredMessage,
+                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
+                              created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
+                       FROM messages
+                       WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    &ids,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(in_ranked_order(&ranked, messages, |message| message.id))
+            }
+        }
     }
 
     /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest
@@ -458,34 +783,77 @@ impl SqliteStore {
         query: &[u8],
         limit: i64,
     ) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error> {
-        let rows: Vec<NearSummaryRow> = sqlx::query_as(
-            r#"WITH nearest AS MATERIALIZED (
-                   SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
-                   FROM memory_vectors
-                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = 1
-                     AND length(vector) = length(?3)
-                   ORDER BY similarity_found DESC LIMIT ?4)
-               SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
-                      summary.created_at AS created_at_ms,
-                      session.started_at AS session_started_at_ms,
-                      session.last_activity_at AS session_last_activity_at_ms,
-                      nearest.similarity_found AS similarity
-               FROM nearest
-               JOIN session_summaries AS summary ON summary.session_id = nearest.source_id
-               JOIN sessions AS session ON session.id = summary.session_id
-               WHERE summary.chat_id = ?1 AND summary.user_id = ?2
-               ORDER BY nearest.similarity_found DESC"#,
-        )
-        .bind(key.chat_id)
-        .bind(key.user_id)
-        .bind(query)
-        .bind(limit)
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| (row.summary, row.similarity))
-            .collect())
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let rows: Vec<NearSummaryRow> = sqlx::query_as(
+                    r#"WITH nearest AS MATERIALIZED (
+                           SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
+                           FROM memory_vectors
+                           WHERE chat_id = ?1 AND user_id = ?2 AND kind = 1
+                             AND length(vector) = length(?3)
+                           ORDER BY similarity_found DESC LIMIT ?4)
+                       SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
+                              summary.created_at AS created_at_ms,
+                              session.started_at AS session_started_at_ms,
+                              session.last_activity_at AS session_last_activity_at_ms,
+                              nearest.similarity_found AS similarity
+                       FROM nearest
+                       JOIN session_summaries AS summary ON summary.session_id = nearest.source_id
+                       JOIN sessions AS session ON session.id = summary.session_id
+                       WHERE summary.chat_id = ?1 AND summary.user_id = ?2
+                       ORDER BY nearest.similarity_found DESC"#,
+                )
+                .bind(key.chat_id)
+                .bind(key.user_id)
+                .bind(query)
+                .bind(limit)
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|row| (row.summary, row.similarity))
+                    .collect())
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let vectors = sqlx::query!(
+                    r#"SELECT source_id, vector FROM memory_vectors
+                       WHERE chat_id = $1 AND user_id = $2 AND kind = 1"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_all(&db.pool)
+                .await?
+                .into_iter()
+                .map(|row| (row.source_id, row.vector))
+                .collect();
+                let ranked = nearest(query, vectors, limit);
+                if ranked.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
+                let summaries = sqlx::query_as!(
+                    SummaryRecord,
+                    r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
+                              summary.created_at AS created_at_ms,
+                              session.started_at AS session_started_at_ms,
+                              session.last_activity_at AS session_last_activity_at_ms
+                       FROM session_summaries AS summary
+                       JOIN sessions AS session ON session.id = summary.session_id
+                       WHERE summary.session_id = ANY($3)
+                         AND summary.chat_id = $1 AND summary.user_id = $2"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                    &ids,
+                )
+                .fetch_all(&db.pool)
+                .await?;
+                Ok(in_ranked_order(&ranked, summaries, |summary| {
+                    summary.session_id
+                }))
+            }
+        }
     }
 
     /// The conversation's `limit` notes nearest in meaning to `query`, nearest first, with
@@ -496,37 +864,80 @@ impl SqliteStore {
         query: &[u8],
         limit: i64,
     ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
-        let ranked: Vec<(i64, f64)> = sqlx::query_as(
-            r#"SELECT note_id, similarity
-               FROM (SELECT note_id, int8_similarity(vector, ?3) AS similarity
-                     FROM note_vectors
-                     WHERE chat_id = ?1 AND user_id = ?2 AND length(vector) = length(?3)
-                     ORDER BY similarity DESC, note_id LIMIT ?4)
-               ORDER BY similarity DESC, note_id"#,
-        )
-        .bind(key.chat_id)
-        .bind(key.user_id)
-        .bind(query)
-        .bind(limit)
-        .fetch_all(&mut *self.reader().await?)
-        .await?;
-        if ranked.is_empty() {
-            return Ok(Vec::new());
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                let ranked: Vec<(i64, f64)> = sqlx::query_as(
+                    r#"SELECT note_id, similarity
+                       FROM (SELECT note_id, int8_similarity(vector, ?3) AS similarity
+                             FROM note_vectors
+                             WHERE chat_id = ?1 AND user_id = ?2 AND length(vector) = length(?3)
+                             ORDER BY similarity DESC, note_id LIMIT ?4)
+                       ORDER BY similarity DESC, note_id"#,
+                )
+                .bind(key.chat_id)
+                .bind(key.user_id)
+                .bind(query)
+                .bind(limit)
+                .fetch_all(&mut *db.reader().await?)
+                .await?;
+                if ranked.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let vectors = sqlx::query!(
+                    r#"SELECT note_id, vector FROM note_vectors WHERE chat_id = $1 AND user_id = $2"#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_all(&db.pool)
+                .await?
+                .into_iter()
+                .map(|row| (row.note_id, row.vector))
+                .collect();
+                let ranked: Vec<(i64, f64)> = nearest(query, vectors, limit)
+                    .into_iter()
+                    .map(|(id, distance)| (id, similarity(distance)))
+                    .collect();
+                if ranked.is_empty() {
+                    return Ok(Vec::new());
+                }
+                Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
+            }
         }
-        Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
     }
 
     /// How many vectors the conversation has, of messages, summaries and notes (for tests and
     /// `/stats`-like reports).
     pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                    + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                      AS "count!: i64""#,
-            key.chat_id,
-            key.user_id,
-        )
-        .fetch_one(&mut *self.reader().await?)
-        .await
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                            + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                              AS "count!: i64""#,
+                    key.chat_id,
+                    key.user_id,
+                )
+                .fetch_one(&mut *db.reader().await?)
+                .await
+            }
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                sqlx::query_scalar!(
+                    r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
+                            + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
+                              AS "count!""#,
+                    key.chat_id.0,
+                    key.user_id.0,
+                )
+                .fetch_one(&db.pool)
+                .await
+            }
+        }
     }
 }

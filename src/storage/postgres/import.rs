@@ -10,75 +10,22 @@
 
 use std::collections::BTreeMap;
 
-use super::PgStore;
 use super::messages::storable;
-use crate::storage::import::{IMPORT_CHUNK, ImportStatements, import_session_list};
-use crate::storage::{ConversationKey, ImportCounts, ImportMessage, ImportSession, SessionSpan};
-
-impl PgStore {
-    /// Every session of the conversation, oldest first.
-    pub async fn session_spans(
-        &self,
-        key: ConversationKey,
-    ) -> Result<Vec<SessionSpan>, sqlx::Error> {
-        sqlx::query_as!(
-            SessionSpan,
-            r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
-                      closed_at IS NOT NULL AS "closed!"
-               FROM sessions
-               WHERE chat_id = $1 AND user_id = $2
-               ORDER BY started_at, id"#,
-            key.chat_id.0,
-            key.user_id.0,
-        )
-        .fetch_all(&self.pool)
-        .await
-    }
-
-    /// The import keys of the conversation's imported messages.
-    pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT import_key AS "import_key!" FROM messages
-               WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
-            key.chat_id.0,
-            key.user_id.0,
-        )
-        .fetch_all(&self.pool)
-        .await
-    }
-
-    /// Stores `sessions` in one transaction: nothing of it is stored unless all of it is.
-    pub async fn import_sessions(
-        &self,
-        key: ConversationKey,
-        sessions: &[ImportSession],
-    ) -> Result<ImportCounts, sqlx::Error> {
-        let mut transaction = self.pool.begin().await?;
-        let mut import = PgImport {
-            transaction: &mut transaction,
-            key,
-            bookkeeping: Bookkeeping::default(),
-        };
-        let counts = import_session_list(&mut import, sessions).await?;
-        let bookkeeping = import.bookkeeping;
-        bookkeeping.write(&mut transaction, key).await?;
-        transaction.commit().await?;
-        Ok(counts)
-    }
-}
+use crate::storage::import::{IMPORT_CHUNK, ImportStatements};
+use crate::storage::{ConversationKey, ImportMessage};
 
 /// What the imported rows add to the person's bookkeeping.
 #[derive(Default)]
-struct Bookkeeping {
+pub(in crate::storage) struct Bookkeeping {
     /// The person's messages per UTC day (by the day's first ms).
-    messages_by_day: BTreeMap<i64, i64>,
-    bytes: i64,
+    pub(in crate::storage) messages_by_day: BTreeMap<i64, i64>,
+    pub(in crate::storage) bytes: i64,
     /// The first and last time of the person's own messages.
-    active: Option<(i64, i64)>,
+    pub(in crate::storage) active: Option<(i64, i64)>,
 }
 
 /// One UTC day's imported rows, as the insert returns them.
-struct ImportedDay {
+pub(in crate::storage) struct ImportedDay {
     day_start_at: i64,
     rows: i64,
     user_messages: i64,
@@ -101,7 +48,7 @@ impl Bookkeeping {
 
     /// What `messages_after_insert()` does per row, once: the person's activity (from their own
     /// messages), messages per day (the imported ones cost no tokens), stored bytes.
-    async fn write(
+    pub(in crate::storage) async fn write(
         &self,
         transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
         key: ConversationKey,
@@ -150,10 +97,10 @@ impl Bookkeeping {
 
 /// An import into one conversation, inside its transaction, with what its rows add to the
 /// person's bookkeeping so far.
-struct PgImport<'t> {
-    transaction: &'t mut sqlx::PgConnection,
-    key: ConversationKey,
-    bookkeeping: Bookkeeping,
+pub(in crate::storage) struct PgImport<'t> {
+    pub(in crate::storage) transaction: &'t mut sqlx::PgConnection,
+    pub(in crate::storage) key: ConversationKey,
+    pub(in crate::storage) bookkeeping: Bookkeeping,
 }
 
 impl ImportStatements for PgImport<'_> {

@@ -1,28 +1,20 @@
 //! The PostgreSQL backend: a connection pool on a server that several replicas of the bot may
-//! share, its migrations (`migrations/postgres`), and its queries, one module per topic, each
-//! returning the same records as the SQLite backend's module of the same name.
+//! share, its migrations (`migrations/postgres`), and what only it needs around its queries (the
+//! queries themselves are in the `Store` methods of the topic modules, beside SQLite's): the
+//! search's BM25 ranking, the batched purge and import statements, the replicas' liveness lock.
 //!
 //! Unlike SQLite there is no single writer to queue on: the server orders concurrent writers
 //! itself, so every method takes a pooled connection, and a write of several statements is one
 //! transaction. Every connection carries a statement timeout, so that a query stuck behind a lock
 //! fails instead of holding a chat turn forever.
 
-mod access;
-mod exchanges;
-mod import;
-mod incognito;
-mod messages;
-mod notes;
-mod purge;
-mod replicas;
-mod search;
-mod sessions;
-mod settings;
-mod stats;
-mod summaries;
-mod updates;
-mod usage;
-mod vectors;
+pub(super) mod import;
+pub(super) mod messages;
+pub(super) mod notes;
+pub(super) mod purge;
+pub(super) mod replicas;
+pub(super) mod search;
+pub(super) mod vectors;
 
 use std::time::Duration;
 
@@ -51,13 +43,13 @@ const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 /// A cheaply clonable handle on a PostgreSQL database.
 #[derive(Clone, Debug)]
 pub struct PgStore {
-    pool: PgPool,
+    pub(super) pool: PgPool,
     /// This replica's id in `processed_updates.claimed_by`.
-    replica: std::sync::Arc<str>,
+    pub(super) replica: std::sync::Arc<str>,
     /// How long a claim on an update holds unless renewed, in ms.
-    lease_ms: i64,
+    pub(super) lease_ms: i64,
     /// The lock that tells the other replicas this one is alive.
-    liveness: std::sync::Arc<replicas::Liveness>,
+    pub(super) liveness: std::sync::Arc<replicas::Liveness>,
 }
 
 impl PgStore {

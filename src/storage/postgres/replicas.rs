@@ -3,36 +3,12 @@
 
 use sqlx::Connection;
 
-use super::PgStore;
-use crate::storage::{Leadership, SoleTask};
-
-impl PgStore {
-    /// Leadership of `task` if no other replica holds it now; `None` if one does.
-    pub async fn try_lead(&self, task: SoleTask) -> Result<Option<Leadership>, sqlx::Error> {
-        let mut holder = self.pool.acquire().await?.detach();
-        let locked = sqlx::query_scalar!(
-            r#"SELECT pg_try_advisory_lock($1) AS "locked!""#,
-            task.lock_key()
-        )
-        .fetch_one(&mut holder)
-        .await?;
-        if locked {
-            Ok(Some(Leadership {
-                holder: Some(holder),
-            }))
-        } else {
-            let _ = holder.close().await;
-            Ok(None)
-        }
-    }
-}
-
 /// This replica's sign of life: a session-level advisory lock keyed by a hash of its id, held by a
 /// connection of its own for as long as the process runs. When the process dies, the server ends
 /// the session and drops the lock at once, so another replica (or the same bot started again)
 /// takes over the dead one's unfinished updates without waiting for their leases to lapse.
 #[derive(Debug)]
-pub(super) struct Liveness {
+pub(in crate::storage) struct Liveness {
     connection: tokio::sync::Mutex<Option<sqlx::PgConnection>>,
     options: sqlx::postgres::PgConnectOptions,
     replica: std::sync::Arc<str>,
@@ -69,7 +45,7 @@ impl Liveness {
 
     /// Takes the lock again on a new connection if the one holding it was lost (the server
     /// restarted, say), so that the replica shows as alive again.
-    pub(super) async fn keep(&self) -> Result<(), sqlx::Error> {
+    pub(in crate::storage) async fn keep(&self) -> Result<(), sqlx::Error> {
         let mut connection = self.connection.lock().await;
         if let Some(held) = connection.as_mut()
             && held.ping().await.is_ok()

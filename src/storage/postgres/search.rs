@@ -14,8 +14,7 @@
 //! word. A term PostgreSQL splits into several words (`it's`) matches them as a phrase, as FTS5
 //! matches a quoted term.
 
-use super::PgStore;
-use crate::storage::{ConversationKey, Role, SearchTerm, StoredMessage};
+use crate::storage::SearchTerm;
 
 /// The term as one quoted `to_tsquery` operand: `'word'`, or `'prefix':*`. Inside the quotes a
 /// quote is doubled and a backslash escaped, so no character of the term acts as an operator.
@@ -48,7 +47,9 @@ fn has_word_characters(text: &str) -> bool {
 
 /// The terms worth asking for, as the query's three parallel arrays: the quoted operands, the
 /// terms' texts (for counting their occurrences) and which of them are prefixes.
-fn query_terms(terms: &[SearchTerm]) -> (Vec<String>, Vec<String>, Vec<bool>) {
+pub(in crate::storage) fn query_terms(
+    terms: &[SearchTerm],
+) -> (Vec<String>, Vec<String>, Vec<bool>) {
     let mut operands = Vec::with_capacity(terms.len());
     let mut texts = Vec::with_capacity(terms.len());
     let mut prefixes = Vec::with_capacity(terms.len());
@@ -65,99 +66,6 @@ fn query_terms(terms: &[SearchTerm]) -> (Vec<String>, Vec<String>, Vec<bool>) {
         prefixes.push(is_prefix);
     }
     (operands, texts, prefixes)
-}
-
-impl PgStore {
-    /// Messages are searchable as soon as they are stored (their words are a generated column),
-    /// so there is nothing pending: returns the newest message's id, or 0 without messages.
-    pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(r#"SELECT coalesce(max(id), 0) AS "newest!" FROM messages"#)
-            .fetch_one(&self.pool)
-            .await
-    }
-
-    /// Messages of the conversation matching any of `terms`, older than message `before_id`, most
-    /// relevant first, at most `limit` (a negative `limit`: all), as SQLite's BM25 orders them
-    /// (k1 = 1.2, b = 0.75; equal scores oldest first). The statistics are the conversation's: its
-    /// messages (all of them, as FTS5 counts its whole table), their average length, and per
-    /// term the messages matching it. A message's length is its number of distinct words (one
-    /// more, for the owner column FTS5 also counts), which spares reading every word's positions;
-    /// a term's frequency in a message counts every occurrence, of every word a prefix matches.
-    /// The final join re-checks chat and user on every row returned.
-    pub async fn search_messages(
-        &self,
-        key: ConversationKey,
-        terms: &[SearchTerm],
-        before_id: i64,
-        limit: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        let (operands, texts, prefixes) = query_terms(terms);
-        if operands.is_empty() {
-            return Ok(Vec::new());
-        }
-        sqlx::query_as!(
-            StoredMessage,
-            r#"WITH term AS MATERIALIZED (
-                   SELECT number, to_tsquery('simple', operand) AS query, is_prefix,
-                          tsvector_to_array(to_tsvector('simple', text)) AS words
-                   FROM unnest($3::text[], $4::text[], $5::boolean[]) WITH ORDINALITY
-                        AS given (operand, text, is_prefix, number)),
-               conversation AS MATERIALIZED (
-                   SELECT id, search_vector, length(search_vector) AS words
-                   FROM messages WHERE chat_id = $1 AND user_id = $2),
-               totals AS (
-                   SELECT count(*)::float8 AS messages,
-                          coalesce(avg(words), 0)::float8 AS average_words
-                   FROM conversation),
-               hit AS MATERIALIZED (
-                   SELECT conversation.id, conversation.words, term.number,
-                          greatest(1, (SELECT min(occurrences) FROM (
-                              SELECT sum(cardinality(entry.positions)) AS occurrences
-                              FROM unnest(term.words) AS wanted (word)
-                              JOIN unnest(conversation.search_vector) AS entry
-                                ON entry.lexeme = wanted.word
-                                   OR (term.is_prefix AND starts_with(entry.lexeme, wanted.word))
-                              GROUP BY wanted.word) AS per_word))::float8 AS occurrences
-                   FROM conversation
-                   JOIN term ON numnode(term.query) > 0
-                            AND conversation.search_vector @@ term.query),
-               rarity AS (
-                   SELECT number,
-                          greatest(1e-6, ln((totals.messages - count(*) + 0.5) / (count(*) + 0.5)))
-                              AS idf
-                   FROM hit CROSS JOIN totals GROUP BY number, totals.messages),
-               score AS (
-                   SELECT hit.id,
-                          sum(rarity.idf * hit.occurrences * 2.2
-                              / (hit.occurrences + 1.2 * (0.25 + 0.75 * (hit.words + 1)
-                                                                / (totals.average_words + 1))))
-                              AS score
-                   FROM hit JOIN rarity USING (number) CROSS JOIN totals
-                   WHERE hit.id < $6
-                   GROUP BY hit.id),
-               best AS MATERIALIZED (
-                   SELECT id, score FROM score
-                   ORDER BY score DESC, id
-                   LIMIT CASE WHEN $7::bigint >= 0 THEN $7 END)
-               SELECT message.id AS "id!", message.chat_id AS "chat_id!",
-                      message.user_id AS "user_id!", message.session_id AS "session_id!",
-                      message.role AS "role!: Role", message.content AS "content!",
-                      message.created_at AS "created_at_ms!", message.tokens_in AS "tokens_in!",
-                      message.tokens_out AS "tokens_out!", message.telegram_message_id
-               FROM best JOIN messages AS message ON message.id = best.id
-               WHERE message.chat_id = $1 AND message.user_id = $2 AND message.id < $6
-               ORDER BY best.score DESC, message.id"#,
-            key.chat_id.0,
-            key.user_id.0,
-            &operands,
-            &texts,
-            &prefixes,
-            before_id,
-            limit,
-        )
-        .fetch_all(&self.pool)
-        .await
-    }
 }
 
 #[cfg(test)]

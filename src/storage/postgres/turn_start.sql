@@ -1,5 +1,5 @@
 -- What a chat turn reads before it stores the user's message, in one statement
--- (PgStore::turn_start in postgres/sessions.rs; the SQLite twin is src/storage/sql/turn_start.sql):
+-- (the PostgreSQL arm of Store::turn_start in storage/sessions.rs; the SQLite twin is src/storage/sql/turn_start.sql):
 -- $1 chat id, $2 user id, $3 summaries since (ms), $4 summary count, $5 history since (ms),
 -- $6 history's most messages. A negative count means no limit, as SQLite reads it.
 SELECT (SELECT persona FROM user_settings WHERE user_id = $2) AS "persona?",

@@ -18,18 +18,17 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::PgStore;
-use crate::storage::vector_cache::{VectorCounts, similarity, squared_distance};
-use crate::storage::vectors::notes_in_ranked_order;
-use crate::storage::{
-    ChatId, ConversationKey, MemoryVector, NoteRecord, Role, StoredMessage, SummaryRecord,
-    TextToEmbed, UserId, VectorSource,
-};
+use crate::storage::vector_cache::{similarity, squared_distance};
+use crate::storage::{MemoryVector, VectorSource};
 
 /// The ids of the `limit` vectors nearest to `query` (all of them for a negative `limit`),
 /// nearest first (equal distances: smaller id first), with their squared distances. Vectors of
 /// another length than the query's are not comparable and left out.
-fn nearest(query: &[u8], vectors: Vec<(i64, Vec<u8>)>, limit: i64) -> Vec<(i64, i32)> {
+pub(in crate::storage) fn nearest(
+    query: &[u8],
+    vectors: Vec<(i64, Vec<u8>)>,
+    limit: i64,
+) -> Vec<(i64, i32)> {
     let mut distances: Vec<(i32, i64)> = vectors
         .into_iter()
         .filter(|(_, vector)| vector.len() == query.len())
@@ -47,7 +46,7 @@ fn nearest(query: &[u8], vectors: Vec<(i64, Vec<u8>)>, limit: i64) -> Vec<(i64, 
 
 /// `rows` in the order of `ranked` (ids with their squared distances), with their similarity.
 /// A ranked id without a row (deleted meanwhile, or not the conversation's) is left out.
-fn in_ranked_order<T>(
+pub(in crate::storage) fn in_ranked_order<T>(
     ranked: &[(i64, i32)],
     rows: Vec<T>,
     id_of: impl Fn(&T) -> i64,
@@ -61,7 +60,10 @@ fn in_ranked_order<T>(
 
 /// The vectors to store, one per (source, id), in a fixed order: with two writers, rows locked
 /// in the same order cannot deadlock, and one statement may not write a row twice.
-fn distinct_in_order(vectors: &[MemoryVector], source: VectorSource) -> Vec<&MemoryVector> {
+pub(in crate::storage) fn distinct_in_order(
+    vectors: &[MemoryVector],
+    source: VectorSource,
+) -> Vec<&MemoryVector> {
     // A later vector for the same row wins, as a later `INSERT OR REPLACE` does on SQLite.
     let chosen: BTreeMap<i64, &MemoryVector> = vectors
         .iter()
@@ -71,404 +73,8 @@ fn distinct_in_order(vectors: &[MemoryVector], source: VectorSource) -> Vec<&Mem
     chosen.into_values().collect()
 }
 
-impl PgStore {
-    /// Makes `model` the model the stored vectors come from. When they came from another model,
-    /// all of them are deleted and every message waits for a vector again (vectors of two
-    /// models cannot be compared). Returns whether that happened. The progress row stays locked
-    /// until the switch commits, so a second replica switching too waits, then sees it done.
-    pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error> {
-        let mut transaction = self.pool.begin().await?;
-        let current =
-            sqlx::query_scalar!("SELECT model FROM embedding_progress WHERE id = 1 FOR UPDATE")
-                .fetch_one(&mut *transaction)
-                .await?;
-        if current.as_deref() == Some(model) {
-            return Ok(false);
-        }
-        sqlx::query!("DELETE FROM memory_vectors WHERE true")
-            .execute(&mut *transaction)
-            .await?;
-        sqlx::query!("DELETE FROM note_vectors WHERE true")
-            .execute(&mut *transaction)
-            .await?;
-        sqlx::query!(
-            "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
-            model
-        )
-        .execute(&mut *transaction)
-        .await?;
-        transaction.commit().await?;
-        Ok(current.is_some())
-    }
-
-    /// Up to `limit` messages waiting for a vector, oldest first.
-    pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT id, chat_id, user_id, content FROM messages AS message
-               WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
-                 AND NOT EXISTS (
-                     SELECT 1 FROM memory_vectors AS vector
-                     WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
-                       AND vector.kind = 0 AND vector.source_id = message.id)
-               ORDER BY id
-               LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-            limit,
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| TextToEmbed {
-                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                source: VectorSource::Message,
-                source_id: row.id,
-                text: row.content,
-            })
-            .collect())
-    }
-
-    /// Up to `limit` session summaries without a vector.
-    pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary
-               FROM session_summaries AS summary
-               WHERE NOT EXISTS (
-                   SELECT 1 FROM memory_vectors AS vector
-                   WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                     AND vector.kind = 1 AND vector.source_id = summary.session_id)
-               ORDER BY summary.session_id
-               LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-            limit,
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| TextToEmbed {
-                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                source: VectorSource::Summary,
-                source_id: row.session_id,
-                text: row.summary,
-            })
-            .collect())
-    }
-
-    /// Up to `limit` notes without a vector.
-    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT note.id, note.chat_id, note.user_id, note.note
-               FROM user_notes AS note
-               WHERE NOT EXISTS (
-                   SELECT 1 FROM note_vectors AS vector
-                   WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                     AND vector.note_id = note.id)
-               ORDER BY note.id
-               LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-            limit,
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| TextToEmbed {
-                key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                source: VectorSource::Note,
-                source_id: row.id,
-                text: row.note,
-            })
-            .collect())
-    }
-
-    /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
-    /// none; a summary or note rewritten since gets none for its old text) and, in the same
-    /// transaction, marks the messages up to `messages_through` as done, including those that
-    /// could not be embedded. The mark never moves back, whoever stored vectors last, and passes
-    /// only messages stored a minute ago or more: ids are handed out before commit, so a message
-    /// with a lower id may still commit after a higher one; until the mark passes them, messages
-    /// with a vector are told apart by the vector itself.
-    pub async fn store_vectors(
-        &self,
-        vectors: &[MemoryVector],
-        messages_through: Option<i64>,
-    ) -> Result<(), sqlx::Error> {
-        let messages = distinct_in_order(vectors, VectorSource::Message);
-        let summaries = distinct_in_order(vectors, VectorSource::Summary);
-        let notes = distinct_in_order(vectors, VectorSource::Note);
-        let mut transaction = self.pool.begin().await?;
-        if !messages.is_empty() {
-            let ids: Vec<i64> = messages.iter().map(|vector| vector.source_id).collect();
-            let bytes: Vec<Vec<u8>> = messages
-                .iter()
-                .map(|vector| vector.vector.clone())
-                .collect();
-            sqlx::query!(
-                r#"INSERT INTO memory_vectors (chat_id, user_id, kind, source_id, vector)
-                   SELECT message.chat_id, message.user_id, 0, message.id, given.vector
-                   FROM unnest($1::bigint[], $2::bytea[]) WITH ORDINALITY
-                        AS given (id, vector, position)
-                   JOIN messages AS message ON message.id = given.id
-                   ORDER BY given.position
-                   ON CONFLICT (chat_id, user_id, kind, source_id)
-                   DO UPDATE SET vector = excluded.vector"#,
-                &ids,
-                &bytes,
-            )
-            .execute(&mut *transaction)
-            .await?;
-        }
-        if !summaries.is_empty() {
-            let ids: Vec<i64> = summaries.iter().map(|vector| vector.source_id).collect();
-            let bytes: Vec<Vec<u8>> = summaries
-                .iter()
-                .map(|vector| vector.vector.clone())
-                .collect();
-            let texts: Vec<String> = summaries.iter().map(|vector| vector.text.clone()).collect();
-            sqlx::query!(
-                r#"INSERT INTO memory_vectors (chat_id, user_id, kind, source_id, vector)
-                   SELECT summary.chat_id, summary.user_id, 1, summary.session_id, given.vector
-                   FROM unnest($1::bigint[], $2::bytea[], $3::text[]) WITH ORDINALITY
-                        AS given (id, vector, text, position)
-                   JOIN session_summaries AS summary
-                     ON summary.session_id = given.id AND summary.summary = given.text
-                   ORDER BY given.position
-                   ON CONFLICT (chat_id, user_id, kind, source_id)
-                   DO UPDATE SET vector = excluded.vector"#,
-                &ids,
-                &bytes,
-                &texts,
-            )
-            .execute(&mut *transaction)
-            .await?;
-        }
-        if !notes.is_empty() {
-            store_note_vectors(&mut transaction, &notes).await?;
-        }
-        if let Some(through) = messages_through {
-            sqlx::query!(
-                r#"UPDATE embedding_progress
-                   SET messages_through = greatest(messages_through, (
-                       SELECT max(id) FROM messages
-                       WHERE id <= $1
-                         AND stored_at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint
-                                         - 60000))
-                   WHERE id = 1"#,
-                through
-            )
-            .execute(&mut *transaction)
-            .await?;
-        }
-        transaction.commit().await
-    }
-
-    /// How many messages are still waiting for a vector.
-    pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT count(*) AS "count!" FROM messages AS message
-               WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
-                 AND NOT EXISTS (
-                     SELECT 1 FROM memory_vectors AS vector
-                     WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
-                       AND vector.kind = 0 AND vector.source_id = message.id)"#
-        )
-        .fetch_one(&self.pool)
-        .await
-    }
-
-    /// How many message vectors the conversation ever had added and removed.
-    pub async fn message_vector_counts(
-        &self,
-        key: ConversationKey,
-    ) -> Result<VectorCounts, sqlx::Error> {
-        let counts = sqlx::query!(
-            r#"SELECT added, removed FROM message_vector_counts
-               WHERE chat_id = $1 AND user_id = $2"#,
-            key.chat_id.0,
-            key.user_id.0,
-        )
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(
-            counts.map_or_else(VectorCounts::default, |row| VectorCounts {
-                added: row.added,
-                removed: row.removed,
-            }),
-        )
-    }
-
-    /// The conversation's message vectors with ids above `after_id`, by id.
-    pub async fn message_vectors_after(
-        &self,
-        key: ConversationKey,
-        after_id: i64,
-    ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-        let rows = sqlx::query!(
-            r#"SELECT source_id, vector FROM memory_vectors
-               WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
-               ORDER BY source_id"#,
-            key.chat_id.0,
-            key.user_id.0,
-            after_id,
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| (row.source_id, row.vector))
-            .collect())
-    }
-
-    /// The conversation's messages among `ids`, in no particular order; never another
-    /// conversation's.
-    pub async fn messages_with_ids(
-        &self,
-        key: ConversationKey,
-        ids: &[i64],
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
-                      created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
-               FROM messages
-               WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
-            key.chat_id.0,
-            key.user_id.0,
-            ids,
-        )
-        .fetch_all(&self.pool)
-        .await
-    }
-
-    /// The conversation's `limit` messages older than message `before_id` nearest in meaning
-    /// to `query` (a vector of the same model), nearest first, with their cosine similarity.
-    pub async fn nearest_messages_stored(
-        &self,
-        key: ConversationKey,
-        query: &[u8],
-        before_id: i64,
-        limit: i64,
-    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
-        let vectors = sqlx::query!(
-            r#"SELECT source_id, vector FROM memory_vectors
-               WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id < $3"#,
-            key.chat_id.0,
-            key.user_id.0,
-            before_id,
-        )
-        .fetch_all(&self.pool)
-        .await?
-        .into_iter()
-        .map(|row| (row.source_id, row.vector))
-        .collect();
-        let ranked = nearest(query, vectors, limit);
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-        let messages = sqlx::query_as!(
-            StoredMessage,
-            r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
-                      created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
-               FROM messages
-               WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
-            key.chat_id.0,
-            key.user_id.0,
-            &ids,
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(in_ranked_order(&ranked, messages, |message| message.id))
-    }
-
-    /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest
-    /// first, with their cosine similarity.
-    pub async fn nearest_summaries(
-        &self,
-        key: ConversationKey,
-        query: &[u8],
-        limit: i64,
-    ) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error> {
-        let vectors = sqlx::query!(
-            r#"SELECT source_id, vector FROM memory_vectors
-               WHERE chat_id = $1 AND user_id = $2 AND kind = 1"#,
-            key.chat_id.0,
-            key.user_id.0,
-        )
-        .fetch_all(&self.pool)
-        .await?
-        .into_iter()
-        .map(|row| (row.source_id, row.vector))
-        .collect();
-        let ranked = nearest(query, vectors, limit);
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-        let summaries = sqlx::query_as!(
-            SummaryRecord,
-            r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
-                      summary.created_at AS created_at_ms,
-                      session.started_at AS session_started_at_ms,
-                      session.last_activity_at AS session_last_activity_at_ms
-               FROM session_summaries AS summary
-               JOIN sessions AS session ON session.id = summary.session_id
-               WHERE summary.session_id = ANY($3)
-                 AND summary.chat_id = $1 AND summary.user_id = $2"#,
-            key.chat_id.0,
-            key.user_id.0,
-            &ids,
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(in_ranked_order(&ranked, summaries, |summary| {
-            summary.session_id
-        }))
-    }
-
-    /// The conversation's `limit` notes nearest in meaning to `query`, nearest first, with
-    /// their cosine similarity.
-    pub async fn nearest_notes(
-        &self,
-        key: ConversationKey,
-        query: &[u8],
-        limit: i64,
-    ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
-        let vectors = sqlx::query!(
-            r#"SELECT note_id, vector FROM note_vectors WHERE chat_id = $1 AND user_id = $2"#,
-            key.chat_id.0,
-            key.user_id.0,
-        )
-        .fetch_all(&self.pool)
-        .await?
-        .into_iter()
-        .map(|row| (row.note_id, row.vector))
-        .collect();
-        let ranked: Vec<(i64, f64)> = nearest(query, vectors, limit)
-            .into_iter()
-            .map(|(id, distance)| (id, similarity(distance)))
-            .collect();
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
-    }
-
-    /// How many vectors the conversation has, of messages, summaries and notes (for tests and
-    /// `/stats`-like reports).
-    pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
-        sqlx::query_scalar!(
-            r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
-                    + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
-                      AS "count!""#,
-            key.chat_id.0,
-            key.user_id.0,
-        )
-        .fetch_one(&self.pool)
-        .await
-    }
-}
-
 /// Stores the vectors of the notes that still exist with the text they were computed from.
-async fn store_note_vectors(
+pub(in crate::storage) async fn store_note_vectors(
     transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     notes: &[&MemoryVector],
 ) -> Result<(), sqlx::Error> {
