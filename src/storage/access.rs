@@ -126,7 +126,7 @@ impl Store {
     }
 
     /// Records that the admins were told about the stranger `user_id`; whether this is the first
-    /// time (only then are they told).
+    /// time (only then are they told; with replicas, by whichever got here first).
     pub async fn record_stranger_alert(
         &self,
         user_id: UserId,

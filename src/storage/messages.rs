@@ -237,6 +237,7 @@ impl Store {
     }
 
     /// The conversation's last `limit` messages created at or after `since_ms`, oldest first.
+    /// A negative `limit` means no limit.
     pub async fn history(
         &self,
         key: ConversationKey,

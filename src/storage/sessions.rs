@@ -183,7 +183,8 @@ impl Store {
     }
 
     /// Starts a new session at `now_ms`, closing the conversation's open one (if any) first.
-    /// Returns the new session and the id of the one it closed.
+    /// Returns the new session and the id of the one it closed (the last one, should another
+    /// replica have opened one meanwhile).
     pub async fn start_session(
         &self,
         key: ConversationKey,
@@ -266,7 +267,8 @@ impl Store {
         }
     }
 
-    /// Closes the conversation's open session at `now_ms`. Returns the closed session's id, or
+    /// Closes the conversation's open session at `now_ms` (or at its last activity, if later).
+    /// Returns the closed session's id, or
     /// `None` when no session was open.
     pub async fn close_session(
         &self,

@@ -175,7 +175,9 @@ struct NearSummaryRow {
 impl Store {
     /// Makes `model` the model the stored vectors come from. When they came from another model,
     /// all of them are deleted and every message waits for a vector again (vectors of two
-    /// models cannot be compared). Returns whether that happened.
+    /// models cannot be compared). Returns whether that happened. On PostgreSQL the progress row
+    /// stays locked until the switch commits, so a second replica switching too waits, then sees
+    /// it done.
     pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
