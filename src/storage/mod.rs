@@ -275,9 +275,12 @@ impl Store {
         before_id: i64,
         limit: i64,
     ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+        if limit <= 0 {
+            return Ok(Vec::new());
+        }
         let counts = self.message_vector_counts(key).await?;
         let stored = counts.added - counts.removed;
-        if stored <= 0 || limit <= 0 {
+        if stored <= 0 {
             return Ok(Vec::new());
         }
         let vectors = match self.vector_cache.look_up(key, counts, query.len()) {

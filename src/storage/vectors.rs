@@ -46,6 +46,24 @@ pub struct TextToEmbed {
     pub text: String,
 }
 
+impl TextToEmbed {
+    /// A stored text of the conversation (`chat_id`, `user_id`), as a query reads it.
+    fn stored(
+        source: VectorSource,
+        chat_id: i64,
+        user_id: i64,
+        source_id: i64,
+        text: String,
+    ) -> Self {
+        Self {
+            key: ConversationKey::new(ChatId(chat_id), UserId(user_id)),
+            source,
+            source_id,
+            text,
+        }
+    }
+}
+
 /// The vector computed for a [`TextToEmbed`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryVector {
@@ -249,11 +267,14 @@ impl Store {
                 .await?;
                 Ok(rows
                     .into_iter()
-                    .map(|row| TextToEmbed {
-                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                        source: VectorSource::Message,
-                        source_id: row.id,
-                        text: row.content,
+                    .map(|row| {
+                        TextToEmbed::stored(
+                            VectorSource::Message,
+                            row.chat_id,
+                            row.user_id,
+                            row.id,
+                            row.content,
+                        )
                     })
                     .collect())
             }
@@ -274,11 +295,14 @@ impl Store {
                 .await?;
                 Ok(rows
                     .into_iter()
-                    .map(|row| TextToEmbed {
-                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                        source: VectorSource::Message,
-                        source_id: row.id,
-                        text: row.content,
+                    .map(|row| {
+                        TextToEmbed::stored(
+                            VectorSource::Message,
+                            row.chat_id,
+                            row.user_id,
+                            row.id,
+                            row.content,
+                        )
                     })
                     .collect())
             }
@@ -305,11 +329,14 @@ impl Store {
                 .await?;
                 Ok(rows
                     .into_iter()
-                    .map(|row| TextToEmbed {
-                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                        source: VectorSource::Summary,
-                        source_id: row.session_id,
-                        text: row.summary,
+                    .map(|row| {
+                        TextToEmbed::stored(
+                            VectorSource::Summary,
+                            row.chat_id,
+                            row.user_id,
+                            row.session_id,
+                            row.summary,
+                        )
                     })
                     .collect())
             }
@@ -330,11 +357,14 @@ impl Store {
                 .await?;
                 Ok(rows
                     .into_iter()
-                    .map(|row| TextToEmbed {
-                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                        source: VectorSource::Summary,
-                        source_id: row.session_id,
-                        text: row.summary,
+                    .map(|row| {
+                        TextToEmbed::stored(
+                            VectorSource::Summary,
+                            row.chat_id,
+                            row.user_id,
+                            row.session_id,
+                            row.summary,
+                        )
                     })
                     .collect())
             }
@@ -360,11 +390,14 @@ impl Store {
                 .await?;
                 Ok(rows
                     .into_iter()
-                    .map(|row| TextToEmbed {
-                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                        source: VectorSource::Note,
-                        source_id: row.id,
-                        text: row.note,
+                    .map(|row| {
+                        TextToEmbed::stored(
+                            VectorSource::Note,
+                            row.chat_id,
+                            row.user_id,
+                            row.id,
+                            row.note,
+                        )
                     })
                     .collect())
             }
@@ -385,11 +418,14 @@ impl Store {
                 .await?;
                 Ok(rows
                     .into_iter()
-                    .map(|row| TextToEmbed {
-                        key: ConversationKey::new(ChatId(row.chat_id), UserId(row.user_id)),
-                        source: VectorSource::Note,
-                        source_id: row.id,
-                        text: row.note,
+                    .map(|row| {
+                        TextToEmbed::stored(
+                            VectorSource::Note,
+                            row.chat_id,
+                            row.user_id,
+                            row.id,
+                            row.note,
+                        )
                     })
                     .collect())
             }
