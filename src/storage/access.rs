@@ -2,8 +2,8 @@
 //! token limit they changed (`token_limits`), and which strangers they were told about
 //! (`stranger_alerts`). Admin decisions, not a person's data, so the purge leaves them.
 
+use super::Store;
 use super::UserId;
-use super::{Backend, Store};
 
 /// What an admin decided about one person's access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
@@ -37,92 +37,65 @@ pub struct TokenLimitRecord {
 impl Store {
     /// Every access rule, by person.
     pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    AccessRuleRecord,
-                    r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
-                              changed_by AS "changed_by: UserId",
-                              changed_at AS changed_at_ms
-                       FROM access_rules ORDER BY user_id"#,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    AccessRuleRecord,
-                    r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
-                              changed_at AS changed_at_ms
-                       FROM access_rules ORDER BY user_id"#,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                AccessRuleRecord,
+                r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
+                          changed_by AS "changed_by: UserId",
+                          changed_at AS changed_at_ms
+                   FROM access_rules ORDER BY user_id"#,
+            ),
+            postgres = sqlx::query_as!(
+                AccessRuleRecord,
+                r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
+                          changed_at AS changed_at_ms
+                   FROM access_rules ORDER BY user_id"#,
+            ),
+        )
     }
 
     /// Stores `record`, replacing the person's earlier rule.
     pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                     VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (user_id) DO UPDATE
-                         SET rule = excluded.rule, changed_by = excluded.changed_by,
-                             changed_at = excluded.changed_at",
-                    record.user_id,
-                    record.rule,
-                    record.changed_by,
-                    record.changed_at_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                     VALUES ($1, $2, $3, $4)
-                     ON CONFLICT (user_id) DO UPDATE
-                         SET rule = excluded.rule, changed_by = excluded.changed_by,
-                             changed_at = excluded.changed_at",
-                    record.user_id.0,
-                    record.rule as AccessRule,
-                    record.changed_by.0,
-                    record.changed_at_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (user_id) DO UPDATE
+                     SET rule = excluded.rule, changed_by = excluded.changed_by,
+                         changed_at = excluded.changed_at",
+                record.user_id,
+                record.rule,
+                record.changed_by,
+                record.changed_at_ms,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (user_id) DO UPDATE
+                     SET rule = excluded.rule, changed_by = excluded.changed_by,
+                         changed_at = excluded.changed_at",
+                record.user_id.0,
+                record.rule as AccessRule,
+                record.changed_by.0,
+                record.changed_at_ms,
+            ),
+        )?;
+        Ok(())
     }
 
     /// Deletes the person's rule; whether there was one.
     pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let deleted = sqlx::query!("DELETE FROM access_rules WHERE user_id = ?1", user_id)
-                    .execute(&mut *db.writer().await?)
-                    .await?;
-                Ok(deleted.rows_affected() > 0)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let deleted =
-                    sqlx::query!("DELETE FROM access_rules WHERE user_id = $1", user_id.0)
-                        .execute(&db.pool)
-                        .await?;
-                Ok(deleted.rows_affected() > 0)
-            }
-        }
+        let deleted = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!("DELETE FROM access_rules WHERE user_id = ?1", user_id),
+            postgres = sqlx::query!("DELETE FROM access_rules WHERE user_id = $1", user_id.0),
+        )?;
+        Ok(deleted > 0)
     }
 
     /// Records that the admins were told about the stranger `user_id`; whether this is the first
@@ -132,32 +105,23 @@ impl Store {
         user_id: UserId,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let inserted = sqlx::query!(
-                    "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
-                     ON CONFLICT (user_id) DO NOTHING",
-                    user_id,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(inserted.rows_affected() > 0)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let inserted = sqlx::query!(
-                    "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
-                     ON CONFLICT (user_id) DO NOTHING",
-                    user_id.0,
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(inserted.rows_affected() > 0)
-            }
-        }
+        let inserted = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
+                 ON CONFLICT (user_id) DO NOTHING",
+                user_id,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
+                 ON CONFLICT (user_id) DO NOTHING",
+                user_id.0,
+                now_ms,
+            ),
+        )?;
+        Ok(inserted > 0)
     }
 
     /// The person's own daily token limit, if an admin set one.
@@ -165,115 +129,80 @@ impl Store {
         &self,
         user_id: UserId,
     ) -> Result<Option<TokenLimitRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    TokenLimitRecord,
-                    r#"SELECT user_id AS "user_id!", daily_tokens,
-                              set_by AS "set_by: UserId", set_at AS set_at_ms
-                       FROM token_limits WHERE user_id = ?1"#,
-                    user_id,
-                )
-                .fetch_optional(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    TokenLimitRecord,
-                    r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
-                       FROM token_limits WHERE user_id = $1"#,
-                    user_id.0,
-                )
-                .fetch_optional(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_optional,
+            sqlite = sqlx::query_as!(
+                TokenLimitRecord,
+                r#"SELECT user_id AS "user_id!", daily_tokens,
+                          set_by AS "set_by: UserId", set_at AS set_at_ms
+                   FROM token_limits WHERE user_id = ?1"#,
+                user_id,
+            ),
+            postgres = sqlx::query_as!(
+                TokenLimitRecord,
+                r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
+                   FROM token_limits WHERE user_id = $1"#,
+                user_id.0,
+            ),
+        )
     }
 
     /// Whether an admin gave anyone a daily token limit of their own (a number, not `off`).
     pub async fn any_own_token_limit(&self) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                           AS "any!: bool""#
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                           AS "any!""#
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                       AS "any!: bool""#
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                       AS "any!""#
+            ),
+        )
     }
 
     /// Stores `record`, replacing the person's earlier limit.
     pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                     VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (user_id) DO UPDATE
-                         SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                             set_at = excluded.set_at",
-                    record.user_id,
-                    record.daily_tokens,
-                    record.set_by,
-                    record.set_at_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                     VALUES ($1, $2, $3, $4)
-                     ON CONFLICT (user_id) DO UPDATE
-                         SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                             set_at = excluded.set_at",
-                    record.user_id.0,
-                    record.daily_tokens,
-                    record.set_by.0,
-                    record.set_at_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (user_id) DO UPDATE
+                     SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                         set_at = excluded.set_at",
+                record.user_id,
+                record.daily_tokens,
+                record.set_by,
+                record.set_at_ms,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (user_id) DO UPDATE
+                     SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                         set_at = excluded.set_at",
+                record.user_id.0,
+                record.daily_tokens,
+                record.set_by.0,
+                record.set_at_ms,
+            ),
+        )?;
+        Ok(())
     }
 
     /// Deletes the person's own limit, so the setting applies again; whether there was one.
     pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let deleted = sqlx::query!("DELETE FROM token_limits WHERE user_id = ?1", user_id)
-                    .execute(&mut *db.writer().await?)
-                    .await?;
-                Ok(deleted.rows_affected() > 0)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let deleted =
-                    sqlx::query!("DELETE FROM token_limits WHERE user_id = $1", user_id.0)
-                        .execute(&db.pool)
-                        .await?;
-                Ok(deleted.rows_affected() > 0)
-            }
-        }
+        let deleted = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!("DELETE FROM token_limits WHERE user_id = ?1", user_id),
+            postgres = sqlx::query!("DELETE FROM token_limits WHERE user_id = $1", user_id.0),
+        )?;
+        Ok(deleted > 0)
     }
 }

@@ -167,55 +167,47 @@ impl Store {
         limit: i64,
         through_id: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                // `+?4`: see `Store::history`.
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                              session_id AS "session_id!", role AS "role!: Role",
-                              content AS "content!", created_at AS "created_at_ms!",
-                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                              telegram_message_id
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT +?4)
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id,
-                    key.user_id,
-                    since_ms,
-                    limit,
-                    through_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                              session_id AS "session_id!", role AS "role!: Role",
-                              content AS "content!", created_at AS "created_at_ms!",
-                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                              telegram_message_id
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    since_ms,
-                    limit,
-                    through_id,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            // `+?4`: see `Store::history`.
+            sqlite = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                          session_id AS "session_id!", role AS "role!: Role",
+                          content AS "content!", created_at AS "created_at_ms!",
+                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                          telegram_message_id
+                   FROM (SELECT * FROM messages
+                         WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
+                         ORDER BY created_at DESC, id DESC
+                         LIMIT +?4)
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id,
+                key.user_id,
+                since_ms,
+                limit,
+                through_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                          session_id AS "session_id!", role AS "role!: Role",
+                          content AS "content!", created_at AS "created_at_ms!",
+                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                          telegram_message_id
+                   FROM (SELECT * FROM messages
+                         WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
+                         ORDER BY created_at DESC, id DESC
+                         LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id.0,
+                key.user_id.0,
+                since_ms,
+                limit,
+                through_id,
+            ),
+        )
     }
 
     /// Stores `reply` in place of the replies `replaced` (of the same conversation), in one

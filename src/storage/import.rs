@@ -97,30 +97,22 @@ impl Store {
 
     /// The import keys of the conversation's imported messages.
     pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT import_key AS "import_key!" FROM messages
-                       WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT import_key AS "import_key!" FROM messages
-                       WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT import_key AS "import_key!" FROM messages
+                   WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT import_key AS "import_key!" FROM messages
+                   WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )
     }
 
     /// Stores `sessions` in one transaction: nothing of it is stored unless all of it is.

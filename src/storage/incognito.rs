@@ -9,30 +9,22 @@ use super::{ConversationKey, UserId};
 impl Store {
     /// Whether the conversation is in incognito.
     pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                                      WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                                      WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                  WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                  WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )
     }
 
     /// Switches the conversation's incognito on (from `now_ms`) or off. Returns whether that
@@ -104,42 +96,33 @@ impl Store {
         tokens_in: i64,
         tokens_out: i64,
     ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-                     VALUES (?1, ?2, ?3, ?4)
-                     ON CONFLICT (user_id, day_start_at) DO UPDATE
-                         SET tokens_in = tokens_in + excluded.tokens_in,
-                             tokens_out = tokens_out + excluded.tokens_out",
-                    user_id,
-                    day_start_ms,
-                    tokens_in,
-                    tokens_out,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-                     VALUES ($1, $2, $3, $4)
-                     ON CONFLICT (user_id, day_start_at) DO UPDATE
-                         SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
-                             tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
-                    user_id.0,
-                    day_start_ms,
-                    tokens_in,
-                    tokens_out,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (user_id, day_start_at) DO UPDATE
+                     SET tokens_in = tokens_in + excluded.tokens_in,
+                         tokens_out = tokens_out + excluded.tokens_out",
+                user_id,
+                day_start_ms,
+                tokens_in,
+                tokens_out,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                 VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (user_id, day_start_at) DO UPDATE
+                     SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
+                         tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
+                user_id.0,
+                day_start_ms,
+                tokens_in,
+                tokens_out,
+            ),
+        )?;
+        Ok(())
     }
 
     /// Tokens (in and out) `user_id`'s incognito turns used in all their chats since the UTC
@@ -149,29 +132,21 @@ impl Store {
         user_id: UserId,
         since_day_start_ms: i64,
     ) -> Result<i64, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
-                       FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
-                    user_id,
-                    since_day_start_ms,
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT coalesce(sum(tokens_in + tokens_out), 0)::bigint AS "tokens!"
-                       FROM incognito_token_usage WHERE user_id = $1 AND day_start_at >= $2"#,
-                    user_id.0,
-                    since_day_start_ms,
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
+                   FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
+                user_id,
+                since_day_start_ms,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT coalesce(sum(tokens_in + tokens_out), 0)::bigint AS "tokens!"
+                   FROM incognito_token_usage WHERE user_id = $1 AND day_start_at >= $2"#,
+                user_id.0,
+                since_day_start_ms,
+            ),
+        )
     }
 }

@@ -244,58 +244,50 @@ impl Store {
         since_ms: i64,
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
-                // row and stops after `limit`; the outer one only reverses those few rows. `+?4`, not
-                // `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then re-prepares the
-                // statement whenever a new value is bound; the unary plus hides it from the planner.
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                              session_id AS "session_id!", role AS "role!: Role",
-                              content AS "content!", created_at AS "created_at_ms!",
-                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                              telegram_message_id
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT +?4)
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id,
-                    key.user_id,
-                    since_ms,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
-                // row and stops after `limit`; the outer one only reverses those few rows.
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                              session_id AS "session_id!", role AS "role!: Role",
-                              content AS "content!", created_at AS "created_at_ms!",
-                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                              telegram_message_id
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    since_ms,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
+            // row and stops after `limit`; the outer one only reverses those few rows. `+?4`, not
+            // `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then re-prepares the
+            // statement whenever a new value is bound; the unary plus hides it from the planner.
+            sqlite = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                          session_id AS "session_id!", role AS "role!: Role",
+                          content AS "content!", created_at AS "created_at_ms!",
+                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                          telegram_message_id
+                   FROM (SELECT * FROM messages
+                         WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
+                         ORDER BY created_at DESC, id DESC
+                         LIMIT +?4)
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id,
+                key.user_id,
+                since_ms,
+                limit,
+            ),
+            // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
+            // row and stops after `limit`; the outer one only reverses those few rows.
+            postgres = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                          session_id AS "session_id!", role AS "role!: Role",
+                          content AS "content!", created_at AS "created_at_ms!",
+                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                          telegram_message_id
+                   FROM (SELECT * FROM messages
+                         WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
+                         ORDER BY created_at DESC, id DESC
+                         LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id.0,
+                key.user_id.0,
+                since_ms,
+                limit,
+            ),
+        )
     }
 
     /// Every message of the conversation, oldest first (for exports).
@@ -303,40 +295,32 @@ impl Store {
         &self,
         key: ConversationKey,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
-                       WHERE chat_id = ?1 AND user_id = ?2
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
-                       WHERE chat_id = $1 AND user_id = $2
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                          content, created_at AS created_at_ms, tokens_in, tokens_out,
+                          telegram_message_id
+                   FROM messages
+                   WHERE chat_id = ?1 AND user_id = ?2
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
+                          content, created_at AS created_at_ms, tokens_in, tokens_out,
+                          telegram_message_id
+                   FROM messages
+                   WHERE chat_id = $1 AND user_id = $2
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )
     }
 
     /// The text stored for the person's Telegram message `telegram_message_id` in `key`'s
@@ -347,34 +331,26 @@ impl Store {
         key: ConversationKey,
         telegram_message_id: i64,
     ) -> Result<Option<String>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT content AS "content!" FROM messages
-                       WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
-                         AND user_id = ?3"#,
-                    key.chat_id,
-                    telegram_message_id,
-                    key.user_id,
-                )
-                .fetch_optional(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT content FROM messages
-                       WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
-                         AND user_id = $3"#,
-                    key.chat_id.0,
-                    telegram_message_id,
-                    key.user_id.0,
-                )
-                .fetch_optional(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_optional,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT content AS "content!" FROM messages
+                   WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
+                     AND user_id = ?3"#,
+                key.chat_id,
+                telegram_message_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT content FROM messages
+                   WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
+                     AND user_id = $3"#,
+                key.chat_id.0,
+                telegram_message_id,
+                key.user_id.0,
+            ),
+        )
     }
 
     /// Every message of one session, oldest first (for its summary).
@@ -382,38 +358,30 @@ impl Store {
         &self,
         session_id: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
-                       WHERE session_id = ?1
-                       ORDER BY created_at ASC, id ASC"#,
-                    session_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
-                       WHERE session_id = $1
-                       ORDER BY created_at ASC, id ASC"#,
-                    session_id,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                          content, created_at AS created_at_ms, tokens_in, tokens_out,
+                          telegram_message_id
+                   FROM messages
+                   WHERE session_id = ?1
+                   ORDER BY created_at ASC, id ASC"#,
+                session_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
+                          content, created_at AS created_at_ms, tokens_in, tokens_out,
+                          telegram_message_id
+                   FROM messages
+                   WHERE session_id = $1
+                   ORDER BY created_at ASC, id ASC"#,
+                session_id,
+            ),
+        )
     }
 }
 

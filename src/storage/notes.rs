@@ -339,37 +339,28 @@ pub(super) struct NoteSource {
 impl Store {
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows = sqlx::query_as!(
-                    NoteRow,
-                    r#"SELECT id AS "id!", note, created_at, confirmed_at,
-                              added_by_hand AS "added_by_hand: bool", valid_from, earlier
-                       FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
-                       ORDER BY created_at, id"#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                note_records(rows)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let rows = sqlx::query_as!(
-                    NoteRow,
-                    r#"SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
-                       FROM user_notes WHERE chat_id = $1 AND user_id = $2
-                       ORDER BY created_at, id"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                note_records(rows)
-            }
-        }
+        let rows = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                NoteRow,
+                r#"SELECT id AS "id!", note, created_at, confirmed_at,
+                          added_by_hand AS "added_by_hand: bool", valid_from, earlier
+                   FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
+                   ORDER BY created_at, id"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_as!(
+                NoteRow,
+                r#"SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
+                   FROM user_notes WHERE chat_id = $1 AND user_id = $2
+                   ORDER BY created_at, id"#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )?;
+        note_records(rows)
     }
 
     /// Makes `notes` the summarizer's complete list for the conversation: notes already stored
@@ -609,32 +600,23 @@ impl Store {
         key: ConversationKey,
         note_id: i64,
     ) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let result = sqlx::query!(
-                    "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                    note_id,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(result.rows_affected() == 1)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let result = sqlx::query!(
-                    "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
-                    note_id,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(result.rows_affected() == 1)
-            }
-        }
+        let result = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                note_id,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
+                note_id,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )?;
+        Ok(result == 1)
     }
 }
 

@@ -65,38 +65,30 @@ impl Store {
         &self,
         key: ConversationKey,
     ) -> Result<Option<SessionRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    SessionRecord,
-                    r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                              summary_attempts
-                       FROM sessions
-                       WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_optional(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    SessionRecord,
-                    r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
-                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                              summary_attempts
-                       FROM sessions
-                       WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_optional(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_optional,
+            sqlite = sqlx::query_as!(
+                SessionRecord,
+                r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                          summary_attempts
+                   FROM sessions
+                   WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_as!(
+                SessionRecord,
+                r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
+                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                          summary_attempts
+                   FROM sessions
+                   WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )
     }
 
     /// What a chat turn reads before it stores the user's message, in one statement (each
@@ -275,63 +267,46 @@ impl Store {
         key: ConversationKey,
         now_ms: i64,
     ) -> Result<Option<i64>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
-                       WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-                       RETURNING id AS "id!""#,
-                    key.chat_id,
-                    key.user_id,
-                    now_ms,
-                )
-                .fetch_optional(&mut *db.writer().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"UPDATE sessions SET closed_at = greatest(last_activity_at, $3)
-                       WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
-                       RETURNING id"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    now_ms,
-                )
-                .fetch_optional(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            writer.fetch_optional,
+            sqlite = sqlx::query_scalar!(
+                r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
+                   WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
+                   RETURNING id AS "id!""#,
+                key.chat_id,
+                key.user_id,
+                now_ms,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"UPDATE sessions SET closed_at = greatest(last_activity_at, $3)
+                   WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                   RETURNING id"#,
+                key.chat_id.0,
+                key.user_id.0,
+                now_ms,
+            ),
+        )
     }
 
     /// Closes every open session whose last activity is before `idle_before_ms`, at its last
     /// activity. Returns how many were closed.
     pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let result = sqlx::query!(
-                    "UPDATE sessions SET closed_at = last_activity_at
-                     WHERE closed_at IS NULL AND last_activity_at < ?1",
-                    idle_before_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(result.rows_affected())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let result = sqlx::query!(
-                    "UPDATE sessions SET closed_at = last_activity_at
-                     WHERE closed_at IS NULL AND last_activity_at < $1",
-                    idle_before_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(result.rows_affected())
-            }
-        }
+        let result = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "UPDATE sessions SET closed_at = last_activity_at
+                 WHERE closed_at IS NULL AND last_activity_at < ?1",
+                idle_before_ms,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE sessions SET closed_at = last_activity_at
+                 WHERE closed_at IS NULL AND last_activity_at < $1",
+                idle_before_ms,
+            ),
+        )?;
+        Ok(result)
     }
 
     /// Closed sessions without a summary whose retry time (if any) has come, oldest first.
@@ -340,70 +315,53 @@ impl Store {
         now_ms: i64,
         limit: i64,
     ) -> Result<Vec<SessionRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    SessionRecord,
-                    r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                              summary_attempts
-                       FROM sessions
-                       WHERE closed_at IS NOT NULL AND summarized = 0
-                         AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
-                       ORDER BY closed_at
-                       LIMIT +?2"#,
-                    now_ms,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    SessionRecord,
-                    r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
-                              last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                              summary_attempts
-                       FROM sessions
-                       WHERE closed_at IS NOT NULL AND NOT summarized
-                         AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
-                       ORDER BY closed_at
-                       LIMIT CASE WHEN $2::bigint >= 0 THEN $2 END"#,
-                    now_ms,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                SessionRecord,
+                r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                          summary_attempts
+                   FROM sessions
+                   WHERE closed_at IS NOT NULL AND summarized = 0
+                     AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
+                   ORDER BY closed_at
+                   LIMIT +?2"#,
+                now_ms,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                SessionRecord,
+                r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
+                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                          summary_attempts
+                   FROM sessions
+                   WHERE closed_at IS NOT NULL AND NOT summarized
+                     AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
+                   ORDER BY closed_at
+                   LIMIT CASE WHEN $2::bigint >= 0 THEN $2 END"#,
+                now_ms,
+                limit,
+            ),
+        )
     }
 
     /// Marks a session as needing no summary (it had no messages).
     pub async fn mark_session_summarized(&self, session_id: i64) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
-                    session_id,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
-                    session_id,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
+                session_id,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
+                session_id,
+            ),
+        )?;
+        Ok(())
     }
 
     /// Counts a summary attempt that is about to start and sets when to try again should it not
@@ -413,34 +371,26 @@ impl Store {
         session_id: i64,
         retry_at_ms: i64,
     ) -> Result<i64, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"UPDATE sessions
-                       SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
-                       WHERE id = ?1
-                       RETURNING summary_attempts AS "summary_attempts!""#,
-                    session_id,
-                    retry_at_ms,
-                )
-                .fetch_one(&mut *db.writer().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"UPDATE sessions
-                       SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
-                       WHERE id = $1
-                       RETURNING summary_attempts"#,
-                    session_id,
-                    retry_at_ms,
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            writer.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"UPDATE sessions
+                   SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
+                   WHERE id = ?1
+                   RETURNING summary_attempts AS "summary_attempts!""#,
+                session_id,
+                retry_at_ms,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"UPDATE sessions
+                   SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
+                   WHERE id = $1
+                   RETURNING summary_attempts"#,
+                session_id,
+                retry_at_ms,
+            ),
+        )
     }
 
     /// Moves a session's next summary attempt to `retry_at_ms`.
@@ -449,29 +399,20 @@ impl Store {
         session_id: i64,
         retry_at_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
-                    session_id,
-                    retry_at_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
-                    session_id,
-                    retry_at_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
+                session_id,
+                retry_at_ms,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
+                session_id,
+                retry_at_ms,
+            ),
+        )?;
+        Ok(())
     }
 }

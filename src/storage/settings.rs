@@ -23,32 +23,24 @@ impl Store {
         &self,
         user_id: UserId,
     ) -> Result<Option<UserSettings>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    UserSettings,
-                    r#"SELECT user_id AS "user_id!", persona, model, language_code,
-                              created_at AS created_at_ms, last_active_at AS last_active_at_ms
-                       FROM user_settings WHERE user_id = ?1"#,
-                    user_id,
-                )
-                .fetch_optional(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    UserSettings,
-                    r#"SELECT user_id, persona, model, language_code,
-                              created_at AS created_at_ms, last_active_at AS last_active_at_ms
-                       FROM user_settings WHERE user_id = $1"#,
-                    user_id.0,
-                )
-                .fetch_optional(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_optional,
+            sqlite = sqlx::query_as!(
+                UserSettings,
+                r#"SELECT user_id AS "user_id!", persona, model, language_code,
+                          created_at AS created_at_ms, last_active_at AS last_active_at_ms
+                   FROM user_settings WHERE user_id = ?1"#,
+                user_id,
+            ),
+            postgres = sqlx::query_as!(
+                UserSettings,
+                r#"SELECT user_id, persona, model, language_code,
+                          created_at AS created_at_ms, last_active_at AS last_active_at_ms
+                   FROM user_settings WHERE user_id = $1"#,
+                user_id.0,
+            ),
+        )
     }
 
     /// Sets the user's persona; `None` goes back to the default behaviour.
@@ -188,22 +180,12 @@ impl Store {
 
     /// Deletes the user's settings entirely (persona and model).
     pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let result = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id)
-                    .execute(&mut *db.writer().await?)
-                    .await?;
-                Ok(result.rows_affected() > 0)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let result =
-                    sqlx::query!("DELETE FROM user_settings WHERE user_id = $1", user_id.0)
-                        .execute(&db.pool)
-                        .await?;
-                Ok(result.rows_affected() > 0)
-            }
-        }
+        let result = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id),
+            postgres = sqlx::query!("DELETE FROM user_settings WHERE user_id = $1", user_id.0),
+        )?;
+        Ok(result > 0)
     }
 }

@@ -2,9 +2,9 @@
 //! about a period reads: the summaries of that period's sessions, and the person's messages in
 //! it that no summary covers yet.
 
+use super::Store;
 #[cfg(feature = "postgres")]
 use super::postgres::messages::storable;
-use super::{Backend, Store};
 use super::{ChatId, ConversationKey, Role, StoredMessage, UserId};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
@@ -29,42 +29,33 @@ impl Store {
         summary: &str,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
-                       VALUES (?1, ?2, ?3, ?4, ?5)
-                       ON CONFLICT (session_id) DO UPDATE
-                           SET summary = excluded.summary, created_at = excluded.created_at"#,
-                    session_id,
-                    key.chat_id,
-                    key.user_id,
-                    summary,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
-                       VALUES ($1, $2, $3, $4, $5)
-                       ON CONFLICT (session_id) DO UPDATE
-                           SET summary = excluded.summary, created_at = excluded.created_at"#,
-                    session_id,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    &*storable(summary),
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
+                   VALUES (?1, ?2, ?3, ?4, ?5)
+                   ON CONFLICT (session_id) DO UPDATE
+                       SET summary = excluded.summary, created_at = excluded.created_at"#,
+                session_id,
+                key.chat_id,
+                key.user_id,
+                summary,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
+                   VALUES ($1, $2, $3, $4, $5)
+                   ON CONFLICT (session_id) DO UPDATE
+                       SET summary = excluded.summary, created_at = excluded.created_at"#,
+                session_id,
+                key.chat_id.0,
+                key.user_id.0,
+                &*storable(summary),
+                now_ms,
+            ),
+        )?;
+        Ok(())
     }
 
     /// The conversation's last `limit` summaries written at or after `since_ms`, oldest first.
@@ -74,54 +65,44 @@ impl Store {
         since_ms: i64,
         limit: i64,
     ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let mut summaries = sqlx::query_as!(
-                    SummaryRecord,
-                    r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                              summary.summary, summary.created_at AS created_at_ms,
-                              session.started_at AS session_started_at_ms,
-                              session.last_activity_at AS session_last_activity_at_ms
-                       FROM session_summaries AS summary
-                       JOIN sessions AS session ON session.id = summary.session_id
-                       WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
-                       ORDER BY summary.created_at DESC, summary.session_id DESC
-                       LIMIT +?4"#,
-                    key.chat_id,
-                    key.user_id,
-                    since_ms,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                summaries.reverse();
-                Ok(summaries)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let mut summaries = sqlx::query_as!(
-                    SummaryRecord,
-                    r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
-                              summary.summary, summary.created_at AS created_at_ms,
-                              session.started_at AS session_started_at_ms,
-                              session.last_activity_at AS session_last_activity_at_ms
-                       FROM session_summaries AS summary
-                       JOIN sessions AS session ON session.id = summary.session_id
-                       WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
-                       ORDER BY summary.created_at DESC, summary.session_id DESC
-                       LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    since_ms,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                summaries.reverse();
-                Ok(summaries)
-            }
-        }
+        let mut summaries = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                SummaryRecord,
+                r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
+                          summary.summary, summary.created_at AS created_at_ms,
+                          session.started_at AS session_started_at_ms,
+                          session.last_activity_at AS session_last_activity_at_ms
+                   FROM session_summaries AS summary
+                   JOIN sessions AS session ON session.id = summary.session_id
+                   WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
+                   ORDER BY summary.created_at DESC, summary.session_id DESC
+                   LIMIT +?4"#,
+                key.chat_id,
+                key.user_id,
+                since_ms,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                SummaryRecord,
+                r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
+                          summary.summary, summary.created_at AS created_at_ms,
+                          session.started_at AS session_started_at_ms,
+                          session.last_activity_at AS session_last_activity_at_ms
+                   FROM session_summaries AS summary
+                   JOIN sessions AS session ON session.id = summary.session_id
+                   WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
+                   ORDER BY summary.created_at DESC, summary.session_id DESC
+                   LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END"#,
+                key.chat_id.0,
+                key.user_id.0,
+                since_ms,
+                limit,
+            ),
+        )?;
+        summaries.reverse();
+        Ok(summaries)
     }
 
     /// The summaries of the conversation's sessions that overlap `from_ms..to_ms` (a session
@@ -134,60 +115,50 @@ impl Store {
         to_ms: i64,
         limit: i64,
     ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
-                // from the period's end; those that ended before it began are passed over.
-                let mut summaries = sqlx::query_as!(
-                    SummaryRecord,
-                    r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                              summary.summary, summary.created_at AS created_at_ms,
-                              session.started_at AS session_started_at_ms,
-                              session.last_activity_at AS session_last_activity_at_ms
-                       FROM sessions AS session
-                       JOIN session_summaries AS summary ON summary.session_id = session.id
-                       WHERE session.chat_id = ?1 AND session.user_id = ?2
-                         AND session.started_at < ?4 AND session.last_activity_at >= ?3
-                       ORDER BY session.started_at DESC, session.id DESC
-                       LIMIT +?5"#,
-                    key.chat_id,
-                    key.user_id,
-                    from_ms,
-                    to_ms,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                summaries.reverse();
-                Ok(summaries)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let mut summaries = sqlx::query_as!(
-                    SummaryRecord,
-                    r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
-                              summary.summary, summary.created_at AS created_at_ms,
-                              session.started_at AS session_started_at_ms,
-                              session.last_activity_at AS session_last_activity_at_ms
-                       FROM sessions AS session
-                       JOIN session_summaries AS summary ON summary.session_id = session.id
-                       WHERE session.chat_id = $1 AND session.user_id = $2
-                         AND session.started_at < $4 AND session.last_activity_at >= $3
-                       ORDER BY session.started_at DESC, session.id DESC
-                       LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    from_ms,
-                    to_ms,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                summaries.reverse();
-                Ok(summaries)
-            }
-        }
+        let mut summaries = run!(
+            self,
+            reader.fetch_all,
+            // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
+            // from the period's end; those that ended before it began are passed over.
+            sqlite = sqlx::query_as!(
+                SummaryRecord,
+                r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
+                          summary.summary, summary.created_at AS created_at_ms,
+                          session.started_at AS session_started_at_ms,
+                          session.last_activity_at AS session_last_activity_at_ms
+                   FROM sessions AS session
+                   JOIN session_summaries AS summary ON summary.session_id = session.id
+                   WHERE session.chat_id = ?1 AND session.user_id = ?2
+                     AND session.started_at < ?4 AND session.last_activity_at >= ?3
+                   ORDER BY session.started_at DESC, session.id DESC
+                   LIMIT +?5"#,
+                key.chat_id,
+                key.user_id,
+                from_ms,
+                to_ms,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                SummaryRecord,
+                r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
+                          summary.summary, summary.created_at AS created_at_ms,
+                          session.started_at AS session_started_at_ms,
+                          session.last_activity_at AS session_last_activity_at_ms
+                   FROM sessions AS session
+                   JOIN session_summaries AS summary ON summary.session_id = session.id
+                   WHERE session.chat_id = $1 AND session.user_id = $2
+                     AND session.started_at < $4 AND session.last_activity_at >= $3
+                   ORDER BY session.started_at DESC, session.id DESC
+                   LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END"#,
+                key.chat_id.0,
+                key.user_id.0,
+                from_ms,
+                to_ms,
+                limit,
+            ),
+        )?;
+        summaries.reverse();
+        Ok(summaries)
     }
 
     /// The person's own messages (not the replies) written in `from_ms..to_ms` in sessions that
@@ -201,59 +172,51 @@ impl Store {
         to_ms: i64,
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                              session_id AS "session_id!", role AS "role!: Role",
-                              content AS "content!", created_at AS "created_at_ms!",
-                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                              telegram_message_id
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
-                               AND created_at < ?4 AND role = 'user'
-                               AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
-                                               WHERE summary.session_id = messages.session_id)
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT +?5)
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id,
-                    key.user_id,
-                    from_ms,
-                    to_ms,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                              session_id AS "session_id!", role AS "role!: Role",
-                              content AS "content!", created_at AS "created_at_ms!",
-                              tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                              telegram_message_id
-                       FROM (SELECT * FROM messages
-                             WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
-                               AND created_at < $4 AND role = 'user'
-                               AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
-                                               WHERE summary.session_id = messages.session_id)
-                             ORDER BY created_at DESC, id DESC
-                             LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END) AS latest
-                       ORDER BY created_at ASC, id ASC"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    from_ms,
-                    to_ms,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                          session_id AS "session_id!", role AS "role!: Role",
+                          content AS "content!", created_at AS "created_at_ms!",
+                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                          telegram_message_id
+                   FROM (SELECT * FROM messages
+                         WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
+                           AND created_at < ?4 AND role = 'user'
+                           AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
+                                           WHERE summary.session_id = messages.session_id)
+                         ORDER BY created_at DESC, id DESC
+                         LIMIT +?5)
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id,
+                key.user_id,
+                from_ms,
+                to_ms,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
+                          session_id AS "session_id!", role AS "role!: Role",
+                          content AS "content!", created_at AS "created_at_ms!",
+                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
+                          telegram_message_id
+                   FROM (SELECT * FROM messages
+                         WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
+                           AND created_at < $4 AND role = 'user'
+                           AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
+                                           WHERE summary.session_id = messages.session_id)
+                         ORDER BY created_at DESC, id DESC
+                         LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END) AS latest
+                   ORDER BY created_at ASC, id ASC"#,
+                key.chat_id.0,
+                key.user_id.0,
+                from_ms,
+                to_ms,
+                limit,
+            ),
+        )
     }
 }

@@ -50,16 +50,6 @@ impl UpdateState {
             Self::Done => "done",
         }
     }
-
-    /// The state stored as `text`; `None` for a value no version of telemem writes.
-    pub(super) fn from_stored(text: &str) -> Option<Self> {
-        match text {
-            "received" => Some(Self::Received),
-            "replying" => Some(Self::Replying),
-            "done" => Some(Self::Done),
-            _ => None,
-        }
-    }
 }
 
 /// An update whose handling did not finish before the process stopped.
@@ -107,32 +97,6 @@ impl From<UnfinishedRow> for UnfinishedUpdate {
     }
 }
 
-/// A row of `processed_updates` as PostgreSQL returns it: the state as text.
-#[cfg(feature = "postgres")]
-struct UnfinishedPgRow {
-    update_id: i64,
-    payload: Option<String>,
-    state: String,
-    answer_message_ids: Option<String>,
-    reply_id: Option<i64>,
-    reply_content: Option<String>,
-}
-
-#[cfg(feature = "postgres")]
-impl From<UnfinishedPgRow> for UnfinishedUpdate {
-    fn from(row: UnfinishedPgRow) -> Self {
-        UnfinishedUpdate::from(UnfinishedRow {
-            update_id: row.update_id,
-            payload: row.payload,
-            // The table's CHECK allows only the three states.
-            state: UpdateState::from_stored(&row.state).unwrap_or(UpdateState::Done),
-            answer_message_ids: row.answer_message_ids,
-            reply_id: row.reply_id,
-            reply_content: row.reply_content,
-        })
-    }
-}
-
 impl Store {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
     /// update was already recorded (a redelivery that must not be answered again). The update is
@@ -142,32 +106,23 @@ impl Store {
         update_id: i64,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let result = sqlx::query!(
-                    "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
-                     ON CONFLICT (update_id) DO NOTHING",
-                    update_id,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(result.rows_affected() == 1)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let result = sqlx::query!(
-                    "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
-                     ON CONFLICT (update_id) DO NOTHING",
-                    update_id,
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(result.rows_affected() == 1)
-            }
-        }
+        let result = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
+                 ON CONFLICT (update_id) DO NOTHING",
+                update_id,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
+                 ON CONFLICT (update_id) DO NOTHING",
+                update_id,
+                now_ms,
+            ),
+        )?;
+        Ok(result == 1)
     }
 
     /// Stores received updates with their payloads (state `received`) and owners for crash
@@ -276,34 +231,25 @@ impl Store {
         update_id: i64,
         state: UpdateState,
     ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "UPDATE processed_updates
-                     SET state = ?2, payload = CASE WHEN ?2 = 'done' THEN NULL ELSE payload END
-                     WHERE update_id = ?1",
-                    update_id,
-                    state,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "UPDATE processed_updates
-                     SET state = $2, payload = CASE WHEN $2 = 'done' THEN NULL ELSE payload END
-                     WHERE update_id = $1",
-                    update_id,
-                    state.as_stored(),
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "UPDATE processed_updates
+                 SET state = ?2, payload = CASE WHEN ?2 = 'done' THEN NULL ELSE payload END
+                 WHERE update_id = ?1",
+                update_id,
+                state,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE processed_updates
+                 SET state = $2, payload = CASE WHEN $2 = 'done' THEN NULL ELSE payload END
+                 WHERE update_id = $1",
+                update_id,
+                state.as_stored(),
+            ),
+        )?;
+        Ok(())
     }
 
     /// Updates received from `since_ms` up to (not including) `before_ms` whose handling did not
@@ -314,57 +260,48 @@ impl Store {
         since_ms: i64,
         before_ms: i64,
     ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                // The update's owner leads the join through the conversation's index to its own
-                // messages. An update has one reply at most: it is `replying` from then on and never
-                // answered again, so the join adds no rows.
-                let rows = sqlx::query_as!(
-                    UnfinishedRow,
-                    r#"SELECT update_.update_id AS "update_id!", update_.payload,
-                              update_.state AS "state: UpdateState", update_.answer_message_ids,
-                              reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
-                       FROM processed_updates AS update_
-                       LEFT JOIN messages AS reply
-                         ON update_.state = 'replying'
-                        AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
-                        AND reply.update_id = update_.update_id AND reply.role = 'assistant'
-                        AND reply.telegram_message_id IS NULL
-                       WHERE update_.state <> 'done'
-                         AND update_.received_at >= ?1 AND update_.received_at < ?2
-                       ORDER BY update_.update_id"#,
-                    since_ms,
-                    before_ms,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let rows = sqlx::query_as!(
-                    UnfinishedPgRow,
-                    r#"SELECT update_.update_id, update_.payload, update_.state,
-                              update_.answer_message_ids,
-                              reply.id AS "reply_id?", reply.content AS "reply_content?"
-                       FROM processed_updates AS update_
-                       LEFT JOIN messages AS reply
-                         ON update_.state = 'replying'
-                        AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
-                        AND reply.update_id = update_.update_id AND reply.role = 'assistant'
-                        AND reply.telegram_message_id IS NULL
-                       WHERE update_.state <> 'done'
-                         AND update_.received_at >= $1 AND update_.received_at < $2
-                       ORDER BY update_.update_id"#,
-                    since_ms,
-                    before_ms,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
-            }
-        }
+        let rows = run!(
+            self,
+            reader.fetch_all,
+            // The update's owner leads the join through the conversation's index to its own
+            // messages. An update has one reply at most: it is `replying` from then on and never
+            // answered again, so the join adds no rows.
+            sqlite = sqlx::query_as!(
+                UnfinishedRow,
+                r#"SELECT update_.update_id AS "update_id!", update_.payload,
+                          update_.state AS "state: UpdateState", update_.answer_message_ids,
+                          reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
+                   FROM processed_updates AS update_
+                   LEFT JOIN messages AS reply
+                     ON update_.state = 'replying'
+                    AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
+                    AND reply.update_id = update_.update_id AND reply.role = 'assistant'
+                    AND reply.telegram_message_id IS NULL
+                   WHERE update_.state <> 'done'
+                     AND update_.received_at >= ?1 AND update_.received_at < ?2
+                   ORDER BY update_.update_id"#,
+                since_ms,
+                before_ms,
+            ),
+            postgres = sqlx::query_as!(
+                UnfinishedRow,
+                r#"SELECT update_.update_id, update_.payload, update_.state AS "state: UpdateState",
+                          update_.answer_message_ids,
+                          reply.id AS "reply_id?", reply.content AS "reply_content?"
+                   FROM processed_updates AS update_
+                   LEFT JOIN messages AS reply
+                     ON update_.state = 'replying'
+                    AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
+                    AND reply.update_id = update_.update_id AND reply.role = 'assistant'
+                    AND reply.telegram_message_id IS NULL
+                   WHERE update_.state <> 'done'
+                     AND update_.received_at >= $1 AND update_.received_at < $2
+                   ORDER BY update_.update_id"#,
+                since_ms,
+                before_ms,
+            ),
+        )?;
+        Ok(rows.into_iter().map(UnfinishedUpdate::from).collect())
     }
 
     /// Takes over, oldest first and at most `limit`, the unfinished updates received since
@@ -418,7 +355,7 @@ impl Store {
                 // `now_ms` (their replica stopped renewing it), each for one lease of this replica.
                 // Returns them as [`Store::unfinished_updates`] does.
                 let rows = sqlx::query_as!(
-                    UnfinishedPgRow,
+                    UnfinishedRow,
                     r#"WITH claimed AS (
                            UPDATE processed_updates SET claimed_by = $1, lease_until = $3::bigint + $4::bigint
                            WHERE update_id IN (
@@ -438,7 +375,7 @@ impl Store {
                                FOR UPDATE SKIP LOCKED)
                            RETURNING update_id, payload, state, answer_message_ids, chat_id, user_id)
                        SELECT claimed.update_id AS "update_id!", claimed.payload,
-                              claimed.state AS "state!", claimed.answer_message_ids,
+                              claimed.state AS "state!: UpdateState", claimed.answer_message_ids,
                               reply.id AS "reply_id?", reply.content AS "reply_content?"
                        FROM claimed
                        LEFT JOIN messages AS reply

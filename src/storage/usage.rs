@@ -4,8 +4,8 @@
 //! summaries and notes are written and deleted (see the `daily_usage` and `stored_bytes`
 //! migrations), so every read here is a primary-key lookup or a range of days.
 
+use super::Store;
 use super::UserId;
-use super::{Backend, Store};
 
 /// One person's use over a stretch of days.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +28,14 @@ pub struct TokensAndLimit {
     pub own_limit: Option<Option<i64>>,
 }
 
+/// What `Store::tokens_and_limit` reads: the day's tokens, whether the person has a limit of
+/// their own, and that limit.
+struct UsageRow {
+    used: i64,
+    limited: bool,
+    daily_tokens: Option<i64>,
+}
+
 /// A person's stored text and whether they were told it reached the cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredBytes {
@@ -43,44 +51,34 @@ impl Store {
         user_id: UserId,
         day_start_ms: i64,
     ) -> Result<TokensAndLimit, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let row = sqlx::query!(
-                    r#"SELECT coalesce((SELECT tokens FROM daily_usage
-                                        WHERE user_id = ?1 AND day_start_at = ?2), 0) AS "used!: i64",
-                              EXISTS (SELECT 1 FROM token_limits WHERE user_id = ?1) AS "limited!: bool",
-                              (SELECT daily_tokens FROM token_limits WHERE user_id = ?1)
-                                  AS "daily_tokens: i64""#,
-                    user_id,
-                    day_start_ms,
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await?;
-                Ok(TokensAndLimit {
-                    tokens_used: row.used,
-                    own_limit: row.limited.then_some(row.daily_tokens),
-                })
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let row = sqlx::query!(
-                    r#"SELECT coalesce((SELECT tokens FROM daily_usage
-                                        WHERE user_id = $1 AND day_start_at = $2), 0) AS "used!",
-                              EXISTS (SELECT 1 FROM token_limits WHERE user_id = $1) AS "limited!",
-                              (SELECT daily_tokens FROM token_limits WHERE user_id = $1)
-                                  AS "daily_tokens?""#,
-                    user_id.0,
-                    day_start_ms,
-                )
-                .fetch_one(&db.pool)
-                .await?;
-                Ok(TokensAndLimit {
-                    tokens_used: row.used,
-                    own_limit: row.limited.then_some(row.daily_tokens),
-                })
-            }
-        }
+        let row = run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_as!(
+                UsageRow,
+                r#"SELECT coalesce((SELECT tokens FROM daily_usage
+                                    WHERE user_id = ?1 AND day_start_at = ?2), 0) AS "used!: i64",
+                          EXISTS (SELECT 1 FROM token_limits WHERE user_id = ?1) AS "limited!: bool",
+                          (SELECT daily_tokens FROM token_limits WHERE user_id = ?1)
+                              AS "daily_tokens: i64""#,
+                user_id,
+                day_start_ms,
+            ),
+            postgres = sqlx::query_as!(
+                UsageRow,
+                r#"SELECT coalesce((SELECT tokens FROM daily_usage
+                                    WHERE user_id = $1 AND day_start_at = $2), 0) AS "used!",
+                          EXISTS (SELECT 1 FROM token_limits WHERE user_id = $1) AS "limited!",
+                          (SELECT daily_tokens FROM token_limits WHERE user_id = $1)
+                              AS "daily_tokens?""#,
+                user_id.0,
+                day_start_ms,
+            ),
+        )?;
+        Ok(TokensAndLimit {
+            tokens_used: row.used,
+            own_limit: row.limited.then_some(row.daily_tokens),
+        })
     }
 
     /// Each person's use from the day starting at `since_ms` on (`today_ms`: the start of today),
@@ -91,87 +89,65 @@ impl Store {
         today_ms: i64,
         only: Option<UserId>,
     ) -> Result<Vec<PersonUsage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    PersonUsage,
-                    r#"SELECT user_id AS "user_id!: UserId",
-                              sum(messages) AS "messages!: i64",
-                              sum(tokens) AS "tokens!: i64",
-                              sum(CASE WHEN day_start_at >= ?2 THEN tokens ELSE 0 END)
-                                  AS "tokens_today!: i64"
-                       FROM daily_usage
-                       WHERE day_start_at >= ?1 AND (?3 IS NULL OR user_id = ?3)
-                       GROUP BY user_id
-                       ORDER BY sum(tokens) DESC, user_id"#,
-                    since_ms,
-                    today_ms,
-                    only,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    PersonUsage,
-                    r#"SELECT user_id,
-                              sum(messages)::bigint AS "messages!",
-                              sum(tokens)::bigint AS "tokens!",
-                              coalesce(sum(tokens) FILTER (WHERE day_start_at >= $2), 0)::bigint
-                                  AS "tokens_today!"
-                       FROM daily_usage
-                       WHERE day_start_at >= $1 AND ($3::bigint IS NULL OR user_id = $3)
-                       GROUP BY user_id
-                       ORDER BY sum(tokens) DESC, user_id"#,
-                    since_ms,
-                    today_ms,
-                    only.map(|user_id| user_id.0),
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                PersonUsage,
+                r#"SELECT user_id AS "user_id!: UserId",
+                          sum(messages) AS "messages!: i64",
+                          sum(tokens) AS "tokens!: i64",
+                          sum(CASE WHEN day_start_at >= ?2 THEN tokens ELSE 0 END)
+                              AS "tokens_today!: i64"
+                   FROM daily_usage
+                   WHERE day_start_at >= ?1 AND (?3 IS NULL OR user_id = ?3)
+                   GROUP BY user_id
+                   ORDER BY sum(tokens) DESC, user_id"#,
+                since_ms,
+                today_ms,
+                only,
+            ),
+            postgres = sqlx::query_as!(
+                PersonUsage,
+                r#"SELECT user_id,
+                          sum(messages)::bigint AS "messages!",
+                          sum(tokens)::bigint AS "tokens!",
+                          coalesce(sum(tokens) FILTER (WHERE day_start_at >= $2), 0)::bigint
+                              AS "tokens_today!"
+                   FROM daily_usage
+                   WHERE day_start_at >= $1 AND ($3::bigint IS NULL OR user_id = $3)
+                   GROUP BY user_id
+                   ORDER BY sum(tokens) DESC, user_id"#,
+                since_ms,
+                today_ms,
+                only.map(|user_id| user_id.0),
+            ),
+        )
     }
 
     /// The bytes of text `user_id` stores in all their chats, and whether they were told that
     /// it reached the cap.
     pub async fn stored_bytes(&self, user_id: UserId) -> Result<StoredBytes, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let row = sqlx::query!(
-                    r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
-                                  AS "bytes!: i64",
-                              EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = ?1)
-                                  AS "told!: bool""#,
-                    user_id,
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await?;
-                Ok(StoredBytes {
-                    bytes: row.bytes,
-                    told: row.told,
-                })
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let row = sqlx::query!(
-                    r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = $1), 0)
-                                  AS "bytes!",
-                              EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = $1)
-                                  AS "told!""#,
-                    user_id.0,
-                )
-                .fetch_one(&db.pool)
-                .await?;
-                Ok(StoredBytes {
-                    bytes: row.bytes,
-                    told: row.told,
-                })
-            }
-        }
+        run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_as!(
+                StoredBytes,
+                r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
+                              AS "bytes!: i64",
+                          EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = ?1)
+                              AS "told!: bool""#,
+                user_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredBytes,
+                r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = $1), 0)
+                              AS "bytes!",
+                          EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = $1)
+                              AS "told!""#,
+                user_id.0,
+            ),
+        )
     }
 
     /// Records that `user_id` was told their history reached the cap; whether they had not been
@@ -181,57 +157,39 @@ impl Store {
         user_id: UserId,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let inserted = sqlx::query!(
-                    "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
-                     ON CONFLICT (user_id) DO NOTHING",
-                    user_id,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(inserted.rows_affected() > 0)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let inserted = sqlx::query!(
-                    "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
-                     ON CONFLICT (user_id) DO NOTHING",
-                    user_id.0,
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(inserted.rows_affected() > 0)
-            }
-        }
+        let inserted = run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
+                 ON CONFLICT (user_id) DO NOTHING",
+                user_id,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
+                 ON CONFLICT (user_id) DO NOTHING",
+                user_id.0,
+                now_ms,
+            ),
+        )?;
+        Ok(inserted > 0)
     }
 
     /// Forgets that `user_id` was told about the cap: reaching it again is news again.
     pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
-                    user_id
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "DELETE FROM stored_bytes_notices WHERE user_id = $1",
-                    user_id.0
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
+                user_id
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM stored_bytes_notices WHERE user_id = $1",
+                user_id.0
+            ),
+        )?;
+        Ok(())
     }
 }

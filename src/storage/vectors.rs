@@ -46,22 +46,29 @@ pub struct TextToEmbed {
     pub text: String,
 }
 
-impl TextToEmbed {
-    /// A stored text of the conversation (`chat_id`, `user_id`), as a query reads it.
-    fn stored(
-        source: VectorSource,
-        chat_id: i64,
-        user_id: i64,
-        source_id: i64,
-        text: String,
-    ) -> Self {
-        Self {
-            key: ConversationKey::new(ChatId(chat_id), UserId(user_id)),
+/// A stored text of a conversation without a vector, as the queries of `*_to_embed` read it.
+struct StoredText {
+    chat_id: i64,
+    user_id: i64,
+    source_id: i64,
+    text: String,
+}
+
+impl StoredText {
+    fn to_embed(self, source: VectorSource) -> TextToEmbed {
+        TextToEmbed {
+            key: ConversationKey::new(ChatId(self.chat_id), UserId(self.user_id)),
             source,
-            source_id,
-            text,
+            source_id: self.source_id,
+            text: self.text,
         }
     }
+}
+
+/// A message's vector as `Store::message_vectors_after` reads it.
+struct StoredVector {
+    source_id: i64,
+    vector: Vec<u8>,
 }
 
 /// The vector computed for a [`TextToEmbed`].
@@ -254,182 +261,105 @@ impl Store {
 
     /// Up to `limit` messages waiting for a vector, oldest first.
     pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT id AS "id!", chat_id, user_id, content FROM messages
-                       WHERE id > (SELECT messages_through FROM embedding_progress)
-                       ORDER BY id LIMIT +?1"#,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| {
-                        TextToEmbed::stored(
-                            VectorSource::Message,
-                            row.chat_id,
-                            row.user_id,
-                            row.id,
-                            row.content,
-                        )
-                    })
-                    .collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT id, chat_id, user_id, content FROM messages AS message
-                       WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
-                         AND NOT EXISTS (
-                             SELECT 1 FROM memory_vectors AS vector
-                             WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
-                               AND vector.kind = 0 AND vector.source_id = message.id)
-                       ORDER BY id
-                       LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| {
-                        TextToEmbed::stored(
-                            VectorSource::Message,
-                            row.chat_id,
-                            row.user_id,
-                            row.id,
-                            row.content,
-                        )
-                    })
-                    .collect())
-            }
-        }
+        let rows = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredText,
+                r#"SELECT id AS "source_id!", chat_id, user_id, content AS text FROM messages
+                   WHERE id > (SELECT messages_through FROM embedding_progress)
+                   ORDER BY id LIMIT +?1"#,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                StoredText,
+                r#"SELECT id AS source_id, chat_id, user_id, content AS text FROM messages AS message
+                   WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                     AND NOT EXISTS (
+                         SELECT 1 FROM memory_vectors AS vector
+                         WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                           AND vector.kind = 0 AND vector.source_id = message.id)
+                   ORDER BY id
+                   LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                limit,
+            ),
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|row| row.to_embed(VectorSource::Message))
+            .collect())
     }
 
     /// Up to `limit` session summaries without a vector.
     pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                              summary.summary
-                       FROM session_summaries AS summary
-                       WHERE NOT EXISTS (
-                           SELECT 1 FROM memory_vectors AS vector
-                           WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                             AND vector.kind = 1 AND vector.source_id = summary.session_id)
-                       LIMIT +?1"#,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| {
-                        TextToEmbed::stored(
-                            VectorSource::Summary,
-                            row.chat_id,
-                            row.user_id,
-                            row.session_id,
-                            row.summary,
-                        )
-                    })
-                    .collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary
-                       FROM session_summaries AS summary
-                       WHERE NOT EXISTS (
-                           SELECT 1 FROM memory_vectors AS vector
-                           WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                             AND vector.kind = 1 AND vector.source_id = summary.session_id)
-                       ORDER BY summary.session_id
-                       LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| {
-                        TextToEmbed::stored(
-                            VectorSource::Summary,
-                            row.chat_id,
-                            row.user_id,
-                            row.session_id,
-                            row.summary,
-                        )
-                    })
-                    .collect())
-            }
-        }
+        let rows = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredText,
+                r#"SELECT summary.session_id AS "source_id!", summary.chat_id, summary.user_id,
+                          summary.summary AS text
+                   FROM session_summaries AS summary
+                   WHERE NOT EXISTS (
+                       SELECT 1 FROM memory_vectors AS vector
+                       WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
+                         AND vector.kind = 1 AND vector.source_id = summary.session_id)
+                   LIMIT +?1"#,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                StoredText,
+                r#"SELECT summary.session_id AS source_id, summary.chat_id, summary.user_id,
+                          summary.summary AS text
+                   FROM session_summaries AS summary
+                   WHERE NOT EXISTS (
+                       SELECT 1 FROM memory_vectors AS vector
+                       WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
+                         AND vector.kind = 1 AND vector.source_id = summary.session_id)
+                   ORDER BY summary.session_id
+                   LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                limit,
+            ),
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|row| row.to_embed(VectorSource::Summary))
+            .collect())
     }
 
     /// Up to `limit` notes without a vector.
     pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT note.id AS "id!", note.chat_id, note.user_id, note.note
-                       FROM user_notes AS note
-                       WHERE NOT EXISTS (
-                           SELECT 1 FROM note_vectors AS vector
-                           WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                             AND vector.note_id = note.id)
-                       LIMIT +?1"#,
-                    limit,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| {
-                        TextToEmbed::stored(
-                            VectorSource::Note,
-                            row.chat_id,
-                            row.user_id,
-                            row.id,
-                            row.note,
-                        )
-                    })
-                    .collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT note.id, note.chat_id, note.user_id, note.note
-                       FROM user_notes AS note
-                       WHERE NOT EXISTS (
-                           SELECT 1 FROM note_vectors AS vector
-                           WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                             AND vector.note_id = note.id)
-                       ORDER BY note.id
-                       LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-                    limit,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| {
-                        TextToEmbed::stored(
-                            VectorSource::Note,
-                            row.chat_id,
-                            row.user_id,
-                            row.id,
-                            row.note,
-                        )
-                    })
-                    .collect())
-            }
-        }
+        let rows = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredText,
+                r#"SELECT note.id AS "source_id!", note.chat_id, note.user_id, note.note AS text
+                   FROM user_notes AS note
+                   WHERE NOT EXISTS (
+                       SELECT 1 FROM note_vectors AS vector
+                       WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                         AND vector.note_id = note.id)
+                   LIMIT +?1"#,
+                limit,
+            ),
+            postgres = sqlx::query_as!(
+                StoredText,
+                r#"SELECT note.id AS source_id, note.chat_id, note.user_id, note.note AS text
+                   FROM user_notes AS note
+                   WHERE NOT EXISTS (
+                       SELECT 1 FROM note_vectors AS vector
+                       WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                         AND vector.note_id = note.id)
+                   ORDER BY note.id
+                   LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                limit,
+            ),
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|row| row.to_embed(VectorSource::Note))
+            .collect())
     }
 
     /// Stores `vectors` for the rows that still exist (a row deleted since it was read gets
@@ -580,30 +510,22 @@ impl Store {
 
     /// How many messages are still waiting for a vector.
     pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT count(*) AS "count!: i64" FROM messages
-                       WHERE id > (SELECT messages_through FROM embedding_progress)"#
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT count(*) AS "count!" FROM messages AS message
-                       WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
-                         AND NOT EXISTS (
-                             SELECT 1 FROM memory_vectors AS vector
-                             WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
-                               AND vector.kind = 0 AND vector.source_id = message.id)"#
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT count(*) AS "count!: i64" FROM messages
+                   WHERE id > (SELECT messages_through FROM embedding_progress)"#
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT count(*) AS "count!" FROM messages AS message
+                   WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                     AND NOT EXISTS (
+                         SELECT 1 FROM memory_vectors AS vector
+                         WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                           AND vector.kind = 0 AND vector.source_id = message.id)"#
+            ),
+        )
     }
 
     /// How many message vectors the conversation ever had added and removed.
@@ -611,42 +533,25 @@ impl Store {
         &self,
         key: ConversationKey,
     ) -> Result<VectorCounts, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let counts = sqlx::query!(
-                    r#"SELECT added, removed FROM message_vector_counts
-                       WHERE chat_id = ?1 AND user_id = ?2"#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_optional(&mut *db.reader().await?)
-                .await?;
-                Ok(
-                    counts.map_or_else(VectorCounts::default, |row| VectorCounts {
-                        added: row.added,
-                        removed: row.removed,
-                    }),
-                )
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let counts = sqlx::query!(
-                    r#"SELECT added, removed FROM message_vector_counts
-                       WHERE chat_id = $1 AND user_id = $2"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_optional(&db.pool)
-                .await?;
-                Ok(
-                    counts.map_or_else(VectorCounts::default, |row| VectorCounts {
-                        added: row.added,
-                        removed: row.removed,
-                    }),
-                )
-            }
-        }
+        let counts = run!(
+            self,
+            reader.fetch_optional,
+            sqlite = sqlx::query_as!(
+                VectorCounts,
+                r#"SELECT added, removed FROM message_vector_counts
+                   WHERE chat_id = ?1 AND user_id = ?2"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_as!(
+                VectorCounts,
+                r#"SELECT added, removed FROM message_vector_counts
+                   WHERE chat_id = $1 AND user_id = $2"#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )?;
+        Ok(counts.unwrap_or_default())
     }
 
     /// The conversation's message vectors with ids above `after_id`, by id.
@@ -655,42 +560,32 @@ impl Store {
         key: ConversationKey,
         after_id: i64,
     ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT source_id, vector FROM memory_vectors
-                       WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
-                       ORDER BY source_id"#,
-                    key.chat_id,
-                    key.user_id,
-                    after_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| (row.source_id, row.vector))
-                    .collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let rows = sqlx::query!(
-                    r#"SELECT source_id, vector FROM memory_vectors
-                       WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
-                       ORDER BY source_id"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    after_id,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| (row.source_id, row.vector))
-                    .collect())
-            }
-        }
+        let rows = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredVector,
+                r#"SELECT source_id, vector FROM memory_vectors
+                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
+                   ORDER BY source_id"#,
+                key.chat_id,
+                key.user_id,
+                after_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredVector,
+                r#"SELECT source_id, vector FROM memory_vectors
+                   WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
+                   ORDER BY source_id"#,
+                key.chat_id.0,
+                key.user_id.0,
+                after_id,
+            ),
+        )?;
+        Ok(rows
+            .into_iter()
+            .map(|row| (row.source_id, row.vector))
+            .collect())
     }
 
     /// The conversation's messages among `ids`, in no particular order; never another
@@ -951,31 +846,23 @@ impl Store {
     /// How many vectors the conversation has, of messages, summaries and notes (for tests and
     /// `/stats`-like reports).
     pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                            + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                              AS "count!: i64""#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
-                            + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
-                              AS "count!""#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                        + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                          AS "count!: i64""#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
+                        + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
+                          AS "count!""#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )
     }
 }
