@@ -23,46 +23,8 @@
 #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
 compile_error!("telemem needs a storage backend: enable the `sqlite` or `postgres` feature");
 
-/// Runs one statement on the store's backend, whichever it is, and finishes it with `$finish`
-/// (`fetch_one`, `fetch_optional`, `fetch_all`, ..., or `execute`, which gives the number of rows
-/// the statement changed): on SQLite on a reader connection or on the writer, as
-/// `reader`/`writer` says; on PostgreSQL on the pool. Only each backend's SQL is written twice;
-/// what the caller does with the result is written once, around the call:
-///
-/// ```ignore
-/// let deleted = run!(
-///     self,
-///     writer.execute,
-///     sqlite = sqlx::query!("DELETE FROM notes WHERE id = ?1", id),
-///     postgres = sqlx::query!("DELETE FROM notes WHERE id = $1", id),
-/// )?;
-/// ```
-macro_rules! run {
-    ($store:expr, $connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
-        match &$store.backend {
-            #[cfg(feature = "sqlite")]
-            $crate::storage::Backend::Sqlite(db) => $sqlite
-                .execute(&mut *db.$connection().await?)
-                .await
-                .map(|done| done.rows_affected()),
-            #[cfg(feature = "postgres")]
-            $crate::storage::Backend::Postgres(db) => $postgres
-                .execute(&db.pool)
-                .await
-                .map(|done| done.rows_affected()),
-        }
-    };
-    ($store:expr, $connection:ident.$finish:ident, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
-        match &$store.backend {
-            #[cfg(feature = "sqlite")]
-            $crate::storage::Backend::Sqlite(db) => {
-                $sqlite.$finish(&mut *db.$connection().await?).await
-            }
-            #[cfg(feature = "postgres")]
-            $crate::storage::Backend::Postgres(db) => $postgres.$finish(&db.pool).await,
-        }
-    };
-}
+#[macro_use]
+mod backend;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -55,7 +55,7 @@ struct StoredText {
 }
 
 impl StoredText {
-    fn to_embed(self, source: VectorSource) -> TextToEmbed {
+    fn into_text_to_embed(self, source: VectorSource) -> TextToEmbed {
         TextToEmbed {
             key: ConversationKey::new(ChatId(self.chat_id), UserId(self.user_id)),
             source,
@@ -286,7 +286,7 @@ impl Store {
         )?;
         Ok(rows
             .into_iter()
-            .map(|row| row.to_embed(VectorSource::Message))
+            .map(|row| row.into_text_to_embed(VectorSource::Message))
             .collect())
     }
 
@@ -323,7 +323,7 @@ impl Store {
         )?;
         Ok(rows
             .into_iter()
-            .map(|row| row.to_embed(VectorSource::Summary))
+            .map(|row| row.into_text_to_embed(VectorSource::Summary))
             .collect())
     }
 
@@ -358,7 +358,7 @@ impl Store {
         )?;
         Ok(rows
             .into_iter()
-            .map(|row| row.to_embed(VectorSource::Note))
+            .map(|row| row.into_text_to_embed(VectorSource::Note))
             .collect())
     }
 

@@ -1,0 +1,120 @@
+//! What lets one `Store` method speak to either backend with its logic written once: [`run!`]
+//! runs one statement on the store, [`begin!`] opens a write transaction ([`Writing`]) and
+//! [`run_in!`] runs one statement in it. Each takes the statement of each backend (the SQL is
+//! all that differs, and stays compile-time checked); the code around them is the caller's,
+//! written once.
+
+/// Runs one statement on the store's backend, whichever it is, and finishes it with `$finish`
+/// (`fetch_one`, `fetch_optional`, `fetch_all`, ..., or `execute`, which gives the number of rows
+/// the statement changed): on SQLite on a reader connection or on the writer, as
+/// `reader`/`writer` says; on PostgreSQL on the pool. Only each backend's SQL is written twice;
+/// what the caller does with the result is written once, around the call:
+///
+/// ```ignore
+/// let deleted = run!(
+///     self,
+///     writer.execute,
+///     sqlite = sqlx::query!("DELETE FROM notes WHERE id = ?1", id),
+///     postgres = sqlx::query!("DELETE FROM notes WHERE id = $1", id),
+/// )?;
+/// ```
+macro_rules! run {
+    ($store:expr, $connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
+        match &$store.backend {
+            #[cfg(feature = "sqlite")]
+            $crate::storage::Backend::Sqlite(db) => $sqlite
+                .execute(&mut *db.$connection().await?)
+                .await
+                .map(|done| done.rows_affected()),
+            #[cfg(feature = "postgres")]
+            $crate::storage::Backend::Postgres(db) => $postgres
+                .execute(&db.pool)
+                .await
+                .map(|done| done.rows_affected()),
+        }
+    };
+    ($store:expr, $connection:ident.$finish:ident, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
+        match &$store.backend {
+            #[cfg(feature = "sqlite")]
+            $crate::storage::Backend::Sqlite(db) => {
+                $sqlite.$finish(&mut *db.$connection().await?).await
+            }
+            #[cfg(feature = "postgres")]
+            $crate::storage::Backend::Postgres(db) => $postgres.$finish(&db.pool).await,
+        }
+    };
+}
+
+/// Opens a write transaction named `$transaction` ([`Writing`]) on the store's backend: on SQLite
+/// on the writer connection, holding the write lock from the start (`BEGIN IMMEDIATE`); on
+/// PostgreSQL on a pooled connection. Ends with [`Writing::commit`]; dropped, it rolls back.
+macro_rules! begin {
+    ($store:expr, $transaction:ident) => {
+        #[cfg(feature = "sqlite")]
+        let mut writer;
+        let mut $transaction = match &$store.backend {
+            #[cfg(feature = "sqlite")]
+            $crate::storage::Backend::Sqlite(db) => {
+                writer = db.writer().await?;
+                $crate::storage::backend::Writing::Sqlite(
+                    $crate::storage::begin_write(&mut writer).await?,
+                )
+            }
+            #[cfg(feature = "postgres")]
+            $crate::storage::Backend::Postgres(db) => {
+                $crate::storage::backend::Writing::Postgres(db.pool.begin().await?)
+            }
+        };
+    };
+}
+
+/// Runs one statement in the transaction `$transaction` ([`begin!`]), finished as with
+/// [`run!`]: `execute` gives the number of rows changed.
+macro_rules! run_in {
+    ($transaction:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
+        match &mut $transaction {
+            #[cfg(feature = "sqlite")]
+            $crate::storage::backend::Writing::Sqlite(transaction) => $sqlite
+                .execute(&mut **transaction)
+                .await
+                .map(|done| done.rows_affected()),
+            #[cfg(feature = "postgres")]
+            $crate::storage::backend::Writing::Postgres(transaction) => $postgres
+                .execute(&mut **transaction)
+                .await
+                .map(|done| done.rows_affected()),
+        }
+    };
+    ($transaction:ident.$finish:ident, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
+        match &mut $transaction {
+            #[cfg(feature = "sqlite")]
+            $crate::storage::backend::Writing::Sqlite(transaction) => {
+                $sqlite.$finish(&mut **transaction).await
+            }
+            #[cfg(feature = "postgres")]
+            $crate::storage::backend::Writing::Postgres(transaction) => {
+                $postgres.$finish(&mut **transaction).await
+            }
+        }
+    };
+}
+
+/// A write transaction on either backend ([`begin!`]).
+pub(super) enum Writing<'c> {
+    #[cfg(feature = "sqlite")]
+    Sqlite(sqlx::Transaction<'c, sqlx::Sqlite>),
+    #[cfg(feature = "postgres")]
+    Postgres(sqlx::Transaction<'c, sqlx::Postgres>),
+}
+
+impl Writing<'_> {
+    /// Commits every statement run in the transaction.
+    pub(super) async fn commit(self) -> Result<(), sqlx::Error> {
+        match self {
+            #[cfg(feature = "sqlite")]
+            Self::Sqlite(transaction) => transaction.commit().await,
+            #[cfg(feature = "postgres")]
+            Self::Postgres(transaction) => transaction.commit().await,
+        }
+    }
+}
