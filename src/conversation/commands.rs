@@ -11,8 +11,8 @@ use crate::i18n::Lang;
 use crate::llm::ModelInUse;
 use crate::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
 use crate::storage::{
-    ConversationKey, NoteAdded, NoteRecord, PurgeCounts, StoredMessage, SummaryRecord, UserId,
-    UserSettings,
+    ConversationKey, NoteAdded, NoteRecord, PurgeCounts, Setting, StoredMessage, SummaryRecord,
+    UserId, UserSettings,
 };
 
 /// The longest persona accepted, in characters.
@@ -166,7 +166,12 @@ impl Conversations {
         persona: Option<&Persona>,
     ) -> anyhow::Result<()> {
         self.store
-            .set_persona(user_id, persona.map(Persona::as_str), self.clock.now_ms())
+            .set_setting(
+                user_id,
+                Setting::Persona,
+                persona.map(Persona::as_str),
+                self.clock.now_ms(),
+            )
             .await
             .context("cannot store the persona")
     }
@@ -191,7 +196,7 @@ impl Conversations {
         let now_ms = self.clock.now_ms();
         if let Err(error) = self
             .store
-            .set_language_code(user_id, Some(&code), now_ms)
+            .set_setting(user_id, Setting::LanguageCode, Some(&code), now_ms)
             .await
         {
             tracing::warn!(error = %error, user_id = user_id.0, "could not record the language");
@@ -237,7 +242,7 @@ impl Conversations {
             return Ok(None);
         };
         self.store
-            .set_model(user_id, Some(&model), self.clock.now_ms())
+            .set_setting(user_id, Setting::Model, Some(&model), self.clock.now_ms())
             .await
             .context("cannot store the model")?;
         Ok(Some(model))

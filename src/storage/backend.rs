@@ -99,6 +99,21 @@ macro_rules! run_in {
     };
 }
 
+impl super::Store {
+    /// `text` as this store's database can store it: PostgreSQL's TEXT cannot hold the NUL
+    /// character, which Telegram's JSON can carry, so there each one becomes U+FFFD (the
+    /// replacement character) instead of failing the write. SQLite stores NUL as it is.
+    pub(super) fn storable<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        match &self.backend {
+            #[cfg(feature = "postgres")]
+            super::Backend::Postgres(_) if text.contains('\0') => {
+                std::borrow::Cow::Owned(text.replace('\0', "\u{FFFD}"))
+            }
+            _ => std::borrow::Cow::Borrowed(text),
+        }
+    }
+}
+
 /// A write transaction on either backend ([`begin!`]).
 pub(super) enum Writing<'c> {
     #[cfg(feature = "sqlite")]

@@ -67,7 +67,7 @@ pub use postgres::{MIGRATOR as POSTGRES_MIGRATOR, PgStore};
 pub use purge::PurgeCounts;
 pub use replicas::{Leadership, SoleTask};
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
-pub use settings::UserSettings;
+pub use settings::{Setting, UserSettings};
 #[cfg(feature = "sqlite")]
 use sqlite::{Connections, begin_write, roll_back_failed_command, unless_closed};
 #[cfg(feature = "sqlite")]

@@ -1,9 +1,29 @@
 //! Per-user settings: the persona, the preferred model and the language last seen.
 
+use super::Store;
 use super::UserId;
-#[cfg(feature = "postgres")]
-use super::postgres::messages::storable;
-use super::{Backend, Store};
+
+/// One of a user's settings, set with [`Store::set_setting`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setting {
+    /// How the bot should answer them (`/persona`).
+    Persona,
+    /// The model they chose (`/model`).
+    Model,
+    /// The language code their Telegram app last reported.
+    LanguageCode,
+}
+
+impl Setting {
+    /// The setting's column in `user_settings`.
+    fn column(self) -> &'static str {
+        match self {
+            Self::Persona => "persona",
+            Self::Model => "model",
+            Self::LanguageCode => "language_code",
+        }
+    }
+}
 
 /// A user's settings as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,139 +63,60 @@ impl Store {
         )
     }
 
-    /// Sets the user's persona; `None` goes back to the default behaviour.
-    pub async fn set_persona(
+    /// Sets one of the user's settings; `None` goes back to the default (the default
+    /// behaviour, the configured model, no language known). The others keep their values.
+    pub async fn set_setting(
         &self,
         user_id: UserId,
-        persona: Option<&str>,
+        setting: Setting,
+        value: Option<&str>,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    r#"INSERT INTO user_settings (user_id, persona, created_at, last_active_at)
-                       VALUES (?1, ?2, ?3, ?3)
-                       ON CONFLICT (user_id) DO UPDATE
-                           SET persona = excluded.persona,
-                               last_active_at = max(last_active_at, excluded.last_active_at)"#,
-                    user_id,
-                    persona,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let persona = persona.map(storable);
-                sqlx::query!(
-                    r#"INSERT INTO user_settings (user_id, persona, created_at, last_active_at)
-                       VALUES ($1, $2, $3, $3)
-                       ON CONFLICT (user_id) DO UPDATE
-                           SET persona = excluded.persona,
-                               last_active_at = greatest(user_settings.last_active_at,
-                                                         excluded.last_active_at)"#,
-                    user_id.0,
-                    persona.as_deref(),
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
-    }
-
-    /// Sets the user's preferred model; `None` goes back to the configured default.
-    pub async fn set_model(
-        &self,
-        user_id: UserId,
-        model: Option<&str>,
-        now_ms: i64,
-    ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    r#"INSERT INTO user_settings (user_id, model, created_at, last_active_at)
-                       VALUES (?1, ?2, ?3, ?3)
-                       ON CONFLICT (user_id) DO UPDATE
-                           SET model = excluded.model,
-                               last_active_at = max(last_active_at, excluded.last_active_at)"#,
-                    user_id,
-                    model,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let model = model.map(storable);
-                sqlx::query!(
-                    r#"INSERT INTO user_settings (user_id, model, created_at, last_active_at)
-                       VALUES ($1, $2, $3, $3)
-                       ON CONFLICT (user_id) DO UPDATE
-                           SET model = excluded.model,
-                               last_active_at = greatest(user_settings.last_active_at,
-                                                         excluded.last_active_at)"#,
-                    user_id.0,
-                    model.as_deref(),
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
-    }
-
-    /// Records the language code the user's Telegram app reported; `None` forgets it.
-    pub async fn set_language_code(
-        &self,
-        user_id: UserId,
-        language_code: Option<&str>,
-        now_ms: i64,
-    ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query!(
-                    r#"INSERT INTO user_settings (user_id, language_code, created_at, last_active_at)
-                       VALUES (?1, ?2, ?3, ?3)
-                       ON CONFLICT (user_id) DO UPDATE
-                           SET language_code = excluded.language_code,
-                               last_active_at = max(last_active_at, excluded.last_active_at)"#,
-                    user_id,
-                    language_code,
-                    now_ms,
-                )
-                .execute(&mut *db.writer().await?)
-                .await?;
-                Ok(())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let language_code = language_code.map(storable);
-                sqlx::query!(
-                    r#"INSERT INTO user_settings (user_id, language_code, created_at, last_active_at)
-                       VALUES ($1, $2, $3, $3)
-                       ON CONFLICT (user_id) DO UPDATE
-                           SET language_code = excluded.language_code,
-                               last_active_at = greatest(user_settings.last_active_at,
-                                                         excluded.last_active_at)"#,
-                    user_id.0,
-                    language_code.as_deref(),
-                    now_ms,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
-        }
+        let column = setting.column();
+        let value = value.map(|value| self.storable(value));
+        let value = value.as_deref();
+        run!(
+            self,
+            writer.execute,
+            sqlite = sqlx::query!(
+                r#"INSERT INTO user_settings
+                       (user_id, persona, model, language_code, created_at, last_active_at)
+                   VALUES (?1, iif(?2 = 'persona', ?3, NULL), iif(?2 = 'model', ?3, NULL),
+                           iif(?2 = 'language_code', ?3, NULL), ?4, ?4)
+                   ON CONFLICT (user_id) DO UPDATE
+                       SET persona = iif(?2 = 'persona', excluded.persona, persona),
+                           model = iif(?2 = 'model', excluded.model, model),
+                           language_code = iif(?2 = 'language_code', excluded.language_code,
+                                               language_code),
+                           last_active_at = max(last_active_at, excluded.last_active_at)"#,
+                user_id,
+                column,
+                value,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                r#"INSERT INTO user_settings
+                       (user_id, persona, model, language_code, created_at, last_active_at)
+                   VALUES ($1, CASE WHEN $2::text = 'persona' THEN $3::text END,
+                           CASE WHEN $2 = 'model' THEN $3 END,
+                           CASE WHEN $2 = 'language_code' THEN $3 END, $4, $4)
+                   ON CONFLICT (user_id) DO UPDATE
+                       SET persona = CASE WHEN $2 = 'persona' THEN excluded.persona
+                                          ELSE user_settings.persona END,
+                           model = CASE WHEN $2 = 'model' THEN excluded.model
+                                        ELSE user_settings.model END,
+                           language_code = CASE WHEN $2 = 'language_code'
+                                                THEN excluded.language_code
+                                                ELSE user_settings.language_code END,
+                           last_active_at = greatest(user_settings.last_active_at,
+                                                     excluded.last_active_at)"#,
+                user_id.0,
+                column,
+                value,
+                now_ms,
+            ),
+        )?;
+        Ok(())
     }
 
     /// Deletes the user's settings entirely (persona and model).

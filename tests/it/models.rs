@@ -207,7 +207,12 @@ async fn a_chosen_model_no_longer_offered_falls_back_to_the_default_and_model_sa
     let mut bot = bot_with_models().await;
     let now = chrono::Utc::now().timestamp_millis();
     bot.store
-        .set_model(UserId(ALICE), Some("retired-model"), now)
+        .set_setting(
+            UserId(ALICE),
+            telemem::storage::Setting::Model,
+            Some("retired-model"),
+            now,
+        )
         .await
         .unwrap();
 

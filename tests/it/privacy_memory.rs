@@ -176,7 +176,12 @@ async fn a_key_in_the_persona_is_masked_for_the_model_and_kept_in_the_settings()
     pipeline
         .core
         .store
-        .set_persona(ALICE_KEY.user_id, Some(&persona), pipeline.clock.now_ms())
+        .set_setting(
+            ALICE_KEY.user_id,
+            telemem::storage::Setting::Persona,
+            Some(&persona),
+            pipeline.clock.now_ms(),
+        )
         .await
         .unwrap();
 
@@ -199,7 +204,12 @@ async fn the_context_preview_shows_the_masked_prompt() {
     pipeline
         .core
         .store
-        .set_persona(ALICE_KEY.user_id, Some(&persona), pipeline.clock.now_ms())
+        .set_setting(
+            ALICE_KEY.user_id,
+            telemem::storage::Setting::Persona,
+            Some(&persona),
+            pipeline.clock.now_ms(),
+        )
         .await
         .unwrap();
     let message = format!("check {PASTED_API_KEY}");

@@ -127,12 +127,18 @@ async fn clear_deletes_the_text_of_the_persons_unanswered_updates_in_that_chat_o
 async fn the_purge_deletes_the_persona_and_settings_of_people_gone_for_the_retention_period() {
     let db = TestDb::new().await;
     db.store
-        .set_persona(ALICE_KEY.user_id, Some("I am a nurse in Lyon"), MIDNIGHT_MS)
+        .set_setting(
+            ALICE_KEY.user_id,
+            telemem::storage::Setting::Persona,
+            Some("I am a nurse in Lyon"),
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     db.store
-        .set_persona(
+        .set_setting(
             BOB_KEY.user_id,
+            telemem::storage::Setting::Persona,
             Some("call me Bob"),
             MIDNIGHT_MS + 2 * DAY_MS,
         )

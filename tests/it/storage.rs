@@ -149,7 +149,12 @@ async fn persona_round_trips_and_can_be_cleared() {
     assert_eq!(db.store.user_settings(UserId(11)).await.unwrap(), None);
 
     db.store
-        .set_persona(UserId(11), Some("Answer like a pirate 🏴‍☠️"), MIDNIGHT_MS)
+        .set_setting(
+            UserId(11),
+            telemem::storage::Setting::Persona,
+            Some("Answer like a pirate 🏴‍☠️"),
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
@@ -157,11 +162,21 @@ async fn persona_round_trips_and_can_be_cleared() {
     assert_eq!(settings.created_at_ms, MIDNIGHT_MS);
 
     db.store
-        .set_model(UserId(11), Some("llama3.2"), MIDNIGHT_MS + HOUR_MS)
+        .set_setting(
+            UserId(11),
+            telemem::storage::Setting::Model,
+            Some("llama3.2"),
+            MIDNIGHT_MS + HOUR_MS,
+        )
         .await
         .unwrap();
     db.store
-        .set_persona(UserId(11), None, MIDNIGHT_MS + 2 * HOUR_MS)
+        .set_setting(
+            UserId(11),
+            telemem::storage::Setting::Persona,
+            None,
+            MIDNIGHT_MS + 2 * HOUR_MS,
+        )
         .await
         .unwrap();
     let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
@@ -178,7 +193,12 @@ async fn persona_round_trips_and_can_be_cleared() {
 async fn the_language_is_recorded_beside_the_persona_and_replaced_when_it_changes() {
     let db = TestDb::new().await;
     db.store
-        .set_language_code(UserId(11), Some("de-AT"), MIDNIGHT_MS)
+        .set_setting(
+            UserId(11),
+            telemem::storage::Setting::LanguageCode,
+            Some("de-AT"),
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
@@ -186,11 +206,21 @@ async fn the_language_is_recorded_beside_the_persona_and_replaced_when_it_change
     assert_eq!(settings.created_at_ms, MIDNIGHT_MS);
 
     db.store
-        .set_persona(UserId(11), Some("terse"), MIDNIGHT_MS + HOUR_MS)
+        .set_setting(
+            UserId(11),
+            telemem::storage::Setting::Persona,
+            Some("terse"),
+            MIDNIGHT_MS + HOUR_MS,
+        )
         .await
         .unwrap();
     db.store
-        .set_language_code(UserId(11), Some("ru"), MIDNIGHT_MS + 2 * HOUR_MS)
+        .set_setting(
+            UserId(11),
+            telemem::storage::Setting::LanguageCode,
+            Some("ru"),
+            MIDNIGHT_MS + 2 * HOUR_MS,
+        )
         .await
         .unwrap();
     let settings = db.store.user_settings(UserId(11)).await.unwrap().unwrap();
@@ -248,7 +278,12 @@ async fn clear_removes_every_trace_of_the_conversation_including_the_search_inde
         .await
         .unwrap();
     db.store
-        .set_persona(ALICE_KEY.user_id, Some("be brief"), MIDNIGHT_MS)
+        .set_setting(
+            ALICE_KEY.user_id,
+            telemem::storage::Setting::Persona,
+            Some("be brief"),
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     let bob_session = db.session(BOB_KEY, MIDNIGHT_MS).await;
@@ -642,7 +677,12 @@ async fn a_turns_start_reads_its_persona_session_notes_summaries_and_history_in_
         .unwrap();
     assert_eq!(settings.last_active_at_ms, MIDNIGHT_MS + SECOND_MS);
     db.store
-        .set_persona(ALICE_KEY.user_id, Some("terse"), MIDNIGHT_MS)
+        .set_setting(
+            ALICE_KEY.user_id,
+            telemem::storage::Setting::Persona,
+            Some("terse"),
+            MIDNIGHT_MS,
+        )
         .await
         .unwrap();
     let start = db.store.turn_start(ALICE_KEY, limits).await.unwrap();
