@@ -72,7 +72,7 @@ macro_rules! begin {
 /// [`run!`]: `execute` gives the number of rows changed.
 macro_rules! run_in {
     ($transaction:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
-        match &mut $transaction {
+        match $transaction.statements() {
             #[cfg(feature = "sqlite")]
             $crate::storage::backend::Writing::Sqlite(transaction) => $sqlite
                 .execute(&mut **transaction)
@@ -86,7 +86,7 @@ macro_rules! run_in {
         }
     };
     ($transaction:ident.$finish:ident, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
-        match &mut $transaction {
+        match $transaction.statements() {
             #[cfg(feature = "sqlite")]
             $crate::storage::backend::Writing::Sqlite(transaction) => {
                 $sqlite.$finish(&mut **transaction).await
@@ -100,6 +100,18 @@ macro_rules! run_in {
 }
 
 impl super::Store {
+    /// Tells SQLite's indexing batches ([`super::search_index`]) that messages are about to be
+    /// stored. Called while holding the writer (inside a transaction of [`begin!`]), so the next
+    /// batch, which needs the writer too, runs after the write. PostgreSQL indexes as it stores.
+    pub(super) fn messages_to_index(&self) {
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            super::Backend::Sqlite(db) => db.connections.messages_to_index(),
+            #[cfg(feature = "postgres")]
+            super::Backend::Postgres(_) => {}
+        }
+    }
+
     /// `text` as this store's database can store it: PostgreSQL's TEXT cannot hold the NUL
     /// character, which Telegram's JSON can carry, so there each one becomes U+FFFD (the
     /// replacement character) instead of failing the write. SQLite stores NUL as it is.
@@ -122,7 +134,13 @@ pub(super) enum Writing<'c> {
     Postgres(sqlx::Transaction<'c, sqlx::Postgres>),
 }
 
-impl Writing<'_> {
+impl<'c> Writing<'c> {
+    /// The transaction, for [`run_in!`]: a method call borrows a transaction owned by the caller
+    /// and reborrows one the caller holds by `&mut` alike.
+    pub(super) fn statements(&mut self) -> &mut Self {
+        self
+    }
+
     /// Commits every statement run in the transaction.
     pub(super) async fn commit(self) -> Result<(), sqlx::Error> {
         match self {

@@ -8,8 +8,6 @@
 //! old answer is deleted with the session marked for summarizing again. Its token counts move to
 //! the new reply, because the person did use them.
 
-#[cfg(feature = "postgres")]
-use super::postgres::messages::storable;
 use super::{Backend, Store};
 use super::{ConversationKey, NewMessage, Role, StoredMessage};
 
@@ -170,7 +168,11 @@ impl Store {
         run!(
             self,
             reader.fetch_all,
-            // `+?4`: see `Store::history`.
+            // The inner query walks the (chat_id, user_id, created_at) index backwards from the
+            // newest row and stops after `limit`; the outer one only reverses those few rows.
+            // `+?4`, not `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then
+            // re-prepares the statement whenever a new value is bound; the unary plus hides it
+            // from the planner.
             sqlite = sqlx::query_as!(
                 StoredMessage,
                 r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
@@ -220,105 +222,92 @@ impl Store {
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
     ) -> Result<i64, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let replaced = serde_json::to_string(replaced)
-                    .map_err(|error| sqlx::Error::Encode(error.into()))?;
-                let mut writer = db.writer().await?;
-                db.connections.messages_to_index();
-                let mut transaction = super::begin_write(&mut writer).await?;
-                sqlx::query!(
-                    // `+` keeps SQLite from choosing the conversation's index (a scan of all its
-                    // messages) over the few ids' primary key.
-                    "DELETE FROM messages
-                     WHERE +chat_id = ?1 AND +user_id = ?2 AND role = 'assistant'
-                       AND id IN (SELECT value FROM json_each(?3))",
-                    reply.key.chat_id,
-                    reply.key.user_id,
-                    replaced,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                let id = sqlx::query_scalar!(
-                    r#"INSERT INTO messages
-                           (chat_id, user_id, session_id, role, content, created_at,
-                            tokens_in, tokens_out, telegram_message_id, update_id)
-                       VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
-                       RETURNING id AS "id!""#,
-                    reply.key.chat_id,
-                    reply.key.user_id,
-                    reply.session_id,
-                    reply.content,
-                    reply.created_at_ms,
-                    reply.tokens_in,
-                    reply.tokens_out,
-                    update_id,
-                )
-                .fetch_one(&mut *transaction)
-                .await?;
-                sqlx::query!(
-                    "DELETE FROM session_summaries WHERE session_id = ?1",
-                    reply.session_id,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                sqlx::query!(
-                    "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
-                     WHERE id = ?1 AND summarized = 1",
-                    reply.session_id,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                transaction.commit().await?;
-                Ok(id)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let mut transaction = db.pool.begin().await?;
-                sqlx::query!(
-                    "DELETE FROM messages
-                     WHERE chat_id = $1 AND user_id = $2 AND role = 'assistant' AND id = ANY($3)",
-                    reply.key.chat_id.0,
-                    reply.key.user_id.0,
-                    replaced,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                let id = sqlx::query_scalar!(
-                    r#"INSERT INTO messages
-                           (chat_id, user_id, session_id, role, content, created_at,
-                            tokens_in, tokens_out, telegram_message_id, update_id)
-                       VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
-                       RETURNING id"#,
-                    reply.key.chat_id.0,
-                    reply.key.user_id.0,
-                    reply.session_id,
-                    &*storable(reply.content),
-                    reply.created_at_ms,
-                    reply.tokens_in,
-                    reply.tokens_out,
-                    update_id,
-                )
-                .fetch_one(&mut *transaction)
-                .await?;
-                sqlx::query!(
-                    "DELETE FROM session_summaries WHERE session_id = $1",
-                    reply.session_id,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                sqlx::query!(
-                    "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
-                     WHERE id = $1 AND summarized",
-                    reply.session_id,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                transaction.commit().await?;
-                Ok(id)
-            }
-        }
+        let (chat_id, user_id) = (reply.key.chat_id.0, reply.key.user_id.0);
+        let content = self.storable(reply.content);
+        #[cfg(feature = "sqlite")]
+        let replaced_json =
+            serde_json::to_string(replaced).map_err(|error| sqlx::Error::Encode(error.into()))?;
+        begin!(self, transaction);
+        self.messages_to_index();
+        run_in!(
+            transaction.execute,
+            // `+` keeps SQLite from choosing the conversation's index (a scan of all its
+            // messages) over the few ids' primary key.
+            sqlite = sqlx::query!(
+                "DELETE FROM messages
+                 WHERE +chat_id = ?1 AND +user_id = ?2 AND role = 'assistant'
+                   AND id IN (SELECT value FROM json_each(?3))",
+                chat_id,
+                user_id,
+                replaced_json,
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM messages
+                 WHERE chat_id = $1 AND user_id = $2 AND role = 'assistant' AND id = ANY($3)",
+                chat_id,
+                user_id,
+                replaced,
+            ),
+        )?;
+        let id = run_in!(
+            transaction.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"INSERT INTO messages
+                       (chat_id, user_id, session_id, role, content, created_at,
+                        tokens_in, tokens_out, telegram_message_id, update_id)
+                   VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
+                   RETURNING id AS "id!""#,
+                chat_id,
+                user_id,
+                reply.session_id,
+                &*content,
+                reply.created_at_ms,
+                reply.tokens_in,
+                reply.tokens_out,
+                update_id,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"INSERT INTO messages
+                       (chat_id, user_id, session_id, role, content, created_at,
+                        tokens_in, tokens_out, telegram_message_id, update_id)
+                   VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
+                   RETURNING id"#,
+                chat_id,
+                user_id,
+                reply.session_id,
+                &*content,
+                reply.created_at_ms,
+                reply.tokens_in,
+                reply.tokens_out,
+                update_id,
+            ),
+        )?;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM session_summaries WHERE session_id = ?1",
+                reply.session_id,
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM session_summaries WHERE session_id = $1",
+                reply.session_id,
+            ),
+        )?;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+                 WHERE id = ?1 AND summarized = 1",
+                reply.session_id,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
+                 WHERE id = $1 AND summarized",
+                reply.session_id,
+            ),
+        )?;
+        transaction.commit().await?;
+        Ok(id)
     }
 }
 

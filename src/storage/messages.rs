@@ -244,50 +244,7 @@ impl Store {
         since_ms: i64,
         limit: i64,
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        run!(
-            self,
-            reader.fetch_all,
-            // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
-            // row and stops after `limit`; the outer one only reverses those few rows. `+?4`, not
-            // `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then re-prepares the
-            // statement whenever a new value is bound; the unary plus hides it from the planner.
-            sqlite = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                          session_id AS "session_id!", role AS "role!: Role",
-                          content AS "content!", created_at AS "created_at_ms!",
-                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                          telegram_message_id
-                   FROM (SELECT * FROM messages
-                         WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT +?4)
-                   ORDER BY created_at ASC, id ASC"#,
-                key.chat_id,
-                key.user_id,
-                since_ms,
-                limit,
-            ),
-            // The inner query walks the (chat_id, user_id, created_at) index backwards from the newest
-            // row and stops after `limit`; the outer one only reverses those few rows.
-            postgres = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                          session_id AS "session_id!", role AS "role!: Role",
-                          content AS "content!", created_at AS "created_at_ms!",
-                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                          telegram_message_id
-                   FROM (SELECT * FROM messages
-                         WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
-                   ORDER BY created_at ASC, id ASC"#,
-                key.chat_id.0,
-                key.user_id.0,
-                since_ms,
-                limit,
-            ),
-        )
+        self.history_through(key, since_ms, limit, i64::MAX).await
     }
 
     /// Every message of the conversation, oldest first (for exports).

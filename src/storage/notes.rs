@@ -6,9 +6,8 @@
 use std::borrow::Cow;
 
 use super::ConversationKey;
-#[cfg(feature = "postgres")]
-use super::postgres::messages::storable;
-use super::{Backend, Store};
+use super::Store;
+use super::backend::Writing;
 
 /// Earlier values kept per note: enough to answer "where did I live before?", bounded so that a
 /// note that keeps changing does not grow without end (every note goes into every prompt).
@@ -217,50 +216,7 @@ pub(super) fn after_hand_edit(
     Ok((valid_from, stored_earlier(&earlier)?))
 }
 
-/// The statements that make a summarizer's list the conversation's notes, each worded in one
-/// backend's SQL and run inside one transaction; [`replace_note_list`] decides their order and
-/// what each note becomes.
-pub(super) trait NoteListStatements {
-    /// `text` as this backend can store it.
-    fn storable(text: &str) -> Cow<'_, str>;
-
-    /// Marks every note of the conversation unconfirmed, except those added by hand, which are
-    /// confirmed at `now_ms`.
-    async fn unconfirm_notes(
-        &mut self,
-        key: ConversationKey,
-        now_ms: i64,
-    ) -> Result<(), sqlx::Error>;
-
-    /// The summarizer's note with the text `old`, not confirmed yet in this update, while no
-    /// note has the text `note` already.
-    async fn note_to_rewrite(
-        &mut self,
-        key: ConversationKey,
-        old: &str,
-        note: &str,
-    ) -> Result<Option<ReplacedRow>, sqlx::Error>;
-
-    /// Gives the note `rewrite.id` its new text, time and earlier values.
-    async fn rewrite_note(
-        &mut self,
-        source: &NoteSource,
-        rewrite: &NoteRewrite<'_>,
-    ) -> Result<(), sqlx::Error>;
-
-    /// Adds `note` (confirming it if the conversation has it already).
-    async fn upsert_note(
-        &mut self,
-        source: &NoteSource,
-        note: &str,
-        earlier: Option<String>,
-    ) -> Result<(), sqlx::Error>;
-
-    /// Deletes the conversation's notes that stayed unconfirmed.
-    async fn delete_unconfirmed_notes(&mut self, key: ConversationKey) -> Result<(), sqlx::Error>;
-}
-
-/// What a rewritten note becomes (see [`NoteListStatements::rewrite_note`]).
+/// What a rewritten note becomes (see [`Writing::rewrite_note`]).
 pub(super) struct NoteRewrite<'a> {
     pub(super) id: i64,
     pub(super) note: &'a str,
@@ -269,50 +225,52 @@ pub(super) struct NoteRewrite<'a> {
 }
 
 /// Makes `notes` the summarizer's complete list for the conversation of `source` (see
-/// `replace_notes`), inside the caller's transaction `statements`: confirm, rewrite or insert
-/// each new note, then delete whatever stayed unconfirmed.
-pub(super) async fn replace_note_list<S: NoteListStatements>(
-    statements: &mut S,
+/// `replace_notes`), inside the caller's transaction: confirm, rewrite or insert each new note,
+/// then delete whatever stayed unconfirmed. `storable` is the store's [`Store::storable`].
+async fn replace_note_list(
+    transaction: &mut Writing<'_>,
+    storable: impl Fn(&str) -> Cow<'_, str>,
     source: &NoteSource,
     notes: &[NoteUpdate],
 ) -> Result<(), sqlx::Error> {
-    statements
+    transaction
         .unconfirm_notes(source.key, source.now_ms)
         .await?;
     // One statement per note, in the list's order: new notes get ids (their place in the list)
     // in that order, and a note listed twice is simply confirmed twice.
     for update in notes {
-        let note = S::storable(&update.note);
+        let note = storable(&update.note);
         if let Some(replaced) = &update.replaces
-            && rewrite_replaced(statements, source, &note, replaced).await?
+            && rewrite_replaced(transaction, &storable, source, &note, replaced).await?
         {
             continue;
         }
         let earlier = match &update.replaces {
             Some(Replaced::Changed(old)) => {
-                earlier_after_change(&S::storable(old), None, &[], source.stated_at_ms)
+                earlier_after_change(&storable(old), None, &[], source.stated_at_ms)
             }
             _ => Vec::new(),
         };
-        statements
+        transaction
             .upsert_note(source, &note, stored_earlier(&earlier)?)
             .await?;
     }
-    statements.delete_unconfirmed_notes(source.key).await
+    transaction.delete_unconfirmed_notes(source.key).await
 }
 
 /// Rewrites the summarizer's note that `replaced` names into `note`: only a note of the
 /// summarizer's not confirmed yet in this update (so one note is never taken by two), and only
 /// while no note has the new text already (that one is simply confirmed). `false` when there is
 /// no such note to rewrite.
-async fn rewrite_replaced<S: NoteListStatements>(
-    statements: &mut S,
+async fn rewrite_replaced(
+    transaction: &mut Writing<'_>,
+    storable: &impl Fn(&str) -> Cow<'_, str>,
     source: &NoteSource,
     note: &str,
     replaced: &Replaced,
 ) -> Result<bool, sqlx::Error> {
-    let old = S::storable(replaced.old());
-    let Some(row) = statements.note_to_rewrite(source.key, &old, note).await? else {
+    let old = storable(replaced.old());
+    let Some(row) = transaction.note_to_rewrite(source.key, &old, note).await? else {
         return Ok(false);
     };
     let stored = read_earlier(row.earlier.as_deref())?;
@@ -324,7 +282,7 @@ async fn rewrite_replaced<S: NoteListStatements>(
         valid_from,
         earlier: stored_earlier(&earlier)?,
     };
-    statements.rewrite_note(source, &rewrite).await?;
+    transaction.rewrite_note(source, &rewrite).await?;
     Ok(true)
 }
 
@@ -377,36 +335,17 @@ impl Store {
         stated_at_ms: i64,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let source = NoteSource {
-                    key,
-                    session_id: source_session_id,
-                    stated_at_ms,
-                    now_ms,
-                };
-                let mut writer = db.writer().await?;
-                let mut transaction = super::begin_write(&mut writer).await?;
-                replace_note_list(&mut *transaction, &source, notes).await?;
-                transaction.commit().await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                // PostgreSQL: Makes `notes` the summarizer's complete list for the conversation
-                // (see the SQLite twin). The first statement locks the conversation's notes, so a
-                // replica replacing them at the same time waits.
-                let source = NoteSource {
-                    key,
-                    session_id: source_session_id,
-                    stated_at_ms,
-                    now_ms,
-                };
-                let mut transaction = db.pool.begin().await?;
-                replace_note_list(&mut *transaction, &source, notes).await?;
-                transaction.commit().await
-            }
-        }
+        let source = NoteSource {
+            key,
+            session_id: source_session_id,
+            stated_at_ms,
+            now_ms,
+        };
+        // On PostgreSQL the first statement locks the conversation's notes, so a replica
+        // replacing them at the same time waits.
+        begin!(self, transaction);
+        replace_note_list(&mut transaction, |text| self.storable(text), &source, notes).await?;
+        transaction.commit().await
     }
 
     /// Adds a note the person wrote. A note with the same text, if the conversation has one
@@ -417,72 +356,55 @@ impl Store {
         note: &str,
         now_ms: i64,
     ) -> Result<NoteAdded, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let mut writer = db.writer().await?;
-                let mut transaction = super::begin_write(&mut writer).await?;
-                let inserted = sqlx::query!(
-                    "INSERT INTO user_notes
-                         (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-                     VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
-                     ON CONFLICT (chat_id, user_id, note) DO NOTHING",
-                    key.chat_id,
-                    key.user_id,
-                    note,
-                    now_ms,
-                )
-                .execute(&mut *transaction)
-                .await?
-                .rows_affected();
-                if inserted == 0 {
-                    sqlx::query!(
-                        "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
-                         WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
-                        key.chat_id,
-                        key.user_id,
-                        note,
-                        now_ms,
-                    )
-                    .execute(&mut *transaction)
-                    .await?;
-                }
-                transaction.commit().await?;
-                Ok(NoteAdded::from_inserted(inserted))
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let note = storable(note);
-                let mut transaction = db.pool.begin().await?;
-                let inserted = sqlx::query!(
-                    "INSERT INTO user_notes
-                         (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-                     VALUES ($1, $2, $3, $4, $4, true, $4)
-                     ON CONFLICT (chat_id, user_id, note) DO NOTHING",
-                    key.chat_id.0,
-                    key.user_id.0,
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        let note = self.storable(note);
+        begin!(self, transaction);
+        let inserted = run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "INSERT INTO user_notes
+                     (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                 VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
+                 ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+                chat_id,
+                user_id,
+                &*note,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                "INSERT INTO user_notes
+                     (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                 VALUES ($1, $2, $3, $4, $4, true, $4)
+                 ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+                chat_id,
+                user_id,
+                &*note,
+                now_ms,
+            ),
+        )?;
+        if inserted == 0 {
+            run_in!(
+                transaction.execute,
+                sqlite = sqlx::query!(
+                    "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
+                     WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
+                    chat_id,
+                    user_id,
                     &*note,
                     now_ms,
-                )
-                .execute(&mut *transaction)
-                .await?
-                .rows_affected();
-                if inserted == 0 {
-                    sqlx::query!(
-                        "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
-                         WHERE chat_id = $1 AND user_id = $2 AND note = $3",
-                        key.chat_id.0,
-                        key.user_id.0,
-                        &*note,
-                        now_ms,
-                    )
-                    .execute(&mut *transaction)
-                    .await?;
-                }
-                transaction.commit().await?;
-                Ok(NoteAdded::from_inserted(inserted))
-            }
+                ),
+                postgres = sqlx::query!(
+                    "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
+                     WHERE chat_id = $1 AND user_id = $2 AND note = $3",
+                    chat_id,
+                    user_id,
+                    &*note,
+                    now_ms,
+                ),
+            )?;
         }
+        transaction.commit().await?;
+        Ok(NoteAdded::from_inserted(inserted))
     }
 
     /// Gives note `note_id` of the conversation the person's text `note`, keeping its place in
@@ -496,102 +418,81 @@ impl Store {
         note: &str,
         now_ms: i64,
     ) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let mut writer = db.writer().await?;
-                let mut transaction = super::begin_write(&mut writer).await?;
-                let Some(old) = sqlx::query_as!(
-                    EditedNote,
-                    "SELECT note, valid_from, earlier FROM user_notes
-                     WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                    note_id,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_optional(&mut *transaction)
-                .await?
-                else {
-                    return Ok(false);
-                };
-                // The other note goes by a DELETE of its own rather than by `UPDATE OR REPLACE`: rows
-                // that REPLACE removes skip the delete triggers, and the person's stored bytes would
-                // still count that note.
-                sqlx::query!(
-                    "DELETE FROM user_notes
-                     WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
-                    note_id,
-                    key.chat_id,
-                    key.user_id,
-                    note,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                let (valid_from, earlier) = after_hand_edit(old, note, now_ms)?;
-                sqlx::query!(
-                    "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
-                                           valid_from = ?4, earlier = ?5
-                     WHERE id = ?1",
-                    note_id,
-                    note,
-                    now_ms,
-                    valid_from,
-                    earlier,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                transaction.commit().await?;
-                Ok(true)
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                // PostgreSQL: Gives note `note_id` of the conversation the person's text `note`
-                // (see the SQLite twin); `false` if the conversation has no note with that id.
-                let mut transaction = db.pool.begin().await?;
-                // What SQLite's `UPDATE OR REPLACE` does in one statement: only when the note exists
-                // (locked until the end), the other note with the new text goes, then the text changes.
-                let Some(old) = sqlx::query_as!(
-                    EditedNote,
-                    "SELECT note, valid_from, earlier FROM user_notes
-                     WHERE id = $1 AND chat_id = $2 AND user_id = $3
-                     FOR UPDATE",
-                    note_id,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_optional(&mut *transaction)
-                .await?
-                else {
-                    return Ok(false);
-                };
-                let note = storable(note);
-                sqlx::query!(
-                    "DELETE FROM user_notes
-                     WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND id <> $4",
-                    key.chat_id.0,
-                    key.user_id.0,
-                    &*note,
-                    note_id,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                let (valid_from, earlier) = after_hand_edit(old, &note, now_ms)?;
-                sqlx::query!(
-                    "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
-                                           valid_from = $4, earlier = $5
-                     WHERE id = $1",
-                    note_id,
-                    &*note,
-                    now_ms,
-                    valid_from,
-                    earlier,
-                )
-                .execute(&mut *transaction)
-                .await?;
-                transaction.commit().await?;
-                Ok(true)
-            }
-        }
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        let note = self.storable(note);
+        begin!(self, transaction);
+        // The note, locked until the end on PostgreSQL (SQLite's transaction holds the writer).
+        let old = run_in!(
+            transaction.fetch_optional,
+            sqlite = sqlx::query_as!(
+                EditedNote,
+                "SELECT note, valid_from, earlier FROM user_notes
+                 WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                note_id,
+                chat_id,
+                user_id,
+            ),
+            postgres = sqlx::query_as!(
+                EditedNote,
+                "SELECT note, valid_from, earlier FROM user_notes
+                 WHERE id = $1 AND chat_id = $2 AND user_id = $3
+                 FOR UPDATE",
+                note_id,
+                chat_id,
+                user_id,
+            ),
+        )?;
+        let Some(old) = old else {
+            return Ok(false);
+        };
+        // The other note goes by a DELETE of its own rather than by SQLite's `UPDATE OR
+        // REPLACE`: rows that REPLACE removes skip the delete triggers, and the person's stored
+        // bytes would still count that note.
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM user_notes
+                 WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
+                note_id,
+                chat_id,
+                user_id,
+                &*note,
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM user_notes
+                 WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
+                note_id,
+                chat_id,
+                user_id,
+                &*note,
+            ),
+        )?;
+        let (valid_from, earlier) = after_hand_edit(old, &note, now_ms)?;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
+                                       valid_from = ?4, earlier = ?5
+                 WHERE id = ?1",
+                note_id,
+                &*note,
+                now_ms,
+                valid_from,
+                earlier,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
+                                       valid_from = $4, earlier = $5
+                 WHERE id = $1",
+                note_id,
+                &*note,
+                now_ms,
+                valid_from,
+                earlier,
+            ),
+        )?;
+        transaction.commit().await?;
+        Ok(true)
     }
 
     /// Deletes one note of the conversation; `false` if it has no note with that id.
@@ -620,105 +521,174 @@ impl Store {
     }
 }
 
-#[cfg(feature = "sqlite")]
-impl NoteListStatements for sqlx::SqliteConnection {
-    /// SQLite stores any text as it is.
-    fn storable(text: &str) -> Cow<'_, str> {
-        Cow::Borrowed(text)
-    }
-
+/// The statements that make a summarizer's list the conversation's notes, each run inside the
+/// transaction of `Store::replace_notes`; [`replace_note_list`] decides their order and what each
+/// note becomes.
+impl Writing<'_> {
+    /// Marks every note of the conversation unconfirmed, except those added by hand, which are
+    /// confirmed at `now_ms`.
     async fn unconfirm_notes(
         &mut self,
         key: ConversationKey,
         now_ms: i64,
     ) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
-             WHERE chat_id = ?1 AND user_id = ?2",
-            key.chat_id,
-            key.user_id,
-            now_ms,
-        )
-        .execute(self)
-        .await?;
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        let transaction = self;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
+                 WHERE chat_id = ?1 AND user_id = ?2",
+                chat_id,
+                user_id,
+                now_ms,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE user_notes
+                 SET confirmed_at = CASE WHEN added_by_hand THEN $3::bigint ELSE -1 END
+                 WHERE chat_id = $1 AND user_id = $2",
+                chat_id,
+                user_id,
+                now_ms,
+            ),
+        )?;
         Ok(())
     }
 
+    /// The summarizer's note with the text `old`, not confirmed yet in this update, while no
+    /// note has the text `note` already.
     async fn note_to_rewrite(
         &mut self,
         key: ConversationKey,
         old: &str,
         note: &str,
     ) -> Result<Option<ReplacedRow>, sqlx::Error> {
-        sqlx::query_as!(
-            ReplacedRow,
-            r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
-           WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
-             AND confirmed_at = -1
-             AND NOT EXISTS (SELECT 1 FROM user_notes
-                             WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
-            key.chat_id,
-            key.user_id,
-            old,
-            note,
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        let transaction = self;
+        run_in!(
+            transaction.fetch_optional,
+            sqlite = sqlx::query_as!(
+                ReplacedRow,
+                r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
+                   WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
+                     AND confirmed_at = -1
+                     AND NOT EXISTS (SELECT 1 FROM user_notes
+                                     WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
+                chat_id,
+                user_id,
+                old,
+                note,
+            ),
+            postgres = sqlx::query_as!(
+                ReplacedRow,
+                "SELECT id, valid_from, earlier FROM user_notes
+                 WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND NOT added_by_hand
+                   AND confirmed_at = -1
+                   AND NOT EXISTS (SELECT 1 FROM user_notes
+                                   WHERE chat_id = $1 AND user_id = $2 AND note = $4)",
+                chat_id,
+                user_id,
+                old,
+                note,
+            ),
         )
-        .fetch_optional(self)
-        .await
     }
 
+    /// Gives the note `rewrite.id` its new text, time and earlier values.
     async fn rewrite_note(
         &mut self,
         source: &NoteSource,
         rewrite: &NoteRewrite<'_>,
     ) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
-                               source_session_id = ?6
-         WHERE id = ?1",
-            rewrite.id,
-            rewrite.note,
-            source.now_ms,
-            rewrite.valid_from,
-            rewrite.earlier,
-            source.session_id,
-        )
-        .execute(self)
-        .await?;
+        let transaction = self;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
+                                       source_session_id = ?6
+                 WHERE id = ?1",
+                rewrite.id,
+                rewrite.note,
+                source.now_ms,
+                rewrite.valid_from,
+                rewrite.earlier,
+                source.session_id,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
+                                       source_session_id = $6
+                 WHERE id = $1",
+                rewrite.id,
+                rewrite.note,
+                source.now_ms,
+                rewrite.valid_from,
+                rewrite.earlier,
+                source.session_id,
+            ),
+        )?;
         Ok(())
     }
 
+    /// Adds `note` (confirming it if the conversation has it already).
     async fn upsert_note(
         &mut self,
         source: &NoteSource,
         note: &str,
         earlier: Option<String>,
     ) -> Result<(), sqlx::Error> {
-        sqlx::query!(
+        let (chat_id, user_id) = (source.key.chat_id.0, source.key.user_id.0);
+        let transaction = self;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
                 r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
                                           confirmed_at, valid_from, earlier)
                    VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
-                   ON CONFLICT (chat_id, user_id, note) DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
-            source.key.chat_id,
-            source.key.user_id,
-            note,
-            source.session_id,
-            source.now_ms,
-            source.stated_at_ms,
-            earlier,
-        )
-        .execute(self)
-        .await?;
+                   ON CONFLICT (chat_id, user_id, note)
+                       DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+                chat_id,
+                user_id,
+                note,
+                source.session_id,
+                source.now_ms,
+                source.stated_at_ms,
+                earlier,
+            ),
+            postgres = sqlx::query!(
+                r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                          confirmed_at, valid_from, earlier)
+                   VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
+                   ON CONFLICT (chat_id, user_id, note)
+                       DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+                chat_id,
+                user_id,
+                note,
+                source.session_id,
+                source.now_ms,
+                source.stated_at_ms,
+                earlier,
+            ),
+        )?;
         Ok(())
     }
 
+    /// Deletes the conversation's notes that stayed unconfirmed.
     async fn delete_unconfirmed_notes(&mut self, key: ConversationKey) -> Result<(), sqlx::Error> {
-        sqlx::query!(
-            "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
-            key.chat_id,
-            key.user_id,
-        )
-        .execute(self)
-        .await?;
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        let transaction = self;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
+                chat_id,
+                user_id,
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
+                chat_id,
+                user_id,
+            ),
+        )?;
         Ok(())
     }
 }

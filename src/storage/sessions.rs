@@ -54,9 +54,8 @@ pub struct TurnStartLimits {
     pub history_max_messages: i64,
 }
 
-#[cfg(feature = "postgres")]
-/// How often [`Store::start_session`] (PostgreSQL) closes a session another replica opened meanwhile and
-/// tries again before giving up.
+/// How often [`Store::start_session`] closes a session another replica opened meanwhile and
+/// tries again before giving up (PostgreSQL; on SQLite the first attempt opens it).
 const START_SESSION_ATTEMPTS: usize = 8;
 
 impl Store {
@@ -182,81 +181,68 @@ impl Store {
         key: ConversationKey,
         now_ms: i64,
     ) -> Result<(SessionRecord, Option<i64>), sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let mut writer = db.writer().await?;
-                let mut transaction = super::begin_write(&mut writer).await?;
-                // A session ends when it was last active, not when we noticed it was idle.
-                let closed = sqlx::query_scalar!(
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        begin!(self, transaction);
+        let mut closed = None;
+        // On SQLite the first attempt always opens the session: no one else writes meanwhile.
+        for _ in 0..START_SESSION_ATTEMPTS {
+            // A session ends when it was last active, not when we noticed it was idle. On
+            // PostgreSQL each statement sees what other replicas committed before it began, so a
+            // session one of them opened after the previous attempt is closed here.
+            let closed_now = run_in!(
+                transaction.fetch_optional,
+                sqlite = sqlx::query_scalar!(
                     r#"UPDATE sessions SET closed_at = last_activity_at
                        WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
                        RETURNING id AS "id!""#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_optional(&mut *transaction)
-                .await?;
-                let session = sqlx::query_as!(
+                    chat_id,
+                    user_id,
+                ),
+                postgres = sqlx::query_scalar!(
+                    r#"UPDATE sessions SET closed_at = last_activity_at
+                       WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                       RETURNING id"#,
+                    chat_id,
+                    user_id,
+                ),
+            )?;
+            closed = closed_now.or(closed);
+            // PostgreSQL waits for a replica inserting an open session of this conversation, and
+            // does nothing if it committed: then the next attempt closes that one.
+            let session = run_in!(
+                transaction.fetch_optional,
+                sqlite = sqlx::query_as!(
                     SessionRecord,
                     r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
                        VALUES (?1, ?2, ?3, ?3)
                        RETURNING id AS "id!", chat_id, user_id, started_at AS started_at_ms,
                                  last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
                                  summary_attempts"#,
-                    key.chat_id,
-                    key.user_id,
+                    chat_id,
+                    user_id,
                     now_ms,
-                )
-                .fetch_one(&mut *transaction)
-                .await?;
+                ),
+                postgres = sqlx::query_as!(
+                    SessionRecord,
+                    r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
+                       VALUES ($1, $2, $3, $3)
+                       ON CONFLICT (chat_id, user_id) WHERE closed_at IS NULL DO NOTHING
+                       RETURNING id, chat_id, user_id, started_at AS started_at_ms,
+                                 last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                                 summary_attempts"#,
+                    chat_id,
+                    user_id,
+                    now_ms,
+                ),
+            )?;
+            if let Some(session) = session {
                 transaction.commit().await?;
-                Ok((session, closed))
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let mut transaction = db.pool.begin().await?;
-                let mut closed = None;
-                for _ in 0..START_SESSION_ATTEMPTS {
-                    // A session ends when it was last active, not when we noticed it was idle. Each
-                    // statement sees what other replicas committed before it began, so a session one of
-                    // them opened after the previous attempt is closed here.
-                    let closed_now = sqlx::query_scalar!(
-                        r#"UPDATE sessions SET closed_at = last_activity_at
-                           WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
-                           RETURNING id"#,
-                        key.chat_id.0,
-                        key.user_id.0,
-                    )
-                    .fetch_optional(&mut *transaction)
-                    .await?;
-                    closed = closed_now.or(closed);
-                    // Waits for a replica inserting an open session of this conversation, and does
-                    // nothing if it committed: then the next attempt closes that one.
-                    let session = sqlx::query_as!(
-                        SessionRecord,
-                        r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
-                           VALUES ($1, $2, $3, $3)
-                           ON CONFLICT (chat_id, user_id) WHERE closed_at IS NULL DO NOTHING
-                           RETURNING id, chat_id, user_id, started_at AS started_at_ms,
-                                     last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                                     summary_attempts"#,
-                        key.chat_id.0,
-                        key.user_id.0,
-                        now_ms,
-                    )
-                    .fetch_optional(&mut *transaction)
-                    .await?;
-                    if let Some(session) = session {
-                        transaction.commit().await?;
-                        return Ok((session, closed));
-                    }
-                }
-                Err(sqlx::Error::Protocol(
-                    "other replicas kept opening sessions of this conversation".into(),
-                ))
+                return Ok((session, closed));
             }
         }
+        Err(sqlx::Error::Protocol(
+            "other replicas kept opening sessions of this conversation".into(),
+        ))
     }
 
     /// Closes the conversation's open session at `now_ms` (or at its last activity, if later).

@@ -204,59 +204,39 @@ impl Store {
     /// stays locked until the switch commits, so a second replica switching too waits, then sees
     /// it done.
     pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let mut writer = db.writer().await?;
-                let mut transaction = super::begin_write(&mut writer).await?;
-                let current = sqlx::query_scalar!("SELECT model FROM embedding_progress")
-                    .fetch_one(&mut *transaction)
-                    .await?;
-                if current.as_deref() == Some(model) {
-                    return Ok(false);
-                }
-                sqlx::query!("DELETE FROM memory_vectors")
-                    .execute(&mut *transaction)
-                    .await?;
-                sqlx::query!("DELETE FROM note_vectors")
-                    .execute(&mut *transaction)
-                    .await?;
-                sqlx::query!(
-                    "UPDATE embedding_progress SET model = ?1, messages_through = 0",
-                    model
-                )
-                .execute(&mut *transaction)
-                .await?;
-                transaction.commit().await?;
-                Ok(current.is_some())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let mut transaction = db.pool.begin().await?;
-                let current = sqlx::query_scalar!(
-                    "SELECT model FROM embedding_progress WHERE id = 1 FOR UPDATE"
-                )
-                .fetch_one(&mut *transaction)
-                .await?;
-                if current.as_deref() == Some(model) {
-                    return Ok(false);
-                }
-                sqlx::query!("DELETE FROM memory_vectors WHERE true")
-                    .execute(&mut *transaction)
-                    .await?;
-                sqlx::query!("DELETE FROM note_vectors WHERE true")
-                    .execute(&mut *transaction)
-                    .await?;
-                sqlx::query!(
-                    "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
-                    model
-                )
-                .execute(&mut *transaction)
-                .await?;
-                transaction.commit().await?;
-                Ok(current.is_some())
-            }
+        begin!(self, transaction);
+        let current = run_in!(
+            transaction.fetch_one,
+            sqlite = sqlx::query_scalar!("SELECT model FROM embedding_progress"),
+            postgres =
+                sqlx::query_scalar!("SELECT model FROM embedding_progress WHERE id = 1 FOR UPDATE"),
+        )?;
+        if current.as_deref() == Some(model) {
+            return Ok(false);
         }
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!("DELETE FROM memory_vectors"),
+            postgres = sqlx::query!("DELETE FROM memory_vectors WHERE true"),
+        )?;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!("DELETE FROM note_vectors"),
+            postgres = sqlx::query!("DELETE FROM note_vectors WHERE true"),
+        )?;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "UPDATE embedding_progress SET model = ?1, messages_through = 0",
+                model
+            ),
+            postgres = sqlx::query!(
+                "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
+                model
+            ),
+        )?;
+        transaction.commit().await?;
+        Ok(current.is_some())
     }
 
     /// Up to `limit` messages waiting for a vector, oldest first.

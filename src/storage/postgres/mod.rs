@@ -10,7 +10,6 @@
 
 pub(super) mod import;
 pub(super) mod messages;
-pub(super) mod notes;
 pub(super) mod replicas;
 pub(super) mod search;
 pub(super) mod vectors;
