@@ -17,6 +17,73 @@ use super::{Backend, Store};
 use super::{ConversationKey, UserId};
 use crate::clock::start_of_utc_day_ms;
 
+/// Deletes the rows of `$table` that belong to the conversation (`$chat_id`, `$user_id`) in the
+/// transaction `$transaction`; how many.
+macro_rules! delete_conversation_rows {
+    ($transaction:ident, $table:literal, $chat_id:expr, $user_id:expr) => {
+        run_in!(
+            $transaction.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM " + $table + " WHERE chat_id = ?1 AND user_id = ?2",
+                $chat_id,
+                $user_id,
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM " + $table + " WHERE chat_id = $1 AND user_id = $2",
+                $chat_id,
+                $user_id,
+            ),
+        )
+    };
+}
+
+/// Deletes the rows of `$table` whose `$time` column is before `$cutoff`, `$batch_size` rows
+/// (by `$key`, the columns `$columns`) per statement, until none is left; how many. On
+/// PostgreSQL a batch skips the rows another transaction has locked.
+macro_rules! delete_older_in_batches {
+    (
+        $store:expr, $table:literal, $key:literal, $columns:literal, $time:literal,
+        $cutoff:expr, $batch_size:expr $(,)?
+    ) => {
+        $store.in_batches($batch_size, || async move {
+            run!(
+                $store,
+                writer.execute,
+                sqlite = sqlx::query!(
+                    "DELETE FROM "
+                        + $table
+                        + " WHERE "
+                        + $key
+                        + " IN (SELECT "
+                        + $columns
+                        + " FROM "
+                        + $table
+                        + " WHERE "
+                        + $time
+                        + " < ?1 LIMIT ?2)",
+                    $cutoff,
+                    $batch_size,
+                ),
+                postgres = sqlx::query!(
+                    "DELETE FROM "
+                        + $table
+                        + " WHERE "
+                        + $key
+                        + " IN (SELECT "
+                        + $columns
+                        + " FROM "
+                        + $table
+                        + " WHERE "
+                        + $time
+                        + " < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+                    $cutoff,
+                    $batch_size,
+                ),
+            )
+        })
+    };
+}
+
 /// How many rows a purge removed (or, in a dry run, would remove).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PurgeCounts {
@@ -129,58 +196,11 @@ impl Store {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         begin!(self, transaction);
         transaction.secure_delete_from_search_index(true).await?;
-        let summaries = run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM session_summaries WHERE chat_id = ?1 AND user_id = ?2",
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM session_summaries WHERE chat_id = $1 AND user_id = $2",
-                chat_id,
-                user_id,
-            ),
-        )?;
-        let notes = run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2",
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2",
-                chat_id,
-                user_id,
-            ),
-        )?;
-        let messages = run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM messages WHERE chat_id = ?1 AND user_id = ?2",
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM messages WHERE chat_id = $1 AND user_id = $2",
-                chat_id,
-                user_id,
-            ),
-        )?;
-        let sessions = run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM sessions WHERE chat_id = ?1 AND user_id = ?2",
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM sessions WHERE chat_id = $1 AND user_id = $2",
-                chat_id,
-                user_id,
-            ),
-        )?;
+        let summaries =
+            delete_conversation_rows!(transaction, "session_summaries", chat_id, user_id)?;
+        let notes = delete_conversation_rows!(transaction, "user_notes", chat_id, user_id)?;
+        let messages = delete_conversation_rows!(transaction, "messages", chat_id, user_id)?;
+        let sessions = delete_conversation_rows!(transaction, "sessions", chat_id, user_id)?;
         let processed_updates = run_in!(
             transaction.execute,
             sqlite = sqlx::query!(
@@ -225,118 +245,60 @@ impl Store {
                 self.purge_session_batch(cutoff_ms, batch_size)
             })
             .await?;
-        let notes = self
-            .in_batches(batch_size, || async move {
-                run!(
-                    self,
-                    writer.execute,
-                    sqlite = sqlx::query!(
-                        "DELETE FROM user_notes WHERE id IN
-                             (SELECT id FROM user_notes WHERE confirmed_at < ?1 LIMIT ?2)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                    postgres = sqlx::query!(
-                        "DELETE FROM user_notes WHERE id IN
-                             (SELECT id FROM user_notes WHERE confirmed_at < $1 LIMIT $2
-                              FOR UPDATE SKIP LOCKED)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                )
-            })
-            .await?;
-        let processed_updates = self
-            .in_batches(batch_size, || async move {
-                run!(
-                    self,
-                    writer.execute,
-                    sqlite = sqlx::query!(
-                        "DELETE FROM processed_updates WHERE update_id IN
-                             (SELECT update_id FROM processed_updates
-                              WHERE received_at < ?1 LIMIT ?2)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                    postgres = sqlx::query!(
-                        "DELETE FROM processed_updates WHERE update_id IN
-                             (SELECT update_id FROM processed_updates
-                              WHERE received_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                )
-            })
-            .await?;
+        let notes = delete_older_in_batches!(
+            self,
+            "user_notes",
+            "id",
+            "id",
+            "confirmed_at",
+            cutoff_ms,
+            batch_size,
+        )
+        .await?;
+        let processed_updates = delete_older_in_batches!(
+            self,
+            "processed_updates",
+            "update_id",
+            "update_id",
+            "received_at",
+            cutoff_ms,
+            batch_size,
+        )
+        .await?;
         // A user's activity is the time of their newest message or settings change.
-        let settings = self
-            .in_batches(batch_size, || async move {
-                run!(
-                    self,
-                    writer.execute,
-                    sqlite = sqlx::query!(
-                        "DELETE FROM user_settings WHERE user_id IN
-                             (SELECT user_id FROM user_settings WHERE last_active_at < ?1 LIMIT ?2)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                    postgres = sqlx::query!(
-                        "DELETE FROM user_settings WHERE user_id IN
-                             (SELECT user_id FROM user_settings WHERE last_active_at < $1 LIMIT $2
-                              FOR UPDATE SKIP LOCKED)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                )
-            })
-            .await?;
-        let incognito_usage = self
-            .in_batches(batch_size, || async move {
-                run!(
-                    self,
-                    writer.execute,
-                    sqlite = sqlx::query!(
-                        "DELETE FROM incognito_token_usage WHERE (user_id, day_start_at) IN
-                             (SELECT user_id, day_start_at FROM incognito_token_usage
-                              WHERE day_start_at < ?1 LIMIT ?2)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                    postgres = sqlx::query!(
-                        "DELETE FROM incognito_token_usage WHERE (user_id, day_start_at) IN
-                             (SELECT user_id, day_start_at FROM incognito_token_usage
-                              WHERE day_start_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                )
-            })
-            .await?;
+        let settings = delete_older_in_batches!(
+            self,
+            "user_settings",
+            "user_id",
+            "user_id",
+            "last_active_at",
+            cutoff_ms,
+            batch_size,
+        )
+        .await?;
+        let incognito_usage = delete_older_in_batches!(
+            self,
+            "incognito_token_usage",
+            "(user_id, day_start_at)",
+            "user_id, day_start_at",
+            "day_start_at",
+            cutoff_ms,
+            batch_size,
+        )
+        .await?;
         // The day holding the cutoff stays whole, so today's count (which the daily token limit
         // reads) is never deleted.
         let before_day_ms = start_of_utc_day_ms(cutoff_ms);
-        let usage_days = self
-            .in_batches(batch_size, || async move {
-                run!(
-                    self,
-                    writer.execute,
-                    sqlite = sqlx::query!(
-                        "DELETE FROM daily_usage WHERE (user_id, day_start_at) IN
-                             (SELECT user_id, day_start_at FROM daily_usage
-                              WHERE day_start_at < ?1 LIMIT ?2)",
-                        before_day_ms,
-                        batch_size,
-                    ),
-                    postgres = sqlx::query!(
-                        "DELETE FROM daily_usage WHERE (user_id, day_start_at) IN
-                             (SELECT user_id, day_start_at FROM daily_usage
-                              WHERE day_start_at < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
-                        before_day_ms,
-                        batch_size,
-                    ),
-                )
-            })
-            .await?;
+        let usage_days = delete_older_in_batches!(
+            self,
+            "daily_usage",
+            "(user_id, day_start_at)",
+            "user_id, day_start_at",
+            "day_start_at",
+            before_day_ms,
+            batch_size,
+        )
+        .await?;
         Ok(PurgeCounts {
             messages,
             sessions,
