@@ -126,6 +126,12 @@ impl super::Store {
     }
 }
 
+/// `ids` as the JSON array SQLite's `json_each` reads: SQLite has no array parameters.
+#[cfg(feature = "sqlite")]
+pub(super) fn json_ids(ids: &[i64]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned())
+}
+
 /// A write transaction on either backend ([`begin!`]).
 pub(super) enum Writing<'c> {
     #[cfg(feature = "sqlite")]

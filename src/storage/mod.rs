@@ -26,7 +26,6 @@ compile_error!("telemem needs a storage backend: enable the `sqlite` or `postgre
 #[macro_use]
 mod backend;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 mod access;
@@ -312,20 +311,6 @@ impl Store {
             }
         };
         let ranked = vectors.nearest(query, before_id, usize::try_from(limit).unwrap_or(0));
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-        let mut messages: HashMap<i64, StoredMessage> = self
-            .messages_with_ids(key, &ids)
-            .await?
-            .into_iter()
-            .map(|message| (message.id, message))
-            .collect();
-        // A message deleted since its vector was read is left out.
-        Ok(ranked
-            .into_iter()
-            .filter_map(|(id, similarity)| messages.remove(&id).map(|found| (found, similarity)))
-            .collect())
+        self.messages_ranked(key, &ranked).await
     }
 }

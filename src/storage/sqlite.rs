@@ -33,7 +33,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection, SqliteConnection};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
-use super::{combined, search_index, vectors};
+use super::{combined, search_index};
 
 /// The SQLite migrations in `migrations/sqlite/`, compiled into the binary.
 pub static MIGRATOR: Migrator = sqlx::migrate!("migrations/sqlite");
@@ -129,7 +129,6 @@ impl SqliteStore {
         database_url: &str,
         max_bytes: Option<u64>,
     ) -> anyhow::Result<Self> {
-        vectors::register_int8_similarity();
         let options = SqliteConnectOptions::from_str(database_url)
             .with_context(|| format!("DATABASE_URL `{database_url}` is not a valid SQLite URL"))?
             .create_if_missing(true)

@@ -3,6 +3,8 @@
 //! it that no summary covers yet.
 
 use super::Store;
+#[cfg(feature = "sqlite")]
+use super::backend::json_ids;
 #[cfg(feature = "postgres")]
 use super::postgres::messages::storable;
 use super::{ChatId, ConversationKey, Role, StoredMessage, UserId};
@@ -216,6 +218,46 @@ impl Store {
                 from_ms,
                 to_ms,
                 limit,
+            ),
+        )
+    }
+
+    /// The conversation's summaries of the sessions `session_ids`, in no particular order.
+    pub(super) async fn summaries_with_ids(
+        &self,
+        key: ConversationKey,
+        session_ids: &[i64],
+    ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
+        run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                SummaryRecord,
+                r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
+                          summary.summary, summary.created_at AS created_at_ms,
+                          session.started_at AS session_started_at_ms,
+                          session.last_activity_at AS session_last_activity_at_ms
+                   FROM session_summaries AS summary
+                   JOIN sessions AS session ON session.id = summary.session_id
+                   WHERE summary.session_id IN (SELECT value FROM json_each(?3))
+                     AND summary.chat_id = ?1 AND summary.user_id = ?2"#,
+                key.chat_id,
+                key.user_id,
+                json_ids(session_ids),
+            ),
+            postgres = sqlx::query_as!(
+                SummaryRecord,
+                r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
+                          summary.created_at AS created_at_ms,
+                          session.started_at AS session_started_at_ms,
+                          session.last_activity_at AS session_last_activity_at_ms
+                   FROM session_summaries AS summary
+                   JOIN sessions AS session ON session.id = summary.session_id
+                   WHERE summary.session_id = ANY($3)
+                     AND summary.chat_id = $1 AND summary.user_id = $2"#,
+                key.chat_id.0,
+                key.user_id.0,
+                session_ids,
             ),
         )
     }

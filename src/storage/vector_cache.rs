@@ -337,6 +337,37 @@ mod tests {
     }
 
     #[test]
+    fn opposite_unit_vectors_have_similarity_minus_one_and_equal_ones_one() {
+        let mut up = vec![0_u8; 127];
+        up[0] = 127;
+        let down: Vec<u8> = up
+            .iter()
+            .map(|value| (*value as i8).wrapping_neg() as u8)
+            .collect();
+        assert_eq!(similarity(squared_distance(&up, &up)), 1.0);
+        assert_eq!(similarity(squared_distance(&up, &down)), -1.0);
+    }
+
+    #[test]
+    fn vectors_of_another_length_than_the_query_are_left_out() {
+        let held = ConversationVectors::new(
+            counts(3, 0),
+            3,
+            vec![
+                (1, vector([10, 9, 0])),
+                (2, vec![10, 10]),
+                (3, vector([0, 0, 0])),
+            ],
+        );
+        let found: Vec<i64> = held
+            .nearest(&vector([10, 10, 0]), i64::MAX, 10)
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect();
+        assert_eq!(found, [1, 3]);
+    }
+
+    #[test]
     fn nearest_ranks_older_vectors_by_distance_and_ties_by_id() {
         let held = ConversationVectors::new(
             counts(4, 0),

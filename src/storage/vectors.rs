@@ -6,23 +6,20 @@
 //! same length (127), so the Euclidean distance `d` ranks them as cosine similarity does, and the
 //! similarity is `1 - d² / (2 · 127²)`. A search over a conversation's messages usually ranks the
 //! vectors held in memory (`vector_cache.rs`) and reads here only the counters that say whether
-//! they are current, the vectors added since, and the nearest rows; the search over stored rows
-//! (summaries, notes, and messages of a conversation too large to hold) runs inside SQLite with
-//! the scalar function `int8_similarity`, registered on every connection. Queries calling it are
-//! checked when they run, not at compile time: the compile-time checker's own connection does
-//! not have the function.
+//! they are current, the vectors added since, and the nearest rows. The search over summaries,
+//! notes, and messages of a conversation too large to hold reads the conversation's vectors of
+//! that kind through the table's key, which bounds it to that conversation, ranks them the same
+//! way, and then reads only the nearest rows. In SQL the distance would take a function call per
+//! vector in SQLite and one per byte in PostgreSQL.
 //!
 //! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
 //! the row it returns, like the full-text search.
 
 #[cfg(feature = "sqlite")]
-use std::sync::Once;
-
+use super::backend::json_ids;
 #[cfg(feature = "postgres")]
-use super::postgres::vectors::{distinct_in_order, in_ranked_order, nearest, store_note_vectors};
-#[cfg(feature = "sqlite")]
-use super::vector_cache::squared_distance;
-use super::vector_cache::{VectorCounts, similarity};
+use super::postgres::vectors::{distinct_in_order, store_note_vectors};
+use super::vector_cache::{ConversationVectors, VectorCounts};
 use super::{Backend, Store};
 use super::{ChatId, ConversationKey, NoteRecord, Role, StoredMessage, SummaryRecord, UserId};
 
@@ -35,6 +32,18 @@ pub enum VectorSource {
     Summary,
     /// `source_id` is a note's id (`user_notes.id`); stored in `note_vectors`.
     Note,
+}
+
+impl VectorSource {
+    /// The source as `memory_vectors.kind` stores it. Notes are not among those rows: their
+    /// vectors have a table of their own.
+    fn kind(self) -> i16 {
+        match self {
+            Self::Message => 0,
+            Self::Summary => 1,
+            Self::Note => 2,
+        }
+    }
 }
 
 /// A stored text still waiting for its vector.
@@ -65,10 +74,16 @@ impl StoredText {
     }
 }
 
-/// A message's vector as `Store::message_vectors_after` reads it.
+/// A vector with the id of what it belongs to, as read.
 struct StoredVector {
     source_id: i64,
     vector: Vec<u8>,
+}
+
+impl StoredVector {
+    fn into_pair(self) -> (i64, Vec<u8>) {
+        (self.source_id, self.vector)
+    }
 }
 
 /// The vector computed for a [`TextToEmbed`].
@@ -82,119 +97,35 @@ pub struct MemoryVector {
     pub vector: Vec<u8>,
 }
 
-/// `notes` in the order of `ranked` (note ids, nearest first, with their similarity); a ranked
-/// note no longer among `notes` (deleted meanwhile) is left out. Notes are read through the notes'
-/// own query, so a note found by meaning is the same record `/memory` shows.
-pub(super) fn notes_in_ranked_order(
+/// The ids of the `limit` vectors of `vectors` (read by ascending id) with ids below
+/// `before_id` nearest to `query` (all of them for a negative `limit`), nearest first (equal
+/// distances: smaller id first), with their similarity. Vectors of another length than the
+/// query's are not comparable and left out.
+fn nearest(
+    query: &[u8],
+    vectors: Vec<(i64, Vec<u8>)>,
+    before_id: i64,
+    limit: i64,
+) -> Vec<(i64, f64)> {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    ConversationVectors::new(VectorCounts::default(), query.len(), vectors)
+        .nearest(query, before_id, limit)
+}
+
+/// `rows` in the order of `ranked` (ids, nearest first, with their similarity), with their
+/// similarity. A ranked id without a row (deleted meanwhile, or not the conversation's) is left
+/// out.
+pub(super) fn in_ranked_order<T>(
     ranked: &[(i64, f64)],
-    notes: Vec<NoteRecord>,
-) -> Vec<(NoteRecord, f64)> {
-    let mut by_id: std::collections::HashMap<i64, NoteRecord> =
-        notes.into_iter().map(|note| (note.id, note)).collect();
+    rows: Vec<T>,
+    id_of: impl Fn(&T) -> i64,
+) -> Vec<(T, f64)> {
+    let mut by_id: std::collections::HashMap<i64, T> =
+        rows.into_iter().map(|row| (id_of(&row), row)).collect();
     ranked
         .iter()
-        .filter_map(|(id, similarity)| by_id.remove(id).map(|note| (note, *similarity)))
+        .filter_map(|(id, similarity)| by_id.remove(id).map(|row| (row, *similarity)))
         .collect()
-}
-
-/// Makes `int8_similarity(a, b)` available on every SQLite connection the process opens from
-/// now on: the similarity of two vectors stored as signed bytes at length 127, from their
-/// Euclidean distance `d`, `1 - d² / (2 · 127²)` (their cosine when both have that length, as
-/// /// the PostgreSQL backend and the vector cache compute it); NULL unless both are blobs of the
-/// same length. It reads each vector where SQLite holds it. Safe to call any number of times.
-#[cfg(feature = "sqlite")]
-pub(super) fn register_int8_similarity() {
-    static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        // SAFETY: `create_int8_similarity` is an SQLite extension entry point, which is what
-        // `sqlite3_auto_extension` calls it as.
-        let status =
-            unsafe { libsqlite3_sys::sqlite3_auto_extension(Some(create_int8_similarity)) };
-        if status != libsqlite3_sys::SQLITE_OK {
-            tracing::error!(status, "cannot register int8_similarity with SQLite");
-        }
-    });
-}
-
-/// Registers `int8_similarity` on one new connection (an SQLite extension entry point).
-#[cfg(feature = "sqlite")]
-unsafe extern "C" fn create_int8_similarity(
-    db: *mut libsqlite3_sys::sqlite3,
-    _error: *mut *mut std::os::raw::c_char,
-    _api: *const libsqlite3_sys::sqlite3_api_routines,
-) -> std::os::raw::c_int {
-    let flags = libsqlite3_sys::SQLITE_UTF8
-        | libsqlite3_sys::SQLITE_DETERMINISTIC
-        | libsqlite3_sys::SQLITE_INNOCUOUS;
-    // SAFETY: SQLite hands an open connection to its extension entry points; the name is a
-    // NUL-terminated constant and `int8_similarity` has the signature of a scalar function.
-    unsafe {
-        libsqlite3_sys::sqlite3_create_function_v2(
-            db,
-            c"int8_similarity".as_ptr(),
-            2,
-            flags,
-            std::ptr::null_mut(),
-            Some(int8_similarity),
-            None,
-            None,
-            None,
-        )
-    }
-}
-
-/// The scalar function `int8_similarity(a, b)`.
-#[cfg(feature = "sqlite")]
-unsafe extern "C" fn int8_similarity(
-    context: *mut libsqlite3_sys::sqlite3_context,
-    arguments: std::os::raw::c_int,
-    values: *mut *mut libsqlite3_sys::sqlite3_value,
-) {
-    use libsqlite3_sys as ffi;
-    // SAFETY: SQLite passes `arguments` (2, as registered) valid values; a blob's pointer stays
-    // valid until the value changes, which nothing here does, and holds `sqlite3_value_bytes`
-    // bytes (read after the pointer, as SQLite's documentation asks).
-    unsafe {
-        if arguments != 2 {
-            ffi::sqlite3_result_null(context);
-            return;
-        }
-        let (a, b) = (*values, *values.add(1));
-        if ffi::sqlite3_value_type(a) != ffi::SQLITE_BLOB
-            || ffi::sqlite3_value_type(b) != ffi::SQLITE_BLOB
-        {
-            ffi::sqlite3_result_null(context);
-            return;
-        }
-        let (a_bytes, b_bytes) = (ffi::sqlite3_value_blob(a), ffi::sqlite3_value_blob(b));
-        let (a_length, b_length) = (ffi::sqlite3_value_bytes(a), ffi::sqlite3_value_bytes(b));
-        if a_bytes.is_null() || b_bytes.is_null() || a_length != b_length {
-            ffi::sqlite3_result_null(context);
-            return;
-        }
-        let length = usize::try_from(a_length).unwrap_or(0);
-        let a = std::slice::from_raw_parts(a_bytes.cast::<u8>(), length);
-        let b = std::slice::from_raw_parts(b_bytes.cast::<u8>(), length);
-        ffi::sqlite3_result_double(context, similarity(squared_distance(a, b)));
-    }
-}
-
-#[cfg(feature = "sqlite")]
-/// A message found by meaning, as read.
-#[derive(sqlx::FromRow)]
-struct NearMessageRow {
-    #[sqlx(flatten)]
-    message: StoredMessage,
-    similarity: f64,
-}
-
-#[cfg(feature = "sqlite")]
-/// A summary found by meaning, as read.
-#[derive(sqlx::FromRow)]
-struct NearSummaryRow {
-    #[sqlx(flatten)]
-    summary: SummaryRecord,
-    similarity: f64,
 }
 
 impl Store {
@@ -562,10 +493,7 @@ impl Store {
                 after_id,
             ),
         )?;
-        Ok(rows
-            .into_iter()
-            .map(|row| (row.source_id, row.vector))
-            .collect())
+        Ok(rows.into_iter().map(StoredVector::into_pair).collect())
     }
 
     /// The conversation's messages among `ids`, in no particular order; never another
@@ -575,46 +503,38 @@ impl Store {
         key: ConversationKey,
         ids: &[i64],
     ) -> Result<Vec<StoredMessage>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".to_owned());
-                // `+` keeps SQLite from choosing the conversation's index (a scan of all its messages)
-                // over the few ids' primary key.
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
-                       WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
-                    key.chat_id,
-                    key.user_id,
-                    ids,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
-                              created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
-                       FROM messages
-                       WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    ids,
-                )
-                .fetch_all(&db.pool)
-                .await
-            }
-        }
+        run!(
+            self,
+            reader.fetch_all,
+            // `+` keeps SQLite from choosing the conversation's index (a scan of all its
+            // messages) over the few ids' primary key.
+            sqlite = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
+                          content, created_at AS created_at_ms, tokens_in, tokens_out,
+                          telegram_message_id
+                   FROM messages
+                   WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
+                key.chat_id,
+                key.user_id,
+                json_ids(ids),
+            ),
+            postgres = sqlx::query_as!(
+                StoredMessage,
+                r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
+                          created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
+                   FROM messages
+                   WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
+                key.chat_id.0,
+                key.user_id.0,
+                ids,
+            ),
+        )
     }
 
     /// The conversation's `limit` messages older than message `before_id` nearest in meaning
-    /// to `query` (a vector of the same model), nearest first, with their cosine similarity.
+    /// to `query` (a vector of the same model), nearest first, with their cosine similarity,
+    /// ranked over the conversation's stored vectors.
     pub async fn nearest_messages_stored(
         &self,
         key: ConversationKey,
@@ -622,70 +542,26 @@ impl Store {
         before_id: i64,
         limit: i64,
     ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows: Vec<NearMessageRow> = sqlx::query_as(
-                    r#"WITH nearest AS MATERIALIZED (
-                           SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
-                           FROM memory_vectors
-                           WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id < ?4
-                             AND length(vector) = length(?3)
-                           ORDER BY similarity_found DESC LIMIT ?5)
-                       SELECT message.id, message.chat_id, message.user_id, message.session_id,
-                              message.role, message.content, message.created_at AS created_at_ms,
-                              message.tokens_in, message.tokens_out, message.telegram_message_id,
-                              nearest.similarity_found AS similarity
-                       FROM nearest JOIN messages AS message ON message.id = nearest.source_id
-                       WHERE message.chat_id = ?1 AND message.user_id = ?2
-                       ORDER BY nearest.similarity_found DESC"#,
-                )
-                .bind(key.chat_id)
-                .bind(key.user_id)
-                .bind(query)
-                .bind(before_id)
-                .bind(limit)
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| (row.message, row.similarity))
-                    .collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let vectors = sqlx::query!(
-                    r#"SELECT source_id, vector FROM memory_vectors
-                       WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id < $3"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    before_id,
-                )
-                .fetch_all(&db.pool)
-                .await?
-                .into_iter()
-                .map(|row| (row.source_id, row.vector))
-                .collect();
-                let ranked = nearest(query, vectors, limit);
-                if ranked.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-                let messages = sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
-                              created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
-                       FROM messages
-                       WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    &ids,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(in_ranked_order(&ranked, messages, |message| message.id))
-            }
+        let vectors = self
+            .memory_vectors_of(key, VectorSource::Message, before_id)
+            .await?;
+        let ranked = nearest(query, vectors, before_id, limit);
+        self.messages_ranked(key, &ranked).await
+    }
+
+    /// The messages of `ranked` (ids of the conversation's messages, nearest first, with their
+    /// similarity) in that order; a message deleted since it was ranked is left out.
+    pub(super) async fn messages_ranked(
+        &self,
+        key: ConversationKey,
+        ranked: &[(i64, f64)],
+    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+        if ranked.is_empty() {
+            return Ok(Vec::new());
         }
+        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
+        let messages = self.messages_with_ids(key, &ids).await?;
+        Ok(in_ranked_order(ranked, messages, |message| message.id))
     }
 
     /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest
@@ -696,131 +572,91 @@ impl Store {
         query: &[u8],
         limit: i64,
     ) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let rows: Vec<NearSummaryRow> = sqlx::query_as(
-                    r#"WITH nearest AS MATERIALIZED (
-                           SELECT source_id, int8_similarity(vector, ?3) AS similarity_found
-                           FROM memory_vectors
-                           WHERE chat_id = ?1 AND user_id = ?2 AND kind = 1
-                             AND length(vector) = length(?3)
-                           ORDER BY similarity_found DESC LIMIT ?4)
-                       SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
-                              summary.created_at AS created_at_ms,
-                              session.started_at AS session_started_at_ms,
-                              session.last_activity_at AS session_last_activity_at_ms,
-                              nearest.similarity_found AS similarity
-                       FROM nearest
-                       JOIN session_summaries AS summary ON summary.session_id = nearest.source_id
-                       JOIN sessions AS session ON session.id = summary.session_id
-                       WHERE summary.chat_id = ?1 AND summary.user_id = ?2
-                       ORDER BY nearest.similarity_found DESC"#,
-                )
-                .bind(key.chat_id)
-                .bind(key.user_id)
-                .bind(query)
-                .bind(limit)
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                Ok(rows
-                    .into_iter()
-                    .map(|row| (row.summary, row.similarity))
-                    .collect())
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let vectors = sqlx::query!(
-                    r#"SELECT source_id, vector FROM memory_vectors
-                       WHERE chat_id = $1 AND user_id = $2 AND kind = 1"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_all(&db.pool)
-                .await?
-                .into_iter()
-                .map(|row| (row.source_id, row.vector))
-                .collect();
-                let ranked = nearest(query, vectors, limit);
-                if ranked.is_empty() {
-                    return Ok(Vec::new());
-                }
-                let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-                let summaries = sqlx::query_as!(
-                    SummaryRecord,
-                    r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
-                              summary.created_at AS created_at_ms,
-                              session.started_at AS session_started_at_ms,
-                              session.last_activity_at AS session_last_activity_at_ms
-                       FROM session_summaries AS summary
-                       JOIN sessions AS session ON session.id = summary.session_id
-                       WHERE summary.session_id = ANY($3)
-                         AND summary.chat_id = $1 AND summary.user_id = $2"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                    &ids,
-                )
-                .fetch_all(&db.pool)
-                .await?;
-                Ok(in_ranked_order(&ranked, summaries, |summary| {
-                    summary.session_id
-                }))
-            }
+        let vectors = self
+            .memory_vectors_of(key, VectorSource::Summary, i64::MAX)
+            .await?;
+        let ranked = nearest(query, vectors, i64::MAX, limit);
+        if ranked.is_empty() {
+            return Ok(Vec::new());
         }
+        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
+        let summaries = self.summaries_with_ids(key, &ids).await?;
+        Ok(in_ranked_order(&ranked, summaries, |summary| {
+            summary.session_id
+        }))
     }
 
     /// The conversation's `limit` notes nearest in meaning to `query`, nearest first, with
-    /// their cosine similarity.
+    /// their cosine similarity. Notes are read through the notes' own query, so a note found by
+    /// meaning is the same record `/memory` shows.
     pub async fn nearest_notes(
         &self,
         key: ConversationKey,
         query: &[u8],
         limit: i64,
     ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let ranked: Vec<(i64, f64)> = sqlx::query_as(
-                    r#"SELECT note_id, similarity
-                       FROM (SELECT note_id, int8_similarity(vector, ?3) AS similarity
-                             FROM note_vectors
-                             WHERE chat_id = ?1 AND user_id = ?2 AND length(vector) = length(?3)
-                             ORDER BY similarity DESC, note_id LIMIT ?4)
-                       ORDER BY similarity DESC, note_id"#,
-                )
-                .bind(key.chat_id)
-                .bind(key.user_id)
-                .bind(query)
-                .bind(limit)
-                .fetch_all(&mut *db.reader().await?)
-                .await?;
-                if ranked.is_empty() {
-                    return Ok(Vec::new());
-                }
-                Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let vectors = sqlx::query!(
-                    r#"SELECT note_id, vector FROM note_vectors WHERE chat_id = $1 AND user_id = $2"#,
-                    key.chat_id.0,
-                    key.user_id.0,
-                )
-                .fetch_all(&db.pool)
-                .await?
-                .into_iter()
-                .map(|row| (row.note_id, row.vector))
-                .collect();
-                let ranked: Vec<(i64, f64)> = nearest(query, vectors, limit)
-                    .into_iter()
-                    .map(|(id, distance)| (id, similarity(distance)))
-                    .collect();
-                if ranked.is_empty() {
-                    return Ok(Vec::new());
-                }
-                Ok(notes_in_ranked_order(&ranked, self.notes(key).await?))
-            }
+        let vectors = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredVector,
+                r#"SELECT note_id AS "source_id!", vector FROM note_vectors
+                   WHERE chat_id = ?1 AND user_id = ?2 ORDER BY note_id"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredVector,
+                r#"SELECT note_id AS source_id, vector FROM note_vectors
+                   WHERE chat_id = $1 AND user_id = $2 ORDER BY note_id"#,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )?;
+        let vectors = vectors.into_iter().map(StoredVector::into_pair).collect();
+        let ranked = nearest(query, vectors, i64::MAX, limit);
+        if ranked.is_empty() {
+            return Ok(Vec::new());
         }
+        Ok(in_ranked_order(&ranked, self.notes(key).await?, |note| {
+            note.id
+        }))
+    }
+
+    /// The conversation's vectors of messages or summaries (`source`) with source ids below
+    /// `before_id`, by id.
+    async fn memory_vectors_of(
+        &self,
+        key: ConversationKey,
+        source: VectorSource,
+        before_id: i64,
+    ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+        let kind = source.kind();
+        let vectors = run!(
+            self,
+            reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                StoredVector,
+                r#"SELECT source_id, vector FROM memory_vectors
+                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3 AND source_id < ?4
+                   ORDER BY source_id"#,
+                key.chat_id,
+                key.user_id,
+                kind,
+                before_id,
+            ),
+            postgres = sqlx::query_as!(
+                StoredVector,
+                r#"SELECT source_id, vector FROM memory_vectors
+                   WHERE chat_id = $1 AND user_id = $2 AND kind = $3 AND source_id < $4
+                   ORDER BY source_id"#,
+                key.chat_id.0,
+                key.user_id.0,
+                kind,
+                before_id,
+            ),
+        )?;
+        Ok(vectors.into_iter().map(StoredVector::into_pair).collect())
     }
 
     /// How many vectors the conversation has, of messages, summaries and notes (for tests and
