@@ -77,12 +77,8 @@ impl Store {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
                 let mut reader = db.reader().await?;
-                let message = sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
+                let message = select_messages!(
+                    r#"FROM messages
                        WHERE chat_id = ?1 AND user_id = ?2 AND role = 'user'
                        ORDER BY created_at DESC, id DESC
                        LIMIT 1"#,
@@ -116,12 +112,8 @@ impl Store {
             }
             #[cfg(feature = "postgres")]
             Backend::Postgres(db) => {
-                let message = sqlx::query_as!(
-                    StoredMessage,
-                    r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
-                              content, created_at AS created_at_ms, tokens_in, tokens_out,
-                              telegram_message_id
-                       FROM messages
+                let message = select_messages!(
+                    r#"FROM messages
                        WHERE chat_id = $1 AND user_id = $2 AND role = 'user'
                        ORDER BY created_at DESC, id DESC
                        LIMIT 1"#,
@@ -173,14 +165,8 @@ impl Store {
             // `+?4`, not `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then
             // re-prepares the statement whenever a new value is bound; the unary plus hides it
             // from the planner.
-            sqlite = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                          session_id AS "session_id!", role AS "role!: Role",
-                          content AS "content!", created_at AS "created_at_ms!",
-                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                          telegram_message_id
-                   FROM (SELECT * FROM messages
+            sqlite = select_messages!(
+                r#"FROM (SELECT * FROM messages
                          WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
                          ORDER BY created_at DESC, id DESC
                          LIMIT +?4)
@@ -191,14 +177,8 @@ impl Store {
                 limit,
                 through_id,
             ),
-            postgres = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                          session_id AS "session_id!", role AS "role!: Role",
-                          content AS "content!", created_at AS "created_at_ms!",
-                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                          telegram_message_id
-                   FROM (SELECT * FROM messages
+            postgres = select_messages!(
+                r#"FROM (SELECT * FROM messages
                          WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
                          ORDER BY created_at DESC, id DESC
                          LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest

@@ -255,23 +255,15 @@ impl Store {
         run!(
             self,
             reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                          content, created_at AS created_at_ms, tokens_in, tokens_out,
-                          telegram_message_id
-                   FROM messages
+            sqlite = select_messages!(
+                r#"FROM messages
                    WHERE chat_id = ?1 AND user_id = ?2
                    ORDER BY created_at ASC, id ASC"#,
                 key.chat_id,
                 key.user_id,
             ),
-            postgres = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
-                          content, created_at AS created_at_ms, tokens_in, tokens_out,
-                          telegram_message_id
-                   FROM messages
+            postgres = select_messages!(
+                r#"FROM messages
                    WHERE chat_id = $1 AND user_id = $2
                    ORDER BY created_at ASC, id ASC"#,
                 key.chat_id.0,
@@ -318,22 +310,14 @@ impl Store {
         run!(
             self,
             reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                          content, created_at AS created_at_ms, tokens_in, tokens_out,
-                          telegram_message_id
-                   FROM messages
+            sqlite = select_messages!(
+                r#"FROM messages
                    WHERE session_id = ?1
                    ORDER BY created_at ASC, id ASC"#,
                 session_id,
             ),
-            postgres = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role",
-                          content, created_at AS created_at_ms, tokens_in, tokens_out,
-                          telegram_message_id
-                   FROM messages
+            postgres = select_messages!(
+                r#"FROM messages
                    WHERE session_id = $1
                    ORDER BY created_at ASC, id ASC"#,
                 session_id,

@@ -25,6 +25,8 @@ compile_error!("telemem needs a storage backend: enable the `sqlite` or `postgre
 
 #[macro_use]
 mod backend;
+#[macro_use]
+mod columns;
 
 use std::sync::Arc;
 

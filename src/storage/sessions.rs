@@ -67,22 +67,14 @@ impl Store {
         run!(
             self,
             reader.fetch_optional,
-            sqlite = sqlx::query_as!(
-                SessionRecord,
-                r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                          summary_attempts
-                   FROM sessions
+            sqlite = select_sessions!(
+                r#"FROM sessions
                    WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
                 key.chat_id,
                 key.user_id,
             ),
-            postgres = sqlx::query_as!(
-                SessionRecord,
-                r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
-                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                          summary_attempts
-                   FROM sessions
+            postgres = select_sessions!(
+                r#"FROM sessions
                    WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
@@ -304,12 +296,8 @@ impl Store {
         run!(
             self,
             reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                SessionRecord,
-                r#"SELECT id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                          summary_attempts
-                   FROM sessions
+            sqlite = select_sessions!(
+                r#"FROM sessions
                    WHERE closed_at IS NOT NULL AND summarized = 0
                      AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
                    ORDER BY closed_at
@@ -317,12 +305,8 @@ impl Store {
                 now_ms,
                 limit,
             ),
-            postgres = sqlx::query_as!(
-                SessionRecord,
-                r#"SELECT id, chat_id, user_id, started_at AS started_at_ms,
-                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                          summary_attempts
-                   FROM sessions
+            postgres = select_sessions!(
+                r#"FROM sessions
                    WHERE closed_at IS NOT NULL AND NOT summarized
                      AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
                    ORDER BY closed_at

@@ -70,13 +70,8 @@ impl Store {
         let mut summaries = run!(
             self,
             reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                SummaryRecord,
-                r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                          summary.summary, summary.created_at AS created_at_ms,
-                          session.started_at AS session_started_at_ms,
-                          session.last_activity_at AS session_last_activity_at_ms
-                   FROM session_summaries AS summary
+            sqlite = select_summaries!(
+                r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
                    ORDER BY summary.created_at DESC, summary.session_id DESC
@@ -86,13 +81,8 @@ impl Store {
                 since_ms,
                 limit,
             ),
-            postgres = sqlx::query_as!(
-                SummaryRecord,
-                r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
-                          summary.summary, summary.created_at AS created_at_ms,
-                          session.started_at AS session_started_at_ms,
-                          session.last_activity_at AS session_last_activity_at_ms
-                   FROM session_summaries AS summary
+            postgres = select_summaries!(
+                r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
                    ORDER BY summary.created_at DESC, summary.session_id DESC
@@ -122,13 +112,8 @@ impl Store {
             reader.fetch_all,
             // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
             // from the period's end; those that ended before it began are passed over.
-            sqlite = sqlx::query_as!(
-                SummaryRecord,
-                r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                          summary.summary, summary.created_at AS created_at_ms,
-                          session.started_at AS session_started_at_ms,
-                          session.last_activity_at AS session_last_activity_at_ms
-                   FROM sessions AS session
+            sqlite = select_summaries!(
+                r#"FROM sessions AS session
                    JOIN session_summaries AS summary ON summary.session_id = session.id
                    WHERE session.chat_id = ?1 AND session.user_id = ?2
                      AND session.started_at < ?4 AND session.last_activity_at >= ?3
@@ -140,13 +125,8 @@ impl Store {
                 to_ms,
                 limit,
             ),
-            postgres = sqlx::query_as!(
-                SummaryRecord,
-                r#"SELECT summary.session_id, summary.chat_id, summary.user_id,
-                          summary.summary, summary.created_at AS created_at_ms,
-                          session.started_at AS session_started_at_ms,
-                          session.last_activity_at AS session_last_activity_at_ms
-                   FROM sessions AS session
+            postgres = select_summaries!(
+                r#"FROM sessions AS session
                    JOIN session_summaries AS summary ON summary.session_id = session.id
                    WHERE session.chat_id = $1 AND session.user_id = $2
                      AND session.started_at < $4 AND session.last_activity_at >= $3
@@ -177,14 +157,8 @@ impl Store {
         run!(
             self,
             reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                          session_id AS "session_id!", role AS "role!: Role",
-                          content AS "content!", created_at AS "created_at_ms!",
-                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                          telegram_message_id
-                   FROM (SELECT * FROM messages
+            sqlite = select_messages!(
+                r#"FROM (SELECT * FROM messages
                          WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
                            AND created_at < ?4 AND role = 'user'
                            AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
@@ -198,14 +172,8 @@ impl Store {
                 to_ms,
                 limit,
             ),
-            postgres = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id AS "chat_id!", user_id AS "user_id!",
-                          session_id AS "session_id!", role AS "role!: Role",
-                          content AS "content!", created_at AS "created_at_ms!",
-                          tokens_in AS "tokens_in!", tokens_out AS "tokens_out!",
-                          telegram_message_id
-                   FROM (SELECT * FROM messages
+            postgres = select_messages!(
+                r#"FROM (SELECT * FROM messages
                          WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
                            AND created_at < $4 AND role = 'user'
                            AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
@@ -231,13 +199,8 @@ impl Store {
         run!(
             self,
             reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                SummaryRecord,
-                r#"SELECT summary.session_id AS "session_id!", summary.chat_id, summary.user_id,
-                          summary.summary, summary.created_at AS created_at_ms,
-                          session.started_at AS session_started_at_ms,
-                          session.last_activity_at AS session_last_activity_at_ms
-                   FROM session_summaries AS summary
+            sqlite = select_summaries!(
+                r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.session_id IN (SELECT value FROM json_each(?3))
                      AND summary.chat_id = ?1 AND summary.user_id = ?2"#,
@@ -245,13 +208,8 @@ impl Store {
                 key.user_id,
                 json_ids(session_ids),
             ),
-            postgres = sqlx::query_as!(
-                SummaryRecord,
-                r#"SELECT summary.session_id, summary.chat_id, summary.user_id, summary.summary,
-                          summary.created_at AS created_at_ms,
-                          session.started_at AS session_started_at_ms,
-                          session.last_activity_at AS session_last_activity_at_ms
-                   FROM session_summaries AS summary
+            postgres = select_summaries!(
+                r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.session_id = ANY($3)
                      AND summary.chat_id = $1 AND summary.user_id = $2"#,

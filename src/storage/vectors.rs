@@ -508,22 +508,15 @@ impl Store {
             reader.fetch_all,
             // `+` keeps SQLite from choosing the conversation's index (a scan of all its
             // messages) over the few ids' primary key.
-            sqlite = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id AS "id!", chat_id, user_id, session_id, role AS "role: Role",
-                          content, created_at AS created_at_ms, tokens_in, tokens_out,
-                          telegram_message_id
-                   FROM messages
+            sqlite = select_messages!(
+                r#"FROM messages
                    WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
                 key.chat_id,
                 key.user_id,
                 json_ids(ids),
             ),
-            postgres = sqlx::query_as!(
-                StoredMessage,
-                r#"SELECT id, chat_id, user_id, session_id, role AS "role: Role", content,
-                          created_at AS created_at_ms, tokens_in, tokens_out, telegram_message_id
-                   FROM messages
+            postgres = select_messages!(
+                r#"FROM messages
                    WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
                 key.chat_id.0,
                 key.user_id.0,
