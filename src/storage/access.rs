@@ -2,6 +2,7 @@
 //! token limit they changed (`token_limits`), and which strangers they were told about
 //! (`stranger_alerts`). Admin decisions, not a person's data, so the purge leaves them.
 
+use super::Result;
 use super::Store;
 use super::UserId;
 
@@ -36,10 +37,9 @@ pub struct TokenLimitRecord {
 
 impl Store {
     /// Every access rule, by person.
-    pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>, sqlx::Error> {
+    pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 AccessRuleRecord,
                 r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
@@ -57,10 +57,9 @@ impl Store {
     }
 
     /// Stores `record`, replacing the person's earlier rule.
-    pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<(), sqlx::Error> {
+    pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
                  VALUES (?1, ?2, ?3, ?4)
@@ -88,10 +87,9 @@ impl Store {
     }
 
     /// Deletes the person's rule; whether there was one.
-    pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+    pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool> {
         let deleted = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!("DELETE FROM access_rules WHERE user_id = ?1", user_id),
             postgres = sqlx::query!("DELETE FROM access_rules WHERE user_id = $1", user_id.0),
         )?;
@@ -100,14 +98,9 @@ impl Store {
 
     /// Records that the admins were told about the stranger `user_id`; whether this is the first
     /// time (only then are they told; with replicas, by whichever got here first).
-    pub async fn record_stranger_alert(
-        &self,
-        user_id: UserId,
-        now_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
+    pub async fn record_stranger_alert(&self, user_id: UserId, now_ms: i64) -> Result<bool> {
         let inserted = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
                  ON CONFLICT (user_id) DO NOTHING",
@@ -125,13 +118,9 @@ impl Store {
     }
 
     /// The person's own daily token limit, if an admin set one.
-    pub async fn token_limit(
-        &self,
-        user_id: UserId,
-    ) -> Result<Option<TokenLimitRecord>, sqlx::Error> {
+    pub async fn token_limit(&self, user_id: UserId) -> Result<Option<TokenLimitRecord>> {
         run!(
-            self,
-            reader.fetch_optional,
+            self.reader.fetch_optional,
             sqlite = sqlx::query_as!(
                 TokenLimitRecord,
                 r#"SELECT user_id AS "user_id!", daily_tokens,
@@ -149,10 +138,9 @@ impl Store {
     }
 
     /// Whether an admin gave anyone a daily token limit of their own (a number, not `off`).
-    pub async fn any_own_token_limit(&self) -> Result<bool, sqlx::Error> {
+    pub async fn any_own_token_limit(&self) -> Result<bool> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
                        AS "any!: bool""#
@@ -165,10 +153,9 @@ impl Store {
     }
 
     /// Stores `record`, replacing the person's earlier limit.
-    pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<(), sqlx::Error> {
+    pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
                  VALUES (?1, ?2, ?3, ?4)
@@ -196,10 +183,9 @@ impl Store {
     }
 
     /// Deletes the person's own limit, so the setting applies again; whether there was one.
-    pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+    pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool> {
         let deleted = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!("DELETE FROM token_limits WHERE user_id = ?1", user_id),
             postgres = sqlx::query!("DELETE FROM token_limits WHERE user_id = $1", user_id.0),
         )?;

@@ -4,6 +4,8 @@
 //! all that differs, and stays compile-time checked); the code around them is the caller's,
 //! written once.
 
+use super::Result;
+
 /// Runs one statement on the store's backend, whichever it is, and finishes it with `$finish`
 /// (`fetch_one`, `fetch_optional`, `fetch_all`, ..., or `execute`, which gives the number of rows
 /// the statement changed): on SQLite on a reader connection or on the writer, as
@@ -12,14 +14,13 @@
 ///
 /// ```ignore
 /// let deleted = run!(
-///     self,
-///     writer.execute,
+///     self.writer.execute,
 ///     sqlite = sqlx::query!("DELETE FROM notes WHERE id = ?1", id),
 ///     postgres = sqlx::query!("DELETE FROM notes WHERE id = $1", id),
 /// )?;
 /// ```
 macro_rules! run {
-    ($store:expr, $connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
+    ($store:ident.$connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
         match &$store.backend {
             #[cfg(feature = "sqlite")]
             $crate::storage::Backend::Sqlite(db) => $sqlite
@@ -33,7 +34,7 @@ macro_rules! run {
                 .map(|done| done.rows_affected()),
         }
     };
-    ($store:expr, $connection:ident.$finish:ident, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
+    ($store:ident.$connection:ident.$finish:ident, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
         match &$store.backend {
             #[cfg(feature = "sqlite")]
             $crate::storage::Backend::Sqlite(db) => {
@@ -148,7 +149,7 @@ impl<'c> Writing<'c> {
     }
 
     /// Commits every statement run in the transaction.
-    pub(super) async fn commit(self) -> Result<(), sqlx::Error> {
+    pub(super) async fn commit(self) -> Result<()> {
         match self {
             #[cfg(feature = "sqlite")]
             Self::Sqlite(transaction) => transaction.commit().await,

@@ -21,6 +21,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot};
 
+use super::Result;
 use super::{ChatId, Connections, NewMessage, Role, unless_closed};
 
 /// At most this many writes go into one round: bounds a statement's size and how long other
@@ -37,17 +38,17 @@ pub(super) enum Write {
     /// same chat and Telegram message id, is not stored again).
     Message {
         row: MessageRow,
-        done: oneshot::Sender<Result<(i64, bool), sqlx::Error>>,
+        done: oneshot::Sender<Result<(i64, bool)>>,
     },
     /// `(message id, Telegram message id)`: which Telegram message carried a stored reply.
     Delivered {
         record: (i64, i64),
-        done: oneshot::Sender<Result<(), sqlx::Error>>,
+        done: oneshot::Sender<Result<()>>,
     },
     /// `(update id, Telegram message ids)`: the messages that carry an update's answer so far.
     AnswerMessages {
         record: (i64, Vec<i64>),
-        done: oneshot::Sender<Result<(), sqlx::Error>>,
+        done: oneshot::Sender<Result<()>>,
     },
     /// Answered once every write handed over before it is done.
     Flush { done: oneshot::Sender<()> },
@@ -67,7 +68,7 @@ impl MessageRow {
         message: &NewMessage<'_>,
         role: Role,
         update_id: Option<i64>,
-    ) -> Result<Self, sqlx::Error> {
+    ) -> Result<Self> {
         let json = serde_json::to_string(&(
             message.key.chat_id,
             message.key.user_id,
@@ -127,12 +128,9 @@ pub(super) async fn combine_writes(
     }
 }
 
-type MessageWrite = (
-    MessageRow,
-    oneshot::Sender<Result<(i64, bool), sqlx::Error>>,
-);
-type DeliveredWrite = ((i64, i64), oneshot::Sender<Result<(), sqlx::Error>>);
-type AnswerWrite = ((i64, Vec<i64>), oneshot::Sender<Result<(), sqlx::Error>>);
+type MessageWrite = (MessageRow, oneshot::Sender<Result<(i64, bool)>>);
+type DeliveredWrite = ((i64, i64), oneshot::Sender<Result<()>>);
+type AnswerWrite = ((i64, Vec<i64>), oneshot::Sender<Result<()>>);
 
 /// The writes of one round, by kind.
 #[derive(Default)]
@@ -237,7 +235,7 @@ async fn round_statement(
     rows: &[&MessageRow],
     delivered: &[(i64, i64)],
     answers: &[&(i64, Vec<i64>)],
-) -> Result<Vec<Result<(i64, bool), sqlx::Error>>, sqlx::Error> {
+) -> Result<Vec<Result<(i64, bool)>>> {
     let encode = |error: serde_json::Error| sqlx::Error::Encode(error.into());
     let delivered = serde_json::to_string(delivered).map_err(encode)?;
     let answers = serde_json::to_string(answers).map_err(encode)?;
@@ -299,7 +297,7 @@ async fn match_inserted(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
     mut inserted: Vec<Inserted>,
-) -> Vec<Result<(i64, bool), sqlx::Error>> {
+) -> Vec<Result<(i64, bool)>> {
     inserted.sort_unstable_by_key(|row| row.id);
     let mut inserted = inserted.into_iter().peekable();
     let mut outcomes = Vec::with_capacity(rows.len());
@@ -323,7 +321,7 @@ async fn match_inserted(
 async fn existing_user_message(
     connection: &mut sqlx::SqliteConnection,
     row: &MessageRow,
-) -> Result<i64, sqlx::Error> {
+) -> Result<i64> {
     sqlx::query_scalar!(
         r#"SELECT id AS "id!" FROM messages
            WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'"#,

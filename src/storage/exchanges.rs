@@ -8,6 +8,7 @@
 //! old answer is deleted with the session marked for summarizing again. Its token counts move to
 //! the new reply, because the person did use them.
 
+use super::Result;
 use super::{Backend, Store};
 use super::{ConversationKey, NewMessage, Role, StoredMessage};
 
@@ -69,10 +70,7 @@ impl From<ReplyRow> for ExchangeReply {
 impl Store {
     /// The conversation's last message from the person and the replies stored after it; `None`
     /// when the person has no message stored here.
-    pub async fn last_exchange(
-        &self,
-        key: ConversationKey,
-    ) -> Result<Option<LastExchange>, sqlx::Error> {
+    pub async fn last_exchange(&self, key: ConversationKey) -> Result<Option<LastExchange>> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -156,10 +154,9 @@ impl Store {
         since_ms: i64,
         limit: i64,
         through_id: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    ) -> Result<Vec<StoredMessage>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             // The inner query walks the (chat_id, user_id, created_at) index backwards from the
             // newest row and stops after `limit`; the outer one only reverses those few rows.
             // `+?4`, not `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then
@@ -201,7 +198,7 @@ impl Store {
         replaced: &[i64],
         reply: &NewMessage<'_>,
         update_id: Option<i64>,
-    ) -> Result<i64, sqlx::Error> {
+    ) -> Result<i64> {
         let (chat_id, user_id) = (reply.key.chat_id.0, reply.key.user_id.0);
         let content = self.storable(reply.content);
         #[cfg(feature = "sqlite")]

@@ -9,6 +9,7 @@
 //! embedder find it like any other; an existing session that receives messages widens to hold
 //! them and, when it was closed, loses its summary so the summarizer writes it again with them.
 
+use super::Result;
 #[cfg(feature = "postgres")]
 use super::postgres::import::{Bookkeeping, PgImport};
 use super::{Backend, Store};
@@ -58,10 +59,7 @@ pub(super) const IMPORT_CHUNK: usize = 2_000;
 
 impl Store {
     /// Every session of the conversation, oldest first.
-    pub async fn session_spans(
-        &self,
-        key: ConversationKey,
-    ) -> Result<Vec<SessionSpan>, sqlx::Error> {
+    pub async fn session_spans(&self, key: ConversationKey) -> Result<Vec<SessionSpan>> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -96,10 +94,9 @@ impl Store {
     }
 
     /// The import keys of the conversation's imported messages.
-    pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>, sqlx::Error> {
+    pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT import_key AS "import_key!" FROM messages
                    WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
@@ -120,7 +117,7 @@ impl Store {
         &self,
         key: ConversationKey,
         sessions: &[ImportSession],
-    ) -> Result<ImportCounts, sqlx::Error> {
+    ) -> Result<ImportCounts> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -157,39 +154,27 @@ impl Store {
 /// transaction; [`import_session_list`] decides which run for each planned session.
 pub(super) trait ImportStatements {
     /// Stores a new closed session of the conversation from `first_ms` to `last_ms`; its id.
-    async fn insert_closed_session(
-        &mut self,
-        first_ms: i64,
-        last_ms: i64,
-    ) -> Result<i64, sqlx::Error>;
+    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64>;
 
     /// Stores `messages` in the session `session_id`, skipping those already stored; returns
     /// how many were stored.
-    async fn insert_messages(
-        &mut self,
-        session_id: i64,
-        messages: &[ImportMessage],
-    ) -> Result<u64, sqlx::Error>;
+    async fn insert_messages(&mut self, session_id: i64, messages: &[ImportMessage])
+    -> Result<u64>;
 
     /// Deletes the new session `session_id`, which received no message.
-    async fn delete_session(&mut self, session_id: i64) -> Result<(), sqlx::Error>;
+    async fn delete_session(&mut self, session_id: i64) -> Result<()>;
 
     /// Makes the existing session `session_id` span its imported messages too and, when it is
     /// closed, summarized again: its old summary goes (its triggers take its vector and byte
     /// count).
-    async fn widen_session(
-        &mut self,
-        session_id: i64,
-        first_ms: i64,
-        last_ms: i64,
-    ) -> Result<(), sqlx::Error>;
+    async fn widen_session(&mut self, session_id: i64, first_ms: i64, last_ms: i64) -> Result<()>;
 }
 
 /// Writes the planned `sessions` through `statements`, counting what was stored.
 pub(super) async fn import_session_list<S: ImportStatements>(
     statements: &mut S,
     sessions: &[ImportSession],
-) -> Result<ImportCounts, sqlx::Error> {
+) -> Result<ImportCounts> {
     let mut counts = ImportCounts::default();
     for session in sessions {
         let (Some(first), Some(last)) = (session.messages.first(), session.messages.last()) else {
@@ -228,11 +213,7 @@ struct SqliteImport<'t> {
 
 #[cfg(feature = "sqlite")]
 impl ImportStatements for SqliteImport<'_> {
-    async fn insert_closed_session(
-        &mut self,
-        first_ms: i64,
-        last_ms: i64,
-    ) -> Result<i64, sqlx::Error> {
+    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64> {
         sqlx::query_scalar!(
             r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
                                              closed_at)
@@ -251,7 +232,7 @@ impl ImportStatements for SqliteImport<'_> {
         &mut self,
         session_id: i64,
         messages: &[ImportMessage],
-    ) -> Result<u64, sqlx::Error> {
+    ) -> Result<u64> {
         let mut stored = 0;
         for chunk in messages.chunks(IMPORT_CHUNK) {
             let rows = serde_json::to_string(chunk)
@@ -278,19 +259,14 @@ impl ImportStatements for SqliteImport<'_> {
         Ok(stored)
     }
 
-    async fn delete_session(&mut self, session_id: i64) -> Result<(), sqlx::Error> {
+    async fn delete_session(&mut self, session_id: i64) -> Result<()> {
         sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id)
             .execute(&mut *self.transaction)
             .await?;
         Ok(())
     }
 
-    async fn widen_session(
-        &mut self,
-        session_id: i64,
-        first_ms: i64,
-        last_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    async fn widen_session(&mut self, session_id: i64, first_ms: i64, last_ms: i64) -> Result<()> {
         sqlx::query!(
             "UPDATE sessions
          SET started_at = min(started_at, ?2),

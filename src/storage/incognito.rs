@@ -3,15 +3,15 @@
 //! any text. Whether a turn is in incognito is read with the rest of its start
 //! ([`Store::turn_start`]).
 
+use super::Result;
 use super::{Backend, Store};
 use super::{ConversationKey, UserId};
 
 impl Store {
     /// Whether the conversation is in incognito.
-    pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool, sqlx::Error> {
+    pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
                                   WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
@@ -29,12 +29,7 @@ impl Store {
 
     /// Switches the conversation's incognito on (from `now_ms`) or off. Returns whether that
     /// changed anything (`false`: it was so already).
-    pub async fn set_incognito(
-        &self,
-        key: ConversationKey,
-        on: bool,
-        now_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
+    pub async fn set_incognito(&self, key: ConversationKey, on: bool, now_ms: i64) -> Result<bool> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -95,10 +90,9 @@ impl Store {
         day_start_ms: i64,
         tokens_in: i64,
         tokens_out: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
                  VALUES (?1, ?2, ?3, ?4)
@@ -127,14 +121,9 @@ impl Store {
 
     /// Tokens (in and out) `user_id`'s incognito turns used in all their chats since the UTC
     /// day that starts at `since_day_start_ms`.
-    pub async fn incognito_tokens(
-        &self,
-        user_id: UserId,
-        since_day_start_ms: i64,
-    ) -> Result<i64, sqlx::Error> {
+    pub async fn incognito_tokens(&self, user_id: UserId, since_day_start_ms: i64) -> Result<i64> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
                    FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,

@@ -1,6 +1,7 @@
 //! Stored messages: adding one (which also marks its session active, and for a user's message
 //! the user's activity) and reading a conversation's recent history.
 
+use super::Result;
 #[cfg(feature = "sqlite")]
 use super::combined::{MessageRow, Write};
 #[cfg(feature = "postgres")]
@@ -74,7 +75,7 @@ impl StoredMessage {
 impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
     /// (a trigger does that in the same statement).
-    pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64, sqlx::Error> {
+    pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -127,11 +128,7 @@ impl Store {
     /// statement (a trigger, see the `turn_writes` migration), marks that update as `replying`:
     /// after a crash the reply is in the history and the update is not answered a second time.
     /// Returns the reply's id. Written together with the other turns' messages (`combined`).
-    pub async fn add_reply(
-        &self,
-        reply: &NewMessage<'_>,
-        update_id: Option<i64>,
-    ) -> Result<i64, sqlx::Error> {
+    pub async fn add_reply(&self, reply: &NewMessage<'_>, update_id: Option<i64>) -> Result<i64> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -167,10 +164,7 @@ impl Store {
     /// Stores a user's message unless the same Telegram message (chat and message id) is already
     /// stored, as when an update is handled again after a crash. Returns the message's id and
     /// whether it was new. Written together with the other turns' messages (`combined`).
-    pub async fn add_user_message_once(
-        &self,
-        message: &NewMessage<'_>,
-    ) -> Result<(i64, bool), sqlx::Error> {
+    pub async fn add_user_message_once(&self, message: &NewMessage<'_>) -> Result<(i64, bool)> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -214,7 +208,7 @@ impl Store {
         &self,
         message_id: i64,
         telegram_message_id: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -243,18 +237,14 @@ impl Store {
         key: ConversationKey,
         since_ms: i64,
         limit: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    ) -> Result<Vec<StoredMessage>> {
         self.history_through(key, since_ms, limit, i64::MAX).await
     }
 
     /// Every message of the conversation, oldest first (for exports).
-    pub async fn all_messages(
-        &self,
-        key: ConversationKey,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    pub async fn all_messages(&self, key: ConversationKey) -> Result<Vec<StoredMessage>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = select_messages!(
                 r#"FROM messages
                    WHERE chat_id = ?1 AND user_id = ?2
@@ -279,10 +269,9 @@ impl Store {
         &self,
         key: ConversationKey,
         telegram_message_id: i64,
-    ) -> Result<Option<String>, sqlx::Error> {
+    ) -> Result<Option<String>> {
         run!(
-            self,
-            reader.fetch_optional,
+            self.reader.fetch_optional,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT content AS "content!" FROM messages
                    WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
@@ -303,13 +292,9 @@ impl Store {
     }
 
     /// Every message of one session, oldest first (for its summary).
-    pub async fn session_messages(
-        &self,
-        session_id: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    pub async fn session_messages(&self, session_id: i64) -> Result<Vec<StoredMessage>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = select_messages!(
                 r#"FROM messages
                    WHERE session_id = ?1

@@ -104,6 +104,9 @@ fn schema_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
     }
 }
 
+/// What every operation of the store returns: its value, or the database's error.
+pub type Result<T, E = sqlx::Error> = std::result::Result<T, E>;
+
 /// One (chat, user) pair. History, sessions and summaries are keyed by both, so two members of a
 /// group chat never share history, and one user's private chat is separate from their groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -278,7 +281,7 @@ impl Store {
         query: &[u8],
         before_id: i64,
         limit: i64,
-    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+    ) -> Result<Vec<(StoredMessage, f64)>> {
         if limit <= 0 {
             return Ok(Vec::new());
         }

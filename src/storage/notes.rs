@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use super::ConversationKey;
+use super::Result;
 use super::Store;
 use super::backend::Writing;
 
@@ -88,7 +89,7 @@ pub enum NoteAdded {
 }
 
 /// The earlier values of a note stored as `earlier` (NULL: none).
-pub(super) fn read_earlier(stored: Option<&str>) -> Result<Vec<EarlierValue>, sqlx::Error> {
+pub(super) fn read_earlier(stored: Option<&str>) -> Result<Vec<EarlierValue>> {
     match stored {
         None => Ok(Vec::new()),
         Some(json) => {
@@ -98,7 +99,7 @@ pub(super) fn read_earlier(stored: Option<&str>) -> Result<Vec<EarlierValue>, sq
 }
 
 /// `earlier` as stored: NULL when empty, so a note that never changed costs no stored bytes.
-pub(super) fn stored_earlier(earlier: &[EarlierValue]) -> Result<Option<String>, sqlx::Error> {
+pub(super) fn stored_earlier(earlier: &[EarlierValue]) -> Result<Option<String>> {
     if earlier.is_empty() {
         return Ok(None);
     }
@@ -163,7 +164,7 @@ pub(super) struct NoteRow {
 impl TryFrom<NoteRow> for NoteRecord {
     type Error = sqlx::Error;
 
-    fn try_from(row: NoteRow) -> Result<Self, sqlx::Error> {
+    fn try_from(row: NoteRow) -> Result<Self> {
         Ok(Self {
             id: row.id,
             note: row.note,
@@ -177,7 +178,7 @@ impl TryFrom<NoteRow> for NoteRecord {
 }
 
 /// `rows` as records, oldest first as read.
-pub(super) fn note_records(rows: Vec<NoteRow>) -> Result<Vec<NoteRecord>, sqlx::Error> {
+pub(super) fn note_records(rows: Vec<NoteRow>) -> Result<Vec<NoteRecord>> {
     rows.into_iter().map(NoteRecord::try_from).collect()
 }
 
@@ -205,7 +206,7 @@ pub(super) fn after_hand_edit(
     old: EditedNote,
     note: &str,
     now_ms: i64,
-) -> Result<(i64, Option<String>), sqlx::Error> {
+) -> Result<(i64, Option<String>)> {
     let old_earlier = read_earlier(old.earlier.as_deref())?;
     let (valid_from, earlier) = if old.note == note {
         (old.valid_from, old_earlier)
@@ -232,7 +233,7 @@ async fn replace_note_list(
     storable: impl Fn(&str) -> Cow<'_, str>,
     source: &NoteSource,
     notes: &[NoteUpdate],
-) -> Result<(), sqlx::Error> {
+) -> Result<()> {
     transaction
         .unconfirm_notes(source.key, source.now_ms)
         .await?;
@@ -268,7 +269,7 @@ async fn rewrite_replaced(
     source: &NoteSource,
     note: &str,
     replaced: &Replaced,
-) -> Result<bool, sqlx::Error> {
+) -> Result<bool> {
     let old = storable(replaced.old());
     let Some(row) = transaction.note_to_rewrite(source.key, &old, note).await? else {
         return Ok(false);
@@ -296,10 +297,9 @@ pub(super) struct NoteSource {
 
 impl Store {
     /// The conversation's notes, oldest first (the numbering `/memory` shows).
-    pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>, sqlx::Error> {
+    pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>> {
         let rows = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 NoteRow,
                 r#"SELECT id AS "id!", note, created_at, confirmed_at,
@@ -334,7 +334,7 @@ impl Store {
         source_session_id: i64,
         stated_at_ms: i64,
         now_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         let source = NoteSource {
             key,
             session_id: source_session_id,
@@ -355,7 +355,7 @@ impl Store {
         key: ConversationKey,
         note: &str,
         now_ms: i64,
-    ) -> Result<NoteAdded, sqlx::Error> {
+    ) -> Result<NoteAdded> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         let note = self.storable(note);
         begin!(self, transaction);
@@ -417,7 +417,7 @@ impl Store {
         note_id: i64,
         note: &str,
         now_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<bool> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         let note = self.storable(note);
         begin!(self, transaction);
@@ -496,14 +496,9 @@ impl Store {
     }
 
     /// Deletes one note of the conversation; `false` if it has no note with that id.
-    pub async fn delete_note(
-        &self,
-        key: ConversationKey,
-        note_id: i64,
-    ) -> Result<bool, sqlx::Error> {
+    pub async fn delete_note(&self, key: ConversationKey, note_id: i64) -> Result<bool> {
         let result = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
                 note_id,
@@ -527,11 +522,7 @@ impl Store {
 impl Writing<'_> {
     /// Marks every note of the conversation unconfirmed, except those added by hand, which are
     /// confirmed at `now_ms`.
-    async fn unconfirm_notes(
-        &mut self,
-        key: ConversationKey,
-        now_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    async fn unconfirm_notes(&mut self, key: ConversationKey, now_ms: i64) -> Result<()> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         let transaction = self;
         run_in!(
@@ -562,7 +553,7 @@ impl Writing<'_> {
         key: ConversationKey,
         old: &str,
         note: &str,
-    ) -> Result<Option<ReplacedRow>, sqlx::Error> {
+    ) -> Result<Option<ReplacedRow>> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         let transaction = self;
         run_in!(
@@ -595,11 +586,7 @@ impl Writing<'_> {
     }
 
     /// Gives the note `rewrite.id` its new text, time and earlier values.
-    async fn rewrite_note(
-        &mut self,
-        source: &NoteSource,
-        rewrite: &NoteRewrite<'_>,
-    ) -> Result<(), sqlx::Error> {
+    async fn rewrite_note(&mut self, source: &NoteSource, rewrite: &NoteRewrite<'_>) -> Result<()> {
         let transaction = self;
         run_in!(
             transaction.execute,
@@ -635,7 +622,7 @@ impl Writing<'_> {
         source: &NoteSource,
         note: &str,
         earlier: Option<String>,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         let (chat_id, user_id) = (source.key.chat_id.0, source.key.user_id.0);
         let transaction = self;
         run_in!(
@@ -673,7 +660,7 @@ impl Writing<'_> {
     }
 
     /// Deletes the conversation's notes that stayed unconfirmed.
-    async fn delete_unconfirmed_notes(&mut self, key: ConversationKey) -> Result<(), sqlx::Error> {
+    async fn delete_unconfirmed_notes(&mut self, key: ConversationKey) -> Result<()> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         let transaction = self;
         run_in!(

@@ -13,6 +13,7 @@
 
 use std::future::Future;
 
+use super::Result;
 use super::{Backend, Store};
 use super::{ConversationKey, UserId};
 use crate::clock::start_of_utc_day_ms;
@@ -42,13 +43,12 @@ macro_rules! delete_conversation_rows {
 /// PostgreSQL a batch skips the rows another transaction has locked.
 macro_rules! delete_older_in_batches {
     (
-        $store:expr, $table:literal, $key:literal, $columns:literal, $time:literal,
+        $store:ident, $table:literal, $key:literal, $columns:literal, $time:literal,
         $cutoff:expr, $batch_size:expr $(,)?
     ) => {
         $store.in_batches($batch_size, || async move {
             run!(
-                $store,
-                writer.execute,
+                $store.writer.execute,
                 sqlite = sqlx::query!(
                     "DELETE FROM "
                         + $table
@@ -163,10 +163,10 @@ async fn in_batches_counting<F, Fut>(
     batch_size: i64,
     pause: std::time::Duration,
     mut delete_batch: F,
-) -> Result<(u64, u64), sqlx::Error>
+) -> Result<(u64, u64)>
 where
     F: FnMut() -> Fut,
-    Fut: Future<Output = Result<(u64, u64), sqlx::Error>>,
+    Fut: Future<Output = Result<(u64, u64)>>,
 {
     let (mut rows, mut dependents) = (0, 0);
     loop {
@@ -189,10 +189,7 @@ impl Store {
     /// their full-text index entries, and the stored payloads (the text) of the conversation's
     /// updates not handled yet. An update still waiting behind the `/clear` is answered all the
     /// same; it only loses its crash recovery. Settings (the persona) are not touched.
-    pub async fn clear_conversation(
-        &self,
-        key: ConversationKey,
-    ) -> Result<PurgeCounts, sqlx::Error> {
+    pub async fn clear_conversation(&self, key: ConversationKey) -> Result<PurgeCounts> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         begin!(self, transaction);
         transaction.secure_delete_from_search_index(true).await?;
@@ -232,11 +229,7 @@ impl Store {
     /// summaries; users, with their settings), last confirmed (notes) or counted (incognito
     /// tokens, by day) before `cutoff_ms`, `batch_size` rows per transaction (negative: all at
     /// once).
-    pub async fn purge_older_than(
-        &self,
-        cutoff_ms: i64,
-        batch_size: i64,
-    ) -> Result<PurgeCounts, sqlx::Error> {
+    pub async fn purge_older_than(&self, cutoff_ms: i64, batch_size: i64) -> Result<PurgeCounts> {
         let batch_size = whole_if_negative(batch_size);
         let _running = self.purge_running();
         let messages = self.purge_messages(cutoff_ms, batch_size).await?;
@@ -320,14 +313,13 @@ impl Store {
         user_id: UserId,
         max_bytes: i64,
         batch_size: i64,
-    ) -> Result<PurgeCounts, sqlx::Error> {
+    ) -> Result<PurgeCounts> {
         let batch_size = whole_if_negative(batch_size);
         let _running = self.purge_running();
         let mut counts = PurgeCounts::default();
         while self.stored_bytes(user_id).await?.bytes > max_bytes {
             let oldest = run!(
-                self,
-                reader.fetch_optional,
+                self.reader.fetch_optional,
                 sqlite = sqlx::query_scalar!(
                     r#"SELECT id AS "id!" FROM sessions
                        WHERE user_id = ?1 AND closed_at IS NOT NULL
@@ -347,8 +339,7 @@ impl Store {
             counts.messages += self
                 .in_batches(batch_size, || async move {
                     run!(
-                        self,
-                        writer.execute,
+                        self.writer.execute,
                         sqlite = sqlx::query!(
                             "DELETE FROM messages WHERE id IN
                                  (SELECT id FROM messages WHERE session_id = ?1 LIMIT ?2)",
@@ -390,11 +381,10 @@ impl Store {
     }
 
     /// What [`Store::purge_older_than`] would delete, without deleting anything.
-    pub async fn count_purgeable(&self, cutoff_ms: i64) -> Result<PurgeCounts, sqlx::Error> {
+    pub async fn count_purgeable(&self, cutoff_ms: i64) -> Result<PurgeCounts> {
         let before_day_ms = start_of_utc_day_ms(cutoff_ms);
         let rows = run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_as!(
                 PurgeableRows,
                 r#"SELECT
@@ -437,14 +427,10 @@ impl Store {
 
     /// Runs `delete_batch` (rows deleted) until a batch deletes fewer than `batch_size` rows,
     /// pausing between batches on SQLite. Returns the rows deleted.
-    async fn in_batches<F, Fut>(
-        &self,
-        batch_size: i64,
-        mut delete_batch: F,
-    ) -> Result<u64, sqlx::Error>
+    async fn in_batches<F, Fut>(&self, batch_size: i64, mut delete_batch: F) -> Result<u64>
     where
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<u64, sqlx::Error>>,
+        Fut: Future<Output = Result<u64>>,
     {
         self.in_batches_counting(batch_size, || {
             let batch = delete_batch();
@@ -459,10 +445,10 @@ impl Store {
         &self,
         batch_size: i64,
         delete_batch: F,
-    ) -> Result<(u64, u64), sqlx::Error>
+    ) -> Result<(u64, u64)>
     where
         F: FnMut() -> Fut,
-        Fut: Future<Output = Result<(u64, u64), sqlx::Error>>,
+        Fut: Future<Output = Result<(u64, u64)>>,
     {
         let pause = match &self.backend {
             #[cfg(feature = "sqlite")]
@@ -492,13 +478,12 @@ impl Store {
     /// merges index segments full of them: a long hold of the writer during which every chat turn
     /// waits. During the purge automatic merging is off and each batch is followed by a bounded
     /// merge step of its own, so that a waiting turn gets the writer between the two.
-    async fn purge_messages(&self, cutoff_ms: i64, batch_size: i64) -> Result<u64, sqlx::Error> {
+    async fn purge_messages(&self, cutoff_ms: i64, batch_size: i64) -> Result<u64> {
         self.pause_search_index_merging().await?;
         let messages = self
             .in_batches(batch_size, || async move {
                 let deleted = run!(
-                    self,
-                    writer.execute,
+                    self.writer.execute,
                     sqlite = sqlx::query!(
                         "DELETE FROM messages WHERE id IN
                              (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
@@ -525,11 +510,7 @@ impl Store {
 
     /// One batch of old sessions with their summaries (and any message left behind, by cascade),
     /// so that both deletes take the same batch.
-    async fn purge_session_batch(
-        &self,
-        cutoff_ms: i64,
-        batch_size: i64,
-    ) -> Result<(u64, u64), sqlx::Error> {
+    async fn purge_session_batch(&self, cutoff_ms: i64, batch_size: i64) -> Result<(u64, u64)> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -587,7 +568,7 @@ impl Store {
 
     /// Turns SQLite's full-text index's automatic merging off for a purge of messages (see
     /// [`Store::purge_messages`]). PostgreSQL has no such index.
-    async fn pause_search_index_merging(&self) -> Result<(), sqlx::Error> {
+    async fn pause_search_index_merging(&self) -> Result<()> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => db.set_fts_automerge(0).await,
@@ -597,7 +578,7 @@ impl Store {
     }
 
     /// Turns SQLite's full-text index's automatic merging back on after a purge of messages.
-    async fn resume_search_index_merging(&self) -> Result<(), sqlx::Error> {
+    async fn resume_search_index_merging(&self) -> Result<()> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => db.restore_fts_automerge().await,
@@ -607,7 +588,7 @@ impl Store {
     }
 
     /// A bounded merge step of SQLite's full-text index after a batch of deleted messages.
-    async fn merge_search_index_step(&self) -> Result<(), sqlx::Error> {
+    async fn merge_search_index_step(&self) -> Result<()> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -634,7 +615,7 @@ impl super::backend::Writing<'_> {
     /// words are removed from the full-text index's pages themselves, not just marked deleted
     /// (see the `messages_fts_owner` migration). PostgreSQL has no separate index to clean.
     #[cfg_attr(not(feature = "sqlite"), allow(unused_variables))]
-    async fn secure_delete_from_search_index(&mut self, on: bool) -> Result<(), sqlx::Error> {
+    async fn secure_delete_from_search_index(&mut self, on: bool) -> Result<()> {
         match self {
             #[cfg(feature = "sqlite")]
             Self::Sqlite(transaction) => {
@@ -655,7 +636,7 @@ impl super::backend::Writing<'_> {
 #[cfg(feature = "sqlite")]
 impl super::SqliteStore {
     /// Sets the full-text index's automatic merging (0: off; see [`Store::purge_older_than`]).
-    async fn set_fts_automerge(&self, segments: i64) -> Result<(), sqlx::Error> {
+    async fn set_fts_automerge(&self, segments: i64) -> Result<()> {
         sqlx::query!(
             "INSERT INTO messages_fts (messages_fts, rank) VALUES ('automerge', ?1)",
             segments,
@@ -667,7 +648,7 @@ impl super::SqliteStore {
 
     /// Turns the full-text index's automatic merging back on, in case a purge was interrupted
     /// (a crash, or `telemem purge` stopped) while it was off.
-    pub(super) async fn restore_fts_automerge(&self) -> Result<(), sqlx::Error> {
+    pub(super) async fn restore_fts_automerge(&self) -> Result<()> {
         self.set_fts_automerge(FTS_AUTOMERGE).await
     }
 }

@@ -9,6 +9,7 @@
 #[cfg(feature = "postgres")]
 use sqlx::Connection;
 
+use super::Result;
 use super::{Backend, Store};
 
 /// A task only one replica may do at a time.
@@ -62,7 +63,7 @@ impl Store {
     /// Leadership of `task` when no other replica holds it now; `None` when one does. On SQLite
     /// one process has the file, so it always leads.
     #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
-    pub async fn try_lead(&self, task: SoleTask) -> Result<Option<Leadership>, sqlx::Error> {
+    pub async fn try_lead(&self, task: SoleTask) -> Result<Option<Leadership>> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(_) => Ok(Some(Leadership::alone())),

@@ -3,6 +3,7 @@
 //! matches each of the conversation's messages against the terms and ranks them as SQLite's
 //! BM25 does ([`postgres::search`](super::postgres)).
 
+use super::Result;
 #[cfg(feature = "sqlite")]
 use super::is_storage_full;
 #[cfg(feature = "postgres")]
@@ -14,7 +15,7 @@ use super::{Backend, ConversationKey, Role, SearchTerm, Store, StoredMessage};
 impl Store {
     /// Indexes every message not yet in the full-text index now, instead of at the background
     /// task's next batch. Returns the id through which messages are indexed.
-    pub async fn index_pending_messages(&self) -> Result<i64, sqlx::Error> {
+    pub async fn index_pending_messages(&self) -> Result<i64> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -56,7 +57,7 @@ impl Store {
         terms: &[SearchTerm],
         before_id: i64,
         limit: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    ) -> Result<Vec<StoredMessage>> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {

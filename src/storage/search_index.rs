@@ -28,6 +28,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::Result;
 use super::messages::fts_owner_token;
 use super::{
     Connections, ConversationKey, SearchTerm, SqliteStore, is_storage_full,
@@ -94,7 +95,7 @@ pub(super) async fn index_in_background(connections: Weak<Connections>, stop: Ca
 
 /// Indexes every message not yet indexed, a batch per transaction, taking the writer in turn
 /// for each; returns the id through which messages are indexed.
-pub(super) async fn index_pending(connections: &Connections) -> Result<i64, sqlx::Error> {
+pub(super) async fn index_pending(connections: &Connections) -> Result<i64> {
     // Messages stored from here on set the flag again; those stored before are in the batches.
     connections.index_pending.store(false, Ordering::Release);
     let mut batch = INDEX_BATCH;
@@ -139,10 +140,7 @@ struct Progress {
 /// transaction sent as one command. With nothing to index, the mark moves to the last id ever
 /// given to a message (`sqlite_sequence`): any message up to it is indexed or deleted, and
 /// messages deleted before they were indexed no longer hold the mark back.
-async fn index_batch(
-    connection: &mut sqlx::SqliteConnection,
-    batch: i64,
-) -> Result<Progress, sqlx::Error> {
+async fn index_batch(connection: &mut sqlx::SqliteConnection, batch: i64) -> Result<Progress> {
     let progress = sqlx::query_as!(
         Progress,
         r#"BEGIN IMMEDIATE;
@@ -180,7 +178,7 @@ impl SqliteStore {
     /// when one of them may not be indexed yet and the backlog is short. This process's mark
     /// is read first; the stored one, with the newest message's id, only when that is far
     /// behind (say just after a start, before the first batch, or for a search without bound).
-    pub(super) async fn search_must_catch_up(&self, before_id: i64) -> Result<bool, sqlx::Error> {
+    pub(super) async fn search_must_catch_up(&self, before_id: i64) -> Result<bool> {
         let needed_through = before_id.saturating_sub(1);
         let known = self.connections.indexed_through.load(Ordering::Acquire);
         if known >= needed_through {

@@ -1,6 +1,7 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
+use super::Result;
 use super::{Backend, Store};
 use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
 
@@ -60,13 +61,9 @@ const START_SESSION_ATTEMPTS: usize = 8;
 
 impl Store {
     /// The conversation's open session, if any.
-    pub async fn open_session(
-        &self,
-        key: ConversationKey,
-    ) -> Result<Option<SessionRecord>, sqlx::Error> {
+    pub async fn open_session(&self, key: ConversationKey) -> Result<Option<SessionRecord>> {
         run!(
-            self,
-            reader.fetch_optional,
+            self.reader.fetch_optional,
             sqlite = select_sessions!(
                 r#"FROM sessions
                    WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
@@ -91,7 +88,7 @@ impl Store {
         &self,
         key: ConversationKey,
         limits: TurnStartLimits,
-    ) -> Result<TurnStart, sqlx::Error> {
+    ) -> Result<TurnStart> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -172,7 +169,7 @@ impl Store {
         &self,
         key: ConversationKey,
         now_ms: i64,
-    ) -> Result<(SessionRecord, Option<i64>), sqlx::Error> {
+    ) -> Result<(SessionRecord, Option<i64>)> {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         begin!(self, transaction);
         let mut closed = None;
@@ -240,14 +237,9 @@ impl Store {
     /// Closes the conversation's open session at `now_ms` (or at its last activity, if later).
     /// Returns the closed session's id, or
     /// `None` when no session was open.
-    pub async fn close_session(
-        &self,
-        key: ConversationKey,
-        now_ms: i64,
-    ) -> Result<Option<i64>, sqlx::Error> {
+    pub async fn close_session(&self, key: ConversationKey, now_ms: i64) -> Result<Option<i64>> {
         run!(
-            self,
-            writer.fetch_optional,
+            self.writer.fetch_optional,
             sqlite = sqlx::query_scalar!(
                 r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
                    WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
@@ -269,10 +261,9 @@ impl Store {
 
     /// Closes every open session whose last activity is before `idle_before_ms`, at its last
     /// activity. Returns how many were closed.
-    pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64, sqlx::Error> {
+    pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64> {
         let result = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "UPDATE sessions SET closed_at = last_activity_at
                  WHERE closed_at IS NULL AND last_activity_at < ?1",
@@ -292,10 +283,9 @@ impl Store {
         &self,
         now_ms: i64,
         limit: i64,
-    ) -> Result<Vec<SessionRecord>, sqlx::Error> {
+    ) -> Result<Vec<SessionRecord>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = select_sessions!(
                 r#"FROM sessions
                    WHERE closed_at IS NOT NULL AND summarized = 0
@@ -318,10 +308,9 @@ impl Store {
     }
 
     /// Marks a session as needing no summary (it had no messages).
-    pub async fn mark_session_summarized(&self, session_id: i64) -> Result<(), sqlx::Error> {
+    pub async fn mark_session_summarized(&self, session_id: i64) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
                 session_id,
@@ -336,14 +325,9 @@ impl Store {
 
     /// Counts a summary attempt that is about to start and sets when to try again should it not
     /// succeed; returns the attempts so far, this one included.
-    pub async fn begin_summary_attempt(
-        &self,
-        session_id: i64,
-        retry_at_ms: i64,
-    ) -> Result<i64, sqlx::Error> {
+    pub async fn begin_summary_attempt(&self, session_id: i64, retry_at_ms: i64) -> Result<i64> {
         run!(
-            self,
-            writer.fetch_one,
+            self.writer.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"UPDATE sessions
                    SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
@@ -364,14 +348,9 @@ impl Store {
     }
 
     /// Moves a session's next summary attempt to `retry_at_ms`.
-    pub async fn schedule_summary_retry(
-        &self,
-        session_id: i64,
-        retry_at_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    pub async fn schedule_summary_retry(&self, session_id: i64, retry_at_ms: i64) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
                 session_id,

@@ -1,5 +1,6 @@
 //! Per-user settings: the persona, the preferred model and the language last seen.
 
+use super::Result;
 use super::Store;
 use super::UserId;
 
@@ -39,13 +40,9 @@ pub struct UserSettings {
 
 impl Store {
     /// The user's settings, or `None` for a user never seen.
-    pub async fn user_settings(
-        &self,
-        user_id: UserId,
-    ) -> Result<Option<UserSettings>, sqlx::Error> {
+    pub async fn user_settings(&self, user_id: UserId) -> Result<Option<UserSettings>> {
         run!(
-            self,
-            reader.fetch_optional,
+            self.reader.fetch_optional,
             sqlite = sqlx::query_as!(
                 UserSettings,
                 r#"SELECT user_id AS "user_id!", persona, model, language_code,
@@ -71,13 +68,12 @@ impl Store {
         setting: Setting,
         value: Option<&str>,
         now_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         let column = setting.column();
         let value = value.map(|value| self.storable(value));
         let value = value.as_deref();
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 r#"INSERT INTO user_settings
                        (user_id, persona, model, language_code, created_at, last_active_at)
@@ -120,10 +116,9 @@ impl Store {
     }
 
     /// Deletes the user's settings entirely (persona and model).
-    pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool, sqlx::Error> {
+    pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool> {
         let result = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id),
             postgres = sqlx::query!("DELETE FROM user_settings WHERE user_id = $1", user_id.0),
         )?;

@@ -33,6 +33,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{ConnectOptions, Connection, SqliteConnection};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
+use super::Result;
 use super::{combined, search_index};
 
 /// The SQLite migrations in `migrations/sqlite/`, compiled into the binary.
@@ -107,9 +108,7 @@ pub(super) type Locked<'a> = MappedMutexGuard<'a, SqliteConnection>;
 
 /// The connection a lock guards, or [`sqlx::Error::PoolClosed`] once [`SqliteStore::close`] has taken
 /// it: a store used after closing fails like a closed pool.
-pub(super) fn unless_closed(
-    guard: MutexGuard<'_, Option<SqliteConnection>>,
-) -> Result<Locked<'_>, sqlx::Error> {
+pub(super) fn unless_closed(guard: MutexGuard<'_, Option<SqliteConnection>>) -> Result<Locked<'_>> {
     MutexGuard::try_map(guard, Option::as_mut).map_err(|_| sqlx::Error::PoolClosed)
 }
 
@@ -237,15 +236,15 @@ impl SqliteStore {
     }
 
     /// The writer connection, once every earlier caller has released it.
-    pub(super) async fn writer(&self) -> Result<Locked<'_>, sqlx::Error> {
+    pub(super) async fn writer(&self) -> Result<Locked<'_>> {
         unless_closed(self.connections.lock_writer().await)
     }
 
     /// Queues a write for the combining task ([`combined`]) and waits for its outcome.
     pub(super) async fn queue_write<T>(
         &self,
-        write: impl FnOnce(tokio::sync::oneshot::Sender<Result<T, sqlx::Error>>) -> combined::Write,
-    ) -> Result<T, sqlx::Error> {
+        write: impl FnOnce(tokio::sync::oneshot::Sender<Result<T>>) -> combined::Write,
+    ) -> Result<T> {
         let (done, outcome) = tokio::sync::oneshot::channel();
         self.writes
             .send(write(done))
@@ -262,7 +261,7 @@ impl SqliteStore {
     }
 
     /// A reader connection: a free one if there is one, else a place in one reader's queue.
-    pub(super) async fn reader(&self) -> Result<Locked<'_>, sqlx::Error> {
+    pub(super) async fn reader(&self) -> Result<Locked<'_>> {
         let readers = &self.connections.readers;
         for reader in readers {
             if let Ok(guard) = reader.try_lock() {
@@ -418,7 +417,7 @@ struct CaughtUp {
 }
 
 /// Checkpoints beside the writer until one finds little new to copy.
-async fn catch_up(connection: &mut SqliteConnection) -> Result<CaughtUp, sqlx::Error> {
+async fn catch_up(connection: &mut SqliteConnection) -> Result<CaughtUp> {
     let mut copied_before = 0;
     let mut caught_up = CaughtUp {
         last: Duration::ZERO,
@@ -447,7 +446,7 @@ async fn catch_up(connection: &mut SqliteConnection) -> Result<CaughtUp, sqlx::E
 
 /// A PASSIVE checkpoint; returns how many pages the log held as the checkpoint saw it, and how
 /// many of them it copied into the database file.
-async fn checkpoint(connection: &mut SqliteConnection) -> Result<(i64, i64), sqlx::Error> {
+async fn checkpoint(connection: &mut SqliteConnection) -> Result<(i64, i64)> {
     let (_busy, in_log, copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
         .fetch_one(connection)
         .await?;
@@ -478,7 +477,7 @@ fn writer_options(options: SqliteConnectOptions, max_bytes: Option<u64>) -> Sqli
 /// writer (`telemem purge` or a backup beside the bot) commits before its first write.
 pub(super) async fn begin_write(
     connection: &mut SqliteConnection,
-) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
+) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>> {
     connection.begin_with("BEGIN IMMEDIATE").await
 }
 

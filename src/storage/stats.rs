@@ -1,6 +1,7 @@
 //! Usage figures: per conversation and per user for `/stats` and `telemem stats --user`, and
 //! totals for the whole database.
 
+use super::Result;
 use super::Store;
 use super::{ConversationKey, UserId};
 
@@ -38,10 +39,9 @@ impl Store {
         key: ConversationKey,
         window_since_ms: i64,
         today_since_ms: i64,
-    ) -> Result<UserStats, sqlx::Error> {
+    ) -> Result<UserStats> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_as!(
                 UserStats,
                 r#"SELECT count(*) AS "messages_total!: i64",
@@ -84,10 +84,9 @@ impl Store {
         user_id: UserId,
         window_since_ms: i64,
         today_since_ms: i64,
-    ) -> Result<UserStats, sqlx::Error> {
+    ) -> Result<UserStats> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_as!(
                 UserStats,
                 r#"SELECT count(*) AS "messages_total!: i64",
@@ -135,10 +134,9 @@ impl Store {
     }
 
     /// Row counts of the whole database and its size on disk (main file, without the WAL).
-    pub async fn database_totals(&self) -> Result<DatabaseTotals, sqlx::Error> {
+    pub async fn database_totals(&self) -> Result<DatabaseTotals> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_as!(
                 DatabaseTotals,
                 r#"SELECT (SELECT count(*) FROM user_settings) AS "users!: i64",
@@ -169,10 +167,9 @@ impl Store {
 
     /// Answers if the database does: a statement that reads no table, for health checks that
     /// must not compete with chat turns for the readers.
-    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+    pub async fn ping(&self) -> Result<()> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(r#"SELECT 1 AS "alive!: bool""#),
             // PostgreSQL: Answers if the database does: a statement that reads no table.
             postgres = sqlx::query_scalar!(r#"SELECT true AS "alive!""#),
@@ -181,10 +178,9 @@ impl Store {
     }
 
     /// The database file's size (main file, without the WAL), from its header: no table read.
-    pub async fn database_bytes(&self) -> Result<i64, sqlx::Error> {
+    pub async fn database_bytes(&self) -> Result<i64> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT page_count * page_size AS "bytes!: i64"
                    FROM pragma_page_count(), pragma_page_size()"#

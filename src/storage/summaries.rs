@@ -2,6 +2,7 @@
 //! about a period reads: the summaries of that period's sessions, and the person's messages in
 //! it that no summary covers yet.
 
+use super::Result;
 use super::Store;
 #[cfg(feature = "sqlite")]
 use super::backend::json_ids;
@@ -30,10 +31,9 @@ impl Store {
         key: ConversationKey,
         summary: &str,
         now_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
                    VALUES (?1, ?2, ?3, ?4, ?5)
@@ -66,10 +66,9 @@ impl Store {
         key: ConversationKey,
         since_ms: i64,
         limit: i64,
-    ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
+    ) -> Result<Vec<SummaryRecord>> {
         let mut summaries = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = select_summaries!(
                 r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
@@ -106,10 +105,9 @@ impl Store {
         from_ms: i64,
         to_ms: i64,
         limit: i64,
-    ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
+    ) -> Result<Vec<SummaryRecord>> {
         let mut summaries = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
             // from the period's end; those that ended before it began are passed over.
             sqlite = select_summaries!(
@@ -153,10 +151,9 @@ impl Store {
         from_ms: i64,
         to_ms: i64,
         limit: i64,
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    ) -> Result<Vec<StoredMessage>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = select_messages!(
                 r#"FROM (SELECT * FROM messages
                          WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
@@ -195,10 +192,9 @@ impl Store {
         &self,
         key: ConversationKey,
         session_ids: &[i64],
-    ) -> Result<Vec<SummaryRecord>, sqlx::Error> {
+    ) -> Result<Vec<SummaryRecord>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = select_summaries!(
                 r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id

@@ -2,6 +2,7 @@
 //! as they are answered, with the Telegram messages that carry the answer so far, so that a crash
 //! loses no message and answers none twice.
 
+use super::Result;
 #[cfg(feature = "sqlite")]
 use super::combined::Write;
 use super::{Backend, Store};
@@ -101,14 +102,9 @@ impl Store {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
     /// update was already recorded (a redelivery that must not be answered again). The update is
     /// marked done at once: use [`Store::record_updates`] to keep it for crash recovery.
-    pub async fn mark_update_processed(
-        &self,
-        update_id: i64,
-        now_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
+    pub async fn mark_update_processed(&self, update_id: i64, now_ms: i64) -> Result<bool> {
         let result = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
                  ON CONFLICT (update_id) DO NOTHING",
@@ -129,11 +125,7 @@ impl Store {
     /// recovery, one poll's batch in one statement (passed as a JSON array of
     /// `[update_id, payload, chat_id, user_id]`). Returns for each whether it was new (`false`:
     /// seen before).
-    pub async fn record_updates<U>(
-        &self,
-        updates: &[U],
-        now_ms: i64,
-    ) -> Result<Vec<bool>, sqlx::Error>
+    pub async fn record_updates<U>(&self, updates: &[U], now_ms: i64) -> Result<Vec<bool>>
     where
         U: Clone + Into<UpdateRecord>,
     {
@@ -226,14 +218,9 @@ impl Store {
 
     /// Moves an update to `state`; `done` also drops the stored payload (the message text is kept
     /// in `messages` if it belongs there, and nowhere else).
-    pub async fn set_update_state(
-        &self,
-        update_id: i64,
-        state: UpdateState,
-    ) -> Result<(), sqlx::Error> {
+    pub async fn set_update_state(&self, update_id: i64, state: UpdateState) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "UPDATE processed_updates
                  SET state = ?2, payload = CASE WHEN ?2 = 'done' THEN NULL ELSE payload END
@@ -259,10 +246,9 @@ impl Store {
         &self,
         since_ms: i64,
         before_ms: i64,
-    ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
+    ) -> Result<Vec<UnfinishedUpdate>> {
         let rows = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             // The update's owner leads the join through the conversation's index to its own
             // messages. An update has one reply at most: it is `replying` from then on and never
             // answered again, so the join adds no rows.
@@ -314,7 +300,7 @@ impl Store {
         since_ms: i64,
         now_ms: i64,
         limit: i64,
-    ) -> Result<Vec<UnfinishedUpdate>, sqlx::Error> {
+    ) -> Result<Vec<UnfinishedUpdate>> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -404,7 +390,7 @@ impl Store {
         key: ConversationKey,
         update_id: i64,
         since_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
+    ) -> Result<bool> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -450,7 +436,7 @@ impl Store {
     /// Keeps this run's claims on the updates it is answering. On SQLite no other process takes
     /// them over, so there is nothing to renew.
     #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
-    pub async fn renew_update_leases(&self, now_ms: i64) -> Result<u64, sqlx::Error> {
+    pub async fn renew_update_leases(&self, now_ms: i64) -> Result<u64> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(_) => Ok(0),
@@ -478,11 +464,7 @@ impl Store {
     /// has created one and before anything else is sent for the update, so that a restart
     /// finishes these messages instead of sending new ones. Written together with the chat
     /// turns' writes (`combined`).
-    pub async fn record_answer_messages(
-        &self,
-        update_id: i64,
-        message_ids: &[i64],
-    ) -> Result<(), sqlx::Error> {
+    pub async fn record_answer_messages(&self, update_id: i64, message_ids: &[i64]) -> Result<()> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {

@@ -4,6 +4,7 @@
 //! summaries and notes are written and deleted (see the `daily_usage` and `stored_bytes`
 //! migrations), so every read here is a primary-key lookup or a range of days.
 
+use super::Result;
 use super::Store;
 use super::UserId;
 
@@ -50,10 +51,9 @@ impl Store {
         &self,
         user_id: UserId,
         day_start_ms: i64,
-    ) -> Result<TokensAndLimit, sqlx::Error> {
+    ) -> Result<TokensAndLimit> {
         let row = run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_as!(
                 UsageRow,
                 r#"SELECT coalesce((SELECT tokens FROM daily_usage
@@ -88,10 +88,9 @@ impl Store {
         since_ms: i64,
         today_ms: i64,
         only: Option<UserId>,
-    ) -> Result<Vec<PersonUsage>, sqlx::Error> {
+    ) -> Result<Vec<PersonUsage>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 PersonUsage,
                 r#"SELECT user_id AS "user_id!: UserId",
@@ -127,10 +126,9 @@ impl Store {
 
     /// The bytes of text `user_id` stores in all their chats, and whether they were told that
     /// it reached the cap.
-    pub async fn stored_bytes(&self, user_id: UserId) -> Result<StoredBytes, sqlx::Error> {
+    pub async fn stored_bytes(&self, user_id: UserId) -> Result<StoredBytes> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_as!(
                 StoredBytes,
                 r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
@@ -152,14 +150,9 @@ impl Store {
 
     /// Records that `user_id` was told their history reached the cap; whether they had not been
     /// told already.
-    pub async fn record_stored_bytes_notice(
-        &self,
-        user_id: UserId,
-        now_ms: i64,
-    ) -> Result<bool, sqlx::Error> {
+    pub async fn record_stored_bytes_notice(&self, user_id: UserId, now_ms: i64) -> Result<bool> {
         let inserted = run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
                  ON CONFLICT (user_id) DO NOTHING",
@@ -177,10 +170,9 @@ impl Store {
     }
 
     /// Forgets that `user_id` was told about the cap: reaching it again is news again.
-    pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<(), sqlx::Error> {
+    pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<()> {
         run!(
-            self,
-            writer.execute,
+            self.writer.execute,
             sqlite = sqlx::query!(
                 "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
                 user_id

@@ -15,6 +15,7 @@
 //! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
 //! the row it returns, like the full-text search.
 
+use super::Result;
 #[cfg(feature = "sqlite")]
 use super::backend::json_ids;
 #[cfg(feature = "postgres")]
@@ -134,7 +135,7 @@ impl Store {
     /// models cannot be compared). Returns whether that happened. On PostgreSQL the progress row
     /// stays locked until the switch commits, so a second replica switching too waits, then sees
     /// it done.
-    pub async fn use_embedding_model(&self, model: &str) -> Result<bool, sqlx::Error> {
+    pub async fn use_embedding_model(&self, model: &str) -> Result<bool> {
         begin!(self, transaction);
         let current = run_in!(
             transaction.fetch_one,
@@ -171,10 +172,9 @@ impl Store {
     }
 
     /// Up to `limit` messages waiting for a vector, oldest first.
-    pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+    pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
         let rows = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 StoredText,
                 r#"SELECT id AS "source_id!", chat_id, user_id, content AS text FROM messages
@@ -202,10 +202,9 @@ impl Store {
     }
 
     /// Up to `limit` session summaries without a vector.
-    pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+    pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
         let rows = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 StoredText,
                 r#"SELECT summary.session_id AS "source_id!", summary.chat_id, summary.user_id,
@@ -239,10 +238,9 @@ impl Store {
     }
 
     /// Up to `limit` notes without a vector.
-    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>, sqlx::Error> {
+    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
         let rows = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 StoredText,
                 r#"SELECT note.id AS "source_id!", note.chat_id, note.user_id, note.note AS text
@@ -281,7 +279,7 @@ impl Store {
         &self,
         vectors: &[MemoryVector],
         messages_through: Option<i64>,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
@@ -420,10 +418,9 @@ impl Store {
     }
 
     /// How many messages are still waiting for a vector.
-    pub async fn messages_waiting_for_vectors(&self) -> Result<i64, sqlx::Error> {
+    pub async fn messages_waiting_for_vectors(&self) -> Result<i64> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT count(*) AS "count!: i64" FROM messages
                    WHERE id > (SELECT messages_through FROM embedding_progress)"#
@@ -440,13 +437,9 @@ impl Store {
     }
 
     /// How many message vectors the conversation ever had added and removed.
-    pub async fn message_vector_counts(
-        &self,
-        key: ConversationKey,
-    ) -> Result<VectorCounts, sqlx::Error> {
+    pub async fn message_vector_counts(&self, key: ConversationKey) -> Result<VectorCounts> {
         let counts = run!(
-            self,
-            reader.fetch_optional,
+            self.reader.fetch_optional,
             sqlite = sqlx::query_as!(
                 VectorCounts,
                 r#"SELECT added, removed FROM message_vector_counts
@@ -470,10 +463,9 @@ impl Store {
         &self,
         key: ConversationKey,
         after_id: i64,
-    ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    ) -> Result<Vec<(i64, Vec<u8>)>> {
         let rows = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 StoredVector,
                 r#"SELECT source_id, vector FROM memory_vectors
@@ -502,10 +494,9 @@ impl Store {
         &self,
         key: ConversationKey,
         ids: &[i64],
-    ) -> Result<Vec<StoredMessage>, sqlx::Error> {
+    ) -> Result<Vec<StoredMessage>> {
         run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             // `+` keeps SQLite from choosing the conversation's index (a scan of all its
             // messages) over the few ids' primary key.
             sqlite = select_messages!(
@@ -534,7 +525,7 @@ impl Store {
         query: &[u8],
         before_id: i64,
         limit: i64,
-    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+    ) -> Result<Vec<(StoredMessage, f64)>> {
         let vectors = self
             .memory_vectors_of(key, VectorSource::Message, before_id)
             .await?;
@@ -548,7 +539,7 @@ impl Store {
         &self,
         key: ConversationKey,
         ranked: &[(i64, f64)],
-    ) -> Result<Vec<(StoredMessage, f64)>, sqlx::Error> {
+    ) -> Result<Vec<(StoredMessage, f64)>> {
         if ranked.is_empty() {
             return Ok(Vec::new());
         }
@@ -564,7 +555,7 @@ impl Store {
         key: ConversationKey,
         query: &[u8],
         limit: i64,
-    ) -> Result<Vec<(SummaryRecord, f64)>, sqlx::Error> {
+    ) -> Result<Vec<(SummaryRecord, f64)>> {
         let vectors = self
             .memory_vectors_of(key, VectorSource::Summary, i64::MAX)
             .await?;
@@ -587,10 +578,9 @@ impl Store {
         key: ConversationKey,
         query: &[u8],
         limit: i64,
-    ) -> Result<Vec<(NoteRecord, f64)>, sqlx::Error> {
+    ) -> Result<Vec<(NoteRecord, f64)>> {
         let vectors = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 StoredVector,
                 r#"SELECT note_id AS "source_id!", vector FROM note_vectors
@@ -623,11 +613,10 @@ impl Store {
         key: ConversationKey,
         source: VectorSource,
         before_id: i64,
-    ) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
+    ) -> Result<Vec<(i64, Vec<u8>)>> {
         let kind = source.kind();
         let vectors = run!(
-            self,
-            reader.fetch_all,
+            self.reader.fetch_all,
             sqlite = sqlx::query_as!(
                 StoredVector,
                 r#"SELECT source_id, vector FROM memory_vectors
@@ -654,10 +643,9 @@ impl Store {
 
     /// How many vectors the conversation has, of messages, summaries and notes (for tests and
     /// `/stats`-like reports).
-    pub async fn vector_count(&self, key: ConversationKey) -> Result<i64, sqlx::Error> {
+    pub async fn vector_count(&self, key: ConversationKey) -> Result<i64> {
         run!(
-            self,
-            reader.fetch_one,
+            self.reader.fetch_one,
             sqlite = sqlx::query_scalar!(
                 r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
                         + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)

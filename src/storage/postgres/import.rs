@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use super::messages::storable;
+use crate::storage::Result;
 use crate::storage::import::{IMPORT_CHUNK, ImportStatements};
 use crate::storage::{ConversationKey, ImportMessage};
 
@@ -52,7 +53,7 @@ impl Bookkeeping {
         &self,
         transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
         key: ConversationKey,
-    ) -> Result<(), sqlx::Error> {
+    ) -> Result<()> {
         if let Some((first, last)) = self.active {
             sqlx::query!(
                 "INSERT INTO user_settings (user_id, created_at, last_active_at)
@@ -104,11 +105,7 @@ pub(in crate::storage) struct PgImport<'t> {
 }
 
 impl ImportStatements for PgImport<'_> {
-    async fn insert_closed_session(
-        &mut self,
-        first_ms: i64,
-        last_ms: i64,
-    ) -> Result<i64, sqlx::Error> {
+    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64> {
         sqlx::query_scalar!(
             r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
                                              closed_at)
@@ -128,7 +125,7 @@ impl ImportStatements for PgImport<'_> {
         &mut self,
         session_id: i64,
         messages: &[ImportMessage],
-    ) -> Result<u64, sqlx::Error> {
+    ) -> Result<u64> {
         let mut stored = 0;
         for chunk in messages.chunks(IMPORT_CHUNK) {
             let roles: Vec<&str> = chunk
@@ -182,19 +179,14 @@ impl ImportStatements for PgImport<'_> {
         Ok(stored)
     }
 
-    async fn delete_session(&mut self, session_id: i64) -> Result<(), sqlx::Error> {
+    async fn delete_session(&mut self, session_id: i64) -> Result<()> {
         sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id)
             .execute(&mut *self.transaction)
             .await?;
         Ok(())
     }
 
-    async fn widen_session(
-        &mut self,
-        session_id: i64,
-        first_ms: i64,
-        last_ms: i64,
-    ) -> Result<(), sqlx::Error> {
+    async fn widen_session(&mut self, session_id: i64, first_ms: i64, last_ms: i64) -> Result<()> {
         sqlx::query!(
             "UPDATE sessions
          SET started_at = least(started_at, $2),

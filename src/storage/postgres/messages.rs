@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use super::PgStore;
 use crate::storage::NewMessage;
+use crate::storage::Result;
 
 /// How often `Store::add_user_message_once` (PostgreSQL) tries again when the stored copy it collided with
 /// is gone by the time it looks it up (deleted by `/clear` in between).
@@ -28,7 +29,7 @@ impl PgStore {
     pub(in crate::storage) async fn insert_user_message_unless_stored(
         &self,
         message: &NewMessage<'_>,
-    ) -> Result<Option<i64>, sqlx::Error> {
+    ) -> Result<Option<i64>> {
         sqlx::query_scalar!(
             r#"INSERT INTO messages
                    (chat_id, user_id, session_id, role, content, created_at,

@@ -1,6 +1,7 @@
 //! PostgreSQL: leadership of a sole task ([`SoleTask`]) as a session-level advisory lock on a
 //! connection taken out of the pool for as long as it is held.
 
+use crate::storage::Result;
 use sqlx::Connection;
 
 /// This replica's sign of life: a session-level advisory lock keyed by a hash of its id, held by a
@@ -19,7 +20,7 @@ impl Liveness {
     pub(super) async fn hold(
         options: sqlx::postgres::PgConnectOptions,
         replica: std::sync::Arc<str>,
-    ) -> Result<Self, sqlx::Error> {
+    ) -> Result<Self> {
         let connection = Self::lock(&options, &replica).await?;
         Ok(Self {
             connection: tokio::sync::Mutex::new(Some(connection)),
@@ -31,7 +32,7 @@ impl Liveness {
     async fn lock(
         options: &sqlx::postgres::PgConnectOptions,
         replica: &str,
-    ) -> Result<sqlx::PgConnection, sqlx::Error> {
+    ) -> Result<sqlx::PgConnection> {
         use sqlx::ConnectOptions;
         let mut connection = options.connect().await?;
         sqlx::query_scalar!(
@@ -45,7 +46,7 @@ impl Liveness {
 
     /// Takes the lock again on a new connection if the one holding it was lost (the server
     /// restarted, say), so that the replica shows as alive again.
-    pub(in crate::storage) async fn keep(&self) -> Result<(), sqlx::Error> {
+    pub(in crate::storage) async fn keep(&self) -> Result<()> {
         let mut connection = self.connection.lock().await;
         if let Some(held) = connection.as_mut()
             && held.ping().await.is_ok()

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::storage::Result;
 use crate::storage::{MemoryVector, VectorSource};
 
 /// The vectors to store, one per (source, id), in a fixed order: with two writers, rows locked
@@ -30,7 +31,7 @@ pub(in crate::storage) fn distinct_in_order(
 pub(in crate::storage) async fn store_note_vectors(
     transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     notes: &[&MemoryVector],
-) -> Result<(), sqlx::Error> {
+) -> Result<()> {
     let ids: Vec<i64> = notes.iter().map(|vector| vector.source_id).collect();
     let bytes: Vec<Vec<u8>> = notes.iter().map(|vector| vector.vector.clone()).collect();
     let texts: Vec<String> = notes.iter().map(|vector| vector.text.clone()).collect();
