@@ -53,6 +53,7 @@ macro_rules! begin {
     ($store:expr, $transaction:ident) => {
         #[cfg(feature = "sqlite")]
         let mut writer;
+        #[allow(unused_mut)] // a caller may move the transaction instead
         let mut $transaction = match &$store.backend {
             #[cfg(feature = "sqlite")]
             $crate::storage::Backend::Sqlite(db) => {

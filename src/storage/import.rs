@@ -10,9 +10,10 @@
 //! them and, when it was closed, loses its summary so the summarizer writes it again with them.
 
 use super::Result;
+use super::Store;
+use super::backend::Writing;
 #[cfg(feature = "postgres")]
-use super::postgres::import::{Bookkeeping, PgImport};
-use super::{Backend, Store};
+use super::postgres::import::{Bookkeeping, insert_imported_chunk};
 use super::{ConversationKey, Role};
 
 /// One session of a conversation as an import plans around it.
@@ -60,37 +61,30 @@ pub(super) const IMPORT_CHUNK: usize = 2_000;
 impl Store {
     /// Every session of the conversation, oldest first.
     pub async fn session_spans(&self, key: ConversationKey) -> Result<Vec<SessionSpan>> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                sqlx::query_as!(
-                    SessionSpan,
-                    r#"SELECT id AS "id!", started_at AS started_at_ms,
-                              last_activity_at AS last_activity_at_ms,
-                              closed_at IS NOT NULL AS "closed!: bool"
-                       FROM sessions
-                       WHERE chat_id = ?1 AND user_id = ?2
-                       ORDER BY started_at, id"#,
-                    key.chat_id,
-                    key.user_id,
-                )
-                .fetch_all(&mut *db.reader().await?)
-                .await
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => sqlx::query_as!(
+        run!(
+            self.reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                SessionSpan,
+                r#"SELECT id AS "id!", started_at AS started_at_ms,
+                          last_activity_at AS last_activity_at_ms,
+                          closed_at IS NOT NULL AS "closed!: bool"
+                   FROM sessions
+                   WHERE chat_id = ?1 AND user_id = ?2
+                   ORDER BY started_at, id"#,
+                key.chat_id,
+                key.user_id,
+            ),
+            postgres = sqlx::query_as!(
                 SessionSpan,
                 r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
-                              closed_at IS NOT NULL AS "closed!"
-                       FROM sessions
-                       WHERE chat_id = $1 AND user_id = $2
-                       ORDER BY started_at, id"#,
+                          closed_at IS NOT NULL AS "closed!"
+                   FROM sessions
+                   WHERE chat_id = $1 AND user_id = $2
+                   ORDER BY started_at, id"#,
                 key.chat_id.0,
                 key.user_id.0,
-            )
-            .fetch_all(&db.pool)
-            .await,
-        }
+            ),
+        )
     }
 
     /// The import keys of the conversation's imported messages.
@@ -118,116 +112,88 @@ impl Store {
         key: ConversationKey,
         sessions: &[ImportSession],
     ) -> Result<ImportCounts> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let mut writer = db.writer().await?;
-                let mut transaction = super::begin_write(&mut writer).await?;
-                let mut import = SqliteImport {
-                    transaction: &mut transaction,
-                    key,
-                };
-                let counts = import_session_list(&mut import, sessions).await?;
-                transaction.commit().await?;
-                db.connections.messages_to_index();
-                Ok(counts)
-            }
+        begin!(self, transaction);
+        self.messages_to_index();
+        let mut import = Import {
+            transaction,
+            key,
             #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let mut transaction = db.pool.begin().await?;
-                let mut import = PgImport {
-                    transaction: &mut transaction,
-                    key,
-                    bookkeeping: Bookkeeping::default(),
-                };
-                let counts = import_session_list(&mut import, sessions).await?;
-                let bookkeeping = import.bookkeeping;
-                bookkeeping.write(&mut transaction, key).await?;
-                transaction.commit().await?;
-                Ok(counts)
-            }
-        }
+            bookkeeping: Bookkeeping::default(),
+        };
+        let counts = import.session_list(sessions).await?;
+        import.finish().await?;
+        Ok(counts)
     }
 }
 
-/// The statements of one import, each worded in one backend's SQL and run inside the import's
-/// transaction; [`import_session_list`] decides which run for each planned session.
-pub(super) trait ImportStatements {
-    /// Stores a new closed session of the conversation from `first_ms` to `last_ms`; its id.
-    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64>;
-
-    /// Stores `messages` in the session `session_id`, skipping those already stored; returns
-    /// how many were stored.
-    async fn insert_messages(&mut self, session_id: i64, messages: &[ImportMessage])
-    -> Result<u64>;
-
-    /// Deletes the new session `session_id`, which received no message.
-    async fn delete_session(&mut self, session_id: i64) -> Result<()>;
-
-    /// Makes the existing session `session_id` span its imported messages too and, when it is
-    /// closed, summarized again: its old summary goes (its triggers take its vector and byte
-    /// count).
-    async fn widen_session(&mut self, session_id: i64, first_ms: i64, last_ms: i64) -> Result<()>;
-}
-
-/// Writes the planned `sessions` through `statements`, counting what was stored.
-pub(super) async fn import_session_list<S: ImportStatements>(
-    statements: &mut S,
-    sessions: &[ImportSession],
-) -> Result<ImportCounts> {
-    let mut counts = ImportCounts::default();
-    for session in sessions {
-        let (Some(first), Some(last)) = (session.messages.first(), session.messages.last()) else {
-            continue;
-        };
-        let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
-        let session_id = match session.existing_id {
-            Some(id) => id,
-            None => statements.insert_closed_session(first_ms, last_ms).await?,
-        };
-        let stored = statements
-            .insert_messages(session_id, &session.messages)
-            .await?;
-        match (session.existing_id, stored) {
-            (None, 0) => statements.delete_session(session_id).await?,
-            (None, _) => counts.sessions_created += 1,
-            (Some(_), 0) => {}
-            (Some(_), _) => {
-                statements
-                    .widen_session(session_id, first_ms, last_ms)
-                    .await?;
-                counts.sessions_extended += 1;
-            }
-        }
-        counts.messages += stored;
-    }
-    Ok(counts)
-}
-
-/// An import into one conversation, inside the SQLite writer's transaction.
-#[cfg(feature = "sqlite")]
-struct SqliteImport<'t> {
-    transaction: &'t mut sqlx::SqliteConnection,
+/// An import into one conversation, inside its transaction.
+struct Import<'t> {
+    transaction: Writing<'t>,
     key: ConversationKey,
+    /// What the imported rows add to the person's bookkeeping so far (PostgreSQL; on SQLite the
+    /// triggers of each row keep it).
+    #[cfg(feature = "postgres")]
+    bookkeeping: Bookkeeping,
 }
 
-#[cfg(feature = "sqlite")]
-impl ImportStatements for SqliteImport<'_> {
-    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64> {
-        sqlx::query_scalar!(
-            r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
-                                             closed_at)
-                       VALUES (?1, ?2, ?3, ?4, ?4)
-                       RETURNING id AS "id!""#,
-            self.key.chat_id,
-            self.key.user_id,
-            first_ms,
-            last_ms,
-        )
-        .fetch_one(&mut *self.transaction)
-        .await
+impl Import<'_> {
+    /// Writes the planned `sessions`, counting what was stored.
+    async fn session_list(&mut self, sessions: &[ImportSession]) -> Result<ImportCounts> {
+        let mut counts = ImportCounts::default();
+        for session in sessions {
+            let (Some(first), Some(last)) = (session.messages.first(), session.messages.last())
+            else {
+                continue;
+            };
+            let (first_ms, last_ms) = (first.created_at_ms, last.created_at_ms);
+            let session_id = match session.existing_id {
+                Some(id) => id,
+                None => self.insert_closed_session(first_ms, last_ms).await?,
+            };
+            let stored = self.insert_messages(session_id, &session.messages).await?;
+            match (session.existing_id, stored) {
+                (None, 0) => self.delete_session(session_id).await?,
+                (None, _) => counts.sessions_created += 1,
+                (Some(_), 0) => {}
+                (Some(_), _) => {
+                    self.widen_session(session_id, first_ms, last_ms).await?;
+                    counts.sessions_extended += 1;
+                }
+            }
+            counts.messages += stored;
+        }
+        Ok(counts)
     }
 
+    /// Stores a new closed session of the conversation from `first_ms` to `last_ms`; its id.
+    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64> {
+        let (chat_id, user_id) = (self.key.chat_id.0, self.key.user_id.0);
+        let transaction = &mut self.transaction;
+        run_in!(
+            transaction.fetch_one,
+            sqlite = sqlx::query_scalar!(
+                r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
+                   VALUES (?1, ?2, ?3, ?4, ?4)
+                   RETURNING id AS "id!""#,
+                chat_id,
+                user_id,
+                first_ms,
+                last_ms,
+            ),
+            postgres = sqlx::query_scalar!(
+                r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
+                   VALUES ($1, $2, $3, $4, $4)
+                   RETURNING id"#,
+                chat_id,
+                user_id,
+                first_ms,
+                last_ms,
+            ),
+        )
+    }
+
+    /// Stores `messages` in the session `session_id`, skipping those already stored, a chunk
+    /// per statement; returns how many were stored.
     async fn insert_messages(
         &mut self,
         session_id: i64,
@@ -235,57 +201,117 @@ impl ImportStatements for SqliteImport<'_> {
     ) -> Result<u64> {
         let mut stored = 0;
         for chunk in messages.chunks(IMPORT_CHUNK) {
-            let rows = serde_json::to_string(chunk)
-                .map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
-            // `WHERE true`: SQLite needs it to read `ON CONFLICT` after a SELECT as the upsert
-            // clause. The only conflict possible is the import key (the message is stored
-            // already).
-            stored += sqlx::query!(
-                r#"INSERT INTO messages
-                   (chat_id, user_id, session_id, role, content, created_at, import_key)
-               SELECT ?1, ?2, ?3, json_extract(value, '$.role'), json_extract(value, '$.content'),
-                      json_extract(value, '$.created_at_ms'), json_extract(value, '$.import_key')
-               FROM json_each(?4) WHERE true
-               ON CONFLICT DO NOTHING"#,
-                self.key.chat_id,
-                self.key.user_id,
-                session_id,
-                rows,
-            )
-            .execute(&mut *self.transaction)
-            .await?
-            .rows_affected();
+            stored += match self.transaction.statements() {
+                #[cfg(feature = "sqlite")]
+                Writing::Sqlite(transaction) => {
+                    insert_message_chunk(transaction, self.key, session_id, chunk).await?
+                }
+                #[cfg(feature = "postgres")]
+                Writing::Postgres(transaction) => {
+                    let key = self.key;
+                    let days = insert_imported_chunk(transaction, key, session_id, chunk).await?;
+                    self.bookkeeping.add_days(days)
+                }
+            };
         }
         Ok(stored)
     }
 
+    /// Deletes the new session `session_id`, which received no message.
     async fn delete_session(&mut self, session_id: i64) -> Result<()> {
-        sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id)
-            .execute(&mut *self.transaction)
-            .await?;
+        let transaction = &mut self.transaction;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id),
+            postgres = sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id),
+        )?;
         Ok(())
     }
 
+    /// Makes the existing session `session_id` span its imported messages too and, when it is
+    /// closed, summarized again: its old summary goes (its triggers take its vector and byte
+    /// count).
     async fn widen_session(&mut self, session_id: i64, first_ms: i64, last_ms: i64) -> Result<()> {
-        sqlx::query!(
-            "UPDATE sessions
-         SET started_at = min(started_at, ?2),
-             last_activity_at = max(last_activity_at, ?3),
-             closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE max(closed_at, ?3) END,
-             summarized = 0, summary_attempts = 0, summary_retry_at = NULL
-         WHERE id = ?1",
-            session_id,
-            first_ms,
-            last_ms,
-        )
-        .execute(&mut *self.transaction)
-        .await?;
-        sqlx::query!(
-            "DELETE FROM session_summaries WHERE session_id = ?1",
-            session_id
-        )
-        .execute(&mut *self.transaction)
-        .await?;
+        let transaction = &mut self.transaction;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "UPDATE sessions
+                 SET started_at = min(started_at, ?2),
+                     last_activity_at = max(last_activity_at, ?3),
+                     closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE max(closed_at, ?3) END,
+                     summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+                 WHERE id = ?1",
+                session_id,
+                first_ms,
+                last_ms,
+            ),
+            postgres = sqlx::query!(
+                "UPDATE sessions
+                 SET started_at = least(started_at, $2),
+                     last_activity_at = greatest(last_activity_at, $3),
+                     closed_at = CASE WHEN closed_at IS NULL THEN NULL
+                                      ELSE greatest(closed_at, $3) END,
+                     summarized = false, summary_attempts = 0, summary_retry_at = NULL
+                 WHERE id = $1",
+                session_id,
+                first_ms,
+                last_ms,
+            ),
+        )?;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM session_summaries WHERE session_id = ?1",
+                session_id
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM session_summaries WHERE session_id = $1",
+                session_id
+            ),
+        )?;
         Ok(())
     }
+
+    /// Writes the bookkeeping of the imported rows (PostgreSQL) and commits.
+    async fn finish(mut self) -> Result<()> {
+        match self.transaction.statements() {
+            #[cfg(feature = "sqlite")]
+            Writing::Sqlite(_) => {}
+            #[cfg(feature = "postgres")]
+            Writing::Postgres(transaction) => {
+                self.bookkeeping.write(transaction, self.key).await?;
+            }
+        }
+        self.transaction.commit().await
+    }
+}
+
+/// Stores one chunk of imported messages in SQLite; how many were stored.
+#[cfg(feature = "sqlite")]
+async fn insert_message_chunk(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    key: ConversationKey,
+    session_id: i64,
+    chunk: &[ImportMessage],
+) -> Result<u64> {
+    let rows =
+        serde_json::to_string(chunk).map_err(|error| sqlx::Error::Encode(Box::new(error)))?;
+    // `WHERE true`: SQLite needs it to read `ON CONFLICT` after a SELECT as the upsert clause.
+    // The only conflict possible is the import key (the message is stored already).
+    let stored = sqlx::query!(
+        r#"INSERT INTO messages
+               (chat_id, user_id, session_id, role, content, created_at, import_key)
+           SELECT ?1, ?2, ?3, json_extract(value, '$.role'), json_extract(value, '$.content'),
+                  json_extract(value, '$.created_at_ms'), json_extract(value, '$.import_key')
+           FROM json_each(?4) WHERE true
+           ON CONFLICT DO NOTHING"#,
+        key.chat_id,
+        key.user_id,
+        session_id,
+        rows,
+    )
+    .execute(&mut **transaction)
+    .await?;
+    Ok(stored.rows_affected())
 }

@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 
 use super::messages::storable;
 use crate::storage::Result;
-use crate::storage::import::{IMPORT_CHUNK, ImportStatements};
 use crate::storage::{ConversationKey, ImportMessage};
 
 /// What the imported rows add to the person's bookkeeping.
@@ -36,7 +35,13 @@ pub(in crate::storage) struct ImportedDay {
 }
 
 impl Bookkeeping {
-    fn add(&mut self, day: ImportedDay) {
+    /// Adds the imported `days`; how many rows they stored.
+    pub(in crate::storage) fn add_days(&mut self, days: Vec<ImportedDay>) -> u64 {
+        days.into_iter().map(|day| self.add(day)).sum()
+    }
+
+    /// Adds one imported day; how many rows it stored.
+    fn add(&mut self, day: ImportedDay) -> u64 {
         *self.messages_by_day.entry(day.day_start_at).or_default() += day.user_messages;
         self.bytes += day.bytes;
         if let (Some(first), Some(last)) = (day.first_user_at, day.last_user_at) {
@@ -45,6 +50,7 @@ impl Bookkeeping {
                 None => (first, last),
             });
         }
+        u64::try_from(day.rows).unwrap_or(0)
     }
 
     /// What `messages_after_insert()` does per row, once: the person's activity (from their own
@@ -96,116 +102,55 @@ impl Bookkeeping {
     }
 }
 
-/// An import into one conversation, inside its transaction, with what its rows add to the
-/// person's bookkeeping so far.
-pub(in crate::storage) struct PgImport<'t> {
-    pub(in crate::storage) transaction: &'t mut sqlx::PgConnection,
-    pub(in crate::storage) key: ConversationKey,
-    pub(in crate::storage) bookkeeping: Bookkeeping,
-}
-
-impl ImportStatements for PgImport<'_> {
-    async fn insert_closed_session(&mut self, first_ms: i64, last_ms: i64) -> Result<i64> {
-        sqlx::query_scalar!(
-            r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at,
-                                             closed_at)
-                       VALUES ($1, $2, $3, $4, $4)
-                       RETURNING id"#,
-            self.key.chat_id.0,
-            self.key.user_id.0,
-            first_ms,
-            last_ms,
-        )
-        .fetch_one(&mut *self.transaction)
-        .await
-    }
-
-    /// Also adds the stored rows to the bookkeeping.
-    async fn insert_messages(
-        &mut self,
-        session_id: i64,
-        messages: &[ImportMessage],
-    ) -> Result<u64> {
-        let mut stored = 0;
-        for chunk in messages.chunks(IMPORT_CHUNK) {
-            let roles: Vec<&str> = chunk
-                .iter()
-                .map(|message| match message.role {
-                    crate::storage::Role::System => "system",
-                    crate::storage::Role::User => "user",
-                    crate::storage::Role::Assistant => "assistant",
-                })
-                .collect();
-            let contents: Vec<String> = chunk
-                .iter()
-                .map(|message| storable(&message.content).into_owned())
-                .collect();
-            let times: Vec<i64> = chunk.iter().map(|message| message.created_at_ms).collect();
-            let import_keys: Vec<&str> = chunk.iter().map(|message| &*message.import_key).collect();
-            // The only conflict possible is the import key (the message is stored already).
-            let days = sqlx::query_as!(
-                ImportedDay,
-                r#"WITH inserted AS (
-                   INSERT INTO messages
-                       (chat_id, user_id, session_id, role, content, created_at, import_key)
-                   SELECT $1, $2, $3, role, content, created_at, import_key
-                   FROM UNNEST($4::text[], $5::text[], $6::bigint[], $7::text[])
-                        AS imported (role, content, created_at, import_key)
-                   ON CONFLICT DO NOTHING
-                   RETURNING role, created_at, octet_length(content) AS bytes)
-               SELECT created_at - created_at % 86400000 AS "day_start_at!",
-                      count(*) FILTER (WHERE role = 'user') AS "user_messages!",
-                      sum(bytes)::bigint AS "bytes!",
-                      min(created_at) FILTER (WHERE role = 'user') AS first_user_at,
-                      max(created_at) FILTER (WHERE role = 'user') AS last_user_at,
-                      count(*) AS "rows!"
-               FROM inserted
-               GROUP BY 1"#,
-                self.key.chat_id.0,
-                self.key.user_id.0,
-                session_id,
-                &roles as &[&str],
-                &contents,
-                &times,
-                &import_keys as &[&str],
-            )
-            .fetch_all(&mut *self.transaction)
-            .await?;
-            for day in days {
-                stored += u64::try_from(day.rows).unwrap_or(0);
-                self.bookkeeping.add(day);
-            }
-        }
-        Ok(stored)
-    }
-
-    async fn delete_session(&mut self, session_id: i64) -> Result<()> {
-        sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id)
-            .execute(&mut *self.transaction)
-            .await?;
-        Ok(())
-    }
-
-    async fn widen_session(&mut self, session_id: i64, first_ms: i64, last_ms: i64) -> Result<()> {
-        sqlx::query!(
-            "UPDATE sessions
-         SET started_at = least(started_at, $2),
-             last_activity_at = greatest(last_activity_at, $3),
-             closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE greatest(closed_at, $3) END,
-             summarized = false, summary_attempts = 0, summary_retry_at = NULL
-         WHERE id = $1",
-            session_id,
-            first_ms,
-            last_ms,
-        )
-        .execute(&mut *self.transaction)
-        .await?;
-        sqlx::query!(
-            "DELETE FROM session_summaries WHERE session_id = $1",
-            session_id
-        )
-        .execute(&mut *self.transaction)
-        .await?;
-        Ok(())
-    }
+/// Stores one chunk of imported messages as arrays (`UNNEST`); what the stored rows add to the
+/// bookkeeping, by UTC day.
+pub(in crate::storage) async fn insert_imported_chunk(
+    transaction: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    key: ConversationKey,
+    session_id: i64,
+    chunk: &[ImportMessage],
+) -> Result<Vec<ImportedDay>> {
+    let roles: Vec<&str> = chunk
+        .iter()
+        .map(|message| match message.role {
+            crate::storage::Role::System => "system",
+            crate::storage::Role::User => "user",
+            crate::storage::Role::Assistant => "assistant",
+        })
+        .collect();
+    let contents: Vec<String> = chunk
+        .iter()
+        .map(|message| storable(&message.content).into_owned())
+        .collect();
+    let times: Vec<i64> = chunk.iter().map(|message| message.created_at_ms).collect();
+    let import_keys: Vec<&str> = chunk.iter().map(|message| &*message.import_key).collect();
+    // The only conflict possible is the import key (the message is stored already).
+    sqlx::query_as!(
+        ImportedDay,
+        r#"WITH inserted AS (
+               INSERT INTO messages
+                   (chat_id, user_id, session_id, role, content, created_at, import_key)
+               SELECT $1, $2, $3, role, content, created_at, import_key
+               FROM UNNEST($4::text[], $5::text[], $6::bigint[], $7::text[])
+                    AS imported (role, content, created_at, import_key)
+               ON CONFLICT DO NOTHING
+               RETURNING role, created_at, octet_length(content) AS bytes)
+           SELECT created_at - created_at % 86400000 AS "day_start_at!",
+                  count(*) FILTER (WHERE role = 'user') AS "user_messages!",
+                  sum(bytes)::bigint AS "bytes!",
+                  min(created_at) FILTER (WHERE role = 'user') AS first_user_at,
+                  max(created_at) FILTER (WHERE role = 'user') AS last_user_at,
+                  count(*) AS "rows!"
+           FROM inserted
+           GROUP BY 1"#,
+        key.chat_id.0,
+        key.user_id.0,
+        session_id,
+        &roles as &[&str],
+        &contents,
+        &times,
+        &import_keys as &[&str],
+    )
+    .fetch_all(&mut **transaction)
+    .await
 }
