@@ -85,6 +85,19 @@ pub struct MemoryPool {
     pub gist: Option<usize>,
 }
 
+impl MemoryPool {
+    /// Every sentence of every summary, summary by summary, in order.
+    pub fn sentence_refs(&self) -> impl Iterator<Item = MemoryRef> + '_ {
+        self.summaries
+            .iter()
+            .enumerate()
+            .flat_map(|(summary, parts)| {
+                (0..parts.sentences.len())
+                    .map(move |sentence| MemoryRef::Sentence { summary, sentence })
+            })
+    }
+}
+
 /// Everything a prompt is assembled from. `history` ends with the new message.
 #[derive(Clone, Copy, Debug)]
 pub struct ContextInputs<'a> {
@@ -503,16 +516,7 @@ mod tests {
         let memory = &mut fixture.memory;
         memory.ranked = (0..memory.messages.len())
             .map(MemoryRef::Message)
-            .chain(
-                memory
-                    .summaries
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(summary, parts)| {
-                        (0..parts.sentences.len())
-                            .map(move |sentence| MemoryRef::Sentence { summary, sentence })
-                    }),
-            )
+            .chain(memory.sentence_refs())
             .collect();
     }
 
