@@ -153,6 +153,11 @@ impl AccessList {
         matches!(self.verdict(identity), Verdict::Admin | Verdict::Allowed)
     }
 
+    /// Whether an admin's rule blocks `identity`.
+    fn is_blocked(&self, identity: UserId) -> bool {
+        self.rule(identity) == Some(AccessRule::Block)
+    }
+
     pub fn is_admin(&self, identity: UserId) -> bool {
         self.admins.contains(&identity)
     }
@@ -168,8 +173,7 @@ impl AccessList {
         admin_id: UserId,
         user_id: UserId,
     ) -> Result<AccessChange, AccessError> {
-        let blocked = self.rule(user_id) == Some(AccessRule::Block);
-        if !blocked && self.is_allowed(user_id) {
+        if !self.is_blocked(user_id) && self.is_allowed(user_id) {
             return Ok(AccessChange::AlreadyAllowed);
         }
         self.set_rule(admin_id, user_id, AccessRule::Allow).await?;
@@ -188,7 +192,7 @@ impl AccessList {
         if self.is_admin(user_id) {
             return Err(AccessError::Admin);
         }
-        if self.rule(user_id) == Some(AccessRule::Block) {
+        if self.is_blocked(user_id) {
             return Ok(AccessChange::AlreadyBlocked);
         }
         self.set_rule(admin_id, user_id, AccessRule::Block).await?;
@@ -201,7 +205,7 @@ impl AccessList {
         admin_id: UserId,
         user_id: UserId,
     ) -> Result<AccessChange, AccessError> {
-        if self.rule(user_id) != Some(AccessRule::Block) {
+        if !self.is_blocked(user_id) {
             return Ok(AccessChange::NotBlocked);
         }
         self.store

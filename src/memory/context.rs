@@ -85,6 +85,19 @@ pub struct MemoryPool {
     pub gist: Option<usize>,
 }
 
+impl MemoryPool {
+    /// Every sentence of every summary, summary by summary, in order.
+    pub fn sentence_refs(&self) -> impl Iterator<Item = MemoryRef> + '_ {
+        self.summaries
+            .iter()
+            .enumerate()
+            .flat_map(|(summary, parts)| {
+                (0..parts.sentences.len())
+                    .map(move |sentence| MemoryRef::Sentence { summary, sentence })
+            })
+    }
+}
+
 /// Everything a prompt is assembled from. `history` ends with the new message.
 #[derive(Clone, Copy, Debug)]
 pub struct ContextInputs<'a> {
@@ -499,20 +512,21 @@ mod tests {
         })
     }
 
+    /// How many notes, summaries, recalled and raw messages the prompt carries, in that order.
+    fn parts_used(context: &AssembledContext) -> (usize, usize, usize, usize) {
+        (
+            context.notes_used,
+            context.summaries_used,
+            context.recalled_used,
+            context.history_used,
+        )
+    }
+
     fn everything_ranked(fixture: &mut Fixture) {
         let memory = &mut fixture.memory;
         memory.ranked = (0..memory.messages.len())
             .map(MemoryRef::Message)
-            .chain(
-                memory
-                    .summaries
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(summary, parts)| {
-                        (0..parts.sentences.len())
-                            .map(move |sentence| MemoryRef::Sentence { summary, sentence })
-                    }),
-            )
+            .chain(memory.sentence_refs())
             .collect();
     }
 
@@ -546,15 +560,7 @@ mod tests {
             positions.windows(2).all(|pair| pair[0] < pair[1]),
             "{system}"
         );
-        assert_eq!(
-            (
-                context.notes_used,
-                context.summaries_used,
-                context.recalled_used,
-                context.history_used
-            ),
-            (1, 3, 3, 10)
-        );
+        assert_eq!(parts_used(&context), (1, 3, 3, 10));
         assert!(system.contains(
             "summary 2 first word word word word word word word word word word word word. second 2"
         ));
@@ -573,15 +579,7 @@ mod tests {
     fn what_is_not_ranked_stays_out_but_the_gist_the_notes_and_the_raw_turns_come() {
         let context = assemble_with_budget(&fixture(), 100_000);
         let system = &context.request.system;
-        assert_eq!(
-            (
-                context.notes_used,
-                context.summaries_used,
-                context.recalled_used,
-                context.history_used
-            ),
-            (1, 1, 0, 10)
-        );
+        assert_eq!(parts_used(&context), (1, 1, 0, 10));
         assert!(system.contains("summary 3 first"), "{system}");
         assert!(
             !system.contains("summary 1") && !system.contains("recalled"),
@@ -659,15 +657,7 @@ mod tests {
         );
 
         let zero = assemble_with_budget(&fixture, 0);
-        assert_eq!(
-            (
-                zero.history_used,
-                zero.recalled_used,
-                zero.summaries_used,
-                zero.notes_used
-            ),
-            (0, 0, 0, 0)
-        );
+        assert_eq!(parts_used(&zero), (0, 0, 0, 0));
         assert!(zero.request.system.contains("Talk like a pirate."));
         assert_eq!(zero.request.messages.len(), 1);
         assert!(

@@ -218,15 +218,19 @@ pub async fn recall_with(
         by_meaning,
         in_period: in_period?,
     };
-    let history_ids: HashMap<i64, usize> = query
-        .history
-        .iter()
-        .enumerate()
-        .map(|(index, message)| (message.id, index))
-        .collect();
+    let history_ids = places_by_id(query.history);
     let mut pool = gather(&found, remembered, &history_ids);
     rank(&mut pool, query, &terms, &found, &history_ids);
     Ok(pool)
+}
+
+/// Where each message of `messages` is in it, by message id.
+fn places_by_id(messages: &[StoredMessage]) -> HashMap<i64, usize> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| (message.id, index))
+        .collect()
 }
 
 /// What the searches found for one turn.
@@ -353,14 +357,7 @@ struct Candidates {
 impl Candidates {
     fn of(pool: &MemoryPool, history: &[StoredMessage]) -> Self {
         let notes = (0..pool.notes.len()).map(MemoryRef::Note);
-        let sentences = pool
-            .summaries
-            .iter()
-            .enumerate()
-            .flat_map(|(summary, parts)| {
-                (0..parts.sentences.len())
-                    .map(move |sentence| MemoryRef::Sentence { summary, sentence })
-            });
+        let sentences = pool.sentence_refs();
         let messages = (0..pool.messages.len()).map(MemoryRef::Message);
         let history = (0..history.len()).map(MemoryRef::History);
         let items: Vec<MemoryRef> = notes
@@ -376,6 +373,17 @@ impl Candidates {
         Self { items, index }
     }
 
+    /// The candidate indexes of the sentences of the pool's summary `summary`, in order.
+    fn sentence_places(&self, pool: &MemoryPool, summary: usize) -> Vec<usize> {
+        (0..pool.summaries[summary].sentences.len())
+            .filter_map(|sentence| {
+                self.index
+                    .get(&MemoryRef::Sentence { summary, sentence })
+                    .copied()
+            })
+            .collect()
+    }
+
     /// For a question about a period: its summaries, newest first, each one place for all its
     /// sentences, in turn with its messages without a summary, the most informative first.
     fn ranking_in_period(&self, pool: &MemoryPool, in_period: &InPeriod) -> Vec<Vec<usize>> {
@@ -389,15 +397,7 @@ impl Candidates {
                     .iter()
                     .any(|summary| summary.session_id == parts.record.session_id)
             })
-            .map(|(summary, parts)| {
-                (0..parts.sentences.len())
-                    .filter_map(|sentence| {
-                        self.index
-                            .get(&MemoryRef::Sentence { summary, sentence })
-                            .copied()
-                    })
-                    .collect()
-            })
+            .map(|(summary, _)| self.sentence_places(pool, summary))
             .collect();
         summaries.reverse();
         let mut messages: Vec<(usize, usize)> = pool
@@ -429,12 +429,7 @@ impl Candidates {
         by_meaning: &ByMeaning,
         history_ids: &HashMap<i64, usize>,
     ) -> Vec<Vec<usize>> {
-        let message_places: HashMap<i64, usize> = pool
-            .messages
-            .iter()
-            .enumerate()
-            .map(|(index, message)| (message.id, index))
-            .collect();
+        let message_places = places_by_id(&pool.messages);
         let summary_places: HashMap<i64, usize> = pool
             .summaries
             .iter()
@@ -456,14 +451,7 @@ impl Candidates {
             .iter()
             .filter_map(|(summary, similarity)| {
                 let summary = *summary_places.get(&summary.session_id)?;
-                let sentences = (0..pool.summaries[summary].sentences.len())
-                    .filter_map(|sentence| {
-                        self.index
-                            .get(&MemoryRef::Sentence { summary, sentence })
-                            .copied()
-                    })
-                    .collect();
-                Some((*similarity, sentences))
+                Some((*similarity, self.sentence_places(pool, summary)))
             });
         let notes = by_meaning.notes.iter().filter_map(|(note, similarity)| {
             let text = note.note.trim();

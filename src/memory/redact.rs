@@ -345,6 +345,10 @@ mod tests {
         })
     }
 
+    fn assert_redacted(text: &str, expected: &str) {
+        assert_eq!(redact(text), expected, "{text:?}");
+    }
+
     fn assert_kept(text: &str) {
         let redacted = redact(text);
         assert!(
@@ -371,17 +375,15 @@ mod tests {
     fn openai_and_anthropic_keys_are_masked() {
         for key in [OPENAI_KEY, OPENAI_PROJECT_KEY, ANTHROPIC_KEY] {
             let text = format!("my key is {key}, keep it safe");
-            assert_eq!(redact(&text), "my key is [redacted], keep it safe");
+            assert_redacted(&text, "my key is [redacted], keep it safe");
         }
     }
 
     #[test]
     fn an_api_key_in_an_assignment_or_quotes_is_masked() {
-        assert_eq!(
-            redact(&format!(
-                "OPENAI_API_KEY={OPENAI_KEY}\napi_key = \"{ANTHROPIC_KEY}\""
-            )),
-            "OPENAI_API_KEY=[redacted]\napi_key = \"[redacted]\""
+        assert_redacted(
+            &format!("OPENAI_API_KEY={OPENAI_KEY}\napi_key = \"{ANTHROPIC_KEY}\""),
+            "OPENAI_API_KEY=[redacted]\napi_key = \"[redacted]\"",
         );
     }
 
@@ -394,17 +396,15 @@ mod tests {
 
     #[test]
     fn telegram_bot_tokens_are_masked() {
-        assert_eq!(redact(&format!("token: {BOT_TOKEN}")), "token: [redacted]");
-        assert_eq!(redact(BOT_TOKEN), "[redacted]");
+        assert_redacted(&format!("token: {BOT_TOKEN}"), "token: [redacted]");
+        assert_redacted(BOT_TOKEN, "[redacted]");
     }
 
     #[test]
     fn a_bot_token_inside_a_bot_api_url_is_masked() {
-        assert_eq!(
-            redact(&format!(
-                "curl https://api.telegram.org/bot{BOT_TOKEN}/getMe"
-            )),
-            "curl https://api.telegram.org/bot[redacted]/getMe"
+        assert_redacted(
+            &format!("curl https://api.telegram.org/bot{BOT_TOKEN}/getMe"),
+            "curl https://api.telegram.org/bot[redacted]/getMe",
         );
     }
 
@@ -416,17 +416,17 @@ mod tests {
 
     #[test]
     fn a_password_in_a_url_is_masked_and_user_and_host_are_kept() {
-        assert_eq!(
-            redact("connect to https://user:hunter2@host/ now"),
-            "connect to https://user:[redacted]@host/ now"
+        assert_redacted(
+            "connect to https://user:hunter2@host/ now",
+            "connect to https://user:[redacted]@host/ now",
         );
-        assert_eq!(
-            redact("DATABASE_URL=postgres://app:p%40ss:w0rd@db.internal:5432/app"),
-            "DATABASE_URL=postgres://app:[redacted]@db.internal:5432/app"
+        assert_redacted(
+            "DATABASE_URL=postgres://app:p%40ss:w0rd@db.internal:5432/app",
+            "DATABASE_URL=postgres://app:[redacted]@db.internal:5432/app",
         );
-        assert_eq!(
-            redact("redis://:s3cret@cache:6379/0"),
-            "redis://:[redacted]@cache:6379/0"
+        assert_redacted(
+            "redis://:s3cret@cache:6379/0",
+            "redis://:[redacted]@cache:6379/0",
         );
     }
 
@@ -442,14 +442,11 @@ mod tests {
     fn long_hex_secrets_are_masked() {
         let hex32 = "0123456789abcdef0123456789ABCDEF";
         let hex64 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-        assert_eq!(
-            redact(&format!("secret={hex32} digest {hex64}.")),
-            "secret=[redacted] digest [redacted]."
+        assert_redacted(
+            &format!("secret={hex32} digest {hex64}."),
+            "secret=[redacted] digest [redacted].",
         );
-        assert_eq!(
-            redact(&format!("wallet key 0x{hex64}")),
-            "wallet key [redacted]"
-        );
+        assert_redacted(&format!("wallet key 0x{hex64}"), "wallet key [redacted]");
     }
 
     #[test]
@@ -470,17 +467,17 @@ mod tests {
     fn github_tokens_are_masked() {
         let classic = "ghp_16C7e42F292c6912E7710c838347Ae178B4a";
         let fine_grained = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-        assert_eq!(
-            redact(&format!("{classic} and {fine_grained}")),
-            "[redacted] and [redacted]"
+        assert_redacted(
+            &format!("{classic} and {fine_grained}"),
+            "[redacted] and [redacted]",
         );
     }
 
     #[test]
     fn aws_access_key_ids_are_masked() {
-        assert_eq!(
-            redact("aws_access_key_id = AKIAIOSFODNN7EXAMPLE"),
-            "aws_access_key_id = [redacted]"
+        assert_redacted(
+            "aws_access_key_id = AKIAIOSFODNN7EXAMPLE",
+            "aws_access_key_id = [redacted]",
         );
         assert_kept("AKIA alone, or AKIAIOSFODNN7 cut short, is not a key id.");
     }
@@ -488,13 +485,13 @@ mod tests {
     #[test]
     fn bearer_tokens_are_masked_and_the_scheme_is_kept() {
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
-        assert_eq!(
-            redact(&format!("-H 'Authorization: Bearer {jwt}'")),
-            "-H 'Authorization: Bearer [redacted]'"
+        assert_redacted(
+            &format!("-H 'Authorization: Bearer {jwt}'"),
+            "-H 'Authorization: Bearer [redacted]'",
         );
-        assert_eq!(
-            redact("authorization: bearer AbCdEf0123456789xyz=="),
-            "authorization: bearer [redacted]"
+        assert_redacted(
+            "authorization: bearer AbCdEf0123456789xyz==",
+            "authorization: bearer [redacted]",
         );
     }
 
@@ -507,17 +504,17 @@ mod tests {
     fn pem_private_key_blocks_are_masked_whole() {
         let text = "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn\n\
                     /ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA PRIVATE KEY-----\nthanks";
-        assert_eq!(redact(text), "key:\n[redacted]\nthanks");
+        assert_redacted(text, "key:\n[redacted]\nthanks");
         let openssh = "-----BEGIN OPENSSH PRIVATE KEY-----\r\nb3BlbnNzaC1rZXktdjE=\r\n\
                        -----END OPENSSH PRIVATE KEY-----";
-        assert_eq!(redact(openssh), "[redacted]");
+        assert_redacted(openssh, "[redacted]");
     }
 
     #[test]
     fn a_truncated_pem_private_key_is_masked_up_to_the_first_blank_line() {
         let text = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAo\n\n\
                     Why does ssh refuse it?";
-        assert_eq!(redact(text), "[redacted]\n\nWhy does ssh refuse it?");
+        assert_redacted(text, "[redacted]\n\nWhy does ssh refuse it?");
     }
 
     #[test]
@@ -528,13 +525,13 @@ mod tests {
 
     #[test]
     fn a_secret_found_by_two_patterns_is_masked_once() {
-        assert_eq!(
-            redact(&format!("Authorization: Bearer {OPENAI_KEY}")),
-            "Authorization: Bearer [redacted]"
+        assert_redacted(
+            &format!("Authorization: Bearer {OPENAI_KEY}"),
+            "Authorization: Bearer [redacted]",
         );
-        assert_eq!(
-            redact(&format!("https://me:{OPENAI_KEY}@proxy.example/")),
-            "https://me:[redacted]@proxy.example/"
+        assert_redacted(
+            &format!("https://me:{OPENAI_KEY}@proxy.example/"),
+            "https://me:[redacted]@proxy.example/",
         );
     }
 
@@ -566,18 +563,16 @@ mod tests {
 
     #[test]
     fn emoji_and_right_to_left_text_around_secrets_are_kept() {
-        assert_eq!(redact(&format!("🔑{OPENAI_KEY}🔑 👩‍👩‍👧")), "🔑[redacted]🔑 👩‍👩‍👧");
-        assert_eq!(
-            redact(&format!(
-                "המפתח שלי: {BOT_TOKEN} תודה! مفتاحي {OPENAI_KEY}."
-            )),
-            "המפתח שלי: [redacted] תודה! مفتاحي [redacted]."
+        assert_redacted(&format!("🔑{OPENAI_KEY}🔑 👩‍👩‍👧"), "🔑[redacted]🔑 👩‍👩‍👧");
+        assert_redacted(
+            &format!("המפתח שלי: {BOT_TOKEN} תודה! مفتاحي {OPENAI_KEY}."),
+            "המפתח שלי: [redacted] תודה! مفتاحي [redacted].",
         );
     }
 
     #[test]
     fn a_secret_glued_to_a_non_latin_word_is_masked() {
-        assert_eq!(redact(&format!("ключ{OPENAI_KEY}ещё")), "ключ[redacted]ещё");
+        assert_redacted(&format!("ключ{OPENAI_KEY}ещё"), "ключ[redacted]ещё");
     }
 
     #[test]

@@ -61,15 +61,7 @@ pub(super) async fn retry_turn(
     } else {
         preview
     };
-    let (answer, preview) = ask_showing_progress(
-        turn,
-        &retry.turn,
-        turn.settings.stream_replies,
-        preview,
-        running,
-        "",
-    )
-    .await;
+    let (answer, preview) = ask_showing_progress(turn, &retry.turn, preview, running, "").await;
     let answer = match usable_answer(turn, &retry.turn, answer) {
         Ok(answer) => answer,
         Err(notice) if in_place => {

@@ -170,15 +170,7 @@ pub(super) async fn chat_turn(
     }
     let running = turn.start_running();
     let started = start_turn(turn, TurnInput::text(&text), &preview).await?;
-    answer_turn(
-        turn,
-        &started,
-        settings.stream_replies,
-        preview,
-        running,
-        "",
-    )
-    .await
+    answer_turn(turn, &started, preview, running, "").await
 }
 
 /// The notice for a person past their daily token limit, whose message is then neither stored nor
@@ -241,8 +233,7 @@ pub(super) async fn media_turn(
         }
     };
     let started = start_turn(turn, prepared.input, &preview).await?;
-    let stream = settings.stream_replies;
-    answer_turn(turn, &started, stream, preview, running, &prepared.header).await
+    answer_turn(turn, &started, preview, running, &prepared.header).await
 }
 
 /// Stores the person's message and assembles the prompt. When that fails, the message is
@@ -300,13 +291,11 @@ fn turn_text(message: &Message, me: &Me, lang: Lang, max_chars: usize) -> Result
 async fn answer_turn(
     turn: &TurnContext<'_>,
     started: &Turn,
-    stream: bool,
     preview: Preview,
     running: RunningTurn,
     header: &str,
 ) -> anyhow::Result<TurnOutcome> {
-    let (answer, preview) =
-        ask_showing_progress(turn, started, stream, preview, running, header).await;
+    let (answer, preview) = ask_showing_progress(turn, started, preview, running, header).await;
     let answer = match usable_answer(turn, started, answer) {
         Ok(answer) => answer,
         Err(notice) => return turn.answer_with_notice(preview, &notice).await,
@@ -377,15 +366,15 @@ fn carries_images(started: &Turn) -> bool {
 
 /// Asks the model while `typing` or the streamed preview shows progress (below `header`), until
 /// the answer is complete or `running` is stopped. Returns the answer and the preview as the
-/// progress display left it.
+/// progress display left it. Whether the answer streams is the bot's `STREAM_REPLIES`.
 pub(super) async fn ask_showing_progress(
     turn: &TurnContext<'_>,
     started: &Turn,
-    stream: bool,
     preview: Preview,
     running: RunningTurn,
     header: &str,
 ) -> (Result<Answer, LlmError>, Preview) {
+    let stream = turn.settings.stream_replies;
     let (progress_sender, progress) = watch::channel(String::new());
     let (model_sender, model_progress) = watch::channel(String::new());
     let shown_before = preview.clone();
