@@ -259,17 +259,7 @@ impl Store {
                 update_id,
             ),
         )?;
-        run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM session_summaries WHERE session_id = ?1",
-                reply.session_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM session_summaries WHERE session_id = $1",
-                reply.session_id,
-            ),
-        )?;
+        transaction.delete_summary(reply.session_id).await?;
         run_in!(
             transaction.execute,
             sqlite = sqlx::query!(

@@ -259,17 +259,7 @@ impl Import<'_> {
                 last_ms,
             ),
         )?;
-        run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM session_summaries WHERE session_id = ?1",
-                session_id
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM session_summaries WHERE session_id = $1",
-                session_id
-            ),
-        )?;
+        transaction.delete_summary(session_id).await?;
         Ok(())
     }
 

@@ -46,36 +46,22 @@ macro_rules! delete_older_in_batches {
         $store:ident, $table:literal, $key:literal, $columns:literal, $time:literal,
         $cutoff:expr, $batch_size:expr $(,)?
     ) => {
+        delete_older_in_batches!(@statements $store, $cutoff, $batch_size, [
+            "DELETE FROM " + $table + " WHERE " + $key
+                + " IN (SELECT " + $columns + " FROM " + $table + " WHERE " + $time
+        ])
+    };
+    (@statements $store:ident, $cutoff:expr, $batch_size:expr, [$($statement:tt)+]) => {
         $store.in_batches($batch_size, || async move {
             run!(
                 $store.writer.execute,
                 sqlite = sqlx::query!(
-                    "DELETE FROM "
-                        + $table
-                        + " WHERE "
-                        + $key
-                        + " IN (SELECT "
-                        + $columns
-                        + " FROM "
-                        + $table
-                        + " WHERE "
-                        + $time
-                        + " < ?1 LIMIT ?2)",
+                    $($statement)+ + " < ?1 LIMIT ?2)",
                     $cutoff,
                     $batch_size,
                 ),
                 postgres = sqlx::query!(
-                    "DELETE FROM "
-                        + $table
-                        + " WHERE "
-                        + $key
-                        + " IN (SELECT "
-                        + $columns
-                        + " FROM "
-                        + $table
-                        + " WHERE "
-                        + $time
-                        + " < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
+                    $($statement)+ + " < $1 LIMIT $2 FOR UPDATE SKIP LOCKED)",
                     $cutoff,
                     $batch_size,
                 ),
@@ -359,17 +345,7 @@ impl Store {
             // The session and its summary (and, by cascade, any message stored since its
             // messages were deleted).
             begin!(self, transaction);
-            counts.summaries += run_in!(
-                transaction.execute,
-                sqlite = sqlx::query!(
-                    "DELETE FROM session_summaries WHERE session_id = ?1",
-                    session_id
-                ),
-                postgres = sqlx::query!(
-                    "DELETE FROM session_summaries WHERE session_id = $1",
-                    session_id
-                ),
-            )?;
+            counts.summaries += transaction.delete_summary(session_id).await?;
             counts.sessions += run_in!(
                 transaction.execute,
                 sqlite = sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id),

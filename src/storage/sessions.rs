@@ -2,7 +2,7 @@
 //! and closing. When a session ends is decided by the caller (`memory`), not here.
 
 use super::Result;
-use super::{Backend, Store};
+use super::Store;
 use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
 
 /// A session as stored.
@@ -59,6 +59,19 @@ pub struct TurnStartLimits {
 /// tries again before giving up (PostgreSQL; on SQLite the first attempt opens it).
 const START_SESSION_ATTEMPTS: usize = 8;
 
+/// The row of `turn_start.sql`: the lists as JSON arrays.
+struct TurnStartRow {
+    persona: Option<String>,
+    model: Option<String>,
+    incognito: bool,
+    session_id: Option<i64>,
+    last_activity_at_ms: Option<i64>,
+    notes: String,
+    summaries: String,
+    history: String,
+    has_messages_before_window: bool,
+}
+
 impl Store {
     /// The conversation's open session, if any.
     pub async fn open_session(&self, key: ConversationKey) -> Result<Option<SessionRecord>> {
@@ -89,77 +102,49 @@ impl Store {
         key: ConversationKey,
         limits: TurnStartLimits,
     ) -> Result<TurnStart> {
-        match &self.backend {
-            #[cfg(feature = "sqlite")]
-            Backend::Sqlite(db) => {
-                let row = sqlx::query_file!(
-                    "src/storage/sql/turn_start.sql",
-                    key.chat_id,
-                    key.user_id,
-                    limits.summaries_since_ms,
-                    limits.summary_count,
-                    limits.history_since_ms,
-                    limits.history_max_messages,
-                )
-                .fetch_one(&mut *db.reader().await?)
-                .await?;
-                // Each list is in the order the caller wants (oldest first), as `Store::notes`,
-                // `Store::recent_summaries` and `Store::history` return it.
-                let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
-                let notes = serde_json::from_str(&row.notes).map_err(decode)?;
-                let summaries = serde_json::from_str(&row.summaries).map_err(decode)?;
-                let history = serde_json::from_str(&row.history).map_err(decode)?;
-                let open_session =
-                    row.session_id
-                        .zip(row.last_activity_at_ms)
-                        .map(|(id, last_activity_at_ms)| OpenSession {
-                            id,
-                            last_activity_at_ms,
-                        });
-                Ok(TurnStart {
-                    persona: row.persona,
-                    model: row.model,
-                    incognito: row.incognito,
-                    open_session,
-                    notes,
-                    summaries,
-                    history,
-                    has_messages_before_window: row.has_messages_before_window,
-                })
-            }
-            #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                let row = sqlx::query_file!(
-                    "src/storage/postgres/turn_start.sql",
-                    key.chat_id.0,
-                    key.user_id.0,
-                    limits.summaries_since_ms,
-                    limits.summary_count,
-                    limits.history_since_ms,
-                    limits.history_max_messages,
-                )
-                .fetch_one(&db.pool)
-                .await?;
-                let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
-                let open_session =
-                    row.session_id
-                        .zip(row.last_activity_at_ms)
-                        .map(|(id, last_activity_at_ms)| OpenSession {
-                            id,
-                            last_activity_at_ms,
-                        });
-                Ok(TurnStart {
-                    persona: row.persona,
-                    model: row.model,
-                    incognito: row.incognito,
-                    open_session,
-                    notes: serde_json::from_str(&row.notes).map_err(decode)?,
-                    summaries: serde_json::from_str(&row.summaries).map_err(decode)?,
-                    history: serde_json::from_str(&row.history).map_err(decode)?,
-                    has_messages_before_window: row.has_messages_before_window,
-                })
-            }
-        }
+        let row = run!(
+            self.reader.fetch_one,
+            sqlite = sqlx::query_file_as!(
+                TurnStartRow,
+                "src/storage/sql/turn_start.sql",
+                key.chat_id,
+                key.user_id,
+                limits.summaries_since_ms,
+                limits.summary_count,
+                limits.history_since_ms,
+                limits.history_max_messages,
+            ),
+            postgres = sqlx::query_file_as!(
+                TurnStartRow,
+                "src/storage/postgres/turn_start.sql",
+                key.chat_id.0,
+                key.user_id.0,
+                limits.summaries_since_ms,
+                limits.summary_count,
+                limits.history_since_ms,
+                limits.history_max_messages,
+            ),
+        )?;
+        // Each list is in the order the caller wants (oldest first), as `Store::notes`,
+        // `Store::recent_summaries` and `Store::history` return it.
+        let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
+        let open_session =
+            row.session_id
+                .zip(row.last_activity_at_ms)
+                .map(|(id, last_activity_at_ms)| OpenSession {
+                    id,
+                    last_activity_at_ms,
+                });
+        Ok(TurnStart {
+            persona: row.persona,
+            model: row.model,
+            incognito: row.incognito,
+            open_session,
+            notes: serde_json::from_str(&row.notes).map_err(decode)?,
+            summaries: serde_json::from_str(&row.summaries).map_err(decode)?,
+            history: serde_json::from_str(&row.history).map_err(decode)?,
+            has_messages_before_window: row.has_messages_before_window,
+        })
     }
 
     /// Starts a new session at `now_ms`, closing the conversation's open one (if any) first.

@@ -4,6 +4,7 @@
 
 use super::Result;
 use super::Store;
+use super::backend::Writing;
 #[cfg(feature = "sqlite")]
 use super::backend::json_ids;
 #[cfg(feature = "postgres")]
@@ -212,6 +213,25 @@ impl Store {
                 key.chat_id.0,
                 key.user_id.0,
                 session_ids,
+            ),
+        )
+    }
+}
+
+impl Writing<'_> {
+    /// Deletes the summary of the session `session_id` in this transaction (its triggers take
+    /// its vector and byte count); how many (0 or 1).
+    pub(super) async fn delete_summary(&mut self, session_id: i64) -> Result<u64> {
+        let transaction = self;
+        run_in!(
+            transaction.execute,
+            sqlite = sqlx::query!(
+                "DELETE FROM session_summaries WHERE session_id = ?1",
+                session_id
+            ),
+            postgres = sqlx::query!(
+                "DELETE FROM session_summaries WHERE session_id = $1",
+                session_id
             ),
         )
     }

@@ -98,6 +98,29 @@ impl From<UnfinishedRow> for UnfinishedUpdate {
     }
 }
 
+/// A compile-time checked query reading [`UnfinishedRow`]s, the updates not done with the
+/// undelivered reply of each, if any, by `SELECT … WHERE <not done> $rest`. The update's owner
+/// leads the join through the conversation's index to its own messages. An update has one reply
+/// at most: it is `replying` from then on and never answered again, so the join adds no rows.
+macro_rules! select_unfinished {
+    ($rest:literal $(, $argument:expr)* $(,)?) => {
+        sqlx::query_as!(
+            UnfinishedRow,
+            r#"SELECT update_.update_id AS "update_id!", update_.payload,
+                      update_.state AS "state: UpdateState", update_.answer_message_ids,
+                      reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
+               FROM processed_updates AS update_
+               LEFT JOIN messages AS reply
+                 ON update_.state = 'replying'
+                AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
+                AND reply.update_id = update_.update_id AND reply.role = 'assistant'
+                AND reply.telegram_message_id IS NULL
+               WHERE update_.state <> 'done' "# + $rest,
+            $($argument),*
+        )
+    };
+}
+
 impl Store {
     /// Records that `update_id` was received. Returns `true` the first time, `false` when the
     /// update was already recorded (a redelivery that must not be answered again). The update is
@@ -249,40 +272,15 @@ impl Store {
     ) -> Result<Vec<UnfinishedUpdate>> {
         let rows = run!(
             self.reader.fetch_all,
-            // The update's owner leads the join through the conversation's index to its own
-            // messages. An update has one reply at most: it is `replying` from then on and never
-            // answered again, so the join adds no rows.
-            sqlite = sqlx::query_as!(
-                UnfinishedRow,
-                r#"SELECT update_.update_id AS "update_id!", update_.payload,
-                          update_.state AS "state: UpdateState", update_.answer_message_ids,
-                          reply.id AS "reply_id?: i64", reply.content AS "reply_content?: String"
-                   FROM processed_updates AS update_
-                   LEFT JOIN messages AS reply
-                     ON update_.state = 'replying'
-                    AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
-                    AND reply.update_id = update_.update_id AND reply.role = 'assistant'
-                    AND reply.telegram_message_id IS NULL
-                   WHERE update_.state <> 'done'
-                     AND update_.received_at >= ?1 AND update_.received_at < ?2
-                   ORDER BY update_.update_id"#,
+            sqlite = select_unfinished!(
+                "AND update_.received_at >= ?1 AND update_.received_at < ?2
+                 ORDER BY update_.update_id",
                 since_ms,
                 before_ms,
             ),
-            postgres = sqlx::query_as!(
-                UnfinishedRow,
-                r#"SELECT update_.update_id, update_.payload, update_.state AS "state: UpdateState",
-                          update_.answer_message_ids,
-                          reply.id AS "reply_id?", reply.content AS "reply_content?"
-                   FROM processed_updates AS update_
-                   LEFT JOIN messages AS reply
-                     ON update_.state = 'replying'
-                    AND reply.chat_id = update_.chat_id AND reply.user_id = update_.user_id
-                    AND reply.update_id = update_.update_id AND reply.role = 'assistant'
-                    AND reply.telegram_message_id IS NULL
-                   WHERE update_.state <> 'done'
-                     AND update_.received_at >= $1 AND update_.received_at < $2
-                   ORDER BY update_.update_id"#,
+            postgres = select_unfinished!(
+                "AND update_.received_at >= $1 AND update_.received_at < $2
+                 ORDER BY update_.update_id",
                 since_ms,
                 before_ms,
             ),
