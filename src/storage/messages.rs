@@ -6,8 +6,6 @@ use super::Result;
 use super::combined::{MessageRow, Write};
 #[cfg(feature = "postgres")]
 use super::postgres::messages::STORE_ONCE_ATTEMPTS;
-#[cfg(feature = "postgres")]
-use super::postgres::messages::storable;
 use super::{Backend, Store};
 use super::{ChatId, ConversationKey, Role, UserId};
 
@@ -101,26 +99,7 @@ impl Store {
                 .await
             }
             #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"INSERT INTO messages
-                           (chat_id, user_id, session_id, role, content, created_at,
-                            tokens_in, tokens_out, telegram_message_id)
-                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-                       RETURNING id"#,
-                    message.key.chat_id.0,
-                    message.key.user_id.0,
-                    message.session_id,
-                    message.role as Role,
-                    &*storable(message.content),
-                    message.created_at_ms,
-                    message.tokens_in,
-                    message.tokens_out,
-                    message.telegram_message_id,
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
+            Backend::Postgres(db) => db.insert_new_message(message, None).await,
         }
     }
 
@@ -137,27 +116,7 @@ impl Store {
                 Ok(id)
             }
             #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query_scalar!(
-                    r#"INSERT INTO messages
-                           (chat_id, user_id, session_id, role, content, created_at,
-                            tokens_in, tokens_out, telegram_message_id, update_id)
-                       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                       RETURNING id"#,
-                    reply.key.chat_id.0,
-                    reply.key.user_id.0,
-                    reply.session_id,
-                    reply.role as Role,
-                    &*storable(reply.content),
-                    reply.created_at_ms,
-                    reply.tokens_in,
-                    reply.tokens_out,
-                    reply.telegram_message_id,
-                    update_id,
-                )
-                .fetch_one(&db.pool)
-                .await
-            }
+            Backend::Postgres(db) => db.insert_new_message(reply, update_id).await,
         }
     }
 
@@ -179,7 +138,7 @@ impl Store {
                 // `ON CONFLICT DO NOTHING` waits for a replica inserting the same message to commit, so
                 // the look-up after it (a statement of its own, with a fresh snapshot) finds that row.
                 for _ in 0..STORE_ONCE_ATTEMPTS {
-                    if let Some(id) = db.insert_user_message_unless_stored(message).await? {
+                    if let Some(id) = db.insert_message(message, Role::User, None).await? {
                         return Ok((id, true));
                     }
                     let stored = sqlx::query_scalar!(

@@ -273,8 +273,8 @@ impl Store {
     /// `query` (a vector of the same model), nearest first, with their cosine similarity.
     ///
     /// Ranked over the conversation's vectors held in memory (`storage::vector_cache`), brought up to
-    /// date first by the conversation's counters; a conversation too large to hold is searched
-    /// in the database.
+    /// date first by the conversation's counters; the vectors of a conversation too large to hold
+    /// are read for this search only.
     pub async fn nearest_messages(
         &self,
         key: ConversationKey,
@@ -294,9 +294,11 @@ impl Store {
             Held::Current(vectors) => vectors,
             held => {
                 if !self.vector_cache.would_hold(stored, query.len()) {
-                    return self
-                        .nearest_messages_stored(key, query, before_id, limit)
-                        .await;
+                    let stored = self
+                        .memory_vectors_of(key, VectorSource::Message, before_id)
+                        .await?;
+                    let ranked = vectors::nearest(query, stored, before_id, limit);
+                    return self.messages_ranked(key, &ranked).await;
                 }
                 let caught_up = match held {
                     Held::Behind(behind) => {

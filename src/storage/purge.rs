@@ -494,26 +494,25 @@ impl Store {
                 let mut transaction = super::begin_write(&mut writer).await?;
                 // Both statements select the same batch: same ordering, same snapshot, one
                 // transaction.
-                let summaries = sqlx::query!(
-                    "DELETE FROM session_summaries WHERE session_id IN
-                         (SELECT id FROM sessions WHERE last_activity_at < ?1
-                          ORDER BY last_activity_at, id LIMIT ?2)",
-                    cutoff_ms,
-                    batch_size,
-                )
-                .execute(&mut *transaction)
-                .await?
-                .rows_affected();
-                let sessions = sqlx::query!(
-                    "DELETE FROM sessions WHERE id IN
-                         (SELECT id FROM sessions WHERE last_activity_at < ?1
-                          ORDER BY last_activity_at, id LIMIT ?2)",
-                    cutoff_ms,
-                    batch_size,
-                )
-                .execute(&mut *transaction)
-                .await?
-                .rows_affected();
+                macro_rules! in_batch {
+                    ($statement:literal) => {
+                        sqlx::query!(
+                            $statement
+                                + " IN (SELECT id FROM sessions WHERE last_activity_at < ?1
+                                        ORDER BY last_activity_at, id LIMIT ?2)",
+                            cutoff_ms,
+                            batch_size,
+                        )
+                    };
+                }
+                let summaries = in_batch!("DELETE FROM session_summaries WHERE session_id")
+                    .execute(&mut *transaction)
+                    .await?
+                    .rows_affected();
+                let sessions = in_batch!("DELETE FROM sessions WHERE id")
+                    .execute(&mut *transaction)
+                    .await?
+                    .rows_affected();
                 transaction.commit().await?;
                 Ok((sessions, summaries))
             }

@@ -102,7 +102,7 @@ pub struct MemoryVector {
 /// `before_id` nearest to `query` (all of them for a negative `limit`), nearest first (equal
 /// distances: smaller id first), with their similarity. Vectors of another length than the
 /// query's are not comparable and left out.
-fn nearest(
+pub(super) fn nearest(
     query: &[u8],
     vectors: Vec<(i64, Vec<u8>)>,
     before_id: i64,
@@ -127,6 +127,22 @@ pub(super) fn in_ranked_order<T>(
         .iter()
         .filter_map(|(id, similarity)| by_id.remove(id).map(|row| (row, *similarity)))
         .collect()
+}
+
+/// Reads [`StoredText`]s, by `$query` (worded for both backends: it selects `source_id`,
+/// `chat_id`, `user_id` and `text`) and at most `$limit` of them (all for a negative one).
+macro_rules! stored_texts {
+    ($store:ident, $limit:expr, [$($query:tt)+]) => {
+        run!(
+            $store.reader.fetch_all,
+            sqlite = sqlx::query_as!(StoredText, $($query)+ + " LIMIT +?1", $limit),
+            postgres = sqlx::query_as!(
+                StoredText,
+                $($query)+ + " LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END",
+                $limit,
+            ),
+        )
+    };
 }
 
 impl Store {
@@ -203,33 +219,19 @@ impl Store {
 
     /// Up to `limit` session summaries without a vector.
     pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
-        let rows = run!(
-            self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                StoredText,
-                r#"SELECT summary.session_id AS "source_id!", summary.chat_id, summary.user_id,
-                          summary.summary AS text
-                   FROM session_summaries AS summary
-                   WHERE NOT EXISTS (
-                       SELECT 1 FROM memory_vectors AS vector
-                       WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                         AND vector.kind = 1 AND vector.source_id = summary.session_id)
-                   LIMIT +?1"#,
-                limit,
-            ),
-            postgres = sqlx::query_as!(
-                StoredText,
-                r#"SELECT summary.session_id AS source_id, summary.chat_id, summary.user_id,
-                          summary.summary AS text
-                   FROM session_summaries AS summary
-                   WHERE NOT EXISTS (
-                       SELECT 1 FROM memory_vectors AS vector
-                       WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                         AND vector.kind = 1 AND vector.source_id = summary.session_id)
-                   ORDER BY summary.session_id
-                   LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-                limit,
-            ),
+        let rows = stored_texts!(
+            self,
+            limit,
+            [
+                r#"SELECT summary.session_id AS "source_id!", summary.chat_id AS "chat_id!",
+                      summary.user_id AS "user_id!", summary.summary AS "text!"
+               FROM session_summaries AS summary
+               WHERE NOT EXISTS (
+                   SELECT 1 FROM memory_vectors AS vector
+                   WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
+                     AND vector.kind = 1 AND vector.source_id = summary.session_id)
+               ORDER BY summary.session_id"#
+            ]
         )?;
         Ok(rows
             .into_iter()
@@ -239,31 +241,19 @@ impl Store {
 
     /// Up to `limit` notes without a vector.
     pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
-        let rows = run!(
-            self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                StoredText,
-                r#"SELECT note.id AS "source_id!", note.chat_id, note.user_id, note.note AS text
-                   FROM user_notes AS note
-                   WHERE NOT EXISTS (
-                       SELECT 1 FROM note_vectors AS vector
-                       WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                         AND vector.note_id = note.id)
-                   LIMIT +?1"#,
-                limit,
-            ),
-            postgres = sqlx::query_as!(
-                StoredText,
-                r#"SELECT note.id AS source_id, note.chat_id, note.user_id, note.note AS text
-                   FROM user_notes AS note
-                   WHERE NOT EXISTS (
-                       SELECT 1 FROM note_vectors AS vector
-                       WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                         AND vector.note_id = note.id)
-                   ORDER BY note.id
-                   LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
-                limit,
-            ),
+        let rows = stored_texts!(
+            self,
+            limit,
+            [
+                r#"SELECT note.id AS "source_id!", note.chat_id AS "chat_id!", note.user_id AS "user_id!",
+                      note.note AS "text!"
+               FROM user_notes AS note
+               WHERE NOT EXISTS (
+                   SELECT 1 FROM note_vectors AS vector
+                   WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                     AND vector.note_id = note.id)
+               ORDER BY note.id"#
+            ]
         )?;
         Ok(rows
             .into_iter()
@@ -516,23 +506,6 @@ impl Store {
         )
     }
 
-    /// The conversation's `limit` messages older than message `before_id` nearest in meaning
-    /// to `query` (a vector of the same model), nearest first, with their cosine similarity,
-    /// ranked over the conversation's stored vectors.
-    pub async fn nearest_messages_stored(
-        &self,
-        key: ConversationKey,
-        query: &[u8],
-        before_id: i64,
-        limit: i64,
-    ) -> Result<Vec<(StoredMessage, f64)>> {
-        let vectors = self
-            .memory_vectors_of(key, VectorSource::Message, before_id)
-            .await?;
-        let ranked = nearest(query, vectors, before_id, limit);
-        self.messages_ranked(key, &ranked).await
-    }
-
     /// The messages of `ranked` (ids of the conversation's messages, nearest first, with their
     /// similarity) in that order; a message deleted since it was ranked is left out.
     pub(super) async fn messages_ranked(
@@ -608,7 +581,7 @@ impl Store {
 
     /// The conversation's vectors of messages or summaries (`source`) with source ids below
     /// `before_id`, by id.
-    async fn memory_vectors_of(
+    pub(super) async fn memory_vectors_of(
         &self,
         key: ConversationKey,
         source: VectorSource,
