@@ -159,8 +159,16 @@ impl Embedder {
         let (mut embedded, mut refused_in_all) = (0, 0);
         loop {
             let batch = match texts {
-                Unmarked::Summaries => self.store.summaries_to_embed(BATCH).await?,
-                Unmarked::Notes => self.store.notes_to_embed(BATCH).await?,
+                Unmarked::Summaries => {
+                    self.store
+                        .texts_without_vectors(VectorSource::Summary, BATCH)
+                        .await?
+                }
+                Unmarked::Notes => {
+                    self.store
+                        .texts_without_vectors(VectorSource::Note, BATCH)
+                        .await?
+                }
             };
             if batch.is_empty() {
                 break;

@@ -75,7 +75,8 @@ impl Store {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
                 let mut reader = db.reader().await?;
-                let message = select_messages!(
+                let message = select!(
+                    StoredMessage,
                     r#"FROM messages
                        WHERE chat_id = ?1 AND user_id = ?2 AND role = 'user'
                        ORDER BY created_at DESC, id DESC
@@ -110,7 +111,8 @@ impl Store {
             }
             #[cfg(feature = "postgres")]
             Backend::Postgres(db) => {
-                let message = select_messages!(
+                let message = select!(
+                    StoredMessage,
                     r#"FROM messages
                        WHERE chat_id = $1 AND user_id = $2 AND role = 'user'
                        ORDER BY created_at DESC, id DESC
@@ -162,7 +164,8 @@ impl Store {
             // `+?4`, not `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then
             // re-prepares the statement whenever a new value is bound; the unary plus hides it
             // from the planner.
-            sqlite = select_messages!(
+            sqlite = select!(
+                StoredMessage,
                 r#"FROM (SELECT * FROM messages
                          WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
                          ORDER BY created_at DESC, id DESC
@@ -174,7 +177,8 @@ impl Store {
                 limit,
                 through_id,
             ),
-            postgres = select_messages!(
+            postgres = select!(
+                StoredMessage,
                 r#"FROM (SELECT * FROM messages
                          WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
                          ORDER BY created_at DESC, id DESC

@@ -204,14 +204,16 @@ impl Store {
     pub async fn all_messages(&self, key: ConversationKey) -> Result<Vec<StoredMessage>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select_messages!(
+            sqlite = select!(
+                StoredMessage,
                 r#"FROM messages
                    WHERE chat_id = ?1 AND user_id = ?2
                    ORDER BY created_at ASC, id ASC"#,
                 key.chat_id,
                 key.user_id,
             ),
-            postgres = select_messages!(
+            postgres = select!(
+                StoredMessage,
                 r#"FROM messages
                    WHERE chat_id = $1 AND user_id = $2
                    ORDER BY created_at ASC, id ASC"#,
@@ -254,13 +256,15 @@ impl Store {
     pub async fn session_messages(&self, session_id: i64) -> Result<Vec<StoredMessage>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select_messages!(
+            sqlite = select!(
+                StoredMessage,
                 r#"FROM messages
                    WHERE session_id = ?1
                    ORDER BY created_at ASC, id ASC"#,
                 session_id,
             ),
-            postgres = select_messages!(
+            postgres = select!(
+                StoredMessage,
                 r#"FROM messages
                    WHERE session_id = $1
                    ORDER BY created_at ASC, id ASC"#,

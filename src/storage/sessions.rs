@@ -77,13 +77,15 @@ impl Store {
     pub async fn open_session(&self, key: ConversationKey) -> Result<Option<SessionRecord>> {
         run!(
             self.reader.fetch_optional,
-            sqlite = select_sessions!(
+            sqlite = select!(
+                SessionRecord,
                 r#"FROM sessions
                    WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
                 key.chat_id,
                 key.user_id,
             ),
-            postgres = select_sessions!(
+            postgres = select!(
+                SessionRecord,
                 r#"FROM sessions
                    WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
                 key.chat_id.0,
@@ -271,7 +273,8 @@ impl Store {
     ) -> Result<Vec<SessionRecord>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select_sessions!(
+            sqlite = select!(
+                SessionRecord,
                 r#"FROM sessions
                    WHERE closed_at IS NOT NULL AND summarized = 0
                      AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
@@ -280,7 +283,8 @@ impl Store {
                 now_ms,
                 limit,
             ),
-            postgres = select_sessions!(
+            postgres = select!(
+                SessionRecord,
                 r#"FROM sessions
                    WHERE closed_at IS NOT NULL AND NOT summarized
                      AND (summary_retry_at IS NULL OR summary_retry_at <= $1)

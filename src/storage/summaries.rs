@@ -70,7 +70,8 @@ impl Store {
     ) -> Result<Vec<SummaryRecord>> {
         let mut summaries = run!(
             self.reader.fetch_all,
-            sqlite = select_summaries!(
+            sqlite = select!(
+                SummaryRecord,
                 r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
@@ -81,7 +82,8 @@ impl Store {
                 since_ms,
                 limit,
             ),
-            postgres = select_summaries!(
+            postgres = select!(
+                SummaryRecord,
                 r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
@@ -111,7 +113,8 @@ impl Store {
             self.reader.fetch_all,
             // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
             // from the period's end; those that ended before it began are passed over.
-            sqlite = select_summaries!(
+            sqlite = select!(
+                SummaryRecord,
                 r#"FROM sessions AS session
                    JOIN session_summaries AS summary ON summary.session_id = session.id
                    WHERE session.chat_id = ?1 AND session.user_id = ?2
@@ -124,7 +127,8 @@ impl Store {
                 to_ms,
                 limit,
             ),
-            postgres = select_summaries!(
+            postgres = select!(
+                SummaryRecord,
                 r#"FROM sessions AS session
                    JOIN session_summaries AS summary ON summary.session_id = session.id
                    WHERE session.chat_id = $1 AND session.user_id = $2
@@ -155,7 +159,8 @@ impl Store {
     ) -> Result<Vec<StoredMessage>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select_messages!(
+            sqlite = select!(
+                StoredMessage,
                 r#"FROM (SELECT * FROM messages
                          WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
                            AND created_at < ?4 AND role = 'user'
@@ -170,7 +175,8 @@ impl Store {
                 to_ms,
                 limit,
             ),
-            postgres = select_messages!(
+            postgres = select!(
+                StoredMessage,
                 r#"FROM (SELECT * FROM messages
                          WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
                            AND created_at < $4 AND role = 'user'
@@ -196,7 +202,8 @@ impl Store {
     ) -> Result<Vec<SummaryRecord>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select_summaries!(
+            sqlite = select!(
+                SummaryRecord,
                 r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.session_id IN (SELECT value FROM json_each(?3))
@@ -205,7 +212,8 @@ impl Store {
                 key.user_id,
                 json_ids(session_ids),
             ),
-            postgres = select_summaries!(
+            postgres = select!(
+                SummaryRecord,
                 r#"FROM session_summaries AS summary
                    JOIN sessions AS session ON session.id = summary.session_id
                    WHERE summary.session_id = ANY($3)

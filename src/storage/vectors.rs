@@ -217,47 +217,48 @@ impl Store {
             .collect())
     }
 
-    /// Up to `limit` session summaries without a vector.
-    pub async fn summaries_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
-        let rows = stored_texts!(
-            self,
-            limit,
-            [
-                r#"SELECT summary.session_id AS "source_id!", summary.chat_id AS "chat_id!",
-                      summary.user_id AS "user_id!", summary.summary AS "text!"
-               FROM session_summaries AS summary
-               WHERE NOT EXISTS (
-                   SELECT 1 FROM memory_vectors AS vector
-                   WHERE vector.chat_id = summary.chat_id AND vector.user_id = summary.user_id
-                     AND vector.kind = 1 AND vector.source_id = summary.session_id)
-               ORDER BY summary.session_id"#
-            ]
-        )?;
+    /// Up to `limit` session summaries or notes (`source`) without a vector; messages are
+    /// [`Store::messages_to_embed`].
+    pub async fn texts_without_vectors(
+        &self,
+        source: VectorSource,
+        limit: i64,
+    ) -> Result<Vec<TextToEmbed>> {
+        let rows = match source {
+            VectorSource::Message => return self.messages_to_embed(limit).await,
+            VectorSource::Summary => stored_texts!(
+                self,
+                limit,
+                [
+                    r#"SELECT summary.session_id AS "source_id!", summary.chat_id AS "chat_id!",
+                              summary.user_id AS "user_id!", summary.summary AS "text!"
+                       FROM session_summaries AS summary
+                       WHERE NOT EXISTS (
+                           SELECT 1 FROM memory_vectors AS vector
+                           WHERE vector.chat_id = summary.chat_id
+                             AND vector.user_id = summary.user_id
+                             AND vector.kind = 1 AND vector.source_id = summary.session_id)
+                       ORDER BY summary.session_id"#
+                ]
+            )?,
+            VectorSource::Note => stored_texts!(
+                self,
+                limit,
+                [
+                    r#"SELECT note.id AS "source_id!", note.chat_id AS "chat_id!",
+                              note.user_id AS "user_id!", note.note AS "text!"
+                       FROM user_notes AS note
+                       WHERE NOT EXISTS (
+                           SELECT 1 FROM note_vectors AS vector
+                           WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
+                             AND vector.note_id = note.id)
+                       ORDER BY note.id"#
+                ]
+            )?,
+        };
         Ok(rows
             .into_iter()
-            .map(|row| row.into_text_to_embed(VectorSource::Summary))
-            .collect())
-    }
-
-    /// Up to `limit` notes without a vector.
-    pub async fn notes_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
-        let rows = stored_texts!(
-            self,
-            limit,
-            [
-                r#"SELECT note.id AS "source_id!", note.chat_id AS "chat_id!", note.user_id AS "user_id!",
-                      note.note AS "text!"
-               FROM user_notes AS note
-               WHERE NOT EXISTS (
-                   SELECT 1 FROM note_vectors AS vector
-                   WHERE vector.chat_id = note.chat_id AND vector.user_id = note.user_id
-                     AND vector.note_id = note.id)
-               ORDER BY note.id"#
-            ]
-        )?;
-        Ok(rows
-            .into_iter()
-            .map(|row| row.into_text_to_embed(VectorSource::Note))
+            .map(|row| row.into_text_to_embed(source))
             .collect())
     }
 
@@ -489,14 +490,16 @@ impl Store {
             self.reader.fetch_all,
             // `+` keeps SQLite from choosing the conversation's index (a scan of all its
             // messages) over the few ids' primary key.
-            sqlite = select_messages!(
+            sqlite = select!(
+                StoredMessage,
                 r#"FROM messages
                    WHERE id IN (SELECT value FROM json_each(?3)) AND +chat_id = ?1 AND +user_id = ?2"#,
                 key.chat_id,
                 key.user_id,
                 json_ids(ids),
             ),
-            postgres = select_messages!(
+            postgres = select!(
+                StoredMessage,
                 r#"FROM messages
                    WHERE id = ANY($3) AND chat_id = $1 AND user_id = $2"#,
                 key.chat_id.0,
