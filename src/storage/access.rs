@@ -40,18 +40,15 @@ impl Store {
     pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>> {
         run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 AccessRuleRecord,
-                r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
-                          changed_by AS "changed_by: UserId",
-                          changed_at AS changed_at_ms
-                   FROM access_rules ORDER BY user_id"#,
-            ),
-            postgres = sqlx::query_as!(
-                AccessRuleRecord,
-                r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
-                          changed_at AS changed_at_ms
-                   FROM access_rules ORDER BY user_id"#,
+                sqlite = r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
+                                   changed_by AS "changed_by: UserId",
+                                   changed_at AS changed_at_ms
+                            FROM access_rules ORDER BY user_id"#,
+                postgres = r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
+                                     changed_at AS changed_at_ms
+                              FROM access_rules ORDER BY user_id"#,
             ),
         )
     }
@@ -60,23 +57,17 @@ impl Store {
     pub async fn set_access_rule(&self, record: &AccessRuleRecord) -> Result<()> {
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (user_id) DO UPDATE
-                     SET rule = excluded.rule, changed_by = excluded.changed_by,
-                         changed_at = excluded.changed_at",
-                record.user_id,
-                record.rule,
-                record.changed_by,
-                record.changed_at_ms,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                 VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (user_id) DO UPDATE
-                     SET rule = excluded.rule, changed_by = excluded.changed_by,
-                         changed_at = excluded.changed_at",
+            query!(
+                sqlite = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+                          VALUES (?1, ?2, ?3, ?4)
+                          ON CONFLICT (user_id) DO UPDATE
+                              SET rule = excluded.rule, changed_by = excluded.changed_by,
+                                  changed_at = excluded.changed_at",
+                postgres = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+                            VALUES ($1, $2, $3, $4)
+                            ON CONFLICT (user_id) DO UPDATE
+                                SET rule = excluded.rule, changed_by = excluded.changed_by,
+                                    changed_at = excluded.changed_at",
                 record.user_id.0,
                 record.rule as AccessRule,
                 record.changed_by.0,
@@ -90,8 +81,11 @@ impl Store {
     pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool> {
         let deleted = run!(
             self.writer.execute,
-            sqlite = sqlx::query!("DELETE FROM access_rules WHERE user_id = ?1", user_id),
-            postgres = sqlx::query!("DELETE FROM access_rules WHERE user_id = $1", user_id.0),
+            query!(
+                sqlite = "DELETE FROM access_rules WHERE user_id = ?1",
+                postgres = "DELETE FROM access_rules WHERE user_id = $1",
+                user_id.0,
+            ),
         )?;
         Ok(deleted > 0)
     }
@@ -101,15 +95,11 @@ impl Store {
     pub async fn record_stranger_alert(&self, user_id: UserId, now_ms: i64) -> Result<bool> {
         let inserted = run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
-                 ON CONFLICT (user_id) DO NOTHING",
-                user_id,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
-                 ON CONFLICT (user_id) DO NOTHING",
+            query!(
+                sqlite = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
+                          ON CONFLICT (user_id) DO NOTHING",
+                postgres = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
+                            ON CONFLICT (user_id) DO NOTHING",
                 user_id.0,
                 now_ms,
             ),
@@ -121,17 +111,13 @@ impl Store {
     pub async fn token_limit(&self, user_id: UserId) -> Result<Option<TokenLimitRecord>> {
         run!(
             self.reader.fetch_optional,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 TokenLimitRecord,
-                r#"SELECT user_id AS "user_id!", daily_tokens,
-                          set_by AS "set_by: UserId", set_at AS set_at_ms
-                   FROM token_limits WHERE user_id = ?1"#,
-                user_id,
-            ),
-            postgres = sqlx::query_as!(
-                TokenLimitRecord,
-                r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
-                   FROM token_limits WHERE user_id = $1"#,
+                sqlite = r#"SELECT user_id AS "user_id!", daily_tokens,
+                                   set_by AS "set_by: UserId", set_at AS set_at_ms
+                            FROM token_limits WHERE user_id = ?1"#,
+                postgres = r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
+                              FROM token_limits WHERE user_id = $1"#,
                 user_id.0,
             ),
         )
@@ -141,13 +127,11 @@ impl Store {
     pub async fn any_own_token_limit(&self) -> Result<bool> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                       AS "any!: bool""#
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                       AS "any!""#
+            query_scalar!(
+                sqlite = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                                AS "any!: bool""#,
+                postgres = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                                  AS "any!""#,
             ),
         )
     }
@@ -156,23 +140,17 @@ impl Store {
     pub async fn set_token_limit(&self, record: &TokenLimitRecord) -> Result<()> {
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (user_id) DO UPDATE
-                     SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                         set_at = excluded.set_at",
-                record.user_id,
-                record.daily_tokens,
-                record.set_by,
-                record.set_at_ms,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                 VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (user_id) DO UPDATE
-                     SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                         set_at = excluded.set_at",
+            query!(
+                sqlite = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+                          VALUES (?1, ?2, ?3, ?4)
+                          ON CONFLICT (user_id) DO UPDATE
+                              SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                                  set_at = excluded.set_at",
+                postgres = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+                            VALUES ($1, $2, $3, $4)
+                            ON CONFLICT (user_id) DO UPDATE
+                                SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                                    set_at = excluded.set_at",
                 record.user_id.0,
                 record.daily_tokens,
                 record.set_by.0,
@@ -186,8 +164,11 @@ impl Store {
     pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool> {
         let deleted = run!(
             self.writer.execute,
-            sqlite = sqlx::query!("DELETE FROM token_limits WHERE user_id = ?1", user_id),
-            postgres = sqlx::query!("DELETE FROM token_limits WHERE user_id = $1", user_id.0),
+            query!(
+                sqlite = "DELETE FROM token_limits WHERE user_id = ?1",
+                postgres = "DELETE FROM token_limits WHERE user_id = $1",
+                user_id.0,
+            ),
         )?;
         Ok(deleted > 0)
     }

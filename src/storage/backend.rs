@@ -19,7 +19,45 @@ use super::Result;
 ///     postgres = sqlx::query!("DELETE FROM notes WHERE id = $1", id),
 /// )?;
 /// ```
+///
+/// When both statements take the same arguments, they are written once:
+/// `run!(self.writer.execute, query!(sqlite = "…", postgres = "…", id))`, likewise with
+/// `query_scalar!`, `query_as!(Record, …)` and `select!(Record, …)` ([`select!`]).
 macro_rules! run {
+    // One argument list for both backends' statements.
+    (
+        $store:ident.$connection:ident.$finish:ident,
+        query_as!($record:ident, sqlite = $sqlite:literal, postgres = $postgres:literal
+                  $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run!(
+            $store.$connection.$finish,
+            sqlite = sqlx::query_as!($record, $sqlite $(, $argument)*),
+            postgres = sqlx::query_as!($record, $postgres $(, $argument)*),
+        )
+    };
+    (
+        $store:ident.$connection:ident.$finish:ident,
+        select!($record:ident, sqlite = $sqlite:literal, postgres = $postgres:literal
+                $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run!(
+            $store.$connection.$finish,
+            sqlite = select!($record, $sqlite $(, $argument)*),
+            postgres = select!($record, $postgres $(, $argument)*),
+        )
+    };
+    (
+        $store:ident.$connection:ident.$finish:ident,
+        $query:ident!(sqlite = $sqlite:literal, postgres = $postgres:literal
+                      $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run!(
+            $store.$connection.$finish,
+            sqlite = sqlx::$query!($sqlite $(, $argument)*),
+            postgres = sqlx::$query!($postgres $(, $argument)*),
+        )
+    };
     ($store:ident.$connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
         match &$store.backend {
             #[cfg(feature = "sqlite")]
@@ -73,6 +111,29 @@ macro_rules! begin {
 /// Runs one statement in the transaction `$transaction` ([`begin!`]), finished as with
 /// [`run!`]: `execute` gives the number of rows changed.
 macro_rules! run_in {
+    // One argument list for both backends' statements.
+    (
+        $transaction:ident.$finish:ident,
+        query_as!($record:ident, sqlite = $sqlite:literal, postgres = $postgres:literal
+                  $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run_in!(
+            $transaction.$finish,
+            sqlite = sqlx::query_as!($record, $sqlite $(, $argument)*),
+            postgres = sqlx::query_as!($record, $postgres $(, $argument)*),
+        )
+    };
+    (
+        $transaction:ident.$finish:ident,
+        $query:ident!(sqlite = $sqlite:literal, postgres = $postgres:literal
+                      $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run_in!(
+            $transaction.$finish,
+            sqlite = sqlx::$query!($sqlite $(, $argument)*),
+            postgres = sqlx::$query!($postgres $(, $argument)*),
+        )
+    };
     ($transaction:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
         match $transaction.statements() {
             #[cfg(feature = "sqlite")]

@@ -164,26 +164,18 @@ impl Store {
             // `+?4`, not `?4`: SQLite plans a bare `LIMIT ?` with the bound value and then
             // re-prepares the statement whenever a new value is bound; the unary plus hides it
             // from the planner.
-            sqlite = select!(
+            select!(
                 StoredMessage,
-                r#"FROM (SELECT * FROM messages
-                         WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT +?4)
-                   ORDER BY created_at ASC, id ASC"#,
-                key.chat_id,
-                key.user_id,
-                since_ms,
-                limit,
-                through_id,
-            ),
-            postgres = select!(
-                StoredMessage,
-                r#"FROM (SELECT * FROM messages
-                         WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
-                   ORDER BY created_at ASC, id ASC"#,
+                sqlite = r#"FROM (SELECT * FROM messages
+                                  WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3 AND id <= ?5
+                                  ORDER BY created_at DESC, id DESC
+                                  LIMIT +?4)
+                            ORDER BY created_at ASC, id ASC"#,
+                postgres = r#"FROM (SELECT * FROM messages
+                                    WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3 AND id <= $5
+                                    ORDER BY created_at DESC, id DESC
+                                    LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END) AS latest
+                              ORDER BY created_at ASC, id ASC"#,
                 key.chat_id.0,
                 key.user_id.0,
                 since_ms,
@@ -232,27 +224,17 @@ impl Store {
         )?;
         let id = run_in!(
             transaction.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"INSERT INTO messages
-                       (chat_id, user_id, session_id, role, content, created_at,
-                        tokens_in, tokens_out, telegram_message_id, update_id)
-                   VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
-                   RETURNING id AS "id!""#,
-                chat_id,
-                user_id,
-                reply.session_id,
-                &*content,
-                reply.created_at_ms,
-                reply.tokens_in,
-                reply.tokens_out,
-                update_id,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"INSERT INTO messages
-                       (chat_id, user_id, session_id, role, content, created_at,
-                        tokens_in, tokens_out, telegram_message_id, update_id)
-                   VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
-                   RETURNING id"#,
+            query_scalar!(
+                sqlite = r#"INSERT INTO messages
+                                (chat_id, user_id, session_id, role, content, created_at,
+                                 tokens_in, tokens_out, telegram_message_id, update_id)
+                            VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
+                            RETURNING id AS "id!""#,
+                postgres = r#"INSERT INTO messages
+                                  (chat_id, user_id, session_id, role, content, created_at,
+                                   tokens_in, tokens_out, telegram_message_id, update_id)
+                              VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
+                              RETURNING id"#,
                 chat_id,
                 user_id,
                 reply.session_id,
@@ -266,14 +248,11 @@ impl Store {
         transaction.delete_summary(reply.session_id).await?;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
-                 WHERE id = ?1 AND summarized = 1",
-                reply.session_id,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
-                 WHERE id = $1 AND summarized",
+            query!(
+                sqlite = "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+                          WHERE id = ?1 AND summarized = 1",
+                postgres = "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
+                            WHERE id = $1 AND summarized",
                 reply.session_id,
             ),
         )?;

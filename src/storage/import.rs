@@ -63,24 +63,19 @@ impl Store {
     pub async fn session_spans(&self, key: ConversationKey) -> Result<Vec<SessionSpan>> {
         run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 SessionSpan,
-                r#"SELECT id AS "id!", started_at AS started_at_ms,
-                          last_activity_at AS last_activity_at_ms,
-                          closed_at IS NOT NULL AS "closed!: bool"
-                   FROM sessions
-                   WHERE chat_id = ?1 AND user_id = ?2
-                   ORDER BY started_at, id"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_as!(
-                SessionSpan,
-                r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
-                          closed_at IS NOT NULL AS "closed!"
-                   FROM sessions
-                   WHERE chat_id = $1 AND user_id = $2
-                   ORDER BY started_at, id"#,
+                sqlite = r#"SELECT id AS "id!", started_at AS started_at_ms,
+                                   last_activity_at AS last_activity_at_ms,
+                                   closed_at IS NOT NULL AS "closed!: bool"
+                            FROM sessions
+                            WHERE chat_id = ?1 AND user_id = ?2
+                            ORDER BY started_at, id"#,
+                postgres = r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
+                                     closed_at IS NOT NULL AS "closed!"
+                              FROM sessions
+                              WHERE chat_id = $1 AND user_id = $2
+                              ORDER BY started_at, id"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -91,15 +86,11 @@ impl Store {
     pub async fn import_keys(&self, key: ConversationKey) -> Result<Vec<String>> {
         run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT import_key AS "import_key!" FROM messages
-                   WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT import_key AS "import_key!" FROM messages
-                   WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
+            query_scalar!(
+                sqlite = r#"SELECT import_key AS "import_key!" FROM messages
+                            WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
+                postgres = r#"SELECT import_key AS "import_key!" FROM messages
+                              WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -171,19 +162,13 @@ impl Import<'_> {
         let transaction = &mut self.transaction;
         run_in!(
             transaction.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
-                   VALUES (?1, ?2, ?3, ?4, ?4)
-                   RETURNING id AS "id!""#,
-                chat_id,
-                user_id,
-                first_ms,
-                last_ms,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
-                   VALUES ($1, $2, $3, $4, $4)
-                   RETURNING id"#,
+            query_scalar!(
+                sqlite = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
+                            VALUES (?1, ?2, ?3, ?4, ?4)
+                            RETURNING id AS "id!""#,
+                postgres = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
+                              VALUES ($1, $2, $3, $4, $4)
+                              RETURNING id"#,
                 chat_id,
                 user_id,
                 first_ms,
@@ -222,8 +207,11 @@ impl Import<'_> {
         let transaction = &mut self.transaction;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id),
-            postgres = sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id),
+            query!(
+                sqlite = "DELETE FROM sessions WHERE id = ?1",
+                postgres = "DELETE FROM sessions WHERE id = $1",
+                session_id,
+            ),
         )?;
         Ok(())
     }
@@ -235,25 +223,20 @@ impl Import<'_> {
         let transaction = &mut self.transaction;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE sessions
-                 SET started_at = min(started_at, ?2),
-                     last_activity_at = max(last_activity_at, ?3),
-                     closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE max(closed_at, ?3) END,
-                     summarized = 0, summary_attempts = 0, summary_retry_at = NULL
-                 WHERE id = ?1",
-                session_id,
-                first_ms,
-                last_ms,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE sessions
-                 SET started_at = least(started_at, $2),
-                     last_activity_at = greatest(last_activity_at, $3),
-                     closed_at = CASE WHEN closed_at IS NULL THEN NULL
-                                      ELSE greatest(closed_at, $3) END,
-                     summarized = false, summary_attempts = 0, summary_retry_at = NULL
-                 WHERE id = $1",
+            query!(
+                sqlite = "UPDATE sessions
+                          SET started_at = min(started_at, ?2),
+                              last_activity_at = max(last_activity_at, ?3),
+                              closed_at = CASE WHEN closed_at IS NULL THEN NULL ELSE max(closed_at, ?3) END,
+                              summarized = 0, summary_attempts = 0, summary_retry_at = NULL
+                          WHERE id = ?1",
+                postgres = "UPDATE sessions
+                            SET started_at = least(started_at, $2),
+                                last_activity_at = greatest(last_activity_at, $3),
+                                closed_at = CASE WHEN closed_at IS NULL THEN NULL
+                                                 ELSE greatest(closed_at, $3) END,
+                                summarized = false, summary_attempts = 0, summary_retry_at = NULL
+                            WHERE id = $1",
                 session_id,
                 first_ms,
                 last_ms,

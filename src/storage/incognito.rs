@@ -12,15 +12,11 @@ impl Store {
     pub async fn is_incognito(&self, key: ConversationKey) -> Result<bool> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                                  WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                                  WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
+            query_scalar!(
+                sqlite = r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                           WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
+                postgres = r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                             WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -93,23 +89,17 @@ impl Store {
     ) -> Result<()> {
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-                 VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (user_id, day_start_at) DO UPDATE
-                     SET tokens_in = tokens_in + excluded.tokens_in,
-                         tokens_out = tokens_out + excluded.tokens_out",
-                user_id,
-                day_start_ms,
-                tokens_in,
-                tokens_out,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-                 VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (user_id, day_start_at) DO UPDATE
-                     SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
-                         tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
+            query!(
+                sqlite = "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                          VALUES (?1, ?2, ?3, ?4)
+                          ON CONFLICT (user_id, day_start_at) DO UPDATE
+                              SET tokens_in = tokens_in + excluded.tokens_in,
+                                  tokens_out = tokens_out + excluded.tokens_out",
+                postgres = "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                            VALUES ($1, $2, $3, $4)
+                            ON CONFLICT (user_id, day_start_at) DO UPDATE
+                                SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
+                                    tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
                 user_id.0,
                 day_start_ms,
                 tokens_in,
@@ -124,15 +114,11 @@ impl Store {
     pub async fn incognito_tokens(&self, user_id: UserId, since_day_start_ms: i64) -> Result<i64> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
-                   FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
-                user_id,
-                since_day_start_ms,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT coalesce(sum(tokens_in + tokens_out), 0)::bigint AS "tokens!"
-                   FROM incognito_token_usage WHERE user_id = $1 AND day_start_at >= $2"#,
+            query_scalar!(
+                sqlite = r#"SELECT coalesce(sum(tokens_in + tokens_out), 0) AS "tokens!: i64"
+                            FROM incognito_token_usage WHERE user_id = ?1 AND day_start_at >= ?2"#,
+                postgres = r#"SELECT coalesce(sum(tokens_in + tokens_out), 0)::bigint AS "tokens!"
+                              FROM incognito_token_usage WHERE user_id = $1 AND day_start_at >= $2"#,
                 user_id.0,
                 since_day_start_ms,
             ),

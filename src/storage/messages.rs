@@ -204,19 +204,14 @@ impl Store {
     pub async fn all_messages(&self, key: ConversationKey) -> Result<Vec<StoredMessage>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select!(
+            select!(
                 StoredMessage,
-                r#"FROM messages
-                   WHERE chat_id = ?1 AND user_id = ?2
-                   ORDER BY created_at ASC, id ASC"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = select!(
-                StoredMessage,
-                r#"FROM messages
-                   WHERE chat_id = $1 AND user_id = $2
-                   ORDER BY created_at ASC, id ASC"#,
+                sqlite = r#"FROM messages
+                            WHERE chat_id = ?1 AND user_id = ?2
+                            ORDER BY created_at ASC, id ASC"#,
+                postgres = r#"FROM messages
+                              WHERE chat_id = $1 AND user_id = $2
+                              ORDER BY created_at ASC, id ASC"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -233,18 +228,13 @@ impl Store {
     ) -> Result<Option<String>> {
         run!(
             self.reader.fetch_optional,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT content AS "content!" FROM messages
-                   WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
-                     AND user_id = ?3"#,
-                key.chat_id,
-                telegram_message_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT content FROM messages
-                   WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
-                     AND user_id = $3"#,
+            query_scalar!(
+                sqlite = r#"SELECT content AS "content!" FROM messages
+                            WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
+                              AND user_id = ?3"#,
+                postgres = r#"SELECT content FROM messages
+                              WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
+                                AND user_id = $3"#,
                 key.chat_id.0,
                 telegram_message_id,
                 key.user_id.0,
@@ -256,18 +246,14 @@ impl Store {
     pub async fn session_messages(&self, session_id: i64) -> Result<Vec<StoredMessage>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select!(
+            select!(
                 StoredMessage,
-                r#"FROM messages
-                   WHERE session_id = ?1
-                   ORDER BY created_at ASC, id ASC"#,
-                session_id,
-            ),
-            postgres = select!(
-                StoredMessage,
-                r#"FROM messages
-                   WHERE session_id = $1
-                   ORDER BY created_at ASC, id ASC"#,
+                sqlite = r#"FROM messages
+                            WHERE session_id = ?1
+                            ORDER BY created_at ASC, id ASC"#,
+                postgres = r#"FROM messages
+                              WHERE session_id = $1
+                              ORDER BY created_at ASC, id ASC"#,
                 session_id,
             ),
         )

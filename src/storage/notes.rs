@@ -300,20 +300,15 @@ impl Store {
     pub async fn notes(&self, key: ConversationKey) -> Result<Vec<NoteRecord>> {
         let rows = run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 NoteRow,
-                r#"SELECT id AS "id!", note, created_at, confirmed_at,
-                          added_by_hand AS "added_by_hand: bool", valid_from, earlier
-                   FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
-                   ORDER BY created_at, id"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_as!(
-                NoteRow,
-                r#"SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
-                   FROM user_notes WHERE chat_id = $1 AND user_id = $2
-                   ORDER BY created_at, id"#,
+                sqlite = r#"SELECT id AS "id!", note, created_at, confirmed_at,
+                                   added_by_hand AS "added_by_hand: bool", valid_from, earlier
+                            FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
+                            ORDER BY created_at, id"#,
+                postgres = r#"SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
+                              FROM user_notes WHERE chat_id = $1 AND user_id = $2
+                              ORDER BY created_at, id"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -361,21 +356,15 @@ impl Store {
         begin!(self, transaction);
         let inserted = run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO user_notes
-                     (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-                 VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
-                 ON CONFLICT (chat_id, user_id, note) DO NOTHING",
-                chat_id,
-                user_id,
-                &*note,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO user_notes
-                     (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-                 VALUES ($1, $2, $3, $4, $4, true, $4)
-                 ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+            query!(
+                sqlite = "INSERT INTO user_notes
+                              (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                          VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
+                          ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+                postgres = "INSERT INTO user_notes
+                                (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                            VALUES ($1, $2, $3, $4, $4, true, $4)
+                            ON CONFLICT (chat_id, user_id, note) DO NOTHING",
                 chat_id,
                 user_id,
                 &*note,
@@ -385,17 +374,11 @@ impl Store {
         if inserted == 0 {
             run_in!(
                 transaction.execute,
-                sqlite = sqlx::query!(
-                    "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
-                     WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
-                    chat_id,
-                    user_id,
-                    &*note,
-                    now_ms,
-                ),
-                postgres = sqlx::query!(
-                    "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
-                     WHERE chat_id = $1 AND user_id = $2 AND note = $3",
+                query!(
+                    sqlite = "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
+                              WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
+                    postgres = "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
+                                WHERE chat_id = $1 AND user_id = $2 AND note = $3",
                     chat_id,
                     user_id,
                     &*note,
@@ -424,19 +407,13 @@ impl Store {
         // The note, locked until the end on PostgreSQL (SQLite's transaction holds the writer).
         let old = run_in!(
             transaction.fetch_optional,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 EditedNote,
-                "SELECT note, valid_from, earlier FROM user_notes
-                 WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                note_id,
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query_as!(
-                EditedNote,
-                "SELECT note, valid_from, earlier FROM user_notes
-                 WHERE id = $1 AND chat_id = $2 AND user_id = $3
-                 FOR UPDATE",
+                sqlite = "SELECT note, valid_from, earlier FROM user_notes
+                          WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                postgres = "SELECT note, valid_from, earlier FROM user_notes
+                            WHERE id = $1 AND chat_id = $2 AND user_id = $3
+                            FOR UPDATE",
                 note_id,
                 chat_id,
                 user_id,
@@ -450,17 +427,11 @@ impl Store {
         // bytes would still count that note.
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM user_notes
-                 WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
-                note_id,
-                chat_id,
-                user_id,
-                &*note,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM user_notes
-                 WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
+            query!(
+                sqlite = "DELETE FROM user_notes
+                          WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
+                postgres = "DELETE FROM user_notes
+                            WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
                 note_id,
                 chat_id,
                 user_id,
@@ -470,20 +441,14 @@ impl Store {
         let (valid_from, earlier) = after_hand_edit(old, &note, now_ms)?;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
-                                       valid_from = ?4, earlier = ?5
-                 WHERE id = ?1",
-                note_id,
-                &*note,
-                now_ms,
-                valid_from,
-                earlier,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
-                                       valid_from = $4, earlier = $5
-                 WHERE id = $1",
+            query!(
+                sqlite = "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
+                                                valid_from = ?4, earlier = ?5
+                          WHERE id = ?1",
+                postgres =
+                    "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
+                                                  valid_from = $4, earlier = $5
+                            WHERE id = $1",
                 note_id,
                 &*note,
                 now_ms,
@@ -499,14 +464,9 @@ impl Store {
     pub async fn delete_note(&self, key: ConversationKey, note_id: i64) -> Result<bool> {
         let result = run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                note_id,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
+            query!(
+                sqlite = "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                postgres = "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
                 note_id,
                 key.chat_id.0,
                 key.user_id.0,
@@ -527,17 +487,12 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
-                 WHERE chat_id = ?1 AND user_id = ?2",
-                chat_id,
-                user_id,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE user_notes
-                 SET confirmed_at = CASE WHEN added_by_hand THEN $3::bigint ELSE -1 END
-                 WHERE chat_id = $1 AND user_id = $2",
+            query!(
+                sqlite = "UPDATE user_notes SET confirmed_at = iif(added_by_hand, ?3, -1)
+                          WHERE chat_id = ?1 AND user_id = ?2",
+                postgres = "UPDATE user_notes
+                            SET confirmed_at = CASE WHEN added_by_hand THEN $3::bigint ELSE -1 END
+                            WHERE chat_id = $1 AND user_id = $2",
                 chat_id,
                 user_id,
                 now_ms,
@@ -558,25 +513,18 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.fetch_optional,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 ReplacedRow,
-                r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
-                   WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
-                     AND confirmed_at = -1
-                     AND NOT EXISTS (SELECT 1 FROM user_notes
-                                     WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
-                chat_id,
-                user_id,
-                old,
-                note,
-            ),
-            postgres = sqlx::query_as!(
-                ReplacedRow,
-                "SELECT id, valid_from, earlier FROM user_notes
-                 WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND NOT added_by_hand
-                   AND confirmed_at = -1
-                   AND NOT EXISTS (SELECT 1 FROM user_notes
-                                   WHERE chat_id = $1 AND user_id = $2 AND note = $4)",
+                sqlite = r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
+                            WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
+                              AND confirmed_at = -1
+                              AND NOT EXISTS (SELECT 1 FROM user_notes
+                                              WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
+                postgres = "SELECT id, valid_from, earlier FROM user_notes
+                            WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND NOT added_by_hand
+                              AND confirmed_at = -1
+                              AND NOT EXISTS (SELECT 1 FROM user_notes
+                                              WHERE chat_id = $1 AND user_id = $2 AND note = $4)",
                 chat_id,
                 user_id,
                 old,
@@ -590,21 +538,13 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
-                                       source_session_id = ?6
-                 WHERE id = ?1",
-                rewrite.id,
-                rewrite.note,
-                source.now_ms,
-                rewrite.valid_from,
-                rewrite.earlier,
-                source.session_id,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
-                                       source_session_id = $6
-                 WHERE id = $1",
+            query!(
+                sqlite = "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
+                                                source_session_id = ?6
+                          WHERE id = ?1",
+                postgres = "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
+                                                  source_session_id = $6
+                            WHERE id = $1",
                 rewrite.id,
                 rewrite.note,
                 source.now_ms,
@@ -627,26 +567,17 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                          confirmed_at, valid_from, earlier)
-                   VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
-                   ON CONFLICT (chat_id, user_id, note)
-                       DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
-                chat_id,
-                user_id,
-                note,
-                source.session_id,
-                source.now_ms,
-                source.stated_at_ms,
-                earlier,
-            ),
-            postgres = sqlx::query!(
-                r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                          confirmed_at, valid_from, earlier)
-                   VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
-                   ON CONFLICT (chat_id, user_id, note)
-                       DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+            query!(
+                sqlite = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                                   confirmed_at, valid_from, earlier)
+                            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
+                            ON CONFLICT (chat_id, user_id, note)
+                                DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+                postgres = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                                     confirmed_at, valid_from, earlier)
+                              VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
+                              ON CONFLICT (chat_id, user_id, note)
+                                  DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
                 chat_id,
                 user_id,
                 note,
@@ -665,13 +596,9 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
+            query!(
+                sqlite = "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
+                postgres = "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
                 chat_id,
                 user_id,
             ),

@@ -186,15 +186,11 @@ impl Store {
         let sessions = delete_conversation_rows!(transaction, "sessions", chat_id, user_id)?;
         let processed_updates = run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE processed_updates SET payload = NULL
-                 WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
-                chat_id,
-                user_id,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE processed_updates SET payload = NULL
-                 WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
+            query!(
+                sqlite = "UPDATE processed_updates SET payload = NULL
+                          WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
+                postgres = "UPDATE processed_updates SET payload = NULL
+                            WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
                 chat_id,
                 user_id,
             ),
@@ -306,16 +302,13 @@ impl Store {
         while self.stored_bytes(user_id).await?.bytes > max_bytes {
             let oldest = run!(
                 self.reader.fetch_optional,
-                sqlite = sqlx::query_scalar!(
-                    r#"SELECT id AS "id!" FROM sessions
-                       WHERE user_id = ?1 AND closed_at IS NOT NULL
-                       ORDER BY last_activity_at, id LIMIT 1"#,
-                    user_id,
-                ),
-                postgres = sqlx::query_scalar!(
-                    "SELECT id FROM sessions
-                     WHERE user_id = $1 AND closed_at IS NOT NULL
-                     ORDER BY last_activity_at, id LIMIT 1",
+                query_scalar!(
+                    sqlite = r#"SELECT id AS "id!" FROM sessions
+                                WHERE user_id = ?1 AND closed_at IS NOT NULL
+                                ORDER BY last_activity_at, id LIMIT 1"#,
+                    postgres = "SELECT id FROM sessions
+                                WHERE user_id = $1 AND closed_at IS NOT NULL
+                                ORDER BY last_activity_at, id LIMIT 1",
                     user_id.0,
                 ),
             )?;
@@ -326,16 +319,12 @@ impl Store {
                 .in_batches(batch_size, || async move {
                     run!(
                         self.writer.execute,
-                        sqlite = sqlx::query!(
-                            "DELETE FROM messages WHERE id IN
-                                 (SELECT id FROM messages WHERE session_id = ?1 LIMIT ?2)",
-                            session_id,
-                            batch_size,
-                        ),
-                        postgres = sqlx::query!(
-                            "DELETE FROM messages WHERE id IN
-                                 (SELECT id FROM messages WHERE session_id = $1 LIMIT $2
-                                  FOR UPDATE SKIP LOCKED)",
+                        query!(
+                            sqlite = "DELETE FROM messages WHERE id IN
+                                          (SELECT id FROM messages WHERE session_id = ?1 LIMIT ?2)",
+                            postgres = "DELETE FROM messages WHERE id IN
+                                            (SELECT id FROM messages WHERE session_id = $1 LIMIT $2
+                                             FOR UPDATE SKIP LOCKED)",
                             session_id,
                             batch_size,
                         ),
@@ -348,8 +337,11 @@ impl Store {
             counts.summaries += transaction.delete_summary(session_id).await?;
             counts.sessions += run_in!(
                 transaction.execute,
-                sqlite = sqlx::query!("DELETE FROM sessions WHERE id = ?1", session_id),
-                postgres = sqlx::query!("DELETE FROM sessions WHERE id = $1", session_id),
+                query!(
+                    sqlite = "DELETE FROM sessions WHERE id = ?1",
+                    postgres = "DELETE FROM sessions WHERE id = $1",
+                    session_id,
+                ),
             )?;
             transaction.commit().await?;
         }
@@ -361,39 +353,34 @@ impl Store {
         let before_day_ms = start_of_utc_day_ms(cutoff_ms);
         let rows = run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 PurgeableRows,
-                r#"SELECT
-                     (SELECT count(*) FROM messages WHERE created_at < ?1) AS "messages!: i64",
-                     (SELECT count(*) FROM sessions WHERE last_activity_at < ?1) AS "sessions!: i64",
-                     (SELECT count(*) FROM session_summaries WHERE session_id IN
-                          (SELECT id FROM sessions WHERE last_activity_at < ?1)) AS "summaries!: i64",
-                     (SELECT count(*) FROM user_notes WHERE confirmed_at < ?1) AS "notes!: i64",
-                     (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
-                          AS "processed_updates!: i64",
-                     (SELECT count(*) FROM user_settings WHERE last_active_at < ?1)
-                          AS "settings!: i64",
-                     (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < ?1)
-                          AS "incognito_usage!: i64",
-                     (SELECT count(*) FROM daily_usage WHERE day_start_at < ?2)
-                          AS "usage_days!: i64""#,
-                cutoff_ms,
-                before_day_ms,
-            ),
-            postgres = sqlx::query_as!(
-                PurgeableRows,
-                r#"SELECT
-                     (SELECT count(*) FROM messages WHERE created_at < $1) AS "messages!",
-                     (SELECT count(*) FROM sessions WHERE last_activity_at < $1) AS "sessions!",
-                     (SELECT count(*) FROM session_summaries WHERE session_id IN
-                          (SELECT id FROM sessions WHERE last_activity_at < $1)) AS "summaries!",
-                     (SELECT count(*) FROM user_notes WHERE confirmed_at < $1) AS "notes!",
-                     (SELECT count(*) FROM processed_updates WHERE received_at < $1)
-                          AS "processed_updates!",
-                     (SELECT count(*) FROM user_settings WHERE last_active_at < $1) AS "settings!",
-                     (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < $1)
-                          AS "incognito_usage!",
-                     (SELECT count(*) FROM daily_usage WHERE day_start_at < $2) AS "usage_days!""#,
+                sqlite = r#"SELECT
+                              (SELECT count(*) FROM messages WHERE created_at < ?1) AS "messages!: i64",
+                              (SELECT count(*) FROM sessions WHERE last_activity_at < ?1) AS "sessions!: i64",
+                              (SELECT count(*) FROM session_summaries WHERE session_id IN
+                                   (SELECT id FROM sessions WHERE last_activity_at < ?1)) AS "summaries!: i64",
+                              (SELECT count(*) FROM user_notes WHERE confirmed_at < ?1) AS "notes!: i64",
+                              (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
+                                   AS "processed_updates!: i64",
+                              (SELECT count(*) FROM user_settings WHERE last_active_at < ?1)
+                                   AS "settings!: i64",
+                              (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < ?1)
+                                   AS "incognito_usage!: i64",
+                              (SELECT count(*) FROM daily_usage WHERE day_start_at < ?2)
+                                   AS "usage_days!: i64""#,
+                postgres = r#"SELECT
+                                (SELECT count(*) FROM messages WHERE created_at < $1) AS "messages!",
+                                (SELECT count(*) FROM sessions WHERE last_activity_at < $1) AS "sessions!",
+                                (SELECT count(*) FROM session_summaries WHERE session_id IN
+                                     (SELECT id FROM sessions WHERE last_activity_at < $1)) AS "summaries!",
+                                (SELECT count(*) FROM user_notes WHERE confirmed_at < $1) AS "notes!",
+                                (SELECT count(*) FROM processed_updates WHERE received_at < $1)
+                                     AS "processed_updates!",
+                                (SELECT count(*) FROM user_settings WHERE last_active_at < $1) AS "settings!",
+                                (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < $1)
+                                     AS "incognito_usage!",
+                                (SELECT count(*) FROM daily_usage WHERE day_start_at < $2) AS "usage_days!""#,
                 cutoff_ms,
                 before_day_ms,
             ),
@@ -460,16 +447,12 @@ impl Store {
             .in_batches(batch_size, || async move {
                 let deleted = run!(
                     self.writer.execute,
-                    sqlite = sqlx::query!(
-                        "DELETE FROM messages WHERE id IN
-                             (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
-                        cutoff_ms,
-                        batch_size,
-                    ),
-                    postgres = sqlx::query!(
-                        "DELETE FROM messages WHERE id IN
-                             (SELECT id FROM messages WHERE created_at < $1 ORDER BY created_at LIMIT $2
-                              FOR UPDATE SKIP LOCKED)",
+                    query!(
+                        sqlite = "DELETE FROM messages WHERE id IN
+                                      (SELECT id FROM messages WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
+                        postgres = "DELETE FROM messages WHERE id IN
+                                        (SELECT id FROM messages WHERE created_at < $1 ORDER BY created_at LIMIT $2
+                                         FOR UPDATE SKIP LOCKED)",
                         cutoff_ms,
                         batch_size,
                     ),

@@ -77,17 +77,12 @@ impl Store {
     pub async fn open_session(&self, key: ConversationKey) -> Result<Option<SessionRecord>> {
         run!(
             self.reader.fetch_optional,
-            sqlite = select!(
+            select!(
                 SessionRecord,
-                r#"FROM sessions
-                   WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = select!(
-                SessionRecord,
-                r#"FROM sessions
-                   WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
+                sqlite = r#"FROM sessions
+                            WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
+                postgres = r#"FROM sessions
+                              WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -167,17 +162,13 @@ impl Store {
             // session one of them opened after the previous attempt is closed here.
             let closed_now = run_in!(
                 transaction.fetch_optional,
-                sqlite = sqlx::query_scalar!(
-                    r#"UPDATE sessions SET closed_at = last_activity_at
-                       WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-                       RETURNING id AS "id!""#,
-                    chat_id,
-                    user_id,
-                ),
-                postgres = sqlx::query_scalar!(
-                    r#"UPDATE sessions SET closed_at = last_activity_at
-                       WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
-                       RETURNING id"#,
+                query_scalar!(
+                    sqlite = r#"UPDATE sessions SET closed_at = last_activity_at
+                                WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
+                                RETURNING id AS "id!""#,
+                    postgres = r#"UPDATE sessions SET closed_at = last_activity_at
+                                  WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                                  RETURNING id"#,
                     chat_id,
                     user_id,
                 ),
@@ -187,25 +178,19 @@ impl Store {
             // does nothing if it committed: then the next attempt closes that one.
             let session = run_in!(
                 transaction.fetch_optional,
-                sqlite = sqlx::query_as!(
+                query_as!(
                     SessionRecord,
-                    r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
-                       VALUES (?1, ?2, ?3, ?3)
-                       RETURNING id AS "id!", chat_id, user_id, started_at AS started_at_ms,
-                                 last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                                 summary_attempts"#,
-                    chat_id,
-                    user_id,
-                    now_ms,
-                ),
-                postgres = sqlx::query_as!(
-                    SessionRecord,
-                    r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
-                       VALUES ($1, $2, $3, $3)
-                       ON CONFLICT (chat_id, user_id) WHERE closed_at IS NULL DO NOTHING
-                       RETURNING id, chat_id, user_id, started_at AS started_at_ms,
-                                 last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
-                                 summary_attempts"#,
+                    sqlite = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
+                                VALUES (?1, ?2, ?3, ?3)
+                                RETURNING id AS "id!", chat_id, user_id, started_at AS started_at_ms,
+                                          last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                                          summary_attempts"#,
+                    postgres = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at)
+                                  VALUES ($1, $2, $3, $3)
+                                  ON CONFLICT (chat_id, user_id) WHERE closed_at IS NULL DO NOTHING
+                                  RETURNING id, chat_id, user_id, started_at AS started_at_ms,
+                                            last_activity_at AS last_activity_at_ms, closed_at AS closed_at_ms,
+                                            summary_attempts"#,
                     chat_id,
                     user_id,
                     now_ms,
@@ -227,18 +212,13 @@ impl Store {
     pub async fn close_session(&self, key: ConversationKey, now_ms: i64) -> Result<Option<i64>> {
         run!(
             self.writer.fetch_optional,
-            sqlite = sqlx::query_scalar!(
-                r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
-                   WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-                   RETURNING id AS "id!""#,
-                key.chat_id,
-                key.user_id,
-                now_ms,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"UPDATE sessions SET closed_at = greatest(last_activity_at, $3)
-                   WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
-                   RETURNING id"#,
+            query_scalar!(
+                sqlite = r#"UPDATE sessions SET closed_at = max(last_activity_at, ?3)
+                            WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
+                            RETURNING id AS "id!""#,
+                postgres = r#"UPDATE sessions SET closed_at = greatest(last_activity_at, $3)
+                              WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                              RETURNING id"#,
                 key.chat_id.0,
                 key.user_id.0,
                 now_ms,
@@ -251,14 +231,11 @@ impl Store {
     pub async fn close_idle_sessions(&self, idle_before_ms: i64) -> Result<u64> {
         let result = run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "UPDATE sessions SET closed_at = last_activity_at
-                 WHERE closed_at IS NULL AND last_activity_at < ?1",
-                idle_before_ms,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE sessions SET closed_at = last_activity_at
-                 WHERE closed_at IS NULL AND last_activity_at < $1",
+            query!(
+                sqlite = "UPDATE sessions SET closed_at = last_activity_at
+                          WHERE closed_at IS NULL AND last_activity_at < ?1",
+                postgres = "UPDATE sessions SET closed_at = last_activity_at
+                            WHERE closed_at IS NULL AND last_activity_at < $1",
                 idle_before_ms,
             ),
         )?;
@@ -273,23 +250,18 @@ impl Store {
     ) -> Result<Vec<SessionRecord>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select!(
+            select!(
                 SessionRecord,
-                r#"FROM sessions
-                   WHERE closed_at IS NOT NULL AND summarized = 0
-                     AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
-                   ORDER BY closed_at
-                   LIMIT +?2"#,
-                now_ms,
-                limit,
-            ),
-            postgres = select!(
-                SessionRecord,
-                r#"FROM sessions
-                   WHERE closed_at IS NOT NULL AND NOT summarized
-                     AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
-                   ORDER BY closed_at
-                   LIMIT CASE WHEN $2::bigint >= 0 THEN $2 END"#,
+                sqlite = r#"FROM sessions
+                            WHERE closed_at IS NOT NULL AND summarized = 0
+                              AND (summary_retry_at IS NULL OR summary_retry_at <= ?1)
+                            ORDER BY closed_at
+                            LIMIT +?2"#,
+                postgres = r#"FROM sessions
+                              WHERE closed_at IS NOT NULL AND NOT summarized
+                                AND (summary_retry_at IS NULL OR summary_retry_at <= $1)
+                              ORDER BY closed_at
+                              LIMIT CASE WHEN $2::bigint >= 0 THEN $2 END"#,
                 now_ms,
                 limit,
             ),
@@ -300,12 +272,11 @@ impl Store {
     pub async fn mark_session_summarized(&self, session_id: i64) -> Result<()> {
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
-                session_id,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
+            query!(
+                sqlite =
+                    "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
+                postgres =
+                    "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
                 session_id,
             ),
         )?;
@@ -317,19 +288,15 @@ impl Store {
     pub async fn begin_summary_attempt(&self, session_id: i64, retry_at_ms: i64) -> Result<i64> {
         run!(
             self.writer.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"UPDATE sessions
-                   SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
-                   WHERE id = ?1
-                   RETURNING summary_attempts AS "summary_attempts!""#,
-                session_id,
-                retry_at_ms,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"UPDATE sessions
-                   SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
-                   WHERE id = $1
-                   RETURNING summary_attempts"#,
+            query_scalar!(
+                sqlite = r#"UPDATE sessions
+                            SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
+                            WHERE id = ?1
+                            RETURNING summary_attempts AS "summary_attempts!""#,
+                postgres = r#"UPDATE sessions
+                              SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
+                              WHERE id = $1
+                              RETURNING summary_attempts"#,
                 session_id,
                 retry_at_ms,
             ),
@@ -340,13 +307,11 @@ impl Store {
     pub async fn schedule_summary_retry(&self, session_id: i64, retry_at_ms: i64) -> Result<()> {
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
-                session_id,
-                retry_at_ms,
-            ),
-            postgres = sqlx::query!(
-                "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
+            query!(
+                sqlite =
+                    "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
+                postgres =
+                    "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
                 session_id,
                 retry_at_ms,
             ),

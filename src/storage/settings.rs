@@ -43,18 +43,14 @@ impl Store {
     pub async fn user_settings(&self, user_id: UserId) -> Result<Option<UserSettings>> {
         run!(
             self.reader.fetch_optional,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 UserSettings,
-                r#"SELECT user_id AS "user_id!", persona, model, language_code,
-                          created_at AS created_at_ms, last_active_at AS last_active_at_ms
-                   FROM user_settings WHERE user_id = ?1"#,
-                user_id,
-            ),
-            postgres = sqlx::query_as!(
-                UserSettings,
-                r#"SELECT user_id, persona, model, language_code,
-                          created_at AS created_at_ms, last_active_at AS last_active_at_ms
-                   FROM user_settings WHERE user_id = $1"#,
+                sqlite = r#"SELECT user_id AS "user_id!", persona, model, language_code,
+                                   created_at AS created_at_ms, last_active_at AS last_active_at_ms
+                            FROM user_settings WHERE user_id = ?1"#,
+                postgres = r#"SELECT user_id, persona, model, language_code,
+                                     created_at AS created_at_ms, last_active_at AS last_active_at_ms
+                              FROM user_settings WHERE user_id = $1"#,
                 user_id.0,
             ),
         )
@@ -74,38 +70,32 @@ impl Store {
         let value = value.as_deref();
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                r#"INSERT INTO user_settings
-                       (user_id, persona, model, language_code, created_at, last_active_at)
-                   VALUES (?1, iif(?2 = 'persona', ?3, NULL), iif(?2 = 'model', ?3, NULL),
-                           iif(?2 = 'language_code', ?3, NULL), ?4, ?4)
-                   ON CONFLICT (user_id) DO UPDATE
-                       SET persona = iif(?2 = 'persona', excluded.persona, persona),
-                           model = iif(?2 = 'model', excluded.model, model),
-                           language_code = iif(?2 = 'language_code', excluded.language_code,
-                                               language_code),
-                           last_active_at = max(last_active_at, excluded.last_active_at)"#,
-                user_id,
-                column,
-                value,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                r#"INSERT INTO user_settings
-                       (user_id, persona, model, language_code, created_at, last_active_at)
-                   VALUES ($1, CASE WHEN $2::text = 'persona' THEN $3::text END,
-                           CASE WHEN $2 = 'model' THEN $3 END,
-                           CASE WHEN $2 = 'language_code' THEN $3 END, $4, $4)
-                   ON CONFLICT (user_id) DO UPDATE
-                       SET persona = CASE WHEN $2 = 'persona' THEN excluded.persona
-                                          ELSE user_settings.persona END,
-                           model = CASE WHEN $2 = 'model' THEN excluded.model
-                                        ELSE user_settings.model END,
-                           language_code = CASE WHEN $2 = 'language_code'
-                                                THEN excluded.language_code
-                                                ELSE user_settings.language_code END,
-                           last_active_at = greatest(user_settings.last_active_at,
-                                                     excluded.last_active_at)"#,
+            query!(
+                sqlite = r#"INSERT INTO user_settings
+                                (user_id, persona, model, language_code, created_at, last_active_at)
+                            VALUES (?1, iif(?2 = 'persona', ?3, NULL), iif(?2 = 'model', ?3, NULL),
+                                    iif(?2 = 'language_code', ?3, NULL), ?4, ?4)
+                            ON CONFLICT (user_id) DO UPDATE
+                                SET persona = iif(?2 = 'persona', excluded.persona, persona),
+                                    model = iif(?2 = 'model', excluded.model, model),
+                                    language_code = iif(?2 = 'language_code', excluded.language_code,
+                                                        language_code),
+                                    last_active_at = max(last_active_at, excluded.last_active_at)"#,
+                postgres = r#"INSERT INTO user_settings
+                                  (user_id, persona, model, language_code, created_at, last_active_at)
+                              VALUES ($1, CASE WHEN $2::text = 'persona' THEN $3::text END,
+                                      CASE WHEN $2 = 'model' THEN $3 END,
+                                      CASE WHEN $2 = 'language_code' THEN $3 END, $4, $4)
+                              ON CONFLICT (user_id) DO UPDATE
+                                  SET persona = CASE WHEN $2 = 'persona' THEN excluded.persona
+                                                     ELSE user_settings.persona END,
+                                      model = CASE WHEN $2 = 'model' THEN excluded.model
+                                                   ELSE user_settings.model END,
+                                      language_code = CASE WHEN $2 = 'language_code'
+                                                           THEN excluded.language_code
+                                                           ELSE user_settings.language_code END,
+                                      last_active_at = greatest(user_settings.last_active_at,
+                                                                excluded.last_active_at)"#,
                 user_id.0,
                 column,
                 value,
@@ -119,8 +109,11 @@ impl Store {
     pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool> {
         let result = run!(
             self.writer.execute,
-            sqlite = sqlx::query!("DELETE FROM user_settings WHERE user_id = ?1", user_id),
-            postgres = sqlx::query!("DELETE FROM user_settings WHERE user_id = $1", user_id.0),
+            query!(
+                sqlite = "DELETE FROM user_settings WHERE user_id = ?1",
+                postgres = "DELETE FROM user_settings WHERE user_id = $1",
+                user_id.0,
+            ),
         )?;
         Ok(result > 0)
     }

@@ -42,33 +42,26 @@ impl Store {
     ) -> Result<UserStats> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 UserStats,
-                r#"SELECT count(*) AS "messages_total!: i64",
-                          coalesce(sum(created_at >= ?3), 0) AS "messages_in_window!: i64",
-                          coalesce(sum(tokens_in), 0) AS "tokens_in!: i64",
-                          coalesce(sum(tokens_out), 0) AS "tokens_out!: i64",
-                          coalesce(sum(CASE WHEN created_at >= ?4 THEN tokens_in + tokens_out END), 0)
-                              AS "tokens_today!: i64",
-                          min(created_at) AS "first_activity_ms: i64",
-                          max(created_at) AS "last_activity_ms: i64"
-                   FROM messages WHERE chat_id = ?1 AND user_id = ?2"#,
-                key.chat_id,
-                key.user_id,
-                window_since_ms,
-                today_since_ms,
-            ),
-            postgres = sqlx::query_as!(
-                UserStats,
-                r#"SELECT count(*) AS "messages_total!",
-                          count(*) FILTER (WHERE created_at >= $3) AS "messages_in_window!",
-                          coalesce(sum(tokens_in), 0)::bigint AS "tokens_in!",
-                          coalesce(sum(tokens_out), 0)::bigint AS "tokens_out!",
-                          coalesce(sum(tokens_in + tokens_out) FILTER (WHERE created_at >= $4), 0)
-                              ::bigint AS "tokens_today!",
-                          min(created_at) AS "first_activity_ms?",
-                          max(created_at) AS "last_activity_ms?"
-                   FROM messages WHERE chat_id = $1 AND user_id = $2"#,
+                sqlite = r#"SELECT count(*) AS "messages_total!: i64",
+                                   coalesce(sum(created_at >= ?3), 0) AS "messages_in_window!: i64",
+                                   coalesce(sum(tokens_in), 0) AS "tokens_in!: i64",
+                                   coalesce(sum(tokens_out), 0) AS "tokens_out!: i64",
+                                   coalesce(sum(CASE WHEN created_at >= ?4 THEN tokens_in + tokens_out END), 0)
+                                       AS "tokens_today!: i64",
+                                   min(created_at) AS "first_activity_ms: i64",
+                                   max(created_at) AS "last_activity_ms: i64"
+                            FROM messages WHERE chat_id = ?1 AND user_id = ?2"#,
+                postgres = r#"SELECT count(*) AS "messages_total!",
+                                     count(*) FILTER (WHERE created_at >= $3) AS "messages_in_window!",
+                                     coalesce(sum(tokens_in), 0)::bigint AS "tokens_in!",
+                                     coalesce(sum(tokens_out), 0)::bigint AS "tokens_out!",
+                                     coalesce(sum(tokens_in + tokens_out) FILTER (WHERE created_at >= $4), 0)
+                                         ::bigint AS "tokens_today!",
+                                     min(created_at) AS "first_activity_ms?",
+                                     max(created_at) AS "last_activity_ms?"
+                              FROM messages WHERE chat_id = $1 AND user_id = $2"#,
                 key.chat_id.0,
                 key.user_id.0,
                 window_since_ms,
@@ -87,45 +80,39 @@ impl Store {
     ) -> Result<UserStats> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 UserStats,
-                r#"SELECT count(*) AS "messages_total!: i64",
-                          coalesce(sum(created_at >= ?2), 0) AS "messages_in_window!: i64",
-                          coalesce(sum(tokens_in), 0)
-                              + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
-                                 WHERE user_id = ?1) AS "tokens_in!: i64",
-                          coalesce(sum(tokens_out), 0)
-                              + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
-                                 WHERE user_id = ?1) AS "tokens_out!: i64",
-                          coalesce(sum(CASE WHEN created_at >= ?3 THEN tokens_in + tokens_out END), 0)
-                              + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
-                                 FROM incognito_token_usage
-                                 WHERE user_id = ?1 AND day_start_at >= ?3) AS "tokens_today!: i64",
-                          min(created_at) AS "first_activity_ms: i64",
-                          max(created_at) AS "last_activity_ms: i64"
-                   FROM messages WHERE user_id = ?1"#,
-                user_id,
-                window_since_ms,
-                today_since_ms,
-            ),
-            postgres = sqlx::query_as!(
-                UserStats,
-                r#"SELECT count(*) AS "messages_total!",
-                          count(*) FILTER (WHERE created_at >= $2) AS "messages_in_window!",
-                          (coalesce(sum(tokens_in), 0)
-                              + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
-                                 WHERE user_id = $1))::bigint AS "tokens_in!",
-                          (coalesce(sum(tokens_out), 0)
-                              + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
-                                 WHERE user_id = $1))::bigint AS "tokens_out!",
-                          (coalesce(sum(tokens_in + tokens_out) FILTER (WHERE created_at >= $3), 0)
-                              + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
-                                 FROM incognito_token_usage
-                                 WHERE user_id = $1 AND day_start_at >= $3))::bigint
-                              AS "tokens_today!",
-                          min(created_at) AS "first_activity_ms?",
-                          max(created_at) AS "last_activity_ms?"
-                   FROM messages WHERE user_id = $1"#,
+                sqlite = r#"SELECT count(*) AS "messages_total!: i64",
+                                   coalesce(sum(created_at >= ?2), 0) AS "messages_in_window!: i64",
+                                   coalesce(sum(tokens_in), 0)
+                                       + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
+                                          WHERE user_id = ?1) AS "tokens_in!: i64",
+                                   coalesce(sum(tokens_out), 0)
+                                       + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
+                                          WHERE user_id = ?1) AS "tokens_out!: i64",
+                                   coalesce(sum(CASE WHEN created_at >= ?3 THEN tokens_in + tokens_out END), 0)
+                                       + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
+                                          FROM incognito_token_usage
+                                          WHERE user_id = ?1 AND day_start_at >= ?3) AS "tokens_today!: i64",
+                                   min(created_at) AS "first_activity_ms: i64",
+                                   max(created_at) AS "last_activity_ms: i64"
+                            FROM messages WHERE user_id = ?1"#,
+                postgres = r#"SELECT count(*) AS "messages_total!",
+                                     count(*) FILTER (WHERE created_at >= $2) AS "messages_in_window!",
+                                     (coalesce(sum(tokens_in), 0)
+                                         + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
+                                            WHERE user_id = $1))::bigint AS "tokens_in!",
+                                     (coalesce(sum(tokens_out), 0)
+                                         + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
+                                            WHERE user_id = $1))::bigint AS "tokens_out!",
+                                     (coalesce(sum(tokens_in + tokens_out) FILTER (WHERE created_at >= $3), 0)
+                                         + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
+                                            FROM incognito_token_usage
+                                            WHERE user_id = $1 AND day_start_at >= $3))::bigint
+                                         AS "tokens_today!",
+                                     min(created_at) AS "first_activity_ms?",
+                                     max(created_at) AS "last_activity_ms?"
+                              FROM messages WHERE user_id = $1"#,
                 user_id.0,
                 window_since_ms,
                 today_since_ms,
@@ -137,30 +124,27 @@ impl Store {
     pub async fn database_totals(&self) -> Result<DatabaseTotals> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 DatabaseTotals,
-                r#"SELECT (SELECT count(*) FROM user_settings) AS "users!: i64",
-                          (SELECT count(*) FROM messages) AS "messages!: i64",
-                          (SELECT count(*) FROM sessions) AS "sessions!: i64",
-                          (SELECT count(*) FROM sessions WHERE closed_at IS NULL)
-                              AS "open_sessions!: i64",
-                          (SELECT count(*) FROM session_summaries) AS "summaries!: i64",
-                          (SELECT min(created_at) FROM messages) AS "oldest_message_ms: i64",
-                          (SELECT max(created_at) FROM messages) AS "newest_message_ms: i64",
-                          (SELECT page_count * page_size
-                           FROM pragma_page_count(), pragma_page_size()) AS "database_bytes!: i64""#,
-            ),
-            postgres = sqlx::query_as!(
-                DatabaseTotals,
-                r#"SELECT (SELECT count(*) FROM user_settings) AS "users!",
-                          (SELECT count(*) FROM messages) AS "messages!",
-                          (SELECT count(*) FROM sessions) AS "sessions!",
-                          (SELECT count(*) FROM sessions WHERE closed_at IS NULL)
-                              AS "open_sessions!",
-                          (SELECT count(*) FROM session_summaries) AS "summaries!",
-                          (SELECT min(created_at) FROM messages) AS "oldest_message_ms?",
-                          (SELECT max(created_at) FROM messages) AS "newest_message_ms?",
-                          pg_database_size(current_database()) AS "database_bytes!""#,
+                sqlite = r#"SELECT (SELECT count(*) FROM user_settings) AS "users!: i64",
+                                   (SELECT count(*) FROM messages) AS "messages!: i64",
+                                   (SELECT count(*) FROM sessions) AS "sessions!: i64",
+                                   (SELECT count(*) FROM sessions WHERE closed_at IS NULL)
+                                       AS "open_sessions!: i64",
+                                   (SELECT count(*) FROM session_summaries) AS "summaries!: i64",
+                                   (SELECT min(created_at) FROM messages) AS "oldest_message_ms: i64",
+                                   (SELECT max(created_at) FROM messages) AS "newest_message_ms: i64",
+                                   (SELECT page_count * page_size
+                                    FROM pragma_page_count(), pragma_page_size()) AS "database_bytes!: i64""#,
+                postgres = r#"SELECT (SELECT count(*) FROM user_settings) AS "users!",
+                                     (SELECT count(*) FROM messages) AS "messages!",
+                                     (SELECT count(*) FROM sessions) AS "sessions!",
+                                     (SELECT count(*) FROM sessions WHERE closed_at IS NULL)
+                                         AS "open_sessions!",
+                                     (SELECT count(*) FROM session_summaries) AS "summaries!",
+                                     (SELECT min(created_at) FROM messages) AS "oldest_message_ms?",
+                                     (SELECT max(created_at) FROM messages) AS "newest_message_ms?",
+                                     pg_database_size(current_database()) AS "database_bytes!""#,
             ),
         )
     }
@@ -170,9 +154,11 @@ impl Store {
     pub async fn ping(&self) -> Result<()> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_scalar!(r#"SELECT 1 AS "alive!: bool""#),
-            // PostgreSQL: Answers if the database does: a statement that reads no table.
-            postgres = sqlx::query_scalar!(r#"SELECT true AS "alive!""#),
+            query_scalar!(
+                sqlite = r#"SELECT 1 AS "alive!: bool""#,
+                // PostgreSQL: Answers if the database does: a statement that reads no table.
+                postgres = r#"SELECT true AS "alive!""#,
+            ),
         )?;
         Ok(())
     }

@@ -7,8 +7,6 @@ use super::Store;
 use super::backend::Writing;
 #[cfg(feature = "sqlite")]
 use super::backend::json_ids;
-#[cfg(feature = "postgres")]
-use super::postgres::messages::storable;
 use super::{ChatId, ConversationKey, Role, StoredMessage, UserId};
 
 /// A summary as stored, with the times of the session it covers so that the prompt can say when
@@ -33,28 +31,22 @@ impl Store {
         summary: &str,
         now_ms: i64,
     ) -> Result<()> {
+        let summary = self.storable(summary);
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
-                   VALUES (?1, ?2, ?3, ?4, ?5)
-                   ON CONFLICT (session_id) DO UPDATE
-                       SET summary = excluded.summary, created_at = excluded.created_at"#,
-                session_id,
-                key.chat_id,
-                key.user_id,
-                summary,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
-                   VALUES ($1, $2, $3, $4, $5)
-                   ON CONFLICT (session_id) DO UPDATE
-                       SET summary = excluded.summary, created_at = excluded.created_at"#,
+            query!(
+                sqlite = r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
+                            VALUES (?1, ?2, ?3, ?4, ?5)
+                            ON CONFLICT (session_id) DO UPDATE
+                                SET summary = excluded.summary, created_at = excluded.created_at"#,
+                postgres = r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
+                              VALUES ($1, $2, $3, $4, $5)
+                              ON CONFLICT (session_id) DO UPDATE
+                                  SET summary = excluded.summary, created_at = excluded.created_at"#,
                 session_id,
                 key.chat_id.0,
                 key.user_id.0,
-                &*storable(summary),
+                &*summary,
                 now_ms,
             ),
         )?;
@@ -70,25 +62,18 @@ impl Store {
     ) -> Result<Vec<SummaryRecord>> {
         let mut summaries = run!(
             self.reader.fetch_all,
-            sqlite = select!(
+            select!(
                 SummaryRecord,
-                r#"FROM session_summaries AS summary
-                   JOIN sessions AS session ON session.id = summary.session_id
-                   WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
-                   ORDER BY summary.created_at DESC, summary.session_id DESC
-                   LIMIT +?4"#,
-                key.chat_id,
-                key.user_id,
-                since_ms,
-                limit,
-            ),
-            postgres = select!(
-                SummaryRecord,
-                r#"FROM session_summaries AS summary
-                   JOIN sessions AS session ON session.id = summary.session_id
-                   WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
-                   ORDER BY summary.created_at DESC, summary.session_id DESC
-                   LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END"#,
+                sqlite = r#"FROM session_summaries AS summary
+                            JOIN sessions AS session ON session.id = summary.session_id
+                            WHERE summary.chat_id = ?1 AND summary.user_id = ?2 AND summary.created_at >= ?3
+                            ORDER BY summary.created_at DESC, summary.session_id DESC
+                            LIMIT +?4"#,
+                postgres = r#"FROM session_summaries AS summary
+                              JOIN sessions AS session ON session.id = summary.session_id
+                              WHERE summary.chat_id = $1 AND summary.user_id = $2 AND summary.created_at >= $3
+                              ORDER BY summary.created_at DESC, summary.session_id DESC
+                              LIMIT CASE WHEN $4::bigint >= 0 THEN $4 END"#,
                 key.chat_id.0,
                 key.user_id.0,
                 since_ms,
@@ -113,28 +98,20 @@ impl Store {
             self.reader.fetch_all,
             // The conversation's sessions are walked by (chat_id, user_id, started_at) backwards
             // from the period's end; those that ended before it began are passed over.
-            sqlite = select!(
+            select!(
                 SummaryRecord,
-                r#"FROM sessions AS session
-                   JOIN session_summaries AS summary ON summary.session_id = session.id
-                   WHERE session.chat_id = ?1 AND session.user_id = ?2
-                     AND session.started_at < ?4 AND session.last_activity_at >= ?3
-                   ORDER BY session.started_at DESC, session.id DESC
-                   LIMIT +?5"#,
-                key.chat_id,
-                key.user_id,
-                from_ms,
-                to_ms,
-                limit,
-            ),
-            postgres = select!(
-                SummaryRecord,
-                r#"FROM sessions AS session
-                   JOIN session_summaries AS summary ON summary.session_id = session.id
-                   WHERE session.chat_id = $1 AND session.user_id = $2
-                     AND session.started_at < $4 AND session.last_activity_at >= $3
-                   ORDER BY session.started_at DESC, session.id DESC
-                   LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END"#,
+                sqlite = r#"FROM sessions AS session
+                            JOIN session_summaries AS summary ON summary.session_id = session.id
+                            WHERE session.chat_id = ?1 AND session.user_id = ?2
+                              AND session.started_at < ?4 AND session.last_activity_at >= ?3
+                            ORDER BY session.started_at DESC, session.id DESC
+                            LIMIT +?5"#,
+                postgres = r#"FROM sessions AS session
+                              JOIN session_summaries AS summary ON summary.session_id = session.id
+                              WHERE session.chat_id = $1 AND session.user_id = $2
+                                AND session.started_at < $4 AND session.last_activity_at >= $3
+                              ORDER BY session.started_at DESC, session.id DESC
+                              LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END"#,
                 key.chat_id.0,
                 key.user_id.0,
                 from_ms,
@@ -159,32 +136,24 @@ impl Store {
     ) -> Result<Vec<StoredMessage>> {
         run!(
             self.reader.fetch_all,
-            sqlite = select!(
+            select!(
                 StoredMessage,
-                r#"FROM (SELECT * FROM messages
-                         WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
-                           AND created_at < ?4 AND role = 'user'
-                           AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
-                                           WHERE summary.session_id = messages.session_id)
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT +?5)
-                   ORDER BY created_at ASC, id ASC"#,
-                key.chat_id,
-                key.user_id,
-                from_ms,
-                to_ms,
-                limit,
-            ),
-            postgres = select!(
-                StoredMessage,
-                r#"FROM (SELECT * FROM messages
-                         WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
-                           AND created_at < $4 AND role = 'user'
-                           AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
-                                           WHERE summary.session_id = messages.session_id)
-                         ORDER BY created_at DESC, id DESC
-                         LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END) AS latest
-                   ORDER BY created_at ASC, id ASC"#,
+                sqlite = r#"FROM (SELECT * FROM messages
+                                  WHERE chat_id = ?1 AND user_id = ?2 AND created_at >= ?3
+                                    AND created_at < ?4 AND role = 'user'
+                                    AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
+                                                    WHERE summary.session_id = messages.session_id)
+                                  ORDER BY created_at DESC, id DESC
+                                  LIMIT +?5)
+                            ORDER BY created_at ASC, id ASC"#,
+                postgres = r#"FROM (SELECT * FROM messages
+                                    WHERE chat_id = $1 AND user_id = $2 AND created_at >= $3
+                                      AND created_at < $4 AND role = 'user'
+                                      AND NOT EXISTS (SELECT 1 FROM session_summaries AS summary
+                                                      WHERE summary.session_id = messages.session_id)
+                                    ORDER BY created_at DESC, id DESC
+                                    LIMIT CASE WHEN $5::bigint >= 0 THEN $5 END) AS latest
+                              ORDER BY created_at ASC, id ASC"#,
                 key.chat_id.0,
                 key.user_id.0,
                 from_ms,
@@ -233,13 +202,10 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM session_summaries WHERE session_id = ?1",
-                session_id
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM session_summaries WHERE session_id = $1",
-                session_id
+            query!(
+                sqlite = "DELETE FROM session_summaries WHERE session_id = ?1",
+                postgres = "DELETE FROM session_summaries WHERE session_id = $1",
+                session_id,
             ),
         )
     }

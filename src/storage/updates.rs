@@ -128,15 +128,11 @@ impl Store {
     pub async fn mark_update_processed(&self, update_id: i64, now_ms: i64) -> Result<bool> {
         let result = run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
-                 ON CONFLICT (update_id) DO NOTHING",
-                update_id,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
-                 ON CONFLICT (update_id) DO NOTHING",
+            query!(
+                sqlite = "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
+                          ON CONFLICT (update_id) DO NOTHING",
+                postgres = "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
+                            ON CONFLICT (update_id) DO NOTHING",
                 update_id,
                 now_ms,
             ),

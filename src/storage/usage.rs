@@ -54,23 +54,18 @@ impl Store {
     ) -> Result<TokensAndLimit> {
         let row = run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 UsageRow,
-                r#"SELECT coalesce((SELECT tokens FROM daily_usage
-                                    WHERE user_id = ?1 AND day_start_at = ?2), 0) AS "used!: i64",
-                          EXISTS (SELECT 1 FROM token_limits WHERE user_id = ?1) AS "limited!: bool",
-                          (SELECT daily_tokens FROM token_limits WHERE user_id = ?1)
-                              AS "daily_tokens: i64""#,
-                user_id,
-                day_start_ms,
-            ),
-            postgres = sqlx::query_as!(
-                UsageRow,
-                r#"SELECT coalesce((SELECT tokens FROM daily_usage
-                                    WHERE user_id = $1 AND day_start_at = $2), 0) AS "used!",
-                          EXISTS (SELECT 1 FROM token_limits WHERE user_id = $1) AS "limited!",
-                          (SELECT daily_tokens FROM token_limits WHERE user_id = $1)
-                              AS "daily_tokens?""#,
+                sqlite = r#"SELECT coalesce((SELECT tokens FROM daily_usage
+                                             WHERE user_id = ?1 AND day_start_at = ?2), 0) AS "used!: i64",
+                                   EXISTS (SELECT 1 FROM token_limits WHERE user_id = ?1) AS "limited!: bool",
+                                   (SELECT daily_tokens FROM token_limits WHERE user_id = ?1)
+                                       AS "daily_tokens: i64""#,
+                postgres = r#"SELECT coalesce((SELECT tokens FROM daily_usage
+                                               WHERE user_id = $1 AND day_start_at = $2), 0) AS "used!",
+                                     EXISTS (SELECT 1 FROM token_limits WHERE user_id = $1) AS "limited!",
+                                     (SELECT daily_tokens FROM token_limits WHERE user_id = $1)
+                                         AS "daily_tokens?""#,
                 user_id.0,
                 day_start_ms,
             ),
@@ -129,20 +124,16 @@ impl Store {
     pub async fn stored_bytes(&self, user_id: UserId) -> Result<StoredBytes> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 StoredBytes,
-                r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
-                              AS "bytes!: i64",
-                          EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = ?1)
-                              AS "told!: bool""#,
-                user_id,
-            ),
-            postgres = sqlx::query_as!(
-                StoredBytes,
-                r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = $1), 0)
-                              AS "bytes!",
-                          EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = $1)
-                              AS "told!""#,
+                sqlite = r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
+                                       AS "bytes!: i64",
+                                   EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = ?1)
+                                       AS "told!: bool""#,
+                postgres = r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = $1), 0)
+                                         AS "bytes!",
+                                     EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = $1)
+                                         AS "told!""#,
                 user_id.0,
             ),
         )
@@ -153,15 +144,11 @@ impl Store {
     pub async fn record_stored_bytes_notice(&self, user_id: UserId, now_ms: i64) -> Result<bool> {
         let inserted = run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
-                 ON CONFLICT (user_id) DO NOTHING",
-                user_id,
-                now_ms,
-            ),
-            postgres = sqlx::query!(
-                "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
-                 ON CONFLICT (user_id) DO NOTHING",
+            query!(
+                sqlite = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
+                          ON CONFLICT (user_id) DO NOTHING",
+                postgres = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
+                            ON CONFLICT (user_id) DO NOTHING",
                 user_id.0,
                 now_ms,
             ),
@@ -173,13 +160,10 @@ impl Store {
     pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<()> {
         run!(
             self.writer.execute,
-            sqlite = sqlx::query!(
-                "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
-                user_id
-            ),
-            postgres = sqlx::query!(
-                "DELETE FROM stored_bytes_notices WHERE user_id = $1",
-                user_id.0
+            query!(
+                sqlite = "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
+                postgres = "DELETE FROM stored_bytes_notices WHERE user_id = $1",
+                user_id.0,
             ),
         )?;
         Ok(())

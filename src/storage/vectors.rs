@@ -164,23 +164,25 @@ impl Store {
         }
         run_in!(
             transaction.execute,
-            sqlite = sqlx::query!("DELETE FROM memory_vectors"),
-            postgres = sqlx::query!("DELETE FROM memory_vectors WHERE true"),
-        )?;
-        run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!("DELETE FROM note_vectors"),
-            postgres = sqlx::query!("DELETE FROM note_vectors WHERE true"),
-        )?;
-        run_in!(
-            transaction.execute,
-            sqlite = sqlx::query!(
-                "UPDATE embedding_progress SET model = ?1, messages_through = 0",
-                model
+            query!(
+                sqlite = "DELETE FROM memory_vectors",
+                postgres = "DELETE FROM memory_vectors WHERE true",
             ),
-            postgres = sqlx::query!(
-                "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
-                model
+        )?;
+        run_in!(
+            transaction.execute,
+            query!(
+                sqlite = "DELETE FROM note_vectors",
+                postgres = "DELETE FROM note_vectors WHERE true",
+            ),
+        )?;
+        run_in!(
+            transaction.execute,
+            query!(
+                sqlite = "UPDATE embedding_progress SET model = ?1, messages_through = 0",
+                postgres =
+                    "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
+                model,
             ),
         )?;
         transaction.commit().await?;
@@ -191,23 +193,19 @@ impl Store {
     pub async fn messages_to_embed(&self, limit: i64) -> Result<Vec<TextToEmbed>> {
         let rows = run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 StoredText,
-                r#"SELECT id AS "source_id!", chat_id, user_id, content AS text FROM messages
-                   WHERE id > (SELECT messages_through FROM embedding_progress)
-                   ORDER BY id LIMIT +?1"#,
-                limit,
-            ),
-            postgres = sqlx::query_as!(
-                StoredText,
-                r#"SELECT id AS source_id, chat_id, user_id, content AS text FROM messages AS message
-                   WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
-                     AND NOT EXISTS (
-                         SELECT 1 FROM memory_vectors AS vector
-                         WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
-                           AND vector.kind = 0 AND vector.source_id = message.id)
-                   ORDER BY id
-                   LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
+                sqlite = r#"SELECT id AS "source_id!", chat_id, user_id, content AS text FROM messages
+                            WHERE id > (SELECT messages_through FROM embedding_progress)
+                            ORDER BY id LIMIT +?1"#,
+                postgres = r#"SELECT id AS source_id, chat_id, user_id, content AS text FROM messages AS message
+                              WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                                AND NOT EXISTS (
+                                    SELECT 1 FROM memory_vectors AS vector
+                                    WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                                      AND vector.kind = 0 AND vector.source_id = message.id)
+                              ORDER BY id
+                              LIMIT CASE WHEN $1::bigint >= 0 THEN $1 END"#,
                 limit,
             ),
         )?;
@@ -412,17 +410,15 @@ impl Store {
     pub async fn messages_waiting_for_vectors(&self) -> Result<i64> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT count(*) AS "count!: i64" FROM messages
-                   WHERE id > (SELECT messages_through FROM embedding_progress)"#
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT count(*) AS "count!" FROM messages AS message
-                   WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
-                     AND NOT EXISTS (
-                         SELECT 1 FROM memory_vectors AS vector
-                         WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
-                           AND vector.kind = 0 AND vector.source_id = message.id)"#
+            query_scalar!(
+                sqlite = r#"SELECT count(*) AS "count!: i64" FROM messages
+                            WHERE id > (SELECT messages_through FROM embedding_progress)"#,
+                postgres = r#"SELECT count(*) AS "count!" FROM messages AS message
+                              WHERE id > (SELECT messages_through FROM embedding_progress WHERE id = 1)
+                                AND NOT EXISTS (
+                                    SELECT 1 FROM memory_vectors AS vector
+                                    WHERE vector.chat_id = message.chat_id AND vector.user_id = message.user_id
+                                      AND vector.kind = 0 AND vector.source_id = message.id)"#,
             ),
         )
     }
@@ -431,17 +427,12 @@ impl Store {
     pub async fn message_vector_counts(&self, key: ConversationKey) -> Result<VectorCounts> {
         let counts = run!(
             self.reader.fetch_optional,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 VectorCounts,
-                r#"SELECT added, removed FROM message_vector_counts
-                   WHERE chat_id = ?1 AND user_id = ?2"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_as!(
-                VectorCounts,
-                r#"SELECT added, removed FROM message_vector_counts
-                   WHERE chat_id = $1 AND user_id = $2"#,
+                sqlite = r#"SELECT added, removed FROM message_vector_counts
+                            WHERE chat_id = ?1 AND user_id = ?2"#,
+                postgres = r#"SELECT added, removed FROM message_vector_counts
+                              WHERE chat_id = $1 AND user_id = $2"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -457,20 +448,14 @@ impl Store {
     ) -> Result<Vec<(i64, Vec<u8>)>> {
         let rows = run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 StoredVector,
-                r#"SELECT source_id, vector FROM memory_vectors
-                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
-                   ORDER BY source_id"#,
-                key.chat_id,
-                key.user_id,
-                after_id,
-            ),
-            postgres = sqlx::query_as!(
-                StoredVector,
-                r#"SELECT source_id, vector FROM memory_vectors
-                   WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
-                   ORDER BY source_id"#,
+                sqlite = r#"SELECT source_id, vector FROM memory_vectors
+                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
+                            ORDER BY source_id"#,
+                postgres = r#"SELECT source_id, vector FROM memory_vectors
+                              WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
+                              ORDER BY source_id"#,
                 key.chat_id.0,
                 key.user_id.0,
                 after_id,
@@ -557,17 +542,12 @@ impl Store {
     ) -> Result<Vec<(NoteRecord, f64)>> {
         let vectors = run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 StoredVector,
-                r#"SELECT note_id AS "source_id!", vector FROM note_vectors
-                   WHERE chat_id = ?1 AND user_id = ?2 ORDER BY note_id"#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_as!(
-                StoredVector,
-                r#"SELECT note_id AS source_id, vector FROM note_vectors
-                   WHERE chat_id = $1 AND user_id = $2 ORDER BY note_id"#,
+                sqlite = r#"SELECT note_id AS "source_id!", vector FROM note_vectors
+                            WHERE chat_id = ?1 AND user_id = ?2 ORDER BY note_id"#,
+                postgres = r#"SELECT note_id AS source_id, vector FROM note_vectors
+                              WHERE chat_id = $1 AND user_id = $2 ORDER BY note_id"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -593,21 +573,14 @@ impl Store {
         let kind = source.kind();
         let vectors = run!(
             self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
+            query_as!(
                 StoredVector,
-                r#"SELECT source_id, vector FROM memory_vectors
-                   WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3 AND source_id < ?4
-                   ORDER BY source_id"#,
-                key.chat_id,
-                key.user_id,
-                kind,
-                before_id,
-            ),
-            postgres = sqlx::query_as!(
-                StoredVector,
-                r#"SELECT source_id, vector FROM memory_vectors
-                   WHERE chat_id = $1 AND user_id = $2 AND kind = $3 AND source_id < $4
-                   ORDER BY source_id"#,
+                sqlite = r#"SELECT source_id, vector FROM memory_vectors
+                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3 AND source_id < ?4
+                            ORDER BY source_id"#,
+                postgres = r#"SELECT source_id, vector FROM memory_vectors
+                              WHERE chat_id = $1 AND user_id = $2 AND kind = $3 AND source_id < $4
+                              ORDER BY source_id"#,
                 key.chat_id.0,
                 key.user_id.0,
                 kind,
@@ -622,17 +595,13 @@ impl Store {
     pub async fn vector_count(&self, key: ConversationKey) -> Result<i64> {
         run!(
             self.reader.fetch_one,
-            sqlite = sqlx::query_scalar!(
-                r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                        + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                          AS "count!: i64""#,
-                key.chat_id,
-                key.user_id,
-            ),
-            postgres = sqlx::query_scalar!(
-                r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
-                        + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
-                          AS "count!""#,
+            query_scalar!(
+                sqlite = r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                                 + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
+                                   AS "count!: i64""#,
+                postgres = r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
+                                   + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
+                                     AS "count!""#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
