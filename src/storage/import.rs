@@ -143,7 +143,10 @@ impl Import<'_> {
             };
             let stored = self.insert_messages(session_id, &session.messages).await?;
             match (session.existing_id, stored) {
-                (None, 0) => self.delete_session(session_id).await?,
+                // The new session received no message.
+                (None, 0) => {
+                    self.transaction.delete_session(session_id).await?;
+                }
                 (None, _) => counts.sessions_created += 1,
                 (Some(_), 0) => {}
                 (Some(_), _) => {
@@ -200,20 +203,6 @@ impl Import<'_> {
             };
         }
         Ok(stored)
-    }
-
-    /// Deletes the new session `session_id`, which received no message.
-    async fn delete_session(&mut self, session_id: i64) -> Result<()> {
-        let transaction = &mut self.transaction;
-        run_in!(
-            transaction.execute,
-            query!(
-                sqlite = "DELETE FROM sessions WHERE id = ?1",
-                postgres = "DELETE FROM sessions WHERE id = $1",
-                session_id,
-            ),
-        )?;
-        Ok(())
     }
 
     /// Makes the existing session `session_id` span its imported messages too and, when it is

@@ -4,14 +4,14 @@
 //! - SQLite (`sqlite://…`, the default): one file beside the binary, nothing to run beside it.
 //!   Its connections are in [`sqlite`].
 //! - PostgreSQL (`postgres://…`): a server shared by several replicas of the bot. Its pool is in
-//!   [`postgres`], with what only it needs (its search ranking, its batched purges and imports).
+//!   [`postgres`], with what only it needs (its search ranking, its array inserts).
 //!
 //! Each operation is one [`Store`] method, in the topic module of the records it returns
-//! (`messages`, `sessions`, …): its doc, signature and the conversions around the SQL are
-//! written once, and a `match` on the backend holds each backend's query in a
-//! `#[cfg(feature = …)]` arm. For a write of several statements (`replace_notes`,
-//! `import_sessions`), the order of the statements is a generic function over a small trait that
-//! each backend implements with its own queries.
+//! (`messages`, `sessions`, …): its doc, signature, conversions, batching and row mapping are
+//! written once, and only each backend's SQL twice, side by side: `run!` runs one statement,
+//! `begin!` and `run_in!` a transaction of several ([`backend`]), and `select!` supplies the
+//! columns of each record type ([`columns`]). A `match` on the backend is left for what only one
+//! backend does (SQLite's write combining, PostgreSQL's array inserts and replica claims).
 //!
 //! Each backend has its own migrations (`migrations/sqlite`, `migrations/postgres`) and its own
 //! compile-time checked queries; `scripts/prepare-queries` refreshes the offline query data of

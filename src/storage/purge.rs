@@ -179,32 +179,33 @@ impl Store {
         let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
         begin!(self, transaction);
         transaction.secure_delete_from_search_index(true).await?;
-        let summaries =
-            delete_conversation_rows!(transaction, "session_summaries", chat_id, user_id)?;
-        let notes = delete_conversation_rows!(transaction, "user_notes", chat_id, user_id)?;
-        let messages = delete_conversation_rows!(transaction, "messages", chat_id, user_id)?;
-        let sessions = delete_conversation_rows!(transaction, "sessions", chat_id, user_id)?;
-        let processed_updates = run_in!(
-            transaction.execute,
-            query!(
-                sqlite = "UPDATE processed_updates SET payload = NULL
-                          WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
-                postgres = "UPDATE processed_updates SET payload = NULL
-                            WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
+        // In this order: what refers to a session before the session.
+        let counts = PurgeCounts {
+            summaries: delete_conversation_rows!(
+                transaction,
+                "session_summaries",
                 chat_id,
-                user_id,
-            ),
-        )?;
+                user_id
+            )?,
+            notes: delete_conversation_rows!(transaction, "user_notes", chat_id, user_id)?,
+            messages: delete_conversation_rows!(transaction, "messages", chat_id, user_id)?,
+            sessions: delete_conversation_rows!(transaction, "sessions", chat_id, user_id)?,
+            processed_updates: run_in!(
+                transaction.execute,
+                query!(
+                    sqlite = "UPDATE processed_updates SET payload = NULL
+                              WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
+                    postgres = "UPDATE processed_updates SET payload = NULL
+                                WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
+                    chat_id,
+                    user_id,
+                ),
+            )?,
+            ..PurgeCounts::default()
+        };
         transaction.secure_delete_from_search_index(false).await?;
         transaction.commit().await?;
-        Ok(PurgeCounts {
-            messages,
-            sessions,
-            summaries,
-            notes,
-            processed_updates,
-            ..PurgeCounts::default()
-        })
+        Ok(counts)
     }
 
     /// Deletes everything created (messages, update records), last active (sessions, with their
@@ -335,14 +336,7 @@ impl Store {
             // messages were deleted).
             begin!(self, transaction);
             counts.summaries += transaction.delete_summary(session_id).await?;
-            counts.sessions += run_in!(
-                transaction.execute,
-                query!(
-                    sqlite = "DELETE FROM sessions WHERE id = ?1",
-                    postgres = "DELETE FROM sessions WHERE id = $1",
-                    session_id,
-                ),
-            )?;
+            counts.sessions += transaction.delete_session(session_id).await?;
             transaction.commit().await?;
         }
         Ok(counts)

@@ -3,6 +3,7 @@
 
 use super::Result;
 use super::Store;
+use super::backend::Writing;
 use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
 
 /// A session as stored.
@@ -317,5 +318,21 @@ impl Store {
             ),
         )?;
         Ok(())
+    }
+}
+
+impl Writing<'_> {
+    /// Deletes the session `session_id` in this transaction (and, by cascade, its messages);
+    /// how many (0 or 1).
+    pub(super) async fn delete_session(&mut self, session_id: i64) -> Result<u64> {
+        let transaction = self;
+        run_in!(
+            transaction.execute,
+            query!(
+                sqlite = "DELETE FROM sessions WHERE id = ?1",
+                postgres = "DELETE FROM sessions WHERE id = $1",
+                session_id,
+            ),
+        )
     }
 }
