@@ -274,7 +274,7 @@ impl Store {
     ///
     /// Ranked over the conversation's vectors held in memory (`storage::vector_cache`), brought up to
     /// date first by the conversation's counters; the vectors of a conversation too large to hold
-    /// are read for this search only.
+    /// are read in pages for this search only.
     pub async fn nearest_messages(
         &self,
         key: ConversationKey,
@@ -294,10 +294,9 @@ impl Store {
             Held::Current(vectors) => vectors,
             held => {
                 if !self.vector_cache.would_hold(stored, query.len()) {
-                    let stored = self
-                        .memory_vectors_of(key, VectorSource::Message, before_id)
+                    let ranked = self
+                        .nearest_stored(key, VectorSource::Message, query, before_id, limit)
                         .await?;
-                    let ranked = vectors::nearest(query, stored, before_id, limit);
                     return self.messages_ranked(key, &ranked).await;
                 }
                 let caught_up = match held {

@@ -15,12 +15,14 @@
 //! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
 //! the row it returns, like the full-text search.
 
+use std::collections::BinaryHeap;
+
 use super::Result;
 #[cfg(feature = "sqlite")]
 use super::backend::json_ids;
 #[cfg(feature = "postgres")]
 use super::postgres::vectors::{distinct_in_order, store_note_vectors};
-use super::vector_cache::{ConversationVectors, VectorCounts};
+use super::vector_cache::{VectorCounts, similarity, squared_distance};
 use super::{Backend, Store};
 use super::{ChatId, ConversationKey, NoteRecord, Role, StoredMessage, SummaryRecord, UserId};
 
@@ -98,19 +100,47 @@ pub struct MemoryVector {
     pub vector: Vec<u8>,
 }
 
-/// The ids of the `limit` vectors of `vectors` (read by ascending id) with ids below
-/// `before_id` nearest to `query` (all of them for a negative `limit`), nearest first (equal
-/// distances: smaller id first), with their similarity. Vectors of another length than the
-/// query's are not comparable and left out.
-pub(super) fn nearest(
-    query: &[u8],
-    vectors: Vec<(i64, Vec<u8>)>,
-    before_id: i64,
-    limit: i64,
-) -> Vec<(i64, f64)> {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
-    ConversationVectors::new(VectorCounts::default(), query.len(), vectors)
-        .nearest(query, before_id, limit)
+/// Vectors read per statement by the search over stored vectors: what it holds at once, however
+/// large the conversation.
+const VECTORS_PER_READ: i64 = 4_096;
+
+/// The `limit` vectors nearest to a query among those offered one at a time (all of them for a
+/// negative `limit`), kept in a bounded heap. Vectors of another length than the query's are not
+/// comparable and left out.
+pub(super) struct Nearest<'q> {
+    query: &'q [u8],
+    limit: usize,
+    /// The nearest so far as (squared distance, id): the farthest on top, to give way first.
+    kept: BinaryHeap<(i32, i64)>,
+}
+
+impl<'q> Nearest<'q> {
+    pub(super) fn new(query: &'q [u8], limit: i64) -> Self {
+        Self {
+            query,
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            kept: BinaryHeap::new(),
+        }
+    }
+
+    fn offer(&mut self, id: i64, vector: &[u8]) {
+        if vector.len() != self.query.len() || self.limit == 0 {
+            return;
+        }
+        self.kept.push((squared_distance(self.query, vector), id));
+        if self.kept.len() > self.limit {
+            self.kept.pop();
+        }
+    }
+
+    /// The ids kept, nearest first (equal distances: smaller id first), with their similarity.
+    pub(super) fn ranked(self) -> Vec<(i64, f64)> {
+        self.kept
+            .into_sorted_vec()
+            .into_iter()
+            .map(|(distance, id)| (id, similarity(distance)))
+            .collect()
+    }
 }
 
 /// `rows` in the order of `ranked` (ids, nearest first, with their similarity), with their
@@ -517,10 +547,9 @@ impl Store {
         query: &[u8],
         limit: i64,
     ) -> Result<Vec<(SummaryRecord, f64)>> {
-        let vectors = self
-            .memory_vectors_of(key, VectorSource::Summary, i64::MAX)
+        let ranked = self
+            .nearest_stored(key, VectorSource::Summary, query, i64::MAX, limit)
             .await?;
-        let ranked = nearest(query, vectors, i64::MAX, limit);
         if ranked.is_empty() {
             return Ok(Vec::new());
         }
@@ -540,20 +569,9 @@ impl Store {
         query: &[u8],
         limit: i64,
     ) -> Result<Vec<(NoteRecord, f64)>> {
-        let vectors = run!(
-            self.reader.fetch_all,
-            query_as!(
-                StoredVector,
-                sqlite = r#"SELECT note_id AS "source_id!", vector FROM note_vectors
-                            WHERE chat_id = ?1 AND user_id = ?2 ORDER BY note_id"#,
-                postgres = r#"SELECT note_id AS source_id, vector FROM note_vectors
-                              WHERE chat_id = $1 AND user_id = $2 ORDER BY note_id"#,
-                key.chat_id.0,
-                key.user_id.0,
-            ),
-        )?;
-        let vectors = vectors.into_iter().map(StoredVector::into_pair).collect();
-        let ranked = nearest(query, vectors, i64::MAX, limit);
+        let ranked = self
+            .nearest_stored(key, VectorSource::Note, query, i64::MAX, limit)
+            .await?;
         if ranked.is_empty() {
             return Ok(Vec::new());
         }
@@ -562,32 +580,87 @@ impl Store {
         }))
     }
 
-    /// The conversation's vectors of messages or summaries (`source`) with source ids below
-    /// `before_id`, by id.
-    pub(super) async fn memory_vectors_of(
+    /// The ids of the conversation's `limit` messages, summaries or notes (`source`; messages
+    /// older than `before_id`) whose vectors are nearest to `query`, nearest first, with their
+    /// similarity. The stored vectors are read in pages by id, so a conversation's vectors are
+    /// never all held at once.
+    pub(super) async fn nearest_stored(
         &self,
         key: ConversationKey,
         source: VectorSource,
+        query: &[u8],
         before_id: i64,
-    ) -> Result<Vec<(i64, Vec<u8>)>> {
+        limit: i64,
+    ) -> Result<Vec<(i64, f64)>> {
+        let mut nearest = Nearest::new(query, limit);
+        let mut after_id = i64::MIN;
+        loop {
+            let page = self
+                .stored_vectors(key, source, after_id, before_id)
+                .await?;
+            let complete = i64::try_from(page.len()).unwrap_or(i64::MAX) < VECTORS_PER_READ;
+            for row in &page {
+                nearest.offer(row.source_id, &row.vector);
+            }
+            match page.last() {
+                Some(last) if !complete => after_id = last.source_id,
+                _ => return Ok(nearest.ranked()),
+            }
+        }
+    }
+
+    /// Up to [`VECTORS_PER_READ`] of the conversation's vectors of `source` with ids above
+    /// `after_id` and below `before_id`, by id.
+    async fn stored_vectors(
+        &self,
+        key: ConversationKey,
+        source: VectorSource,
+        after_id: i64,
+        before_id: i64,
+    ) -> Result<Vec<StoredVector>> {
+        let (chat_id, user_id) = (key.chat_id.0, key.user_id.0);
+        if source == VectorSource::Note {
+            return run!(
+                self.reader.fetch_all,
+                query_as!(
+                    StoredVector,
+                    sqlite = r#"SELECT note_id AS "source_id!", vector FROM note_vectors
+                                WHERE chat_id = ?1 AND user_id = ?2
+                                  AND note_id > ?3 AND note_id < ?4
+                                ORDER BY note_id LIMIT ?5"#,
+                    postgres = r#"SELECT note_id AS source_id, vector FROM note_vectors
+                                  WHERE chat_id = $1 AND user_id = $2
+                                    AND note_id > $3 AND note_id < $4
+                                  ORDER BY note_id LIMIT $5"#,
+                    chat_id,
+                    user_id,
+                    after_id,
+                    before_id,
+                    VECTORS_PER_READ,
+                ),
+            );
+        }
         let kind = source.kind();
-        let vectors = run!(
+        run!(
             self.reader.fetch_all,
             query_as!(
                 StoredVector,
                 sqlite = r#"SELECT source_id, vector FROM memory_vectors
-                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3 AND source_id < ?4
-                            ORDER BY source_id"#,
+                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3
+                              AND source_id > ?4 AND source_id < ?5
+                            ORDER BY source_id LIMIT ?6"#,
                 postgres = r#"SELECT source_id, vector FROM memory_vectors
-                              WHERE chat_id = $1 AND user_id = $2 AND kind = $3 AND source_id < $4
-                              ORDER BY source_id"#,
-                key.chat_id.0,
-                key.user_id.0,
+                              WHERE chat_id = $1 AND user_id = $2 AND kind = $3
+                                AND source_id > $4 AND source_id < $5
+                              ORDER BY source_id LIMIT $6"#,
+                chat_id,
+                user_id,
                 kind,
+                after_id,
                 before_id,
+                VECTORS_PER_READ,
             ),
-        )?;
-        Ok(vectors.into_iter().map(StoredVector::into_pair).collect())
+        )
     }
 
     /// How many vectors the conversation has, of messages, summaries and notes (for tests and
@@ -606,5 +679,37 @@ impl Store {
                 key.user_id.0,
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector(values: [i8; 2]) -> Vec<u8> {
+        values.iter().map(|value| *value as u8).collect()
+    }
+
+    fn offered(limit: i64, vectors: &[(i64, Vec<u8>)]) -> Vec<i64> {
+        let query = vector([10, 10]);
+        let mut nearest = Nearest::new(&query, limit);
+        for (id, vector) in vectors {
+            nearest.offer(*id, vector);
+        }
+        nearest.ranked().into_iter().map(|(id, _)| id).collect()
+    }
+
+    #[test]
+    fn the_nearest_come_first_ties_by_id_and_other_lengths_are_left_out() {
+        let vectors = [
+            (7, vector([0, 0])),
+            (5, vector([10, 11])),
+            (3, vector([10, 9])),
+            (9, vec![10, 10, 10]),
+            (4, vector([10, 10])),
+        ];
+        assert_eq!(offered(3, &vectors), [4, 3, 5]);
+        assert_eq!(offered(-1, &vectors), [4, 3, 5, 7]);
+        assert!(offered(0, &vectors).is_empty());
     }
 }

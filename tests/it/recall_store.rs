@@ -5,7 +5,8 @@
 //! embedders at once, and a new model starts over.
 
 use telemem::storage::{
-    ConversationKey, MemoryVector, SearchTerm, Store, StoreOptions, VectorSource,
+    ConversationKey, ImportMessage, ImportSession, MemoryVector, SearchTerm, Store, StoreOptions,
+    VectorSource,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb};
@@ -287,6 +288,73 @@ async fn the_embedding_mark_only_moves_forward_even_with_two_embedders_and_a_new
     assert_eq!(db.store.messages_waiting_for_vectors().await.unwrap(), 4);
 }
 
+#[tokio::test]
+async fn a_conversation_of_more_vectors_than_one_read_is_searched_whole_without_the_cache() {
+    let db = TestDb::new().await;
+    let holding_none = Store::connect_with(
+        &db.url,
+        &StoreOptions {
+            vector_cache_bytes: Some(0),
+            ..StoreOptions::default()
+        },
+    )
+    .await
+    .expect("a handle holding no vectors");
+    let count = 5_000;
+    let imported: Vec<ImportMessage> = (0..count)
+        .map(|number| ImportMessage {
+            role: telemem::storage::Role::User,
+            content: format!("message {number}"),
+            created_at_ms: MIDNIGHT_MS + number * MINUTE_MS,
+            import_key: format!("key {number}"),
+        })
+        .collect();
+    let session = ImportSession {
+        existing_id: None,
+        messages: imported,
+    };
+    db.store
+        .import_sessions(ALICE_KEY, &[session])
+        .await
+        .expect("the import");
+    let ids: Vec<i64> = db
+        .store
+        .all_messages(ALICE_KEY)
+        .await
+        .unwrap()
+        .iter()
+        .map(|message| message.id)
+        .collect();
+    assert_eq!(ids.len(), 5_000);
+    // The nearest three lie on either side of the first read's end.
+    let leans = [(10, 3), (4_500, 1), (4_999, 2)];
+    let vectors: Vec<MemoryVector> = ids
+        .iter()
+        .enumerate()
+        .map(|(place, id)| {
+            let lean = leans
+                .iter()
+                .find(|(at, _)| *at == place)
+                .map(|(_, lean)| *lean);
+            message_vector(
+                *id,
+                lean.map_or_else(|| vector(9, 0), |lean| vector(0, lean)),
+            )
+        })
+        .collect();
+    db.store.store_vectors(&vectors, None).await.unwrap();
+    let query = vector(0, 0);
+    let expected = ["message 4500", "message 4999", "message 10"];
+    assert_eq!(
+        nearest_contents(&holding_none, ALICE_KEY, &query).await,
+        expected
+    );
+    assert_eq!(
+        nearest_contents(&db.store, ALICE_KEY, &query).await,
+        expected
+    );
+}
+
 /// The contents `store` finds nearest to `query` among `key`'s messages.
 async fn nearest_contents(store: &Store, key: ConversationKey, query: &[u8]) -> Vec<String> {
     store
@@ -376,6 +444,7 @@ async fn the_search_by_meaning_follows_every_change_whoever_makes_it() {
 
 crate::postgres_variants!(
     the_search_by_meaning_follows_every_change_whoever_makes_it,
+    a_conversation_of_more_vectors_than_one_read_is_searched_whole_without_the_cache,
     terms_with_quotes_backslashes_operators_or_any_script_are_looked_for_as_words,
     another_conversations_matching_messages_never_come_back,
     a_rarer_more_frequent_or_shorter_match_ranks_first,
