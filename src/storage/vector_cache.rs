@@ -11,6 +11,7 @@
 //! conversation is read again whole. The cache is bounded in bytes; the conversations searched
 //! least recently give way first, and one too large for the bound is searched in the database.
 
+use std::collections::BinaryHeap;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -94,21 +95,54 @@ impl ConversationVectors {
     /// same length), nearest first (equal distances: smaller id first), with their similarity
     /// `1 - d² / (2 · 127²)`, as the database's search computes it.
     pub fn nearest(&self, query: &[u8], before_id: i64, limit: usize) -> Vec<(i64, f64)> {
-        if query.len() != self.dimensions || self.dimensions == 0 || limit == 0 {
+        if query.len() != self.dimensions || self.dimensions == 0 {
             return Vec::new();
         }
         let older = self.ids.partition_point(|id| *id < before_id);
-        let mut distances: Vec<(i32, i64)> = self.vectors[..older * self.dimensions]
+        let mut nearest = Nearest::new(query, limit);
+        for (vector, id) in self.vectors[..older * self.dimensions]
             .chunks_exact(self.dimensions)
             .zip(&self.ids)
-            .map(|(vector, id)| (squared_distance(query, vector), *id))
-            .collect();
-        if distances.len() > limit {
-            distances.select_nth_unstable(limit - 1);
-            distances.truncate(limit);
+        {
+            nearest.offer(*id, vector);
         }
-        distances.sort_unstable();
-        distances
+        nearest.ranked()
+    }
+}
+
+/// The `limit` vectors nearest to a query among those offered one at a time, kept in a bounded
+/// heap: the ranking of the vectors held here and of those read from the database alike. Vectors of another length than the query's are not
+/// comparable and left out.
+pub(super) struct Nearest<'q> {
+    query: &'q [u8],
+    limit: usize,
+    /// The nearest so far as (squared distance, id): the farthest on top, to give way first.
+    kept: BinaryHeap<(i32, i64)>,
+}
+
+impl<'q> Nearest<'q> {
+    pub(super) fn new(query: &'q [u8], limit: usize) -> Self {
+        Self {
+            query,
+            limit,
+            kept: BinaryHeap::new(),
+        }
+    }
+
+    pub(super) fn offer(&mut self, id: i64, vector: &[u8]) {
+        if vector.len() != self.query.len() || self.limit == 0 {
+            return;
+        }
+        self.kept.push((squared_distance(self.query, vector), id));
+        if self.kept.len() > self.limit {
+            self.kept.pop();
+        }
+    }
+
+    /// The ids kept, nearest first (equal distances: smaller id first), with their similarity.
+    pub(super) fn ranked(self) -> Vec<(i64, f64)> {
+        self.kept
+            .into_sorted_vec()
             .into_iter()
             .map(|(distance, id)| (id, similarity(distance)))
             .collect()
@@ -475,5 +509,32 @@ mod tests {
             cache.look_up(key(1), counts(3, 0), 3),
             Held::Missing
         ));
+    }
+
+    fn pair(values: [i8; 2]) -> Vec<u8> {
+        values.iter().map(|value| *value as u8).collect()
+    }
+
+    fn offered(limit: usize, vectors: &[(i64, Vec<u8>)]) -> Vec<i64> {
+        let query = pair([10, 10]);
+        let mut nearest = Nearest::new(&query, limit);
+        for (id, vector) in vectors {
+            nearest.offer(*id, vector);
+        }
+        nearest.ranked().into_iter().map(|(id, _)| id).collect()
+    }
+
+    #[test]
+    fn the_nearest_come_first_ties_by_id_and_other_lengths_are_left_out() {
+        let vectors = [
+            (7, pair([0, 0])),
+            (5, pair([10, 11])),
+            (3, pair([10, 9])),
+            (9, vec![10, 10, 10]),
+            (4, pair([10, 10])),
+        ];
+        assert_eq!(offered(3, &vectors), [4, 3, 5]);
+        assert_eq!(offered(usize::MAX, &vectors), [4, 3, 5, 7]);
+        assert!(offered(0, &vectors).is_empty());
     }
 }

@@ -15,14 +15,12 @@
 //! Every search is bounded to one (chat, user) by the table's key and checks the owner again on
 //! the row it returns, like the full-text search.
 
-use std::collections::BinaryHeap;
-
 use super::Result;
 #[cfg(feature = "sqlite")]
 use super::backend::json_ids;
 #[cfg(feature = "postgres")]
 use super::postgres::vectors::{distinct_in_order, store_note_vectors};
-use super::vector_cache::{VectorCounts, similarity, squared_distance};
+use super::vector_cache::{Nearest, VectorCounts};
 use super::{Backend, Store};
 use super::{ChatId, ConversationKey, NoteRecord, Role, StoredMessage, SummaryRecord, UserId};
 
@@ -104,59 +102,28 @@ pub struct MemoryVector {
 /// large the conversation.
 const VECTORS_PER_READ: i64 = 4_096;
 
-/// The `limit` vectors nearest to a query among those offered one at a time (all of them for a
-/// negative `limit`), kept in a bounded heap. Vectors of another length than the query's are not
-/// comparable and left out.
-pub(super) struct Nearest<'q> {
-    query: &'q [u8],
-    limit: usize,
-    /// The nearest so far as (squared distance, id): the farthest on top, to give way first.
-    kept: BinaryHeap<(i32, i64)>,
-}
-
-impl<'q> Nearest<'q> {
-    pub(super) fn new(query: &'q [u8], limit: i64) -> Self {
-        Self {
-            query,
-            limit: usize::try_from(limit).unwrap_or(usize::MAX),
-            kept: BinaryHeap::new(),
-        }
-    }
-
-    fn offer(&mut self, id: i64, vector: &[u8]) {
-        if vector.len() != self.query.len() || self.limit == 0 {
-            return;
-        }
-        self.kept.push((squared_distance(self.query, vector), id));
-        if self.kept.len() > self.limit {
-            self.kept.pop();
-        }
-    }
-
-    /// The ids kept, nearest first (equal distances: smaller id first), with their similarity.
-    pub(super) fn ranked(self) -> Vec<(i64, f64)> {
-        self.kept
-            .into_sorted_vec()
-            .into_iter()
-            .map(|(distance, id)| (id, similarity(distance)))
-            .collect()
-    }
-}
-
-/// `rows` in the order of `ranked` (ids, nearest first, with their similarity), with their
-/// similarity. A ranked id without a row (deleted meanwhile, or not the conversation's) is left
-/// out.
-pub(super) fn in_ranked_order<T>(
+/// The rows `read` returns for the ids of `ranked` (nearest first, with their similarity), in
+/// that order with their similarity; nothing is read when nothing was ranked. A ranked id without
+/// a row (deleted meanwhile, or not the conversation's) is left out.
+async fn read_ranked<T, Read, Rows>(
     ranked: &[(i64, f64)],
-    rows: Vec<T>,
+    read: Read,
     id_of: impl Fn(&T) -> i64,
-) -> Vec<(T, f64)> {
+) -> Result<Vec<(T, f64)>>
+where
+    Read: FnOnce(Vec<i64>) -> Rows,
+    Rows: std::future::Future<Output = Result<Vec<T>>>,
+{
+    if ranked.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = read(ranked.iter().map(|(id, _)| *id).collect()).await?;
     let mut by_id: std::collections::HashMap<i64, T> =
         rows.into_iter().map(|row| (id_of(&row), row)).collect();
-    ranked
+    Ok(ranked
         .iter()
         .filter_map(|(id, similarity)| by_id.remove(id).map(|row| (row, *similarity)))
-        .collect()
+        .collect())
 }
 
 /// Reads [`StoredText`]s, by `$query` (worded for both backends: it selects `source_id`,
@@ -531,12 +498,12 @@ impl Store {
         key: ConversationKey,
         ranked: &[(i64, f64)],
     ) -> Result<Vec<(StoredMessage, f64)>> {
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-        let messages = self.messages_with_ids(key, &ids).await?;
-        Ok(in_ranked_order(ranked, messages, |message| message.id))
+        read_ranked(
+            ranked,
+            |ids| async move { self.messages_with_ids(key, &ids).await },
+            |message| message.id,
+        )
+        .await
     }
 
     /// The conversation's `limit` session summaries nearest in meaning to `query`, nearest
@@ -550,14 +517,12 @@ impl Store {
         let ranked = self
             .nearest_stored(key, VectorSource::Summary, query, i64::MAX, limit)
             .await?;
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        let ids: Vec<i64> = ranked.iter().map(|(id, _)| *id).collect();
-        let summaries = self.summaries_with_ids(key, &ids).await?;
-        Ok(in_ranked_order(&ranked, summaries, |summary| {
-            summary.session_id
-        }))
+        read_ranked(
+            &ranked,
+            |ids| async move { self.summaries_with_ids(key, &ids).await },
+            |summary| summary.session_id,
+        )
+        .await
     }
 
     /// The conversation's `limit` notes nearest in meaning to `query`, nearest first, with
@@ -572,12 +537,7 @@ impl Store {
         let ranked = self
             .nearest_stored(key, VectorSource::Note, query, i64::MAX, limit)
             .await?;
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(in_ranked_order(&ranked, self.notes(key).await?, |note| {
-            note.id
-        }))
+        read_ranked(&ranked, |_| self.notes(key), |note| note.id).await
     }
 
     /// The ids of the conversation's `limit` messages, summaries or notes (`source`; messages
@@ -592,7 +552,7 @@ impl Store {
         before_id: i64,
         limit: i64,
     ) -> Result<Vec<(i64, f64)>> {
-        let mut nearest = Nearest::new(query, limit);
+        let mut nearest = Nearest::new(query, usize::try_from(limit).unwrap_or(usize::MAX));
         let mut after_id = i64::MIN;
         loop {
             let page = self
@@ -679,37 +639,5 @@ impl Store {
                 key.user_id.0,
             ),
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vector(values: [i8; 2]) -> Vec<u8> {
-        values.iter().map(|value| *value as u8).collect()
-    }
-
-    fn offered(limit: i64, vectors: &[(i64, Vec<u8>)]) -> Vec<i64> {
-        let query = vector([10, 10]);
-        let mut nearest = Nearest::new(&query, limit);
-        for (id, vector) in vectors {
-            nearest.offer(*id, vector);
-        }
-        nearest.ranked().into_iter().map(|(id, _)| id).collect()
-    }
-
-    #[test]
-    fn the_nearest_come_first_ties_by_id_and_other_lengths_are_left_out() {
-        let vectors = [
-            (7, vector([0, 0])),
-            (5, vector([10, 11])),
-            (3, vector([10, 9])),
-            (9, vec![10, 10, 10]),
-            (4, vector([10, 10])),
-        ];
-        assert_eq!(offered(3, &vectors), [4, 3, 5]);
-        assert_eq!(offered(-1, &vectors), [4, 3, 5, 7]);
-        assert!(offered(0, &vectors).is_empty());
     }
 }

@@ -291,15 +291,7 @@ async fn the_embedding_mark_only_moves_forward_even_with_two_embedders_and_a_new
 #[tokio::test]
 async fn a_conversation_of_more_vectors_than_one_read_is_searched_whole_without_the_cache() {
     let db = TestDb::new().await;
-    let holding_none = Store::connect_with(
-        &db.url,
-        &StoreOptions {
-            vector_cache_bytes: Some(0),
-            ..StoreOptions::default()
-        },
-    )
-    .await
-    .expect("a handle holding no vectors");
+    let holding_none = holding_no_vectors(&db).await;
     let count = 5_000;
     let imported: Vec<ImportMessage> = (0..count)
         .map(|number| ImportMessage {
@@ -355,6 +347,20 @@ async fn a_conversation_of_more_vectors_than_one_read_is_searched_whole_without_
     );
 }
 
+/// Another handle on `db` holding no vectors in memory: every search by meaning reads the stored
+/// ones.
+async fn holding_no_vectors(db: &TestDb) -> Store {
+    Store::connect_with(
+        &db.url,
+        &StoreOptions {
+            vector_cache_bytes: Some(0),
+            ..StoreOptions::default()
+        },
+    )
+    .await
+    .expect("a handle holding no vectors")
+}
+
 /// The contents `store` finds nearest to `query` among `key`'s messages.
 async fn nearest_contents(store: &Store, key: ConversationKey, query: &[u8]) -> Vec<String> {
     store
@@ -372,15 +378,7 @@ async fn the_search_by_meaning_follows_every_change_whoever_makes_it() {
     // Another process on the same database (a replica, `telemem import`, a script) writes; this
     // store searches with the vectors it holds in memory, and one without any held compares.
     let other = Store::connect(&db.url).await.expect("a second handle");
-    let holding_none = Store::connect_with(
-        &db.url,
-        &StoreOptions {
-            vector_cache_bytes: Some(0),
-            ..StoreOptions::default()
-        },
-    )
-    .await
-    .expect("a handle holding no vectors");
+    let holding_none = holding_no_vectors(&db).await;
     assert!(!other.use_embedding_model("model-a").await.unwrap());
     let ids = messages(&db, ALICE_KEY, &["one", "two", "three"]).await;
     let bob = messages(&db, BOB_KEY, &["bob's"]).await;
