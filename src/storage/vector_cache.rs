@@ -133,9 +133,14 @@ impl<'q> Nearest<'q> {
         if vector.len() != self.query.len() || self.limit == 0 {
             return;
         }
-        self.kept.push((squared_distance(self.query, vector), id));
-        if self.kept.len() > self.limit {
-            self.kept.pop();
+        let candidate = (squared_distance(self.query, vector), id);
+        if self.kept.len() < self.limit {
+            self.kept.push(candidate);
+        } else if let Some(mut farthest) = self.kept.peek_mut()
+            && candidate < *farthest
+        {
+            // Most vectors are farther than every one kept: they cost one comparison.
+            *farthest = candidate;
         }
     }
 
