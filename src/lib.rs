@@ -63,3 +63,4 @@ pub mod secret;
 pub mod storage;
 pub mod telegram;
 pub mod telemetry;
+pub mod tools;

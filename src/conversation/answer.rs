@@ -67,6 +67,7 @@ impl Conversations {
             text: marked_as_stopped(so_far.as_deref().unwrap_or_default()),
             tokens_in: None,
             tokens_out: None,
+            tool_calls: Vec::new(),
         }))
     }
 }

@@ -87,6 +87,7 @@ impl Dialect for AnthropicDialect {
             text,
             tokens_in: usage.input_tokens,
             tokens_out: usage.output_tokens,
+            tool_calls: Vec::new(),
         })
     }
 }
@@ -284,6 +285,7 @@ mod tests {
                 ChatMessage::new(Role::System, "summary of earlier talk"),
                 ChatMessage::user("hi"),
             ],
+            ..Default::default()
         };
         let value = body(&request, true);
         assert_eq!(
@@ -304,6 +306,7 @@ mod tests {
             model: None,
             system: String::new(),
             messages: vec![ChatMessage::user("hi")],
+            ..Default::default()
         };
         let value = body(&request, false);
         assert!(value.get("system").is_none());

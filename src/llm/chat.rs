@@ -19,6 +19,40 @@ pub struct ChatMessage {
     /// any: history keeps text alone, so an image travels once.
     #[serde(skip)]
     pub images: Vec<Image>,
+    /// An assistant turn's requests for tools (after its text, if any).
+    #[serde(skip)]
+    pub tool_calls: Vec<ToolCall>,
+    /// What the tools asked for in the turn before gave back (a `user` turn: Anthropic carries
+    /// results in one; the OpenAI dialect sends each as its own `tool` message).
+    #[serde(skip)]
+    pub tool_results: Vec<ToolResult>,
+}
+
+/// A tool offered to the model: its name, what it does, and its arguments as a JSON Schema
+/// object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSpec {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+/// The model's request to run a tool: the provider's id for the call, the tool's name and its
+/// arguments (a JSON object; what the model wrote, parsed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: serde_json::Value,
+}
+
+/// What one tool call gave back, for the call with id `call_id`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolResult {
+    pub call_id: String,
+    pub content: String,
+    /// The tool failed; `content` says how.
+    pub is_error: bool,
 }
 
 /// A picture sent to the model: its bytes and their media type (`image/jpeg`, `image/png`, ...).
@@ -52,6 +86,8 @@ impl ChatMessage {
             role,
             content: content.into(),
             images: Vec::new(),
+            tool_calls: Vec::new(),
+            tool_results: Vec::new(),
         }
     }
 
@@ -66,13 +102,15 @@ impl ChatMessage {
 
 /// Everything the model sees for one call. The system prompt is kept apart from the turns
 /// because Anthropic takes it as a separate field; for OpenAI it becomes the first message.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChatRequest {
     /// The model to ask (the person's choice, or `VISION_MODEL` for a turn with a picture);
     /// `None`: the configured `LLM_MODEL`.
     pub model: Option<String>,
     pub system: String,
     pub messages: Vec<ChatMessage>,
+    /// The tools the model may call in this request; empty: none offered.
+    pub tools: Vec<ToolSpec>,
 }
 
 /// The model's reply. Token counts are `None` when the provider did not report them (many
@@ -82,6 +120,8 @@ pub struct Completion {
     pub text: String,
     pub tokens_in: Option<u32>,
     pub tokens_out: Option<u32>,
+    /// The tools the model asked to run before it answers; empty: `text` is the answer.
+    pub tool_calls: Vec<ToolCall>,
 }
 
 /// Test support: a question about a picture (the first bytes of a PNG), after an earlier answer.

@@ -63,6 +63,7 @@ pub(super) trait StreamDecode: Send {
             text,
             tokens_in: self.tokens_in(),
             tokens_out: self.tokens_out(),
+            tool_calls: Vec::new(),
         }
     }
 }

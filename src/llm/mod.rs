@@ -36,7 +36,7 @@ mod sse;
 pub mod transcription;
 
 pub use crate::role::Role;
-pub use chat::{ChatMessage, ChatRequest, Completion, Image};
+pub use chat::{ChatMessage, ChatRequest, Completion, Image, ToolCall, ToolResult, ToolSpec};
 pub use client::LlmClient;
 pub use config::{LlmConfig, Provider, model_name};
 pub use error::LlmError;

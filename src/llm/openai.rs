@@ -67,6 +67,7 @@ impl Dialect for OpenAiDialect {
             text: choice.message.content.unwrap_or_default(),
             tokens_in: usage.prompt_tokens,
             tokens_out: usage.completion_tokens,
+            tool_calls: Vec::new(),
         })
     }
 }
@@ -224,6 +225,7 @@ mod tests {
             model: None,
             system: "be brief".to_owned(),
             messages: vec![ChatMessage::user("hi")],
+            ..Default::default()
         };
         let with_system = body("m", &request, false);
         assert_eq!(

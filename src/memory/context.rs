@@ -156,6 +156,7 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
             model: None,
             system,
             messages,
+            tools: Vec::new(),
         },
         memory_tokens: selection.used,
         total_tokens,

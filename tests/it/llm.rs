@@ -38,6 +38,7 @@ fn request() -> ChatRequest {
         model: None,
         system: "You are terse.".to_owned(),
         messages: vec![ChatMessage::user("Say hello")],
+        ..Default::default()
     }
 }
 
@@ -73,6 +74,7 @@ async fn a_plain_reply_carries_the_text_and_the_reported_usage() {
                 text: "Hello there, friend".to_owned(),
                 tokens_in: Some(5),
                 tokens_out: Some(3),
+                ..Default::default()
             },
             "{provider:?}"
         );
@@ -123,6 +125,7 @@ async fn an_anthropic_stream_is_assembled_and_reports_usage_from_its_events() {
             text: "Hello from the other side".to_owned(),
             tokens_in: Some(5),
             tokens_out: Some(5),
+            ..Default::default()
         }
     );
     assert!(
@@ -164,6 +167,7 @@ async fn openai_gets_the_system_prompt_as_the_first_message() {
             ChatMessage::assistant("Hello."),
             ChatMessage::user("Bye"),
         ],
+        ..Default::default()
     };
 
     let completion = client(&config(&fake, Provider::OpenAi))

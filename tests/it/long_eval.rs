@@ -343,6 +343,7 @@ impl Pipeline {
                         text: turn.text.clone(),
                         tokens_in: None,
                         tokens_out: None,
+                        tool_calls: Vec::new(),
                     };
                     conversations
                         .finish_turn(&begun, &reply, None)

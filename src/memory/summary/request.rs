@@ -40,6 +40,7 @@ pub fn summary_request(messages: &[StoredMessage], existing_notes: &[String]) ->
         messages: vec![ChatMessage::user(format!(
             "<session>\n{transcript}</session>\n\n<existing_notes>\n{notes}\n</existing_notes>"
         ))],
+        tools: Vec::new(),
     }
 }
 
