@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::access_list::{AccessList, ConfiguredAccess};
 use crate::clock::{Clock, SystemClock};
 use crate::config::Config;
-use crate::conversation::{ConversationSettings, Conversations};
+use crate::conversation::{ConversationSettings, Conversations, ToolSettings};
 use crate::jobs;
 use crate::llm::LlmClient;
 use crate::llm::embeddings::EmbeddingClient;
@@ -76,6 +76,9 @@ impl ChatServices {
         )
         .with_quota(QuotaSettings::from_config(config))
         .with_embedder_wake(embedder_wake.clone());
+        if config.tools.tools {
+            conversations = conversations.with_tools(ToolSettings::from_config(&config.tools));
+        }
         if let Some(client) = &embeddings {
             let meaning = MeaningRecall::new(client.clone(), &config.embedding);
             conversations = conversations.with_meaning(Arc::new(meaning));

@@ -31,6 +31,7 @@
 mod answer;
 mod commands;
 mod retry;
+mod tools;
 mod turn;
 
 pub use answer::Answer;
@@ -39,6 +40,7 @@ pub use commands::{
     PersonaError,
 };
 pub use retry::{Retry, RetryStart};
+pub use tools::{ToolActivity, ToolSettings, activity_line};
 pub use turn::{FinishedTurn, Turn, TurnInput, TurnRecord};
 
 use std::collections::HashMap;
@@ -127,6 +129,8 @@ pub struct Conversations {
     recorded_languages: Arc<Mutex<HashMap<UserId, String>>>,
     /// Told when a message or note is stored, so that it gets its vector soon.
     embedder_wake: EmbedderWake,
+    /// The tools offered to the model, when `TOOLS` is on.
+    tools: Option<Arc<tools::ToolRuntime>>,
 }
 
 impl Conversations {
@@ -153,6 +157,7 @@ impl Conversations {
             transcriber: None,
             recorded_languages: Arc::default(),
             embedder_wake: EmbedderWake::default(),
+            tools: None,
         }
     }
 

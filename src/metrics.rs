@@ -49,6 +49,9 @@ const JOB_RUNNING: &str = "telemem_job_running";
 const EMBEDDING_FAILURES: &str = "telemem_embedding_failures_total";
 const RECALL_BY_MEANING: &str = "telemem_recall_by_meaning_total";
 const MESSAGES_WAITING_FOR_VECTORS: &str = "telemem_messages_waiting_for_vectors";
+const TOOL_CALLS: &str = "telemem_tool_calls_total";
+const TOOL_LATENCY: &str = "telemem_tool_call_seconds";
+const REMINDERS_SENT: &str = "telemem_reminders_sent_total";
 
 /// Upper bounds of the LLM latency buckets, in seconds: from a fast local model's first reply up
 /// to the largest `LLM_TIMEOUT_SECS` people set for slow ones.
@@ -121,6 +124,19 @@ fn describe() {
         "Turns that asked for the new message's vector, by outcome (used, failed, paused)"
     );
     metrics::describe_gauge!(MESSAGES_WAITING_FOR_VECTORS, "Messages not embedded yet");
+    metrics::describe_counter!(
+        TOOL_CALLS,
+        "Tool calls the model made, by tool (built-in name, MCP server, or unknown) and outcome"
+    );
+    metrics::describe_histogram!(
+        TOOL_LATENCY,
+        metrics::Unit::Seconds,
+        "Duration of one tool call, by tool"
+    );
+    metrics::describe_counter!(
+        REMINDERS_SENT,
+        "Reminders delivered, by timeliness (on_time, late) or failed"
+    );
     metrics::describe_gauge!(
         JOB_RUNNING,
         "1 while the background job runs, 0 once it stopped"
@@ -159,6 +175,18 @@ pub fn reply_sent() {
 /// `rate_limited`, `error`, ...), never an error message.
 pub fn llm_call_finished(duration: Duration, outcome: &str) {
     metrics::histogram!(LLM_LATENCY, "outcome" => outcome.to_owned()).record(duration);
+}
+
+/// One tool call ended after `duration`. `tool` is a built-in tool's name, an MCP server's
+/// name or `unknown`; `outcome` is `ok`, `error` or `timeout`.
+pub fn tool_call_finished(tool: &str, duration: Duration, outcome: &'static str) {
+    metrics::counter!(TOOL_CALLS, "tool" => tool.to_owned(), "outcome" => outcome).increment(1);
+    metrics::histogram!(TOOL_LATENCY, "tool" => tool.to_owned()).record(duration);
+}
+
+/// One reminder was delivered (`on_time` or `late`) or given up on (`failed`).
+pub fn reminder_sent(outcome: &'static str) {
+    metrics::counter!(REMINDERS_SENT, "outcome" => outcome).increment(1);
 }
 
 /// Tokens of one LLM call: `tokens_in` sent (the prompt), `tokens_out` received (the reply).

@@ -62,7 +62,10 @@ impl Conversations {
                 answer = self.ask(turn, progress) => return answer.map(Answer::Complete),
             }
         }
-        let so_far = progress.map(|progress| progress.borrow().clone());
+        // A line saying which tool runs is not part of the reply.
+        let so_far = progress
+            .map(|progress| progress.borrow().clone())
+            .filter(|text| !super::tools::is_activity_line(text));
         Ok(Answer::Stopped(Completion {
             text: marked_as_stopped(so_far.as_deref().unwrap_or_default()),
             tokens_in: None,

@@ -393,7 +393,7 @@ impl Conversations {
     }
 
     /// The conversation's notes, in the order `/memory` lists them.
-    async fn notes(&self, key: ConversationKey) -> anyhow::Result<Vec<NoteRecord>> {
+    pub(super) async fn notes(&self, key: ConversationKey) -> anyhow::Result<Vec<NoteRecord>> {
         self.store.notes(key).await.context("cannot read the notes")
     }
 

@@ -6,11 +6,11 @@
 use std::borrow::Cow;
 
 use anyhow::Context;
-use tokio::sync::watch;
 
 use super::Conversations;
 use crate::clock::start_of_utc_day_ms;
-use crate::llm::{ChatRequest, Completion, Image, LlmError};
+use crate::i18n::Lang;
+use crate::llm::{ChatRequest, Completion, Image};
 use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
 use crate::memory::incognito::IncognitoTurn;
 use crate::memory::recall::{RecallQuery, Remembered, recall};
@@ -28,6 +28,11 @@ pub struct Turn {
     pub request: ChatRequest,
     pub prompt_tokens_estimate: usize,
     pub record: TurnRecord,
+    /// Whether the person is one of the bot's admins (some tools are theirs alone); the front
+    /// end says so.
+    pub is_admin: bool,
+    /// The person's language, for what the reply shows while a tool runs.
+    pub lang: Lang,
 }
 
 impl Turn {
@@ -47,6 +52,8 @@ impl Turn {
                 session_id,
                 user_message_id,
             },
+            is_admin: false,
+            lang: Lang::default(),
         }
     }
 }
@@ -347,6 +354,8 @@ impl Conversations {
                 question: text.to_owned(),
                 asked_at_ms: now_ms,
             },
+            is_admin: false,
+            lang: Lang::default(),
         }
     }
 
@@ -504,18 +513,6 @@ impl Conversations {
         };
         context.request.model = Some(model);
         Ok(context)
-    }
-
-    /// Asks the model for the reply; with `progress`, streams and publishes the text so far.
-    pub async fn ask(
-        &self,
-        turn: &Turn,
-        progress: Option<&watch::Sender<String>>,
-    ) -> Result<Completion, LlmError> {
-        match progress {
-            Some(progress) => self.llm.stream(&turn.request, progress).await,
-            None => self.llm.complete(&turn.request).await,
-        }
     }
 
     /// Stores the model's reply with its token usage (the provider's figures, or the documented

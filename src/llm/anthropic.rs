@@ -12,10 +12,12 @@ use std::borrow::Cow;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::{Deserialize, Serialize};
 
-use super::dialect::{Dialect, StreamDecode, StreamStep, WireMessage, json_body};
+use super::dialect::{
+    Dialect, StreamDecode, StreamStep, ToolCallPieces, WireContent, WireMessage, json_body,
+};
 use super::error::parse_json;
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, ToolCall, ToolSpec};
 use crate::secret::Secret;
 
 /// The API version this module is written against, sent as `anthropic-version`.
@@ -69,25 +71,33 @@ impl Dialect for AnthropicDialect {
             messages: conversation.into_iter().map(message).collect(),
             max_tokens,
             stream,
+            tools: request.tools.iter().map(tool).collect(),
         })
     }
 
     fn parse_completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
         let response: Response = parse_json("response", body)?;
-        let text = response
-            .content
-            .into_iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text { text } => Some(text),
-                ContentBlock::Other => None,
-            })
-            .collect();
+        let mut text = String::new();
+        let mut tool_calls = Vec::new();
+        for block in response.content {
+            match block {
+                ContentBlock::Text { text: part } => text.push_str(&part),
+                ContentBlock::ToolUse { id, name, input } => {
+                    tool_calls.push(ToolCall {
+                        id,
+                        name,
+                        arguments: input,
+                    });
+                }
+                ContentBlock::Other => {}
+            }
+        }
         let usage = response.usage.unwrap_or_default();
         Ok(Completion {
             text,
             tokens_in: usage.input_tokens,
             tokens_out: usage.output_tokens,
-            tool_calls: Vec::new(),
+            tool_calls,
         })
     }
 }
@@ -100,17 +110,50 @@ struct Body<'a> {
     messages: Vec<Message<'a>>,
     max_tokens: u32,
     stream: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
 }
 
-/// A turn's content is a string, or for a turn with pictures a list of blocks, the images first
-/// (Anthropic's advice: a picture before the question about it) and the text last.
+#[derive(Debug, Serialize)]
+struct Tool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a serde_json::Value,
+}
+
+fn tool(spec: &ToolSpec) -> Tool<'_> {
+    Tool {
+        name: &spec.name,
+        description: &spec.description,
+        input_schema: &spec.parameters,
+    }
+}
+
+/// A turn's content is a string, or a list of blocks: for a turn with pictures, the images first
+/// (Anthropic's advice: a picture before the question about it) and the text last; for a turn
+/// with tool calls, its text and then each call; for a turn with tool results, the results first,
+/// as the API requires.
 type Message<'a> = WireMessage<'a, Block<'a>>;
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Block<'a> {
-    Image { source: ImageSource<'a> },
-    Text { text: &'a str },
+    Image {
+        source: ImageSource<'a>,
+    },
+    Text {
+        text: &'a str,
+    },
+    ToolUse {
+        id: &'a str,
+        name: &'a str,
+        input: &'a serde_json::Value,
+    },
+    ToolResult {
+        tool_use_id: &'a str,
+        content: &'a str,
+        is_error: bool,
+    },
 }
 
 #[derive(Debug, Serialize)]
@@ -122,19 +165,46 @@ struct ImageSource<'a> {
 }
 
 fn message(message: &ChatMessage) -> Message<'_> {
-    WireMessage::new(message, |message| {
-        let images = message.images.iter().map(|image| Block::Image {
-            source: ImageSource {
-                kind: "base64",
-                media_type: image.media_type,
-                data: image.base64(),
-            },
+    if message.tool_calls.is_empty() && message.tool_results.is_empty() {
+        return WireMessage::new(message, |message| {
+            let images = message.images.iter().map(image);
+            images.chain(std::iter::once(text(message))).collect()
         });
-        let text = Block::Text {
-            text: &message.content,
-        };
-        images.chain(std::iter::once(text)).collect()
-    })
+    }
+    let results = message.tool_results.iter().map(|result| Block::ToolResult {
+        tool_use_id: &result.call_id,
+        content: &result.content,
+        is_error: result.is_error,
+    });
+    // The API refuses empty text blocks: a turn that only calls tools or only answers them
+    // carries none.
+    let text = (!message.content.is_empty()).then(|| text(message));
+    let calls = message.tool_calls.iter().map(|call| Block::ToolUse {
+        id: &call.id,
+        name: &call.name,
+        input: &call.arguments,
+    });
+    let images = message.images.iter().map(image);
+    Message {
+        role: message.role,
+        content: WireContent::Parts(results.chain(images).chain(text).chain(calls).collect()),
+    }
+}
+
+fn image(image: &crate::llm::Image) -> Block<'_> {
+    Block::Image {
+        source: ImageSource {
+            kind: "base64",
+            media_type: image.media_type,
+            data: image.base64(),
+        },
+    }
+}
+
+fn text(message: &ChatMessage) -> Block<'_> {
+    Block::Text {
+        text: &message.content,
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,7 +219,13 @@ enum ContentBlock {
     Text {
         text: String,
     },
-    /// Thinking, tool use and future block kinds carry no reply text.
+    ToolUse {
+        id: String,
+        name: String,
+        #[serde(default)]
+        input: serde_json::Value,
+    },
+    /// Thinking and future block kinds carry no reply text.
     #[serde(other)]
     Other,
 }
@@ -166,7 +242,13 @@ enum Event {
     MessageStart {
         message: StartedMessage,
     },
+    ContentBlockStart {
+        index: u64,
+        content_block: StartedBlock,
+    },
     ContentBlockDelta {
+        #[serde(default)]
+        index: u64,
         delta: Delta,
     },
     MessageDelta {
@@ -176,7 +258,7 @@ enum Event {
     Error {
         error: ProviderError,
     },
-    /// `ping`, `content_block_start`, `content_block_stop` and event kinds added later.
+    /// `ping`, `content_block_stop` and event kinds added later.
     #[serde(other)]
     Other,
 }
@@ -186,13 +268,27 @@ struct StartedMessage {
     usage: Option<Usage>,
 }
 
+/// A content block as it opens: a tool call names itself here, its input follows in pieces.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum StartedBlock {
+    ToolUse {
+        id: String,
+        name: String,
+    },
+    #[serde(other)]
+    Other,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Delta {
-    TextDelta {
-        text: String,
-    },
-    /// Thinking and tool-input deltas carry no reply text.
+    #[serde(rename = "text_delta")]
+    Text { text: String },
+    /// A piece of a tool call's input, as JSON text.
+    #[serde(rename = "input_json_delta")]
+    InputJson { partial_json: String },
+    /// Thinking deltas carry no reply text.
     #[serde(other)]
     Other,
 }
@@ -208,6 +304,7 @@ struct ProviderError {
 struct StreamDecoder {
     tokens_in: Option<u32>,
     tokens_out: Option<u32>,
+    tool_calls: ToolCallPieces,
 }
 
 impl StreamDecode for StreamDecoder {
@@ -220,8 +317,17 @@ impl StreamDecode for StreamDecoder {
                 }
             }
             Event::ContentBlockDelta {
-                delta: Delta::TextDelta { text },
+                delta: Delta::Text { text },
+                ..
             } => return Ok(StreamStep::Text(text)),
+            Event::ContentBlockStart {
+                index,
+                content_block: StartedBlock::ToolUse { id, name },
+            } => self.tool_calls.add(index, Some(&id), Some(&name), ""),
+            Event::ContentBlockDelta {
+                index,
+                delta: Delta::InputJson { partial_json },
+            } => self.tool_calls.add(index, None, None, &partial_json),
             Event::MessageDelta { usage: Some(usage) } => {
                 // `message_start` reports a placeholder output count; only this one is final.
                 self.tokens_out = usage.output_tokens;
@@ -232,6 +338,7 @@ impl StreamDecode for StreamDecoder {
             Event::MessageStop => return Ok(StreamStep::Finished),
             Event::Error { error } => return Err(stream_error(&error.kind)),
             Event::ContentBlockDelta { .. }
+            | Event::ContentBlockStart { .. }
             | Event::MessageDelta { usage: None }
             | Event::Other => {}
         }
@@ -244,6 +351,10 @@ impl StreamDecode for StreamDecoder {
 
     fn tokens_out(&self) -> Option<u32> {
         self.tokens_out
+    }
+
+    fn tool_calls(&mut self) -> Vec<ToolCall> {
+        self.tool_calls.finish()
     }
 }
 
@@ -386,5 +497,90 @@ mod tests {
         let overloaded = json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}});
         let error = decoder.decode(&event("error", overloaded)).unwrap_err();
         assert!(matches!(error, LlmError::Server { status: 529 }));
+    }
+
+    #[test]
+    fn a_streamed_tool_use_block_becomes_a_call_after_the_text() {
+        let mut decoder = StreamDecoder::default();
+        let events = [
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let me look."}}),
+            ),
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "search_memory", "input": {}}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"query\": "}}),
+            ),
+            (
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "\"trip\"}"}}),
+            ),
+            (
+                "content_block_stop",
+                json!({"type": "content_block_stop", "index": 1}),
+            ),
+            // A call without input sends no delta: its arguments are an empty object.
+            (
+                "content_block_start",
+                json!({"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "toolu_2", "name": "now", "input": {}}}),
+            ),
+        ];
+        let mut text = String::new();
+        for (name, data) in events {
+            if let StreamStep::Text(piece) = decoder.decode(&event(name, data)).unwrap() {
+                text.push_str(&piece);
+            }
+        }
+        let completion = decoder.completion(text);
+        assert_eq!(completion.text, "Let me look.");
+        assert_eq!(completion.tool_calls.len(), 2);
+        assert_eq!(completion.tool_calls[0].id, "toolu_1");
+        assert_eq!(completion.tool_calls[0].arguments, json!({"query": "trip"}));
+        assert_eq!(completion.tool_calls[1].arguments, json!({}));
+    }
+
+    #[test]
+    fn a_turn_calling_tools_carries_no_empty_text_block_and_results_come_first() {
+        let request = ChatRequest {
+            messages: vec![
+                ChatMessage {
+                    tool_calls: vec![ToolCall {
+                        id: "toolu_1".to_owned(),
+                        name: "remember".to_owned(),
+                        arguments: json!({"text": "a"}),
+                    }],
+                    ..ChatMessage::assistant("")
+                },
+                ChatMessage {
+                    tool_results: vec![crate::llm::ToolResult {
+                        call_id: "toolu_1".to_owned(),
+                        content: "failed".to_owned(),
+                        is_error: true,
+                    }],
+                    ..ChatMessage::user("")
+                },
+            ],
+            ..Default::default()
+        };
+        let value = body(&request, false);
+        assert_eq!(
+            value["messages"],
+            json!([
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "remember", "input": {"text": "a"}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "content": "failed", "is_error": true}
+                ]}
+            ])
+        );
     }
 }

@@ -6,7 +6,8 @@
 //! knowing which one it is. Nothing here may leak the API key or a provider's error body into an
 //! error message: bodies are only logged at debug level, truncated and with the key masked.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -35,6 +36,8 @@ struct Inner {
     endpoint: reqwest::Url,
     /// The dialect's authentication and version headers and the body's content type.
     headers: HeaderMap,
+    /// The models whose server refused tools, which are no longer offered them.
+    without_tools: Mutex<HashSet<String>>,
 }
 
 impl LlmClient {
@@ -63,6 +66,7 @@ impl LlmClient {
                 dialect,
                 endpoint,
                 headers,
+                without_tools: Mutex::default(),
             }),
         })
     }
@@ -74,7 +78,14 @@ impl LlmClient {
 
     /// Asks for the whole reply at once.
     pub async fn complete(&self, request: &ChatRequest) -> Result<Completion, LlmError> {
-        retry::with_retries(self.policy(), || self.complete_once(request)).await
+        let request = self.offerable(request);
+        let result = retry::with_retries(self.policy(), || self.complete_once(&request)).await;
+        match self.tools_refused(&request, &result) {
+            Some(without_tools) => {
+                retry::with_retries(self.policy(), || self.complete_once(&without_tools)).await
+            }
+            None => result,
+        }
     }
 
     /// Streams the reply. After each piece of text, `progress` holds everything received so far,
@@ -86,7 +97,65 @@ impl LlmClient {
         request: &ChatRequest,
         progress: &tokio::sync::watch::Sender<String>,
     ) -> Result<Completion, LlmError> {
-        retry::with_retries(self.policy(), || self.stream_once(request, progress)).await
+        let request = self.offerable(request);
+        let result =
+            retry::with_retries(self.policy(), || self.stream_once(&request, progress)).await;
+        match self.tools_refused(&request, &result) {
+            Some(without_tools) => {
+                retry::with_retries(self.policy(), || self.stream_once(&without_tools, progress))
+                    .await
+            }
+            None => result,
+        }
+    }
+
+    /// Whether `model` (`None`: `LLM_MODEL`) may be offered tools: not once its server said it
+    /// cannot take them.
+    pub fn supports_tools(&self, model: Option<&str>) -> bool {
+        let model = model.unwrap_or(&self.inner.config.model);
+        !self.without_tools().contains(model)
+    }
+
+    /// `request`, without its tools if its model cannot take them.
+    fn offerable<'a>(&self, request: &'a ChatRequest) -> std::borrow::Cow<'a, ChatRequest> {
+        if request.tools.is_empty() || self.supports_tools(request.model.as_deref()) {
+            return std::borrow::Cow::Borrowed(request);
+        }
+        std::borrow::Cow::Owned(ChatRequest {
+            tools: Vec::new(),
+            ..request.clone()
+        })
+    }
+
+    /// After `result`: when the server refused `request`'s tools, remembers that of its model
+    /// and returns the request to send again without them.
+    fn tools_refused(
+        &self,
+        request: &ChatRequest,
+        result: &Result<Completion, LlmError>,
+    ) -> Option<ChatRequest> {
+        let Err(LlmError::ToolsUnsupported { status }) = result else {
+            return None;
+        };
+        let model = request.model.as_deref().unwrap_or(&self.inner.config.model);
+        tracing::warn!(
+            model,
+            status,
+            "the model does not support tools; its turns go on without them"
+        );
+        self.without_tools().insert(model.to_owned());
+        Some(ChatRequest {
+            tools: Vec::new(),
+            ..request.clone()
+        })
+    }
+
+    fn without_tools(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        // Only inserts and lookups happen under the lock: a panic cannot leave it inconsistent.
+        self.inner
+            .without_tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn policy(&self) -> Policy {
@@ -167,7 +236,12 @@ impl LlmClient {
             return Ok(response);
         }
         let retry_after = retry::parse_retry_after(response.headers());
-        self.log_error_body(response).await;
+        let body = self.error_body(response).await;
+        if !request.tools.is_empty() && status.as_u16() != 429 && mentions_tools(&body) {
+            return Err(LlmError::ToolsUnsupported {
+                status: status.as_u16(),
+            });
+        }
         Err(match status.as_u16() {
             429 => LlmError::RateLimited { retry_after },
             status @ 500..=599 => LlmError::Server { status },
@@ -176,22 +250,21 @@ impl LlmClient {
         })
     }
 
-    /// Provider bodies explain failures (wrong model name, prompt too long) but may echo input,
-    /// so they go to debug logs only, truncated and with the key masked.
-    async fn log_error_body(&self, response: reqwest::Response) {
-        const LOGGED_BYTES: usize = 1000;
-        if !tracing::enabled!(tracing::Level::DEBUG) {
-            return;
-        }
+    /// The start of a refusal's body, for telling a refusal of tools from others. Provider
+    /// bodies explain failures (wrong model name, prompt too long) but may echo input, so they go
+    /// to debug logs only, truncated and with the key masked.
+    async fn error_body(&self, response: reqwest::Response) -> String {
+        const KEPT_CHARS: usize = 1000;
         let status = response.status().as_u16();
         let Ok(body) = response.text().await else {
-            return;
+            return String::new();
         };
-        let mut shown: String = body.chars().take(LOGGED_BYTES).collect();
+        let mut kept: String = body.chars().take(KEPT_CHARS).collect();
         if let Some(key) = self.inner.config.api_key() {
-            shown = shown.replace(key.expose(), "[redacted]");
+            kept = kept.replace(key.expose(), "[redacted]");
         }
-        tracing::debug!(status, body = %shown, "LLM provider refused the request");
+        tracing::debug!(status, body = %kept, "LLM provider refused the request");
+        kept
     }
 }
 
@@ -221,6 +294,13 @@ fn failure(error: LlmError, text_so_far: &str) -> Failure {
     } else {
         Failure::not_retryable(error)
     }
+}
+
+/// Whether a refusal speaks of tools: servers without tool support say so in words ("does not
+/// support tools", "tools param requires --jinja flag"), under varying statuses.
+fn mentions_tools(body: &str) -> bool {
+    let body = body.to_lowercase();
+    body.contains("tool") || body.contains("function call") || body.contains("jinja")
 }
 
 fn is_json(response: &reqwest::Response) -> bool {

@@ -11,7 +11,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde::Serialize;
 
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, ToolCall};
 use crate::secret::Secret;
 
 /// One API dialect: the wire format of a provider's chat endpoint.
@@ -57,14 +57,92 @@ pub(super) trait StreamDecode: Send {
 
     fn tokens_out(&self) -> Option<u32>;
 
-    /// The finished reply: the text received, with the usage the stream reported.
-    fn completion(&self, text: String) -> Completion {
+    /// The tool calls the stream carried, complete once it finished.
+    fn tool_calls(&mut self) -> Vec<ToolCall>;
+
+    /// The finished reply: the text received, with the usage and tool calls the stream reported.
+    fn completion(&mut self, text: String) -> Completion {
         Completion {
             text,
             tokens_in: self.tokens_in(),
             tokens_out: self.tokens_out(),
-            tool_calls: Vec::new(),
+            tool_calls: self.tool_calls(),
         }
+    }
+}
+
+/// Tool calls arriving in pieces, keyed by the position the provider gives each: the id and
+/// name come first (or, from some servers, not at all), the arguments as JSON text in fragments.
+#[derive(Debug, Default)]
+pub(super) struct ToolCallPieces {
+    calls: std::collections::BTreeMap<u64, PartialToolCall>,
+}
+
+#[derive(Debug, Default)]
+struct PartialToolCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+impl ToolCallPieces {
+    /// Adds what one event said about call `index`; empty pieces change nothing.
+    pub fn add(&mut self, index: u64, id: Option<&str>, name: Option<&str>, arguments: &str) {
+        let call = self.calls.entry(index).or_default();
+        if let Some(id) = id.filter(|id| !id.is_empty()) {
+            call.id = id.to_owned();
+        }
+        if let Some(name) = name.filter(|name| !name.is_empty()) {
+            call.name.push_str(name);
+        }
+        call.arguments.push_str(arguments);
+    }
+
+    /// Adds a piece that names no position (some servers send each call whole, without one):
+    /// a piece with a name starts a new call, one without continues the last.
+    pub fn add_unplaced(&mut self, id: Option<&str>, name: Option<&str>, arguments: &str) {
+        let starts_a_call = name.is_some_and(|name| !name.is_empty());
+        let index = match self.calls.keys().next_back() {
+            Some(last) if starts_a_call => last + 1,
+            Some(last) => *last,
+            None => 0,
+        };
+        self.add(index, id, name, arguments);
+    }
+
+    /// The complete calls, in order. A call without an id gets one (the answer must name it);
+    /// one without a name is dropped, as nothing could run it.
+    pub fn finish(&mut self) -> Vec<ToolCall> {
+        std::mem::take(&mut self.calls)
+            .into_iter()
+            .filter(|(_, call)| !call.name.is_empty())
+            .map(|(index, call)| ToolCall {
+                id: if call.id.is_empty() {
+                    format!("call_{index}")
+                } else {
+                    call.id
+                },
+                name: call.name,
+                arguments: parse_arguments(&call.arguments),
+            })
+            .collect()
+    }
+}
+
+/// A tool call's arguments as the model wrote them: a JSON object, `{}` when it wrote nothing.
+/// Anything else is kept as a string, which the tool refuses as not an object.
+pub(super) fn parse_arguments(text: &str) -> serde_json::Value {
+    if text.trim().is_empty() {
+        return serde_json::Value::Object(serde_json::Map::new());
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| serde_json::Value::String(text.to_owned()))
+}
+
+/// A tool call's arguments as JSON text, for replaying the call to the model.
+pub(super) fn arguments_text(arguments: &serde_json::Value) -> String {
+    match arguments {
+        serde_json::Value::String(raw) => raw.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -30,6 +30,10 @@ pub enum LlmError {
     /// Retrying cannot help; the configuration or the request must change.
     #[error("the LLM provider rejected the request (HTTP {status})")]
     Rejected { status: u16 },
+    /// The request offered tools and the server said it cannot take them (Ollama's "does not
+    /// support tools", llama.cpp without `--jinja`). The same request without tools may work.
+    #[error("the LLM server does not support tools (HTTP {status})")]
+    ToolsUnsupported { status: u16 },
 }
 
 impl LlmError {
@@ -37,7 +41,9 @@ impl LlmError {
     pub fn status(&self) -> Option<u16> {
         match self {
             Self::RateLimited { .. } => Some(429),
-            Self::Server { status } | Self::Rejected { status } => Some(*status),
+            Self::Server { status }
+            | Self::Rejected { status }
+            | Self::ToolsUnsupported { status } => Some(*status),
             Self::Timeout | Self::Connect(_) | Self::BadResponse(_) => None,
         }
     }

@@ -10,10 +10,12 @@
 use reqwest::header::{AUTHORIZATION, HeaderName};
 use serde::{Deserialize, Serialize};
 
-use super::dialect::{Dialect, StreamDecode, StreamStep, WireContent, WireMessage, json_body};
+use super::dialect::{
+    Dialect, StreamDecode, StreamStep, ToolCallPieces, WireContent, arguments_text, json_body,
+};
 use super::error::parse_json;
 use super::sse::SseEvent;
-use super::{ChatMessage, ChatRequest, Completion, LlmError, Role};
+use super::{ChatMessage, ChatRequest, Completion, LlmError, Role, ToolCall, ToolSpec};
 use crate::secret::Secret;
 
 /// The OpenAI chat-completions dialect; the key, if any, travels as a bearer token.
@@ -32,15 +34,17 @@ impl Dialect for OpenAiDialect {
         Box::<StreamDecoder>::default()
     }
 
-    /// The system prompt travels as the first `system` message.
+    /// The system prompt travels as the first `system` message; a turn's tool results travel
+    /// as one `tool` message each.
     fn body(&self, model: &str, max_tokens: u32, request: &ChatRequest, stream: bool) -> Vec<u8> {
         let system = (!request.system.is_empty()).then(|| Message {
-            role: Role::System,
-            content: WireContent::Text(&request.system),
+            role: "system",
+            content: Some(WireContent::Text(&request.system)),
+            ..Message::default()
         });
         let messages = system
             .into_iter()
-            .chain(request.messages.iter().map(message))
+            .chain(request.messages.iter().flat_map(messages))
             .collect();
         json_body(&Body {
             model,
@@ -52,6 +56,7 @@ impl Dialect for OpenAiDialect {
             stream_options: stream.then_some(StreamOptions {
                 include_usage: true,
             }),
+            tools: request.tools.iter().map(tool).collect(),
         })
     }
 
@@ -63,11 +68,15 @@ impl Dialect for OpenAiDialect {
             .next()
             .ok_or_else(|| LlmError::BadResponse("the response has no choices".to_owned()))?;
         let usage = response.usage.unwrap_or_default();
+        let mut pieces = ToolCallPieces::default();
+        for call in &choice.message.tool_calls {
+            add_piece(&mut pieces, call);
+        }
         Ok(Completion {
             text: choice.message.content.unwrap_or_default(),
             tokens_in: usage.prompt_tokens,
             tokens_out: usage.completion_tokens,
-            tool_calls: Vec::new(),
+            tool_calls: pieces.finish(),
         })
     }
 }
@@ -80,11 +89,22 @@ struct Body<'a> {
     stream: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     stream_options: Option<StreamOptions>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
 }
 
-/// A message's content is a string, or for a turn with pictures the list of parts that vision
-/// models read (the text, then each image as a `data:` URL).
-type Message<'a> = WireMessage<'a, Part<'a>>;
+/// One message on the wire. Its content is a string, or for a turn with pictures the list of
+/// parts that vision models read (the text, then each image as a `data:` URL); `null` for an
+/// assistant turn that only called tools.
+#[derive(Debug, Default, Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: Option<WireContent<'a, Part<'a>>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<WireToolCall<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+}
 
 #[derive(Debug, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -98,8 +118,79 @@ struct ImageUrl {
     url: String,
 }
 
-fn message(message: &ChatMessage) -> Message<'_> {
-    WireMessage::new(message, |message| {
+/// A tool offered to the model, as a function.
+#[derive(Debug, Serialize)]
+struct Tool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: Function<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct Function<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a serde_json::Value,
+}
+
+fn tool(spec: &ToolSpec) -> Tool<'_> {
+    Tool {
+        kind: "function",
+        function: Function {
+            name: &spec.name,
+            description: &spec.description,
+            parameters: &spec.parameters,
+        },
+    }
+}
+
+/// An earlier call of a tool, replayed with the assistant turn that made it.
+#[derive(Debug, Serialize)]
+struct WireToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: CalledFunction<'a>,
+}
+
+#[derive(Debug, Serialize)]
+struct CalledFunction<'a> {
+    name: &'a str,
+    /// The arguments as JSON text, as the API has them.
+    arguments: String,
+}
+
+/// The wire messages of one turn: the turn itself, then one `tool` message per result.
+fn messages(message: &ChatMessage) -> Vec<Message<'_>> {
+    let results = message.tool_results.iter().map(|result| Message {
+        role: "tool",
+        content: Some(WireContent::Text(&result.content)),
+        tool_call_id: Some(&result.call_id),
+        ..Message::default()
+    });
+    // A turn that only carries results has no text of its own to send.
+    let carries_only_results = !message.tool_results.is_empty() && message.content.is_empty();
+    let own = (!carries_only_results).then(|| turn(message));
+    results.chain(own).collect()
+}
+
+fn turn(message: &ChatMessage) -> Message<'_> {
+    let tool_calls: Vec<WireToolCall<'_>> = message
+        .tool_calls
+        .iter()
+        .map(|call| WireToolCall {
+            id: &call.id,
+            kind: "function",
+            function: CalledFunction {
+                name: &call.name,
+                arguments: arguments_text(&call.arguments),
+            },
+        })
+        .collect();
+    let content = if message.images.is_empty() {
+        let text_is_empty = message.content.is_empty() && !tool_calls.is_empty();
+        (!text_is_empty).then_some(WireContent::Text(&message.content))
+    } else {
         let text = Part::Text {
             text: &message.content,
         };
@@ -108,8 +199,40 @@ fn message(message: &ChatMessage) -> Message<'_> {
                 url: format!("data:{};base64,{}", image.media_type, image.base64()),
             },
         });
-        std::iter::once(text).chain(images).collect()
-    })
+        Some(WireContent::Parts(
+            std::iter::once(text).chain(images).collect(),
+        ))
+    };
+    Message {
+        role: role_name(message.role),
+        content,
+        tool_calls,
+        tool_call_id: None,
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+fn add_piece(pieces: &mut ToolCallPieces, call: &ResponseToolCall) {
+    let function = call.function.as_ref();
+    let arguments = function.and_then(|function| function.arguments.as_ref());
+    // Most servers send the arguments as JSON text; a few send the object itself.
+    let arguments = match arguments {
+        Some(serde_json::Value::String(text)) => text.clone(),
+        Some(serde_json::Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    let name = function.and_then(|function| function.name.as_deref());
+    match call.index {
+        Some(index) => pieces.add(index, call.id.as_deref(), name, &arguments),
+        None => pieces.add_unplaced(call.id.as_deref(), name, &arguments),
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -132,6 +255,23 @@ struct Choice {
 struct ResponseMessage {
     /// `null` when the model answered with tool calls only.
     content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ResponseToolCall>,
+}
+
+/// A tool call, whole in a response, in pieces in a stream (the position, then the id and name,
+/// then fragments of the arguments).
+#[derive(Debug, Deserialize)]
+struct ResponseToolCall {
+    index: Option<u64>,
+    id: Option<String>,
+    function: Option<ResponseFunction>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ResponseFunction {
+    name: Option<String>,
+    arguments: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -158,6 +298,8 @@ struct ChunkChoice {
 #[derive(Debug, Default, Deserialize)]
 struct Delta {
     content: Option<String>,
+    #[serde(default)]
+    tool_calls: Vec<ResponseToolCall>,
 }
 
 /// The end-of-stream marker; a stream without it was cut off.
@@ -167,6 +309,7 @@ const DONE: &str = "[DONE]";
 #[derive(Debug, Default)]
 struct StreamDecoder {
     usage: Usage,
+    tool_calls: ToolCallPieces,
 }
 
 impl StreamDecode for StreamDecoder {
@@ -184,13 +327,17 @@ impl StreamDecode for StreamDecoder {
             self.usage = usage;
         }
         // We never ask for more than one choice, so only the first can carry our text.
-        let text = chunk
-            .choices
-            .into_iter()
-            .next()
-            .and_then(|choice| choice.delta.content)
-            .unwrap_or_default();
-        Ok(StreamStep::Text(text))
+        let Some(choice) = chunk.choices.into_iter().next() else {
+            return Ok(StreamStep::Text(String::new()));
+        };
+        for call in &choice.delta.tool_calls {
+            add_piece(&mut self.tool_calls, call);
+        }
+        Ok(StreamStep::Text(choice.delta.content.unwrap_or_default()))
+    }
+
+    fn tool_calls(&mut self) -> Vec<ToolCall> {
+        self.tool_calls.finish()
     }
 
     fn tokens_in(&self) -> Option<u32> {
@@ -312,5 +459,73 @@ mod tests {
             .unwrap_err();
         assert!(matches!(error, LlmError::BadResponse(_)));
         assert!(!error.to_string().contains("model crashed"));
+    }
+
+    #[test]
+    fn tool_calls_in_pieces_become_whole_calls_and_a_server_without_ids_gets_some() {
+        let mut decoder = StreamDecoder::default();
+        for data in [
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"remember","arguments":""}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"text\":"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"hi\"}"}}]}}]}"#,
+            // Ollama: a whole call in one chunk, without an index or an id, arguments an object.
+            r#"{"choices":[{"delta":{"tool_calls":[{"function":{"name":"search_memory","arguments":{"query":"x"}}}]}}]}"#,
+        ] {
+            decoder.decode(&event(data)).unwrap();
+        }
+        let calls = decoder.tool_calls();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].id, "call_a");
+        assert_eq!(calls[0].arguments, json!({"text": "hi"}));
+        assert_eq!(calls[1].name, "search_memory");
+        assert!(!calls[1].id.is_empty());
+        assert_eq!(calls[1].arguments, json!({"query": "x"}));
+    }
+
+    #[test]
+    fn tools_are_offered_as_functions_and_results_follow_the_call_as_tool_messages() {
+        let request = ChatRequest {
+            messages: vec![
+                ChatMessage::user("hi"),
+                ChatMessage {
+                    tool_calls: vec![ToolCall {
+                        id: "c1".to_owned(),
+                        name: "remember".to_owned(),
+                        arguments: json!({"text": "a"}),
+                    }],
+                    ..ChatMessage::assistant("")
+                },
+                ChatMessage {
+                    tool_results: vec![crate::llm::ToolResult {
+                        call_id: "c1".to_owned(),
+                        content: "noted".to_owned(),
+                        is_error: false,
+                    }],
+                    ..ChatMessage::user("")
+                },
+            ],
+            tools: vec![ToolSpec {
+                name: "remember".to_owned(),
+                description: "keep a note".to_owned(),
+                parameters: json!({"type": "object", "properties": {}}),
+            }],
+            ..Default::default()
+        };
+        let value = body("m", &request, false);
+        assert_eq!(
+            value["tools"],
+            json!([{"type": "function", "function": {"name": "remember", "description": "keep a note",
+                    "parameters": {"type": "object", "properties": {}}}}])
+        );
+        assert_eq!(
+            value["messages"],
+            json!([
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "c1", "type": "function", "function": {"name": "remember", "arguments": "{\"text\":\"a\"}"}}
+                ]},
+                {"role": "tool", "content": "noted", "tool_call_id": "c1"}
+            ])
+        );
     }
 }

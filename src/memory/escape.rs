@@ -12,7 +12,7 @@ use std::borrow::Cow;
 /// The tag names prompts use for their structure. Stored text that would open or close a tag
 /// starting with one of these names (in any ASCII case, with or without spaces after `<` or
 /// `/`) has its `<` written `&lt;`.
-pub const STRUCTURAL_TAGS: [&str; 3] = ["memory", "session", "existing_notes"];
+pub const STRUCTURAL_TAGS: [&str; 4] = ["memory", "session", "existing_notes", "tool_result"];
 
 /// What a line break inside a message becomes in a one-item-per-line prompt structure.
 pub const LINE_BREAK_SIGN: &str = " ↵ ";

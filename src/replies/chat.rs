@@ -24,6 +24,18 @@ pub fn internal_error(lang: Lang) -> String {
     plain(lang, "internal-error")
 }
 
+/// The line a reply shows while a tool runs.
+pub fn tool_activity(lang: Lang, activity: crate::conversation::ToolActivity) -> String {
+    use crate::conversation::ToolActivity;
+    let id = match activity {
+        ToolActivity::SearchingMemory => "tool-searching-memory",
+        ToolActivity::Remembering => "tool-remembering",
+        ToolActivity::SettingReminder => "tool-setting-reminder",
+        ToolActivity::UsingTool => "tool-using",
+    };
+    plain(lang, id)
+}
+
 pub fn storage_full(lang: Lang) -> String {
     plain(lang, "storage-full")
 }

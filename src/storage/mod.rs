@@ -116,7 +116,7 @@ pub struct ConversationKey {
 }
 
 impl ConversationKey {
-    pub fn new(chat_id: ChatId, user_id: UserId) -> Self {
+    pub const fn new(chat_id: ChatId, user_id: UserId) -> Self {
         Self { chat_id, user_id }
     }
 }

@@ -152,6 +152,7 @@ pub async fn turn_message(
     conversations: Conversations,
     settings: Arc<BotSettings>,
     intake: Intake,
+    access: Arc<AccessPolicy>,
 ) -> HandlerResult {
     let update_id = i64::from(update.id.0);
     let resumption = intake.take_resumption(update_id);
@@ -164,6 +165,7 @@ pub async fn turn_message(
         message: &message,
         key,
         lang: identity::message_language(&message),
+        is_admin: identity::sender_id(&message).is_some_and(|sender| access.is_admin(sender)),
         conversations: &conversations,
         intake: &intake,
         update_id,

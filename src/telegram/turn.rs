@@ -49,6 +49,8 @@ pub(super) struct TurnContext<'a> {
     pub(super) key: ConversationKey,
     /// The language the sender reads.
     pub(super) lang: Lang,
+    /// Whether the sender is one of the bot's admins (some tools are theirs alone).
+    pub(super) is_admin: bool,
     pub(super) conversations: &'a Conversations,
     pub(super) intake: &'a Intake,
     pub(super) update_id: i64,
@@ -387,6 +389,11 @@ pub(super) async fn ask_showing_progress(
     };
     let display = tokio::spawn(show_progress(turn.bot.clone(), progress, display));
     let asked_at = std::time::Instant::now();
+    let started = &Turn {
+        is_admin: turn.is_admin,
+        lang: turn.lang,
+        ..started.clone()
+    };
     let asking = async {
         let answer = turn
             .conversations

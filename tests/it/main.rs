@@ -43,3 +43,4 @@ mod search_index;
 mod stop_and_retry;
 mod storage;
 mod support;
+mod tools;

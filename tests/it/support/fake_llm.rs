@@ -91,6 +91,14 @@ pub enum Behaviour {
         rest: String,
         held: HeldStream,
     },
+    /// Ask for these tools (name and arguments), after `text` if it is not empty: streamed as
+    /// the dialect streams tool calls (the arguments in two pieces), or whole in a plain reply.
+    ToolCalls {
+        text: String,
+        calls: Vec<(String, Value)>,
+    },
+    /// Fail with this HTTP status and this error message in the body.
+    Refuse(u16, String),
 }
 
 impl Behaviour {
@@ -100,6 +108,17 @@ impl Behaviour {
 
     pub fn delay(duration: Duration, then: Behaviour) -> Self {
         Self::Delay(duration, Box::new(then))
+    }
+
+    /// [`Behaviour::ToolCalls`] without text before the calls.
+    pub fn tool_calls(calls: &[(&str, Value)]) -> Self {
+        Self::ToolCalls {
+            text: String::new(),
+            calls: calls
+                .iter()
+                .map(|(name, arguments)| ((*name).to_owned(), arguments.clone()))
+                .collect(),
+        }
     }
 
     /// [`Behaviour::Chunks`] from `(pause, text)` pairs.
@@ -619,6 +638,11 @@ async fn respond(call: &Call, behaviour: Behaviour, credential: &str) -> Respons
             };
             ([(header::CONTENT_TYPE, content_type)], body).into_response()
         }
+        Behaviour::ToolCalls { text, calls } if call.stream => {
+            stream(call.tool_call_pieces(&text, &calls))
+        }
+        Behaviour::ToolCalls { text, calls } => json_response(call.tool_call_json(&text, &calls)),
+        Behaviour::Refuse(status, message) => refusal(call.dialect, status, &message),
         Behaviour::Delay(..) => unreachable!("delays were unwrapped above"),
     }
 }
@@ -693,6 +717,113 @@ impl Call {
                     .into_iter()
                     .map(|piece| (PIECE_INTERVAL, piece)),
             );
+        }
+        pieces
+    }
+
+    /// A plain reply asking for `calls` after `text`.
+    fn tool_call_json(&self, text: &str, calls: &[(String, Value)]) -> Value {
+        match self.dialect {
+            Dialect::OpenAi => {
+                let tool_calls: Vec<Value> = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(index, (name, arguments))| {
+                        json!({
+                            "id": format!("call_{index}"),
+                            "type": "function",
+                            "function": {"name": name, "arguments": arguments.to_string()}
+                        })
+                    })
+                    .collect();
+                let content = if text.is_empty() {
+                    Value::Null
+                } else {
+                    json!(text)
+                };
+                json!({
+                    "id": "chatcmpl-fake",
+                    "choices": [{
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content, "tool_calls": tool_calls},
+                        "finish_reason": "tool_calls"
+                    }],
+                    "usage": {"prompt_tokens": self.tokens_in, "completion_tokens": 7}
+                })
+            }
+            Dialect::Anthropic => {
+                let text_block = (!text.is_empty()).then(|| json!({"type": "text", "text": text}));
+                let uses = calls.iter().enumerate().map(|(index, (name, arguments))| {
+                    json!({"type": "tool_use", "id": format!("toolu_{index}"), "name": name, "input": arguments})
+                });
+                let content: Vec<Value> = text_block.into_iter().chain(uses).collect();
+                json!({
+                    "id": "msg_fake",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": content,
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": self.tokens_in, "output_tokens": 7}
+                })
+            }
+        }
+    }
+
+    /// A stream asking for `calls` after `text`, each call's arguments in two pieces.
+    fn tool_call_pieces(&self, text: &str, calls: &[(String, Value)]) -> Vec<Bytes> {
+        let mut pieces = self.stream_start();
+        if !text.is_empty() {
+            pieces.push(self.text_delta(text));
+        }
+        for (index, (name, arguments)) in calls.iter().enumerate() {
+            let arguments = arguments.to_string();
+            let (first, second) = arguments.split_at(arguments.len() / 2);
+            match self.dialect {
+                Dialect::OpenAi => {
+                    pieces.push(openai_chunk(
+                        json!({"tool_calls": [{"index": index, "id": format!("call_{index}"), "type": "function",
+                                               "function": {"name": name, "arguments": ""}}]}),
+                        None,
+                    ));
+                    for part in [first, second] {
+                        pieces.push(openai_chunk(
+                            json!({"tool_calls": [{"index": index, "function": {"arguments": part}}]}),
+                            None,
+                        ));
+                    }
+                }
+                Dialect::Anthropic => {
+                    // Block 0 is the text block `stream_start` opened.
+                    let block = index + 1;
+                    pieces.push(anthropic_event(json!({
+                        "type": "content_block_start", "index": block,
+                        "content_block": {"type": "tool_use", "id": format!("toolu_{index}"), "name": name, "input": {}}
+                    })));
+                    for part in [first, second] {
+                        pieces.push(anthropic_event(json!({
+                            "type": "content_block_delta", "index": block,
+                            "delta": {"type": "input_json_delta", "partial_json": part}
+                        })));
+                    }
+                    pieces.push(anthropic_event(
+                        json!({"type": "content_block_stop", "index": block}),
+                    ));
+                }
+            }
+        }
+        match self.dialect {
+            Dialect::OpenAi => {
+                pieces.push(openai_chunk(json!({}), Some("tool_calls")));
+                pieces.push(Bytes::from_static(b"data: [DONE]\n\n"));
+            }
+            Dialect::Anthropic => {
+                pieces.push(anthropic_event(json!({
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": null},
+                    "usage": {"output_tokens": 7}
+                })));
+                pieces.push(anthropic_event(json!({"type": "message_stop"})));
+            }
         }
         pieces
     }
@@ -927,6 +1058,18 @@ fn json_text(text: &str) -> Response {
         .into_response()
 }
 
+/// A failure whose body carries `message`, as servers explain a refusal.
+fn refusal(dialect: Dialect, status: u16, message: &str) -> Response {
+    let status = StatusCode::from_u16(status).expect("a valid HTTP status");
+    let body = match dialect {
+        Dialect::OpenAi => json!({"error": {"message": message, "type": "invalid_request_error"}}),
+        Dialect::Anthropic => {
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": message}})
+        }
+    };
+    (status, json_response(body)).into_response()
+}
+
 fn error_response(
     dialect: Dialect,
     status: u16,
@@ -985,7 +1128,7 @@ pub fn content_text(content: &Value) -> String {
     }
 }
 
-fn prompt_words(body: &Value) -> usize {
+pub fn prompt_words(body: &Value) -> usize {
     let system = body["system"].as_str().map_or(0, word_count);
     let messages = body["messages"].as_array().map_or(0, |messages| {
         messages
