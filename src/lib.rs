@@ -37,6 +37,8 @@
 //!   endpoints, which stand on a chat turn's machinery and the ways every endpoint answers;
 //!   rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
+//! - [`time_zone`]: a person's time zone: reading its name, showing a moment on their clock.
+//! - [`tools`]: the tools the model may call (built-in ones and MCP servers'), Telegram-free.
 
 pub mod access_list;
 pub mod app;
@@ -63,4 +65,5 @@ pub mod secret;
 pub mod storage;
 pub mod telegram;
 pub mod telemetry;
+pub mod time_zone;
 pub mod tools;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::config::Setting;
+use crate::time_zone::TimeZone;
 
 #[derive(Clone, Debug, Args)]
 pub struct ToolsConfig {
@@ -38,10 +39,21 @@ pub struct ToolsConfig {
     #[arg(setting = "MCP_CONFIG", global = true)]
     pub mcp_config: Option<PathBuf>,
 
+    /// The time zone of people who have not set theirs with /timezone (an IANA name such as
+    /// Europe/Berlin).
+    #[arg(setting = "DEFAULT_TIMEZONE", default_value = "UTC", global = true,
+          value_parser = parse_time_zone)]
+    pub default_timezone: TimeZone,
+
     /// Reminders one person may have waiting at once.
     #[arg(setting = "REMINDERS_MAX_PER_USER", default_value_t = 50, global = true,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub reminders_max_per_user: u32,
+}
+
+fn parse_time_zone(name: &str) -> Result<TimeZone, String> {
+    TimeZone::parse(name)
+        .ok_or_else(|| "expected an IANA time zone name such as Europe/Berlin or UTC".to_owned())
 }
 
 impl ToolsConfig {
