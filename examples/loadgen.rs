@@ -91,6 +91,16 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     replicas: u32,
 
+    /// The model calls the built-in `search_memory` before each answer (a round of tool calls
+    /// per turn; compare with a run without to see what a tool's round trip costs the bot).
+    #[arg(long = "tool-calls")]
+    tool_calls: bool,
+
+    /// Instead of chat turns: this many reminders, all due at the start, one per user, and how
+    /// fast the bot delivers them.
+    #[arg(long, default_value_t = 0)]
+    reminders: u32,
+
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -268,7 +278,17 @@ async fn main() -> anyhow::Result<ExitCode> {
             (false, url) => url,
         },
         replicas: args.replicas.max(1),
+        tool_calls: args.tool_calls,
     };
+    if args.reminders > 0 {
+        let report = loadgen::run_reminders(&options, args.reminders).await?;
+        println!("{report}");
+        return Ok(if report.is_correct() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        });
+    }
     let report = loadgen::run(&options).await?;
     if let Some(path) = &args.turns_csv {
         write_turns_csv(path, &report)?;

@@ -72,7 +72,10 @@ impl ChatServices {
             llm.clone(),
             clock.clone(),
             redactor.clone(),
-            ConversationSettings::from_config(&config.history, &config.memory),
+            ConversationSettings {
+                default_time_zone: config.tools.default_timezone,
+                ..ConversationSettings::from_config(&config.history, &config.memory)
+            },
         )
         .with_quota(QuotaSettings::from_config(config))
         .with_embedder_wake(embedder_wake.clone());
@@ -331,11 +334,18 @@ impl App {
             );
             tokio::spawn(async move { intake.take_over_abandoned(lease, stop).await })
         });
+        let reminders = tokio::spawn(telegram::reminders::deliver_reminders(
+            bot.clone(),
+            self.services.conversations.clone(),
+            self.config.tools.reminders_check_interval(),
+            stop.clone(),
+        ));
         let poller = match take_updates(bot, intake, webhook.as_ref(), &stop).await {
             Ok(poller) => poller,
             Err(error) => {
                 stop.cancel();
                 let _ = scheduling.await;
+                let _ = reminders.await;
                 return Err(error);
             }
         };
@@ -358,6 +368,7 @@ impl App {
         if let Some(take_over) = take_over {
             let _ = take_over.await;
         }
+        let _ = reminders.await;
         Ok(())
     }
 

@@ -21,6 +21,7 @@ use crate::quota::TokenCheck;
 use crate::replies::{self, Greeting};
 use crate::storage::{ChatId, ConversationKey, PurgeCounts, Store, UserId, UserStats};
 use crate::telemetry;
+use crate::tools::Caller;
 
 /// A Telegram LLM bot with durable, bounded memory in SQLite or PostgreSQL.
 #[derive(Debug, Parser)]
@@ -213,13 +214,14 @@ async fn purge(
 /// The rows a purge deletes, counted by kind.
 fn purged_rows(counts: &PurgeCounts) -> String {
     format!(
-        "{} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts",
+        "{} messages, {} sessions, {} summaries, {} update records, {} users' settings, {} days of usage counts, {} finished reminders",
         counts.messages,
         counts.sessions,
         counts.summaries,
         counts.processed_updates,
         counts.settings,
-        counts.usage_days
+        counts.usage_days,
+        counts.reminders
     )
 }
 
@@ -487,6 +489,24 @@ async fn command_in_terminal(
             text
         }
         Ok(CommandAnswer::Retry) => retry_in_terminal(conversations, terminal).await,
+        Ok(CommandAnswer::ListReminders) => {
+            // No buttons in a terminal: the list alone.
+            match commands::reminders_text(conversations, terminal.key.user_id, lang).await {
+                Ok((text, _)) => text,
+                Err(error) => format!("error: {error:#}"),
+            }
+        }
+        Ok(CommandAnswer::ListTools) => {
+            // Whoever runs the terminal runs the bot: an admin's tools.
+            let caller = Caller {
+                key: terminal.key,
+                is_admin: true,
+            };
+            match commands::tools_text(conversations, &caller, lang).await {
+                Ok(text) => text,
+                Err(error) => format!("error: {error:#}"),
+            }
+        }
         // Not reached: /cancel is answered above.
         Ok(CommandAnswer::TurnStopped) => String::new(),
         // The terminal's user runs the bot, so the error is theirs to read.

@@ -13,11 +13,14 @@ pub mod admin;
 
 use teloxide::utils::command::BotCommands;
 
+use crate::conversation::ToolsOffer;
 use crate::conversation::{Conversations, ModelMenu, NoteAddition, Persona, PersonaError};
 use crate::i18n::Lang;
 use crate::memory::notes::{NoteError, NoteText};
 use crate::replies::{self, Greeting};
-use crate::storage::ConversationKey;
+use crate::storage::{ConversationKey, UserId};
+use crate::time_zone::TimeZone;
+use crate::tools::Caller;
 
 #[derive(BotCommands, Clone, Debug, PartialEq, Eq)]
 #[command(
@@ -53,6 +56,12 @@ pub enum Command {
     Clear,
     /// Send your history in this chat as a file: /export or /export json.
     Export(String),
+    /// Show or set your time zone for reminders: /timezone Europe/Berlin, or /timezone reset.
+    Timezone(String),
+    /// List your reminders, with buttons to cancel them.
+    Reminders,
+    /// Show the tools I can use for you.
+    Tools,
 }
 
 /// The format of an `/export`.
@@ -180,6 +189,12 @@ pub enum CommandAnswer {
     /// progress and answer the front end shows as it shows any turn's
     /// ([`Conversations::begin_retry`]).
     Retry,
+    /// List the person's reminders where only they see them (`/reminders`), with a way to
+    /// cancel each where the front end has buttons.
+    ListReminders,
+    /// List the tools the person's model can use (`/tools`): which depends on whether the
+    /// person is an admin, which only the front end knows.
+    ListTools,
 }
 
 /// Does `command`'s work on the conversation `key` and says how to answer it, in `lang`.
@@ -223,7 +238,97 @@ pub async fn answer(
         }
         Command::Clear => CommandAnswer::ConfirmClear,
         Command::Export(argument) => CommandAnswer::Export(ExportFormat::parse(&argument)),
+        Command::Timezone(argument) => time_zone(conversations, key, lang, &argument).await?,
+        Command::Reminders => CommandAnswer::ListReminders,
+        Command::Tools => CommandAnswer::ListTools,
     })
+}
+
+/// `/reminders`: the person's waiting reminders in their time zone, numbered, with the ids of
+/// the reminders in the order shown (for cancel buttons).
+pub async fn reminders_text(
+    conversations: &Conversations,
+    user_id: UserId,
+    lang: Lang,
+) -> anyhow::Result<(String, Vec<i64>)> {
+    let reminders = conversations.pending_reminders(user_id).await?;
+    let zone = conversations.time_zone(user_id).await?;
+    let lines: Vec<String> = reminders
+        .iter()
+        .enumerate()
+        .map(|(index, reminder)| {
+            let when = zone.zone.format(reminder.due_at_ms);
+            format!("{}. {when} — {}", index + 1, reminder.text)
+        })
+        .collect();
+    let text = replies::reminder_list(lang, &lines, zone.zone.name(), zone.chosen);
+    Ok((text, reminders.iter().map(|reminder| reminder.id).collect()))
+}
+
+/// `/tools`: what the model can use for `caller` in its conversation, in `lang`.
+pub async fn tools_text(
+    conversations: &Conversations,
+    caller: &Caller,
+    lang: Lang,
+) -> anyhow::Result<String> {
+    let offer = conversations.tools_for(caller).await?;
+    Ok(match offer {
+        ToolsOffer::Off => replies::tools_off(lang),
+        ToolsOffer::Unsupported { model } => replies::tools_unsupported(lang, &model),
+        ToolsOffer::Tools { tools, incognito } => {
+            let mut lines: Vec<String> = tools
+                .iter()
+                .map(|tool| format!("• {} — {}", tool.name, first_sentence(&tool.description)))
+                .collect();
+            if incognito {
+                lines.push(String::new());
+                lines.push(replies::tools_incognito_note(lang));
+            }
+            replies::tools_list(lang, &lines)
+        }
+    })
+}
+
+/// The first sentence of a tool's description, for a one-line list.
+fn first_sentence(description: &str) -> &str {
+    let description = description.trim();
+    match description.find(". ") {
+        Some(end) => &description[..=end],
+        None => description,
+    }
+}
+
+/// `/timezone` shows the zone in use, `/timezone reset` forgets the person's, `/timezone <name>`
+/// sets it.
+async fn time_zone(
+    conversations: &Conversations,
+    key: ConversationKey,
+    lang: Lang,
+    argument: &str,
+) -> anyhow::Result<CommandAnswer> {
+    let name = argument.trim();
+    let now_ms = conversations.now_ms();
+    if name.is_empty() {
+        let zone = conversations.time_zone(key.user_id).await?;
+        let local = zone.zone.format(now_ms);
+        let text = replies::timezone_current(lang, zone.zone.name(), &local, zone.chosen);
+        return Ok(CommandAnswer::Say(text));
+    }
+    if name.eq_ignore_ascii_case("reset") {
+        conversations.set_time_zone(key.user_id, None).await?;
+        let zone = conversations.time_zone(key.user_id).await?;
+        return Ok(CommandAnswer::Say(replies::timezone_reset(
+            lang,
+            zone.zone.name(),
+        )));
+    }
+    Ok(CommandAnswer::Say(match TimeZone::parse(name) {
+        Some(zone) => {
+            conversations.set_time_zone(key.user_id, Some(zone)).await?;
+            replies::timezone_set(lang, zone.name(), &zone.format(now_ms))
+        }
+        None => replies::timezone_unknown(lang, name),
+    }))
 }
 
 /// The time windows the `/start` greeting names, from the configuration.
@@ -532,7 +637,7 @@ mod tests {
         );
         assert_eq!(
             german.lines().filter(|line| line.starts_with('/')).count(),
-            14
+            17
         );
     }
 

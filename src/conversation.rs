@@ -30,6 +30,7 @@
 
 mod answer;
 mod commands;
+mod reminders;
 mod retry;
 mod tools;
 mod turn;
@@ -39,8 +40,9 @@ pub use commands::{
     ConversationStats, MemoryOverview, ModelMenu, NoteAddition, PERSONA_MAX_CHARS, Persona,
     PersonaError,
 };
+pub use reminders::PersonZone;
 pub use retry::{Retry, RetryStart};
-pub use tools::{ToolActivity, ToolSettings, activity_line};
+pub use tools::{ToolActivity, ToolSettings, ToolsOffer, activity_line};
 pub use turn::{FinishedTurn, Turn, TurnInput, TurnRecord};
 
 use std::collections::HashMap;
@@ -70,6 +72,8 @@ pub struct ConversationSettings {
     pub recall_limit: i64,
     pub notes_enabled: bool,
     pub memory_budget_tokens: usize,
+    /// The time zone of people who have not chosen theirs.
+    pub default_time_zone: crate::time_zone::TimeZone,
     /// How long, and how many, incognito turns the process keeps for the next prompts.
     pub incognito_window_ms: i64,
     pub incognito_max_turns: usize,
@@ -92,6 +96,7 @@ impl ConversationSettings {
             memory_budget_tokens: memory.context_token_budget as usize,
             incognito_window_ms: duration_ms(memory.incognito_window()),
             incognito_max_turns: memory.incognito_max_turns as usize,
+            default_time_zone: crate::time_zone::TimeZone::UTC,
         }
     }
 
@@ -131,6 +136,8 @@ pub struct Conversations {
     embedder_wake: EmbedderWake,
     /// The tools offered to the model, when `TOOLS` is on.
     tools: Option<Arc<tools::ToolRuntime>>,
+    /// Told when a reminder is stored, so that the delivery job looks again.
+    reminder_wake: Arc<tokio::sync::Notify>,
 }
 
 impl Conversations {
@@ -158,6 +165,7 @@ impl Conversations {
             recorded_languages: Arc::default(),
             embedder_wake: EmbedderWake::default(),
             tools: None,
+            reminder_wake: Arc::default(),
         }
     }
 

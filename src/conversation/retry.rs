@@ -73,11 +73,12 @@ impl Conversations {
             .summaries
             .retain(|summary| summary.session_id != message.session_id);
         let (session_id, user_message_id) = (message.session_id, message.id);
+        let zone = self.person_zone(&start);
         let assembled = self
             .assemble_context(key, asked_at_ms, start, message)
             .await?;
         Ok(RetryStart::Ready(Retry {
-            turn: Turn::stored(key, assembled, session_id, user_message_id),
+            turn: Turn::stored(key, assembled, session_id, user_message_id, zone),
             replaced: exchange.replies,
         }))
     }

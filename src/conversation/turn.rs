@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use anyhow::Context;
 
-use super::Conversations;
+use super::{Conversations, PersonZone};
 use crate::clock::start_of_utc_day_ms;
 use crate::i18n::Lang;
 use crate::llm::{ChatRequest, Completion, Image};
@@ -20,6 +20,7 @@ use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
     ConversationKey, NewMessage, Role, StoredMessage, TurnStart, TurnStartLimits, UserId,
 };
+use crate::time_zone::TimeZone;
 
 /// A turn in progress: the prompt is ready, and the user's message stored unless in incognito.
 #[derive(Clone, Debug)]
@@ -33,6 +34,8 @@ pub struct Turn {
     pub is_admin: bool,
     /// The person's language, for what the reply shows while a tool runs.
     pub lang: Lang,
+    /// The person's time zone, for reminders.
+    pub zone: PersonZone,
 }
 
 impl Turn {
@@ -43,6 +46,7 @@ impl Turn {
         assembled: AssembledContext,
         session_id: i64,
         user_message_id: i64,
+        zone: PersonZone,
     ) -> Self {
         Self {
             key,
@@ -54,6 +58,7 @@ impl Turn {
             },
             is_admin: false,
             lang: Lang::default(),
+            zone,
         }
     }
 }
@@ -159,6 +164,8 @@ impl TurnInput {
 /// The text a prompt is assembled from, before and after masking.
 struct PromptMaterial {
     persona: Option<String>,
+    /// The person's time zone, when it is not UTC.
+    local_zone: Option<TimeZone>,
     memory: MemoryPool,
     /// Ends with the new message.
     history: Vec<StoredMessage>,
@@ -308,12 +315,14 @@ impl Conversations {
                 now_ms,
             )
         };
+        let zone = self.person_zone(&start);
         let assembled = self.assemble_context(key, now_ms, start, stored).await?;
         Ok(Turn::stored(
             key,
             assembled,
             session.session_id,
             user_message_id,
+            zone,
         ))
     }
 
@@ -356,6 +365,7 @@ impl Conversations {
             },
             is_admin: false,
             lang: Lang::default(),
+            zone: self.zone_or_default(None),
         }
     }
 
@@ -385,11 +395,18 @@ impl Conversations {
         history.push(message(Role::User, text, now_ms));
         let material = PromptMaterial {
             persona,
+            local_zone: None,
             memory: MemoryPool::default(),
             history,
         }
         .masked(&self.redactor);
         self.assemble_material(now_ms, &material)
+    }
+
+    /// The time zone of the person whose turn starts with `start`.
+    pub(super) fn person_zone(&self, start: &TurnStart) -> PersonZone {
+        let chosen = start.time_zone.as_deref().and_then(TimeZone::parse);
+        self.zone_or_default(chosen)
     }
 
     /// Persona, open session, notes, summaries and history of the conversation at `now_ms`.
@@ -425,6 +442,7 @@ impl Conversations {
         new_message: StoredMessage,
     ) -> anyhow::Result<AssembledContext> {
         let settings = &self.settings;
+        let zone = self.person_zone(&start).zone;
         // Everything in the window fits unless the stored history already has the maximum.
         let has_older_messages = start.has_messages_before_window
             || start.history.len() as i64 >= settings.history_max_messages;
@@ -473,6 +491,7 @@ impl Conversations {
             }
         };
         let material = PromptMaterial {
+            local_zone: (zone != TimeZone::UTC).then_some(zone),
             persona: start.persona,
             memory,
             history,
@@ -491,6 +510,7 @@ impl Conversations {
             memory: &material.memory,
             history: &material.history,
             memory_budget_tokens: settings.memory_budget_tokens,
+            local_zone: material.local_zone,
         })
     }
 

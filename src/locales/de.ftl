@@ -131,6 +131,7 @@ export-title = telemem-Verlauf
 export-author-user = Du
 export-author-bot = Bot
 export-author-system = System
+export-reminders = Erinnerungen
 
 ## /forget und /memory
 
@@ -327,3 +328,27 @@ stranger-button-block = Sperren
 stranger-allowed-by = Zugelassen von { $admin } (ID { $admin_id }).
 stranger-blocked-by = Gesperrt von { $admin } (ID { $admin_id }).
 only-admins-decide = Das können nur Admins entscheiden.
+
+# Tools: reminders, time zones, /tools.
+command-timezone = Deine Zeitzone für Erinnerungen zeigen oder setzen: /timezone Europe/Berlin, oder /timezone reset.
+command-reminders = Deine Erinnerungen auflisten, mit Knöpfen zum Abbrechen.
+command-tools = Die Werkzeuge zeigen, die ich für dich nutzen kann.
+reminder-due = ⏰ Erinnerung: { $text }
+reminder-late = ⏰ Erinnerung (fällig { $due }; ich war da nicht erreichbar): { $text }
+reminders-heading = Deine Erinnerungen:
+reminders-none = Du hast keine Erinnerungen. Frag mich zum Beispiel: „erinnere mich morgen um 9, Anna anzurufen“.
+reminders-zone = Die Zeiten sind in deiner Zeitzone, { $zone }.
+reminders-zone-default = Die Zeiten sind in { $zone }; setze deine mit /timezone, z. B. /timezone Europe/Berlin.
+reminder-cancel-button = ✖ { $number } abbrechen
+reminder-cancelled = Erinnerung abgebrochen.
+reminder-already-gone = Diese Erinnerung wurde schon gesendet oder abgebrochen.
+reminder-not-yours = Das sind die Erinnerungen von jemand anderem.
+timezone-current = Deine Zeitzone ist { $zone }; dort ist es jetzt { $time }. Ändere sie mit /timezone <Zone>, z. B. /timezone America/New_York.
+timezone-default = Du hast keine Zeitzone gesetzt, also nutze ich { $zone } (dort ist es jetzt { $time }). Setze deine mit /timezone <Zone>, z. B. /timezone Europe/Berlin.
+timezone-set = Deine Zeitzone ist jetzt { $zone }; dort ist es { $time }.
+timezone-reset = Deine Zeitzone ist vergessen; ich nutze wieder { $zone }.
+timezone-unknown = Die Zeitzone „{ $name }“ kenne ich nicht. Nutze einen Namen wie Europe/Berlin, America/New_York oder Asia/Tokyo.
+tools-heading = Werkzeuge, die ich für dich nutzen kann:
+tools-off = Werkzeuge sind bei diesem Bot ausgeschaltet.
+tools-unsupported = Das Modell { $model } kann keine Werkzeuge nutzen, also antworte ich ohne sie.
+tools-incognito-note = Im Inkognito-Modus nutze ich nur Werkzeuge, die nichts speichern.

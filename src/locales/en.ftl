@@ -142,6 +142,7 @@ export-title = telemem history
 export-author-user = You
 export-author-bot = Bot
 export-author-system = System
+export-reminders = Reminders
 
 ## /forget and /memory
 
@@ -365,3 +366,27 @@ stranger-button-block = Block
 stranger-allowed-by = Allowed by { $admin } (id { $admin_id }).
 stranger-blocked-by = Blocked by { $admin } (id { $admin_id }).
 only-admins-decide = Only admins can decide this.
+
+# Tools: reminders, time zones, /tools.
+command-timezone = Show or set your time zone for reminders: /timezone Europe/Berlin, or /timezone reset.
+command-reminders = List your reminders, with buttons to cancel them.
+command-tools = Show the tools I can use for you.
+reminder-due = ⏰ Reminder: { $text }
+reminder-late = ⏰ Reminder (due { $due }; I was offline then): { $text }
+reminders-heading = Your reminders:
+reminders-none = You have no reminders. Ask me, for example: “remind me tomorrow at 9 to call Anna”.
+reminders-zone = Times are in your time zone, { $zone }.
+reminders-zone-default = Times are in { $zone }; set yours with /timezone, e.g. /timezone Europe/Berlin.
+reminder-cancel-button = ✖ Cancel { $number }
+reminder-cancelled = Reminder cancelled.
+reminder-already-gone = That reminder was already sent or cancelled.
+reminder-not-yours = These are someone else's reminders.
+timezone-current = Your time zone is { $zone }; it is { $time } there now. Change it with /timezone <zone>, e.g. /timezone America/New_York.
+timezone-default = You have not set a time zone, so I use { $zone } (it is { $time } there now). Set yours with /timezone <zone>, e.g. /timezone Europe/Berlin.
+timezone-set = Your time zone is now { $zone }; it is { $time } there.
+timezone-reset = Your time zone is forgotten; I use { $zone } again.
+timezone-unknown = I do not know the time zone “{ $name }”. Use a name like Europe/Berlin, America/New_York or Asia/Tokyo.
+tools-heading = Tools I can use for you:
+tools-off = Tools are turned off on this bot.
+tools-unsupported = The model { $model } cannot use tools, so I answer without them.
+tools-incognito-note = In incognito I use only tools that store nothing.

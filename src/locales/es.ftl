@@ -131,6 +131,7 @@ export-title = Historial de telemem
 export-author-user = Tú
 export-author-bot = Bot
 export-author-system = Sistema
+export-reminders = Recordatorios
 
 ## /forget y /memory
 
@@ -327,3 +328,27 @@ stranger-button-block = Bloquear
 stranger-allowed-by = Permitido por { $admin } (id { $admin_id }).
 stranger-blocked-by = Bloqueado por { $admin } (id { $admin_id }).
 only-admins-decide = Solo los administradores pueden decidir esto.
+
+# Tools: reminders, time zones, /tools.
+command-timezone = Ver o fijar tu zona horaria para los recordatorios: /timezone Europe/Madrid, o /timezone reset.
+command-reminders = Ver tus recordatorios, con botones para cancelarlos.
+command-tools = Ver las herramientas que puedo usar para ti.
+reminder-due = ⏰ Recordatorio: { $text }
+reminder-late = ⏰ Recordatorio (era para { $due }; yo no estaba en línea): { $text }
+reminders-heading = Tus recordatorios:
+reminders-none = No tienes recordatorios. Pídeme, por ejemplo: «recuérdame mañana a las 9 llamar a Ana».
+reminders-zone = Las horas están en tu zona horaria, { $zone }.
+reminders-zone-default = Las horas están en { $zone }; fija la tuya con /timezone, p. ej. /timezone Europe/Madrid.
+reminder-cancel-button = ✖ Cancelar { $number }
+reminder-cancelled = Recordatorio cancelado.
+reminder-already-gone = Ese recordatorio ya se envió o se canceló.
+reminder-not-yours = Estos son los recordatorios de otra persona.
+timezone-current = Tu zona horaria es { $zone }; allí son ahora las { $time }. Cámbiala con /timezone <zona>, p. ej. /timezone America/New_York.
+timezone-default = No has fijado una zona horaria, así que uso { $zone } (allí son ahora las { $time }). Fija la tuya con /timezone <zona>, p. ej. /timezone Europe/Madrid.
+timezone-set = Tu zona horaria ahora es { $zone }; allí son las { $time }.
+timezone-reset = He olvidado tu zona horaria; vuelvo a usar { $zone }.
+timezone-unknown = No conozco la zona horaria «{ $name }». Usa un nombre como Europe/Madrid, America/New_York o Asia/Tokyo.
+tools-heading = Herramientas que puedo usar para ti:
+tools-off = Las herramientas están desactivadas en este bot.
+tools-unsupported = El modelo { $model } no puede usar herramientas, así que respondo sin ellas.
+tools-incognito-note = En modo incógnito solo uso herramientas que no guardan nada.

@@ -131,6 +131,7 @@ export-title = Historique telemem
 export-author-user = Vous
 export-author-bot = Bot
 export-author-system = Système
+export-reminders = Rappels
 
 ## /forget et /memory
 
@@ -327,3 +328,27 @@ stranger-button-block = Bloquer
 stranger-allowed-by = Autorisé par { $admin } (id { $admin_id }).
 stranger-blocked-by = Bloqué par { $admin } (id { $admin_id }).
 only-admins-decide = Seuls les admins peuvent en décider.
+
+# Tools: reminders, time zones, /tools.
+command-timezone = Voir ou définir votre fuseau horaire pour les rappels : /timezone Europe/Paris, ou /timezone reset.
+command-reminders = Lister vos rappels, avec des boutons pour les annuler.
+command-tools = Voir les outils que je peux utiliser pour vous.
+reminder-due = ⏰ Rappel : { $text }
+reminder-late = ⏰ Rappel (prévu { $due } ; j’étais hors ligne) : { $text }
+reminders-heading = Vos rappels :
+reminders-none = Vous n’avez aucun rappel. Demandez-moi par exemple : « rappelle-moi demain à 9 h d’appeler Anna ».
+reminders-zone = Les heures sont dans votre fuseau horaire, { $zone }.
+reminders-zone-default = Les heures sont en { $zone } ; définissez le vôtre avec /timezone, p. ex. /timezone Europe/Paris.
+reminder-cancel-button = ✖ Annuler { $number }
+reminder-cancelled = Rappel annulé.
+reminder-already-gone = Ce rappel a déjà été envoyé ou annulé.
+reminder-not-yours = Ce sont les rappels de quelqu’un d’autre.
+timezone-current = Votre fuseau horaire est { $zone } ; il y est { $time }. Changez-le avec /timezone <fuseau>, p. ex. /timezone America/New_York.
+timezone-default = Vous n’avez pas défini de fuseau horaire, j’utilise donc { $zone } (il y est { $time }). Définissez le vôtre avec /timezone <fuseau>, p. ex. /timezone Europe/Paris.
+timezone-set = Votre fuseau horaire est maintenant { $zone } ; il y est { $time }.
+timezone-reset = Votre fuseau horaire est oublié ; j’utilise de nouveau { $zone }.
+timezone-unknown = Je ne connais pas le fuseau horaire « { $name } ». Utilisez un nom comme Europe/Paris, America/New_York ou Asia/Tokyo.
+tools-heading = Outils que je peux utiliser pour vous :
+tools-off = Les outils sont désactivés sur ce bot.
+tools-unsupported = Le modèle { $model } ne sait pas utiliser d’outils, je réponds donc sans eux.
+tools-incognito-note = En mode incognito, je n’utilise que des outils qui ne conservent rien.

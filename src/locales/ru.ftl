@@ -141,6 +141,7 @@ export-title = История telemem
 export-author-user = Вы
 export-author-bot = Бот
 export-author-system = Система
+export-reminders = Напоминания
 
 ## /forget и /memory
 
@@ -353,3 +354,27 @@ stranger-button-block = Заблокировать
 stranger-allowed-by = Разрешил(а) { $admin } (id { $admin_id }).
 stranger-blocked-by = Заблокировал(а) { $admin } (id { $admin_id }).
 only-admins-decide = Решать это могут только администраторы.
+
+# Tools: reminders, time zones, /tools.
+command-timezone = Показать или задать ваш часовой пояс для напоминаний: /timezone Europe/Moscow или /timezone reset.
+command-reminders = Показать ваши напоминания с кнопками отмены.
+command-tools = Показать инструменты, которые я могу использовать для вас.
+reminder-due = ⏰ Напоминание: { $text }
+reminder-late = ⏰ Напоминание (на { $due }; я тогда был недоступен): { $text }
+reminders-heading = Ваши напоминания:
+reminders-none = У вас нет напоминаний. Попросите меня, например: «напомни завтра в 9 позвонить Анне».
+reminders-zone = Время указано в вашем часовом поясе, { $zone }.
+reminders-zone-default = Время указано в { $zone }; задайте свой пояс через /timezone, например /timezone Europe/Moscow.
+reminder-cancel-button = ✖ Отменить { $number }
+reminder-cancelled = Напоминание отменено.
+reminder-already-gone = Это напоминание уже отправлено или отменено.
+reminder-not-yours = Это напоминания другого человека.
+timezone-current = Ваш часовой пояс — { $zone }; там сейчас { $time }. Изменить: /timezone <пояс>, например /timezone America/New_York.
+timezone-default = Вы не задали часовой пояс, поэтому я использую { $zone } (там сейчас { $time }). Задайте свой: /timezone <пояс>, например /timezone Europe/Moscow.
+timezone-set = Ваш часовой пояс теперь { $zone }; там сейчас { $time }.
+timezone-reset = Ваш часовой пояс забыт; я снова использую { $zone }.
+timezone-unknown = Я не знаю часовой пояс «{ $name }». Используйте название вроде Europe/Moscow, America/New_York или Asia/Tokyo.
+tools-heading = Инструменты, которые я могу использовать для вас:
+tools-off = Инструменты в этом боте отключены.
+tools-unsupported = Модель { $model } не умеет пользоваться инструментами, поэтому я отвечаю без них.
+tools-incognito-note = В режиме инкогнито я использую только инструменты, которые ничего не сохраняют.

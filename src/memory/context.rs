@@ -33,6 +33,7 @@ use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::relevance::sentences;
 use crate::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::storage::{StoredMessage, SummaryRecord};
+use crate::time_zone::TimeZone;
 
 /// Notes may take up to this share of the memory budget before they compete with the rest.
 const NOTES_SHARE: usize = 4;
@@ -109,6 +110,8 @@ pub struct ContextInputs<'a> {
     pub history: &'a [StoredMessage],
     /// Token budget for the memory parts (notes, summaries, recalled and raw history).
     pub memory_budget_tokens: usize,
+    /// The person's time zone, when it is not UTC: the prompt gives their local time too.
+    pub local_zone: Option<TimeZone>,
 }
 
 /// The assembled prompt and what it cost.
@@ -303,9 +306,16 @@ pub fn add_guidance(system: &mut String, text: &str) {
 fn system_prompt(inputs: &ContextInputs<'_>, selection: &Selection<'_>) -> String {
     let mut prompt = inputs.default_prompt.trim_end().to_owned();
     prompt.push_str(&format!(
-        "\n\nCurrent date and time: {}.",
+        "\n\nCurrent date and time: {}",
         format_utc_ms(inputs.now_ms)
     ));
+    match inputs.local_zone {
+        Some(zone) => prompt.push_str(&format!(
+            "; for the person (time zone {zone}) it is {}.",
+            zone.format(inputs.now_ms)
+        )),
+        None => prompt.push('.'),
+    }
     if let Some(persona) = inputs.persona {
         prompt.push_str(
             "\n\nThe person has asked you to behave as follows (their persona setting):\n",
@@ -523,6 +533,7 @@ mod tests {
             memory: &fixture.memory,
             history: &fixture.history,
             memory_budget_tokens: budget,
+            local_zone: None,
         })
     }
 

@@ -136,6 +136,8 @@ pub struct ExportLabels {
     pub user: String,
     pub bot: String,
     pub system: String,
+    /// The heading of the reminders' section.
+    pub reminders: String,
 }
 
 pub fn export_labels(lang: Lang) -> ExportLabels {
@@ -144,6 +146,7 @@ pub fn export_labels(lang: Lang) -> ExportLabels {
         user: plain(lang, "export-author-user"),
         bot: plain(lang, "export-author-bot"),
         system: plain(lang, "export-author-system"),
+        reminders: plain(lang, "export-reminders"),
     }
 }
 

@@ -41,6 +41,7 @@ mod notes;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod purge;
+mod reminders;
 mod replicas;
 mod search;
 #[cfg(feature = "sqlite")]
@@ -66,6 +67,7 @@ pub use notes::{EarlierValue, MAX_EARLIER_VALUES, NoteAdded, NoteRecord, NoteUpd
 #[cfg(feature = "postgres")]
 pub use postgres::{MIGRATOR as POSTGRES_MIGRATOR, PgStore};
 pub use purge::PurgeCounts;
+pub use reminders::{DueReminder, NewReminder, Reminder, ReminderAdded};
 pub use replicas::{Leadership, SoleTask};
 pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
 pub use settings::{Setting, UserSettings};

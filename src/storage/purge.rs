@@ -84,6 +84,9 @@ pub struct PurgeCounts {
     pub incognito_usage: u64,
     /// Days of one person's usage counts (`daily_usage`).
     pub usage_days: u64,
+    /// Reminders: a conversation's on `/clear`; the purge takes only those sent, cancelled or
+    /// given up.
+    pub reminders: u64,
 }
 
 impl PurgeCounts {
@@ -96,6 +99,7 @@ impl PurgeCounts {
             + self.settings
             + self.incognito_usage
             + self.usage_days
+            + self.reminders
     }
 }
 
@@ -109,6 +113,7 @@ struct PurgeableRows {
     settings: i64,
     incognito_usage: i64,
     usage_days: i64,
+    reminders: i64,
 }
 
 impl From<PurgeableRows> for PurgeCounts {
@@ -123,6 +128,7 @@ impl From<PurgeableRows> for PurgeCounts {
             settings: count(rows.settings),
             incognito_usage: count(rows.incognito_usage),
             usage_days: count(rows.usage_days),
+            reminders: count(rows.reminders),
         }
     }
 }
@@ -190,6 +196,7 @@ impl Store {
             notes: delete_conversation_rows!(transaction, "user_notes", chat_id, user_id)?,
             messages: delete_conversation_rows!(transaction, "messages", chat_id, user_id)?,
             sessions: delete_conversation_rows!(transaction, "sessions", chat_id, user_id)?,
+            reminders: delete_conversation_rows!(transaction, "reminders", chat_id, user_id)?,
             processed_updates: run_in!(
                 transaction.execute,
                 query!(
@@ -275,6 +282,17 @@ impl Store {
             batch_size,
         )
         .await?;
+        // Waiting reminders stay, however long ago they were set.
+        let reminders = delete_older_in_batches!(
+            self,
+            "reminders",
+            "id",
+            "id",
+            "state IN ('sent', 'cancelled', 'failed') AND created_at",
+            cutoff_ms,
+            batch_size,
+        )
+        .await?;
         Ok(PurgeCounts {
             messages,
             sessions,
@@ -284,6 +302,7 @@ impl Store {
             settings,
             incognito_usage,
             usage_days,
+            reminders,
         })
     }
 
@@ -362,7 +381,10 @@ impl Store {
                               (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < ?1)
                                    AS "incognito_usage!: i64",
                               (SELECT count(*) FROM daily_usage WHERE day_start_at < ?2)
-                                   AS "usage_days!: i64""#,
+                                   AS "usage_days!: i64",
+                              (SELECT count(*) FROM reminders
+                               WHERE state IN ('sent', 'cancelled', 'failed') AND created_at < ?1)
+                                   AS "reminders!: i64""#,
                 postgres = r#"SELECT
                                 (SELECT count(*) FROM messages WHERE created_at < $1) AS "messages!",
                                 (SELECT count(*) FROM sessions WHERE last_activity_at < $1) AS "sessions!",
@@ -374,7 +396,10 @@ impl Store {
                                 (SELECT count(*) FROM user_settings WHERE last_active_at < $1) AS "settings!",
                                 (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < $1)
                                      AS "incognito_usage!",
-                                (SELECT count(*) FROM daily_usage WHERE day_start_at < $2) AS "usage_days!""#,
+                                (SELECT count(*) FROM daily_usage WHERE day_start_at < $2) AS "usage_days!",
+                                (SELECT count(*) FROM reminders
+                                 WHERE state IN ('sent', 'cancelled', 'failed') AND created_at < $1)
+                                     AS "reminders!""#,
                 cutoff_ms,
                 before_day_ms,
             ),

@@ -33,6 +33,8 @@ pub struct TurnStart {
     pub persona: Option<String>,
     /// The model the person chose (`None`: never chose one), whether or not it is still offered.
     pub model: Option<String>,
+    /// The person's time zone (an IANA name), if they set one.
+    pub time_zone: Option<String>,
     /// Whether the conversation is in incognito: then nothing of the turn is stored, and none of
     /// the memory below may go into its prompt.
     pub incognito: bool,
@@ -64,6 +66,7 @@ const START_SESSION_ATTEMPTS: usize = 8;
 struct TurnStartRow {
     persona: Option<String>,
     model: Option<String>,
+    time_zone: Option<String>,
     incognito: bool,
     session_id: Option<i64>,
     last_activity_at_ms: Option<i64>,
@@ -136,6 +139,7 @@ impl Store {
         Ok(TurnStart {
             persona: row.persona,
             model: row.model,
+            time_zone: row.time_zone,
             incognito: row.incognito,
             open_session,
             notes: serde_json::from_str(&row.notes).map_err(decode)?,

@@ -1,4 +1,5 @@
-//! Per-user settings: the persona, the preferred model and the language last seen.
+//! Per-user settings: the persona, the preferred model, the language last seen and the time
+//! zone.
 
 use super::Result;
 use super::Store;
@@ -13,6 +14,8 @@ pub enum Setting {
     Model,
     /// The language code their Telegram app last reported.
     LanguageCode,
+    /// Their time zone, an IANA name (`/timezone`).
+    TimeZone,
 }
 
 impl Setting {
@@ -22,6 +25,7 @@ impl Setting {
             Self::Persona => "persona",
             Self::Model => "model",
             Self::LanguageCode => "language_code",
+            Self::TimeZone => "time_zone",
         }
     }
 }
@@ -34,6 +38,8 @@ pub struct UserSettings {
     pub model: Option<String>,
     /// The language code the person's Telegram app last reported.
     pub language_code: Option<String>,
+    /// Their time zone, an IANA name, if they set one.
+    pub time_zone: Option<String>,
     pub created_at_ms: i64,
     pub last_active_at_ms: i64,
 }
@@ -45,10 +51,10 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 UserSettings,
-                sqlite = r#"SELECT user_id AS "user_id!", persona, model, language_code,
+                sqlite = r#"SELECT user_id AS "user_id!", persona, model, language_code, time_zone,
                                    created_at AS created_at_ms, last_active_at AS last_active_at_ms
                             FROM user_settings WHERE user_id = ?1"#,
-                postgres = r#"SELECT user_id, persona, model, language_code,
+                postgres = r#"SELECT user_id, persona, model, language_code, time_zone,
                                      created_at AS created_at_ms, last_active_at AS last_active_at_ms
                               FROM user_settings WHERE user_id = $1"#,
                 user_id.0,
@@ -72,20 +78,25 @@ impl Store {
             self.writer.execute,
             query!(
                 sqlite = r#"INSERT INTO user_settings
-                                (user_id, persona, model, language_code, created_at, last_active_at)
+                                (user_id, persona, model, language_code, time_zone, created_at,
+                                 last_active_at)
                             VALUES (?1, iif(?2 = 'persona', ?3, NULL), iif(?2 = 'model', ?3, NULL),
-                                    iif(?2 = 'language_code', ?3, NULL), ?4, ?4)
+                                    iif(?2 = 'language_code', ?3, NULL),
+                                    iif(?2 = 'time_zone', ?3, NULL), ?4, ?4)
                             ON CONFLICT (user_id) DO UPDATE
                                 SET persona = iif(?2 = 'persona', excluded.persona, persona),
                                     model = iif(?2 = 'model', excluded.model, model),
                                     language_code = iif(?2 = 'language_code', excluded.language_code,
                                                         language_code),
+                                    time_zone = iif(?2 = 'time_zone', excluded.time_zone, time_zone),
                                     last_active_at = max(last_active_at, excluded.last_active_at)"#,
                 postgres = r#"INSERT INTO user_settings
-                                  (user_id, persona, model, language_code, created_at, last_active_at)
+                                  (user_id, persona, model, language_code, time_zone, created_at,
+                                   last_active_at)
                               VALUES ($1, CASE WHEN $2::text = 'persona' THEN $3::text END,
                                       CASE WHEN $2 = 'model' THEN $3 END,
-                                      CASE WHEN $2 = 'language_code' THEN $3 END, $4, $4)
+                                      CASE WHEN $2 = 'language_code' THEN $3 END,
+                                      CASE WHEN $2 = 'time_zone' THEN $3 END, $4, $4)
                               ON CONFLICT (user_id) DO UPDATE
                                   SET persona = CASE WHEN $2 = 'persona' THEN excluded.persona
                                                      ELSE user_settings.persona END,
@@ -94,6 +105,8 @@ impl Store {
                                       language_code = CASE WHEN $2 = 'language_code'
                                                            THEN excluded.language_code
                                                            ELSE user_settings.language_code END,
+                                      time_zone = CASE WHEN $2 = 'time_zone' THEN excluded.time_zone
+                                                       ELSE user_settings.time_zone END,
                                       last_active_at = greatest(user_settings.last_active_at,
                                                                 excluded.last_active_at)"#,
                 user_id.0,

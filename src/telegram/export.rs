@@ -1,5 +1,5 @@
-//! `/export` on Telegram: the person's history in this chat as a JSON or Markdown file, sent
-//! where only they see it ([`send_private_material`]).
+//! `/export` on Telegram: the person's history in this chat, with their reminders of this chat,
+//! as a JSON or Markdown file, sent where only they see it ([`send_private_material`]).
 
 use teloxide::prelude::*;
 use teloxide::types::InputFile;
@@ -7,7 +7,7 @@ use teloxide::types::InputFile;
 use crate::commands::ExportFormat;
 use crate::conversation::Conversations;
 use crate::replies;
-use crate::storage::{ConversationKey, Role, StoredMessage};
+use crate::storage::{ConversationKey, Reminder, Role, StoredMessage};
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::reply::{HandlerResult, group_title, reply_privately, send_private_material};
@@ -22,16 +22,20 @@ pub(super) async fn export(
 ) -> HandlerResult {
     let lang = identity::message_language(message);
     let messages = conversations.export(key).await?;
-    if messages.is_empty() {
+    let reminders = conversations.reminders_of(key).await?;
+    if messages.is_empty() && reminders.is_empty() {
         return reply_privately(bot, message, &replies::export_empty(lang)).await;
     }
     let (bytes, file_name) = match format {
         ExportFormat::Json => (
-            serde_json::to_vec_pretty(&messages)?,
+            serde_json::to_vec_pretty(&Export {
+                messages: &messages,
+                reminders: &reminders,
+            })?,
             "telemem-history.json",
         ),
         ExportFormat::Markdown => (
-            export_markdown(&messages, &replies::export_labels(lang)).into_bytes(),
+            export_markdown(&messages, &reminders, &replies::export_labels(lang)).into_bytes(),
             "telemem-history.md",
         ),
     };
@@ -48,9 +52,21 @@ pub(super) async fn export(
     .await
 }
 
-/// The history as a Markdown document: one heading per message with its time and author, the
-/// title and authors named by `labels` (in the person's language).
-fn export_markdown(messages: &[StoredMessage], labels: &replies::ExportLabels) -> String {
+/// The JSON export: the messages, oldest first, and the reminders, in order of their times.
+#[derive(serde::Serialize)]
+struct Export<'a> {
+    messages: &'a [StoredMessage],
+    reminders: &'a [Reminder],
+}
+
+/// The history as a Markdown document: one heading per message with its time and author, then
+/// the reminders, one line each with its time and a sign for its state; the title, authors and
+/// section named by `labels` (in the person's language).
+fn export_markdown(
+    messages: &[StoredMessage],
+    reminders: &[Reminder],
+    labels: &replies::ExportLabels,
+) -> String {
     let mut document = format!("# {}\n", labels.title);
     for message in messages {
         let author = match message.role {
@@ -62,6 +78,22 @@ fn export_markdown(messages: &[StoredMessage], labels: &replies::ExportLabels) -
             "\n## {author} — {}\n\n{}\n",
             crate::clock::format_utc_ms(message.created_at_ms),
             message.content
+        ));
+    }
+    if !reminders.is_empty() {
+        document.push_str(&format!("\n## {}\n\n", labels.reminders));
+    }
+    for reminder in reminders {
+        let sign = match reminder.state.as_str() {
+            "sent" => "✓",
+            "cancelled" => "✖",
+            "failed" => "⚠",
+            _ => "⏳",
+        };
+        document.push_str(&format!(
+            "- {sign} {} — {}\n",
+            crate::clock::format_utc_ms(reminder.due_at_ms),
+            reminder.text
         ));
     }
     document

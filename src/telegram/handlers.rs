@@ -23,7 +23,8 @@ use crate::telegram::intake::Intake;
 use crate::telegram::reply::{HandlerResult, answer_once, reply_in_chat, reply_privately};
 use crate::telegram::settings::BotSettings;
 use crate::telegram::turn::{self, TurnContext};
-use crate::telegram::{admin, clear, export, model_menu, retry, stop};
+use crate::telegram::{admin, clear, export, model_menu, reminders, retry, stop};
+use crate::tools::Caller;
 
 /// Filter: the message is for the bot (private chat, mention, reply, command).
 pub fn addressed_to_bot(message: Message, me: Me, access: Arc<AccessPolicy>) -> bool {
@@ -152,7 +153,6 @@ pub async fn turn_message(
     conversations: Conversations,
     settings: Arc<BotSettings>,
     intake: Intake,
-    access: Arc<AccessPolicy>,
 ) -> HandlerResult {
     let update_id = i64::from(update.id.0);
     let resumption = intake.take_resumption(update_id);
@@ -165,7 +165,7 @@ pub async fn turn_message(
         message: &message,
         key,
         lang: identity::message_language(&message),
-        is_admin: identity::sender_id(&message).is_some_and(|sender| access.is_admin(sender)),
+        is_admin: identity::sender_id(&message).is_some_and(|sender| settings.is_admin(sender)),
         conversations: &conversations,
         intake: &intake,
         update_id,
@@ -193,6 +193,8 @@ pub enum Button {
     Stop,
     /// Yes or No under `/clear`'s confirmation ([`clear`]).
     Clear,
+    /// Cancel under a reminder of `/reminders` ([`reminders`]).
+    Reminder,
 }
 
 /// A press on one of the buttons under the bot's messages. Answered once, like a command.
@@ -209,6 +211,7 @@ pub async fn button_pressed(
             Button::Model => model_menu::press_model_button(bot, query, conversations).await,
             Button::Stop => stop::press_stop(bot, query, conversations).await,
             Button::Clear => clear::press_clear_button(bot, query, conversations).await,
+            Button::Reminder => reminders::press_reminder_button(bot, query, conversations).await,
         }
     };
     answer_once(&intake, &update, press).await
@@ -278,5 +281,16 @@ async fn run_command(
         CommandAnswer::TurnStopped => Ok(()),
         // The schema sends /retry to `turn_message` before it gets here.
         CommandAnswer::Retry => Ok(()),
+        CommandAnswer::ListReminders => {
+            reminders::list_reminders(&bot, &message, key.user_id, &conversations).await
+        }
+        CommandAnswer::ListTools => {
+            let caller = Caller {
+                key,
+                is_admin: settings.is_admin(key.user_id),
+            };
+            let text = commands::tools_text(&conversations, &caller, lang).await?;
+            reply_in_chat(&bot, &message, &text).await
+        }
     }
 }

@@ -34,6 +34,7 @@ pub mod limits;
 pub mod media;
 pub mod menus;
 pub mod model_menu;
+pub mod reminders;
 pub mod render;
 pub mod reply;
 pub mod retry;
@@ -116,6 +117,11 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(
             dptree::filter(|query: CallbackQuery| stop::is_stop_press(&query))
                 .map(|| Button::Stop)
+                .endpoint(handlers::button_pressed),
+        )
+        .branch(
+            dptree::filter(reminders::is_reminder_button)
+                .map(|| Button::Reminder)
                 .endpoint(handlers::button_pressed),
         )
         .branch(

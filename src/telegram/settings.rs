@@ -1,5 +1,6 @@
 //! What the handlers are given at start, fixed for the run: the longest message a turn takes,
-//! whether replies stream, the `/start` greeting's time windows and the media settings.
+//! whether replies stream, the `/start` greeting's time windows, the media settings and who the
+//! admins are (`ADMIN_USERS`, fixed for the run: some tools are theirs alone).
 
 use crate::commands;
 use crate::config::Config;
@@ -14,6 +15,7 @@ pub struct BotSettings {
     /// The time windows the `/start` greeting names.
     pub greeting: Greeting,
     pub media: MediaSettings,
+    pub admins: std::collections::HashSet<crate::storage::UserId>,
 }
 
 impl BotSettings {
@@ -23,6 +25,12 @@ impl BotSettings {
             stream_replies: config.telegram.stream_replies,
             greeting: commands::greeting(config),
             media: MediaSettings::from_config(&config.media),
+            admins: config.telegram.admin_users.iter().copied().collect(),
         }
+    }
+
+    /// Whether `user` is in `ADMIN_USERS`.
+    pub fn is_admin(&self, user: crate::storage::UserId) -> bool {
+        self.admins.contains(&user)
     }
 }

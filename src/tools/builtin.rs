@@ -11,6 +11,7 @@ use crate::llm::ToolSpec;
 pub const SEARCH_MEMORY: &str = "search_memory";
 pub const REMEMBER: &str = "remember";
 pub const SET_REMINDER: &str = "set_reminder";
+pub const SET_TIMEZONE: &str = "set_timezone";
 
 /// Longest note or reminder text the model may store, in characters (as `/remember` allows).
 pub const MAX_TEXT_CHARS: usize = 500;
@@ -20,7 +21,7 @@ pub const MAX_TEXT_CHARS: usize = 500;
 pub struct BuiltinOffer {
     /// `search_memory` and `remember`: not in incognito, where nothing is read or stored.
     pub memory: bool,
-    /// `set_reminder`.
+    /// `set_reminder` and `set_timezone`: not in incognito, where nothing is stored.
     pub reminders: bool,
 }
 
@@ -36,6 +37,9 @@ pub enum BuiltinCall {
     SetReminder {
         text: String,
         at: DateTime<FixedOffset>,
+    },
+    SetTimeZone {
+        zone: String,
     },
 }
 
@@ -79,6 +83,16 @@ pub fn specs(offer: BuiltinOffer) -> Vec<ToolSpec> {
                 ),
             ]),
         });
+        specs.push(ToolSpec {
+            name: SET_TIMEZONE.to_owned(),
+            description: "Set this person's time zone, once they have told you where they are, \
+                          so that times they give in words mean their local time."
+                .to_owned(),
+            parameters: object_schema(&[(
+                "zone",
+                "An IANA time zone name, such as Europe/Berlin or America/New_York.",
+            )]),
+        });
     }
     specs
 }
@@ -114,6 +128,9 @@ pub fn parse(name: &str, arguments: &Value) -> Option<Result<BuiltinCall, String
             })?;
             Ok(BuiltinCall::SetReminder { text, at })
         }),
+        SET_TIMEZONE => {
+            text_argument(arguments, "zone").map(|zone| BuiltinCall::SetTimeZone { zone })
+        }
         _ => return None,
     };
     Some(call)
@@ -152,7 +169,7 @@ mod tests {
             reminders: true,
         });
         let names: Vec<&str> = all.iter().map(|spec| spec.name.as_str()).collect();
-        assert_eq!(names, [SEARCH_MEMORY, REMEMBER, SET_REMINDER]);
+        assert_eq!(names, [SEARCH_MEMORY, REMEMBER, SET_REMINDER, SET_TIMEZONE]);
         let reminder = &all[2].parameters;
         assert_eq!(reminder["type"], "object");
         assert_eq!(reminder["required"], json!(["text", "at"]));
@@ -160,13 +177,13 @@ mod tests {
     }
 
     #[test]
-    fn incognito_offers_no_memory_tools() {
+    fn only_the_tools_offered_are_specified() {
         let offered = specs(BuiltinOffer {
             memory: false,
             reminders: true,
         });
-        assert_eq!(offered.len(), 1);
-        assert_eq!(offered[0].name, SET_REMINDER);
+        let names: Vec<&str> = offered.iter().map(|spec| spec.name.as_str()).collect();
+        assert_eq!(names, [SET_REMINDER, SET_TIMEZONE]);
     }
 
     #[test]

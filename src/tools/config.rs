@@ -45,6 +45,12 @@ pub struct ToolsConfig {
           value_parser = parse_time_zone)]
     pub default_timezone: TimeZone,
 
+    /// Longest time between two looks for due reminders (each replica also looks when it
+    /// stores one and when the next is due).
+    #[arg(setting = "REMINDERS_CHECK_SECS", default_value_t = 10, global = true,
+          value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    pub reminders_check_secs: u64,
+
     /// Reminders one person may have waiting at once.
     #[arg(setting = "REMINDERS_MAX_PER_USER", default_value_t = 50, global = true,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
@@ -57,6 +63,10 @@ fn parse_time_zone(name: &str) -> Result<TimeZone, String> {
 }
 
 impl ToolsConfig {
+    pub fn reminders_check_interval(&self) -> Duration {
+        Duration::from_secs(self.reminders_check_secs)
+    }
+
     pub fn tool_timeout(&self) -> Duration {
         Duration::from_secs(self.tool_timeout_secs)
     }

@@ -532,7 +532,8 @@ fn median_and_max(values: &[usize]) -> (usize, usize) {
 }
 
 /// The production defaults (the report lists them): the clock, not the settings, is what is
-/// sped up. The idle timeout is set because the scenario's breaks are planned around it.
+/// sped up. The idle timeout is set because the scenario's breaks are planned around it. Tools
+/// are off: the evaluation weighs memory, and the baseline offers none either.
 fn config(database: &TempDatabase, llm: &FakeLlm, embeddings: Option<&EmbeddingServer>) -> Config {
     let idle_secs = (SESSION_IDLE_MS / 1_000).to_string();
     let base_url = llm.base_url();
@@ -547,6 +548,8 @@ fn config(database: &TempDatabase, llm: &FakeLlm, embeddings: Option<&EmbeddingS
         "10",
         "--session-idle-secs",
         &idle_secs,
+        "--tools",
+        "off",
     ];
     if let Some(embeddings) = embeddings {
         args.extend([

@@ -27,6 +27,7 @@ async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
         env: Vec::new(),
         database_url: None,
         replicas: 1,
+        tool_calls: false,
     };
 
     let report = loadgen::run(&options).await.expect("the load run");
@@ -68,6 +69,7 @@ fn fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message(
         env: Vec::new(),
         database_url: Some(database.url.clone()),
         replicas: 2,
+        tool_calls: false,
     };
 
     let report = runtime
@@ -84,4 +86,28 @@ fn fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message(
 #[test]
 fn on_postgres_fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message() {
     on_postgres(fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_reminders_due_at_start_are_each_delivered_once() {
+    let options = LoadOptions {
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_telemem")),
+        users: 0,
+        turns: 0,
+        rate: None,
+        idle_wait: Duration::ZERO,
+        stall_timeout: Duration::from_secs(15),
+        env: Vec::new(),
+        database_url: None,
+        replicas: 1,
+        tool_calls: false,
+    };
+
+    let report = loadgen::run_reminders(&options, 50)
+        .await
+        .expect("the reminders run");
+
+    println!("{report}");
+    assert!(report.is_correct(), "{report}");
+    assert!(report.per_second() > 0.0, "{report}");
 }

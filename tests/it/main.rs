@@ -37,6 +37,8 @@ mod privacy_memory;
 mod privacy_ops;
 mod purge_store;
 mod recall_store;
+mod reminders;
+mod reminders_store;
 mod render;
 mod replicas;
 mod search_index;

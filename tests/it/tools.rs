@@ -108,7 +108,7 @@ async fn a_tool_the_model_calls_runs_and_its_result_goes_back_before_the_answer_
             assert_eq!(requests.len(), 2, "{case}");
             assert_eq!(
                 offered_tools(&requests[0]),
-                ["search_memory", "remember"],
+                ["search_memory", "remember", "set_reminder", "set_timezone"],
                 "{case}"
             );
             let results = tool_results(&requests[1]);
@@ -209,7 +209,7 @@ async fn rounds_stop_at_the_limit_and_the_last_round_offers_no_tools() {
 
     assert_eq!(reply, "Here is what I know.");
     assert_eq!(requests.len(), 3);
-    assert_eq!(offered_tools(&requests[1]).len(), 2);
+    assert_eq!(offered_tools(&requests[1]).len(), 4);
     assert!(
         offered_tools(&requests[2]).is_empty(),
         "the last round must answer"
@@ -278,7 +278,7 @@ async fn a_model_without_tool_support_is_remembered_and_answers_without_tools() 
         assert_eq!(first, "First answer.", "{message}");
         assert_eq!(second, "Second answer.", "{message}");
         assert_eq!(requests.len(), 3, "{message}");
-        assert_eq!(offered_tools(&requests[0]).len(), 2);
+        assert_eq!(offered_tools(&requests[0]).len(), 4);
         assert!(offered_tools(&requests[1]).is_empty(), "{message}");
         assert!(
             offered_tools(&requests[2]).is_empty(),
@@ -304,7 +304,7 @@ async fn a_refusal_that_is_not_about_tools_is_not_taken_for_one() {
         "a rejected request is not sent again"
     );
     assert_eq!(second, "Later answer.");
-    assert_eq!(offered_tools(&requests[1]).len(), 2, "tools still offered");
+    assert_eq!(offered_tools(&requests[1]).len(), 4, "tools still offered");
 }
 
 #[tokio::test]
@@ -416,4 +416,26 @@ async fn the_reply_says_which_tool_runs_while_it_streams() {
             .any(|text| text.contains("🔧 searching your memory…")),
         "{shown:?}"
     );
+}
+
+#[tokio::test]
+async fn tools_command_lists_what_the_model_can_use_now() {
+    let mut bot = TestBot::start().await;
+    let listed = ask(&bot, "/tools").await;
+    ask(&bot, "/incognito on").await;
+    let incognito = ask(&bot, "/tools").await;
+    bot.stop().await;
+    let mut off = TestBot::start_with_args(&["--tools", "off"]).await;
+    let when_off = ask(&off, "/tools").await;
+    off.stop().await;
+
+    for tool in ["search_memory", "remember", "set_reminder", "set_timezone"] {
+        assert!(listed.contains(&format!("• {tool} — ")), "{listed}");
+        assert!(!incognito.contains(&format!("• {tool} — ")), "{incognito}");
+    }
+    assert!(
+        incognito.contains("only tools that store nothing"),
+        "{incognito}"
+    );
+    assert_eq!(when_off, "Tools are turned off on this bot.");
 }

@@ -4,6 +4,7 @@
 -- $6 history's most messages. A negative count means no limit, as SQLite reads it.
 SELECT (SELECT persona FROM user_settings WHERE user_id = $2) AS "persona?",
        (SELECT model FROM user_settings WHERE user_id = $2) AS "model?",
+       (SELECT time_zone FROM user_settings WHERE user_id = $2) AS "time_zone?",
        EXISTS (SELECT 1 FROM incognito_conversations WHERE chat_id = $1 AND user_id = $2)
            AS "incognito!",
        session.id AS "session_id?",

@@ -3,6 +3,7 @@
 -- ?5 history since (ms), ?6 history's most messages.
 SELECT (SELECT persona FROM user_settings WHERE user_id = ?2) AS "persona?: String",
        (SELECT model FROM user_settings WHERE user_id = ?2) AS "model?: String",
+       (SELECT time_zone FROM user_settings WHERE user_id = ?2) AS "time_zone?: String",
        EXISTS (SELECT 1 FROM incognito_conversations WHERE chat_id = ?1 AND user_id = ?2)
            AS "incognito!: bool",
        session.id AS "session_id?: i64",

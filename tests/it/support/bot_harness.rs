@@ -35,6 +35,8 @@ pub struct TestBot {
     pub llm: FakeLlm,
     pub store: Store,
     pub database_url: String,
+    /// The settings it was started with, on top of the defaults.
+    args: Vec<String>,
     shutdown: CancellationToken,
     running: Option<JoinHandle<anyhow::Result<()>>>,
     _database: TempDatabase,
@@ -61,43 +63,54 @@ impl TestBot {
         let telegram = FakeTelegram::start().await;
         let llm = FakeLlm::start().await;
         let database = TempDatabase::new();
-        let allowed = format!("{ALICE},{BOB},{CAROL}");
-        let llm_url = llm.base_url();
-        let mut all_args = vec![
-            "--database-url",
-            &database.url,
-            "--allowed-users",
-            &allowed,
-            "--llm-base-url",
-            &llm_url,
-            "--llm-timeout-secs",
-            "5",
-            "--llm-max-retries",
-            "1",
-            "--stream-replies",
-            "false",
-            "--telegram-throttle",
-            "false",
-            "--purge-first-run-secs",
-            "3600",
-        ];
-        all_args.extend_from_slice(args);
-        let app = App::build_with(parse_config(&all_args), telegram.bot(), clock)
-            .await
-            .expect("build the app");
+        let args: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        let shutdown = CancellationToken::new();
+        let running = run_bot(&telegram, &llm, &database.url, &args, clock, &shutdown).await;
         // A store of the test's own, so assertions still work after the bot closed its connections.
         let store = database.connect().await;
-        let shutdown = CancellationToken::new();
-        let running = tokio::spawn(app.run_until(shutdown.clone()));
         Self {
             telegram,
             llm,
             store,
             database_url: database.url.clone(),
+            args,
             shutdown,
             running: Some(running),
             _database: database,
         }
+    }
+
+    /// Stops the bot as [`Self::stop`] does, then starts it again on the same database, fakes and
+    /// settings, on `clock`: a restart.
+    pub async fn restart_with_clock(&mut self, clock: Arc<dyn Clock>) {
+        self.stop().await;
+        self.shutdown = CancellationToken::new();
+        let running = run_bot(
+            &self.telegram,
+            &self.llm,
+            &self.database_url,
+            &self.args,
+            clock,
+            &self.shutdown,
+        )
+        .await;
+        self.running = Some(running);
+    }
+
+    /// Another replica of this bot: the same database, fakes and settings, in this process,
+    /// until the returned token is cancelled.
+    pub async fn start_replica(&self) -> (CancellationToken, JoinHandle<anyhow::Result<()>>) {
+        let shutdown = CancellationToken::new();
+        let running = run_bot(
+            &self.telegram,
+            &self.llm,
+            &self.database_url,
+            &self.args,
+            Arc::new(SystemClock),
+            &shutdown,
+        )
+        .await;
+        (shutdown, running)
     }
 
     /// A bot taking its updates by webhook with [`WEBHOOK_SECRET`] on a free port, once it has
@@ -155,6 +168,43 @@ impl Drop for TestBot {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
+}
+
+/// Builds the app on `database_url` with the test defaults and `args` on top, and runs it until
+/// `shutdown`.
+async fn run_bot(
+    telegram: &FakeTelegram,
+    llm: &FakeLlm,
+    database_url: &str,
+    args: &[String],
+    clock: Arc<dyn Clock>,
+    shutdown: &CancellationToken,
+) -> JoinHandle<anyhow::Result<()>> {
+    let allowed = format!("{ALICE},{BOB},{CAROL}");
+    let llm_url = llm.base_url();
+    let mut all_args = vec![
+        "--database-url",
+        database_url,
+        "--allowed-users",
+        &allowed,
+        "--llm-base-url",
+        &llm_url,
+        "--llm-timeout-secs",
+        "5",
+        "--llm-max-retries",
+        "1",
+        "--stream-replies",
+        "false",
+        "--telegram-throttle",
+        "false",
+        "--purge-first-run-secs",
+        "3600",
+    ];
+    all_args.extend(args.iter().map(String::as_str));
+    let app = App::build_with(parse_config(&all_args), telegram.bot(), clock)
+        .await
+        .expect("build the app");
+    tokio::spawn(app.run_until(shutdown.clone()))
 }
 
 /// Posts `update` (any bytes) to the webhook at `hook` as Telegram would, with `secret` as its

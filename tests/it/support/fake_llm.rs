@@ -342,6 +342,8 @@ struct Shared {
     refuse_images: AtomicBool,
     transcription_script: Mutex<VecDeque<Transcription>>,
     transcriptions: Mutex<Vec<TranscriptionRequest>>,
+    /// A tool every unscripted request offering tools calls first ([`FakeLlm::call_tool_first`]).
+    tool_first: Mutex<Option<String>>,
 }
 
 impl Default for Shared {
@@ -351,6 +353,7 @@ impl Default for Shared {
             requests: Mutex::default(),
             default_delay: Mutex::default(),
             responder: Mutex::default(),
+            tool_first: Mutex::default(),
             keep_requests: AtomicBool::new(true),
             timings: Mutex::default(),
             arrived: watch::Sender::new(0),
@@ -422,6 +425,13 @@ impl FakeLlm {
     }
 
     /// Answers with `responder` whenever the script queue is empty (instead of the echo).
+    /// From now on, an unscripted request that offers tools and carries no tool results yet is
+    /// answered with a call of `tool` (`{"query": <the person's message>}`); the request with
+    /// its result gets the usual reply.
+    pub fn call_tool_first(&self, tool: &str) {
+        *self.shared.tool_first.lock().expect("fake LLM tool lock") = Some(tool.to_owned());
+    }
+
     pub fn set_responder(&self, responder: Responder) {
         *self
             .shared
@@ -556,6 +566,17 @@ async fn handle(
         .lock()
         .expect("fake LLM responder lock")
         .clone();
+    let tool_first = shared
+        .tool_first
+        .lock()
+        .expect("fake LLM tool lock")
+        .clone()
+        .filter(|_| offers_tools(&body) && !carries_tool_results(&body));
+    let scripted = scripted.or_else(|| {
+        tool_first.map(|tool| {
+            Behaviour::tool_calls(&[(tool.as_str(), json!({"query": last_user_message}))])
+        })
+    });
     let mut behaviour = scripted.unwrap_or_else(|| {
         let reply = match responder {
             Some(responder) => responder(&body),
@@ -1091,6 +1112,29 @@ fn error_response(
             .insert(header::RETRY_AFTER, seconds.into());
     }
     response
+}
+
+/// Whether a request offers the model tools.
+fn offers_tools(body: &Value) -> bool {
+    body["tools"]
+        .as_array()
+        .is_some_and(|tools| !tools.is_empty())
+}
+
+/// Whether a request carries tool results back (either dialect).
+fn carries_tool_results(body: &Value) -> bool {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|message| {
+            message["role"] == "tool"
+                || message["content"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|block| block["type"] == "tool_result")
+        })
 }
 
 /// The person's message in a model request, without the time the prompt puts before it.

@@ -88,6 +88,9 @@ pub struct LoadOptions {
     /// Bot processes sharing the database. One polls; more take their updates by webhook, in
     /// turn, as behind a load balancer (PostgreSQL only).
     pub replicas: u32,
+    /// The model calls the built-in `search_memory` before each answer: every turn takes a
+    /// round of tool calls.
+    pub tool_calls: bool,
 }
 
 /// The webhook secret of replicas under load.
@@ -299,6 +302,9 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
     let telegram = FakeTelegram::start().await;
     let llm = FakeLlm::start().await;
     llm.keep_requests(false);
+    if options.tool_calls {
+        llm.call_tool_first("search_memory");
+    }
     let dir = tempfile::tempdir().context("create a temporary directory")?;
     let database_url = options
         .database_url
@@ -641,11 +647,12 @@ impl<'a> Driver<'a> {
                 .into_iter()
                 .map(|handout| (handout.update_id, handout.at)),
         );
-        self.llm_times
-            .extend(self.llm.take_timings().into_iter().filter_map(|timing| {
-                let tag = tag_of(&timing.last_user_message)?.to_owned();
-                Some((tag, timing.duration()))
-            }));
+        // A turn with a round of tool calls asks the model twice: its model time is both.
+        for timing in self.llm.take_timings() {
+            if let Some(tag) = tag_of(&timing.last_user_message) {
+                *self.llm_times.entry(tag.to_owned()).or_default() += timing.duration();
+            }
+        }
         for call in self.telegram.take_calls() {
             *self.calls.entry(call.method.clone()).or_default() += 1;
             if !call.ok {
@@ -991,4 +998,151 @@ impl fmt::Display for CpuTime {
             self.system.as_secs_f64()
         )
     }
+}
+
+/// What delivering due reminders measured ([`run_reminders`]).
+#[derive(Clone, Debug, Default)]
+pub struct ReminderReport {
+    pub reminders: u32,
+    /// Reminders sent, each counted once.
+    pub delivered: usize,
+    /// Reminders sent more than once.
+    pub duplicates: usize,
+    /// From the bot's start to its first reminder (start-up, reaching Telegram, the first claim).
+    pub to_first: Duration,
+    /// From the first reminder to the last.
+    pub first_to_last: Duration,
+    pub problems: Vec<String>,
+}
+
+impl ReminderReport {
+    pub fn is_correct(&self) -> bool {
+        self.delivered == self.reminders as usize
+            && self.duplicates == 0
+            && self.problems.is_empty()
+    }
+
+    /// Reminders delivered per second, after the first.
+    pub fn per_second(&self) -> f64 {
+        let seconds = self.first_to_last.as_secs_f64();
+        if seconds > 0.0 {
+            self.delivered.saturating_sub(1) as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+impl fmt::Display for ReminderReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "telemem reminders run: {} reminders due at start, one per person",
+            self.reminders
+        )?;
+        writeln!(
+            f,
+            "  delivered               {} of {} ({} more than once)",
+            self.delivered, self.reminders, self.duplicates
+        )?;
+        writeln!(f, "  start to first          {}", millis(self.to_first))?;
+        writeln!(
+            f,
+            "  first to last           {} ({:.0} reminders/s)",
+            millis(self.first_to_last),
+            self.per_second()
+        )?;
+        for problem in &self.problems {
+            writeln!(f, "  problem: {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Stores `count` reminders due now, one per person in their private chat, then starts the bot
+/// and measures how fast it delivers them.
+pub async fn run_reminders(options: &LoadOptions, count: u32) -> anyhow::Result<ReminderReport> {
+    use telemem::storage::{ChatId, ConversationKey, NewReminder, Store, UserId};
+
+    let telegram = FakeTelegram::start().await;
+    let llm = FakeLlm::start().await;
+    let dir = tempfile::tempdir().context("create a temporary directory")?;
+    let database_url = options
+        .database_url
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", dir.path().join("telemem.db").display()));
+    let store = Store::connect(&database_url).await?;
+    store.migrate().await?;
+    let now_ms = i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis(),
+    )?;
+    for index in 0..i64::from(count) {
+        let person = FIRST_USER_ID + index;
+        let text = format!("reminder {index}");
+        let reminder = NewReminder {
+            key: ConversationKey::new(ChatId(person), UserId(person)),
+            text: &text,
+            due_at_ms: now_ms - 1_000,
+            created_at_ms: now_ms - 60_000,
+        };
+        store.add_reminder(&reminder, 1).await?;
+    }
+    store.close().await;
+
+    let spawned_at = Instant::now();
+    let mut bot = BotUnderLoad::spawn(options, &telegram, &llm, &database_url, &[])?;
+    let mut report = ReminderReport {
+        reminders: count,
+        ..ReminderReport::default()
+    };
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let (mut first, mut last) = (None, None);
+    let mut changes = telegram.changes();
+    let mut quiet_since = Instant::now();
+    while seen.len() < count as usize {
+        let mut progressed = false;
+        for call in telegram.take_calls() {
+            let text = call.params["text"].as_str().unwrap_or_default();
+            if call.method != "sendMessage" || !text.starts_with('⏰') {
+                continue;
+            }
+            *seen.entry(text.to_owned()).or_default() += 1;
+            first.get_or_insert(call.at);
+            last = Some(call.at);
+            progressed = true;
+        }
+        if progressed {
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() > options.stall_timeout {
+            report
+                .problems
+                .push("the bot stopped delivering reminders".to_owned());
+            break;
+        }
+        if let Some(status) = bot.exit_status() {
+            report
+                .problems
+                .push(format!("the bot exited with {status}"));
+            break;
+        }
+        let _ = tokio::time::timeout(Duration::from_millis(100), changes.changed()).await;
+    }
+    // Anything sent twice shows up a little later.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for call in telegram.take_calls() {
+        let text = call.params["text"].as_str().unwrap_or_default();
+        if call.method == "sendMessage" && text.starts_with('⏰') {
+            *seen.entry(text.to_owned()).or_default() += 1;
+        }
+    }
+    bot.stop().await;
+    report.delivered = seen.len();
+    report.duplicates = seen.values().filter(|times| **times > 1).count();
+    if let (Some(first), Some(last)) = (first, last) {
+        report.to_first = first.saturating_duration_since(spawned_at);
+        report.first_to_last = last.saturating_duration_since(first);
+    }
+    Ok(report)
 }
