@@ -7,6 +7,8 @@
 //! This layer knows nothing of Telegram; the conversation runs the rounds of calls
 //! (`conversation/tools.rs`).
 
+pub mod mcp;
+
 /// Who a tool runs for: the person whose turn asked for it, in the chat it was asked in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caller {
