@@ -1,6 +1,6 @@
 //! A small MCP server for the MCP client's tests (`tests/it/mcp.rs`), built on rmcp's server
 //! side: each tool exercises one path of the client (a result, a failure, a slow answer, a dying
-//! server, a long result, what the environment holds).
+//! server, a long result, what the environment holds, which process it is).
 //!
 //! ```bash
 //! cargo run --example mcp_echo                          # MCP over standard input and output
@@ -77,6 +77,11 @@ impl Echo {
     #[tool(description = "Answers with a long text")]
     async fn big(&self, Parameters(BigArgs { chars }): Parameters<BigArgs>) -> String {
         "é".repeat(chars)
+    }
+
+    #[tool(description = "The server's process id")]
+    async fn pid(&self) -> String {
+        std::process::id().to_string()
     }
 
     #[tool(description = "The value of an environment variable, or \"unset\"")]

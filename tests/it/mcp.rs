@@ -10,12 +10,13 @@ use telemem::tools::ToolOutput;
 use telemem::tools::mcp::{Allow, McpConfig, McpServers, McpSettings};
 
 use crate::support::mcp::{
-    ADMIN, HttpEcho, PERSON, admin, caller, echo_config, offers_tools, test_settings,
+    ADMIN, HttpEcho, PERSON, admin, caller, echo_config, offers_tools, process_is_running,
+    test_settings,
 };
 use crate::support::waiting::{PATIENCE, eventually};
 
 /// The tools `mcp_echo` has.
-const ECHO_TOOLS: usize = 6;
+const ECHO_TOOLS: usize = 7;
 
 async fn started(config: McpConfig) -> McpServers {
     let servers = McpServers::start(config, test_settings());
@@ -42,6 +43,7 @@ async fn the_tools_of_a_stdio_server_are_offered_as_server_and_tool_with_their_s
             "echo__env",
             "echo__exit",
             "echo__fail",
+            "echo__pid",
             "echo__sleep"
         ]
     );
@@ -50,6 +52,7 @@ async fn the_tools_of_a_stdio_server_are_offered_as_server_and_tool_with_their_s
     assert_eq!(echo.parameters["type"], "object");
     assert_eq!(echo.parameters["properties"]["text"]["type"], "string");
     assert_eq!(echo.parameters["required"], json!(["text"]));
+    assert_eq!(echo.parameters.get("$schema"), None);
     let fail = tools.iter().find(|tool| tool.name == "echo__fail").unwrap();
     assert_eq!(fail.parameters["properties"], json!({}));
     servers.shutdown().await;
@@ -172,6 +175,35 @@ async fn a_server_that_dies_loses_its_tools_and_is_back_after_a_restart() {
         .await;
     assert_eq!(echoed, ToolOutput::ok("again"));
     servers.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutting_down_ends_the_children() {
+    let servers = started(echo_config("echo", json!({}))).await;
+    let pid = servers.call(&admin(), "echo__pid", json!({})).await.text;
+    assert!(process_is_running(&pid), "{pid}");
+
+    servers.shutdown().await;
+
+    assert!(!process_is_running(&pid), "{pid} still runs");
+    assert!(servers.tools(&admin()).is_empty());
+}
+
+#[tokio::test]
+async fn dropping_the_last_handle_ends_the_children() {
+    let servers = started(echo_config("echo", json!({}))).await;
+    let pid = servers.call(&admin(), "echo__pid", json!({})).await.text;
+    let other_handle = servers.clone();
+    drop(servers);
+    assert!(
+        process_is_running(&pid),
+        "a clone keeps the servers running"
+    );
+
+    drop(other_handle);
+
+    let ended = || async { !process_is_running(&pid) };
+    assert!(eventually(ended, PATIENCE).await, "{pid} still runs");
 }
 
 #[tokio::test]

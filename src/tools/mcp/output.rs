@@ -27,9 +27,11 @@ pub fn tool_spec(name: String, tool: &Tool) -> ToolSpec {
 }
 
 /// The tool's input schema as the providers want it: an object schema with `properties` (OpenAI
-/// rejects one without, which MCP allows for tools taking no arguments).
+/// rejects one without, which MCP allows for tools taking no arguments), without the `$schema`
+/// draft marker some OpenAI-compatible servers refuse.
 fn parameters(schema: &Map<String, Value>) -> Value {
     let mut schema = schema.clone();
+    schema.remove("$schema");
     schema.insert("type".to_owned(), Value::String("object".to_owned()));
     if !schema.get("properties").is_some_and(Value::is_object) {
         schema.insert("properties".to_owned(), Value::Object(Map::new()));

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use process_wrap::tokio::CommandWrap;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, Tool};
 use rmcp::service::{RoleClient, RunningService, ServiceExt};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -130,6 +131,9 @@ fn spawn_child(
         .envs(child_environment(|name| std::env::var_os(name), env))
         // Killed even when the runtime goes away before rmcp's own clean-up runs.
         .kill_on_drop(true);
+    let mut child = CommandWrap::from(child);
+    #[cfg(unix)]
+    child.wrap(process_wrap::tokio::ProcessGroup::leader());
     let (transport, stderr) = TokioChildProcess::builder(child)
         .stderr(Stdio::piped())
         .spawn()

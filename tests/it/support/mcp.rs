@@ -75,6 +75,18 @@ pub async fn offers_tools(servers: &McpServers, caller: &Caller, count: usize) -
     eventually(|| async { servers.tools(caller).len() == count }, PATIENCE).await
 }
 
+/// Whether the process `pid` runs (and is not a zombie waiting to be reaped). Linux's /proc.
+pub fn process_is_running(pid: &str) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // "<pid> (<name>) <state> ...": the state follows the name's closing parenthesis.
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next());
+    !matches!(state, None | Some("Z" | "X"))
+}
+
 /// `mcp_echo` serving Streamable HTTP on 127.0.0.1; killed when dropped.
 pub struct HttpEcho {
     pub url: String,
