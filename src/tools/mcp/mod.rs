@@ -71,6 +71,14 @@ pub struct McpServers {
     inner: Arc<Inner>,
 }
 
+// For the structs that hold it: which servers, not their state.
+impl std::fmt::Debug for McpServers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = self.inner.servers.iter().map(|server| &server.config.name);
+        f.debug_list().entries(names).finish()
+    }
+}
+
 struct Inner {
     servers: Vec<Arc<Server>>,
     settings: McpSettings,

@@ -90,13 +90,29 @@ pub fn process_is_running(pid: &str) -> bool {
 /// `mcp_echo` serving Streamable HTTP on 127.0.0.1; killed when dropped.
 pub struct HttpEcho {
     pub url: String,
-    _process: tokio::process::Child,
+    process: tokio::process::Child,
 }
 
 impl HttpEcho {
+    /// On a port of the system's choosing.
     pub async fn start() -> Self {
+        Self::start_on("127.0.0.1:0").await
+    }
+
+    /// Kills the server and starts another on the same address, as a restarted server would.
+    pub async fn restart(mut self) -> Self {
+        self.process.kill().await.expect("mcp_echo is killed");
+        let address = self
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        Self::start_on(&address).await
+    }
+
+    async fn start_on(address: &str) -> Self {
         let mut process = tokio::process::Command::new(mcp_echo_path())
-            .args(["--http", "127.0.0.1:0"])
+            .args(["--http", address])
             .stdout(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -108,9 +124,11 @@ impl HttpEcho {
             .expect("mcp_echo says its URL in time")
             .expect("mcp_echo's standard output")
             .expect("a line with the URL");
-        Self {
-            url,
-            _process: process,
-        }
+        Self { url, process }
+    }
+
+    /// Kills the server, leaving nothing listening at its URL.
+    pub async fn kill(&mut self) {
+        self.process.kill().await.expect("mcp_echo is killed");
     }
 }
