@@ -9,6 +9,7 @@
 
 pub mod builtin;
 pub mod config;
+pub mod mcp;
 
 /// Who a tool runs for: the person whose turn asked for it, in the chat it was asked in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

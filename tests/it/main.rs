@@ -23,6 +23,7 @@ mod limits;
 mod llm;
 mod load;
 mod long_eval;
+mod mcp;
 mod meaning;
 mod media;
 mod memory;

@@ -19,6 +19,7 @@ pub mod fake_embeddings;
 pub mod fake_llm;
 pub mod fake_telegram;
 pub mod loadgen;
+pub mod mcp;
 pub mod modest_model;
 pub mod pipeline;
 pub mod run_command;
