@@ -33,6 +33,8 @@ use crate::telegram::intake::{
 };
 use crate::telegram::scheduler::{Scheduler, SchedulerParts};
 use crate::telegram::{self, TelegramBot};
+use crate::tools::config::ToolsConfig;
+use crate::tools::mcp::{McpConfig, McpServers, McpSettings};
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::{AllowedUpdate, Me};
 
@@ -80,7 +82,8 @@ impl ChatServices {
         .with_quota(QuotaSettings::from_config(config))
         .with_embedder_wake(embedder_wake.clone());
         if config.tools.tools {
-            conversations = conversations.with_tools(ToolSettings::from_config(&config.tools));
+            let mcp = start_mcp_servers(&config.tools)?;
+            conversations = conversations.with_tools(ToolSettings::from_config(&config.tools), mcp);
         }
         if let Some(client) = &embeddings {
             let meaning = MeaningRecall::new(client.clone(), &config.embedding);
@@ -172,6 +175,26 @@ impl ChatServices {
         }
         handles
     }
+}
+
+/// Starts keeping the MCP servers of `MCP_CONFIG` connected, in the background; a file that
+/// cannot be read or is not a valid configuration stops the start, naming what is wrong.
+fn start_mcp_servers(config: &ToolsConfig) -> anyhow::Result<McpServers> {
+    let Some(path) = &config.mcp_config else {
+        return Ok(McpServers::none());
+    };
+    let servers = McpConfig::from_file(path).with_context(|| {
+        format!(
+            "MCP_CONFIG {} is not a usable MCP configuration",
+            path.display()
+        )
+    })?;
+    let settings = McpSettings {
+        call_timeout: config.tool_timeout(),
+        max_result_chars: config.tool_result_max_chars as usize,
+        ..McpSettings::default()
+    };
+    Ok(McpServers::start(servers, settings))
 }
 
 /// Waits for the background jobs to stop after their shutdown token was cancelled.
@@ -287,6 +310,7 @@ impl App {
         };
         let served = self.serve_telegram(bot, incoming, &shutdown).await;
         background_services.stop(&self.services.store).await;
+        self.services.conversations.stop_tools().await;
         tracing::info!("telemem stopped");
         served
     }

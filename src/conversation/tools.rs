@@ -31,6 +31,7 @@ use crate::replies;
 use crate::storage::ConversationKey;
 use crate::time_zone::TimeZone;
 use crate::tools::builtin::{self, BuiltinCall, BuiltinOffer};
+use crate::tools::mcp::McpServers;
 use crate::tools::{Caller, ToolOutput};
 
 /// What the system prompt says about tool results when tools are offered.
@@ -69,6 +70,8 @@ impl ToolSettings {
 /// What a turn's tools run with, shared by every turn.
 pub(super) struct ToolRuntime {
     pub settings: ToolSettings,
+    /// The MCP servers `MCP_CONFIG` names (none when unset).
+    pub mcp: McpServers,
 }
 
 /// What `/tools` has to say.
@@ -137,9 +140,16 @@ impl RoundsUsage {
 
 impl Conversations {
     /// The same conversations, offering the model tools with `settings`.
-    pub fn with_tools(mut self, settings: ToolSettings) -> Self {
-        self.tools = Some(Arc::new(ToolRuntime { settings }));
+    pub fn with_tools(mut self, settings: ToolSettings, mcp: McpServers) -> Self {
+        self.tools = Some(Arc::new(ToolRuntime { settings, mcp }));
         self
+    }
+
+    /// Stops the MCP servers this process started, if any.
+    pub async fn stop_tools(&self) {
+        if let Some(runtime) = &self.tools {
+            runtime.mcp.shutdown().await;
+        }
     }
 
     /// Asks the model for the reply; with `progress`, streams and publishes the text so far.
@@ -210,16 +220,24 @@ impl Conversations {
             return Vec::new();
         }
         let stored = matches!(turn.record, TurnRecord::Stored { .. });
-        self.tool_specs(stored)
+        let caller = Caller {
+            key: turn.key,
+            is_admin: turn.is_admin,
+        };
+        self.tool_specs(&caller, stored)
     }
 
     /// Every tool offered to a turn; with `stored` false (incognito), only those that read and
     /// store nothing.
-    fn tool_specs(&self, stored: bool) -> Vec<ToolSpec> {
-        builtin::specs(BuiltinOffer {
+    fn tool_specs(&self, caller: &Caller, stored: bool) -> Vec<ToolSpec> {
+        let mut specs = builtin::specs(BuiltinOffer {
             memory: stored,
             reminders: stored,
-        })
+        });
+        if let Some(runtime) = &self.tools {
+            specs.extend(runtime.mcp.tools(caller));
+        }
+        specs
     }
 
     /// What `/tools` shows `caller`: the tools their turns are offered now.
@@ -233,7 +251,7 @@ impl Conversations {
         }
         let incognito = self.incognito(caller.key).await?;
         Ok(ToolsOffer::Tools {
-            tools: self.tool_specs(!incognito),
+            tools: self.tool_specs(caller, !incognito),
             incognito,
         })
     }
@@ -278,6 +296,9 @@ impl Conversations {
     async fn run_tool_call(&self, turn: &Turn, caller: &Caller, call: &ToolCall) -> ToolOutput {
         let settings = self.tool_settings();
         let started = Instant::now();
+        if builtin::parse(&call.name, &call.arguments).is_none() {
+            return self.run_mcp_call(caller, call, started).await;
+        }
         let run = self.dispatch_tool_call(turn, caller, call);
         let (output, outcome) = match tokio::time::timeout(settings.call_timeout, run).await {
             Ok(output) if output.is_error => (output, "error"),
@@ -288,19 +309,52 @@ impl Conversations {
                 (ToolOutput::error(message), "timeout")
             }
         };
-        let tool = metric_name(&call.name);
-        crate::metrics::tool_call_finished(tool, started.elapsed(), outcome);
-        tracing::info!(
-            tool,
-            outcome,
-            user_id = caller.key.user_id.0,
-            chat_id = caller.key.chat_id.0,
-            duration_ms = started.elapsed().as_millis() as u64,
-            "tool call"
-        );
+        log_tool_call(&call.name, caller, started, outcome);
         output
     }
 
+    /// A call of an MCP server's tool, within that server's own timeout.
+    async fn run_mcp_call(&self, caller: &Caller, call: &ToolCall, started: Instant) -> ToolOutput {
+        let Some(runtime) = self.tools.as_deref() else {
+            return ToolOutput::error(format!("no tool named {:?}", call.name));
+        };
+        let output = runtime
+            .mcp
+            .call(caller, &call.name, call.arguments.clone())
+            .await;
+        let outcome = if output.is_error { "error" } else { "ok" };
+        // Counted by server: a model can make up any tool name, not any server name.
+        let server = call
+            .name
+            .split_once("__")
+            .map(|(server, _)| server)
+            .filter(|server| {
+                runtime
+                    .mcp
+                    .status()
+                    .iter()
+                    .any(|status| status.name == *server)
+            })
+            .unwrap_or("unknown");
+        log_tool_call(server, caller, started, outcome);
+        output
+    }
+}
+
+/// Logs a tool call with ids only and counts it in `/metrics`, under `tool`.
+fn log_tool_call(tool: &str, caller: &Caller, started: Instant, outcome: &'static str) {
+    crate::metrics::tool_call_finished(tool, started.elapsed(), outcome);
+    tracing::info!(
+        tool,
+        outcome,
+        user_id = caller.key.user_id.0,
+        chat_id = caller.key.chat_id.0,
+        duration_ms = started.elapsed().as_millis() as u64,
+        "tool call"
+    );
+}
+
+impl Conversations {
     async fn dispatch_tool_call(
         &self,
         turn: &Turn,
@@ -440,18 +494,6 @@ fn found_line(pool: &MemoryPool, item: MemoryRef) -> Option<(i64, String)> {
         }
         // The raw history is in the prompt already.
         MemoryRef::History(_) => None,
-    }
-}
-
-/// The name a call is counted under: a built-in tool's name, else `unknown` (MCP tools are
-/// counted by server where they run).
-fn metric_name(name: &str) -> &str {
-    match name {
-        builtin::SEARCH_MEMORY
-        | builtin::REMEMBER
-        | builtin::SET_REMINDER
-        | builtin::SET_TIMEZONE => name,
-        _ => "unknown",
     }
 }
 

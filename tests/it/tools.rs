@@ -439,3 +439,107 @@ async fn tools_command_lists_what_the_model_can_use_now() {
     );
     assert_eq!(when_off, "Tools are turned off on this bot.");
 }
+
+/// An MCP configuration file with the test server `mcp_echo` as `echo` (admins only), in `dir`.
+fn mcp_config_file(dir: &tempfile::TempDir) -> String {
+    let path = dir.path().join("mcp.json");
+    let config = json!({"mcpServers": {"echo": {
+        "command": crate::support::mcp::mcp_echo_path(),
+        "allow": "admins"
+    }}});
+    std::fs::write(&path, config.to_string()).expect("write the MCP configuration");
+    path.display().to_string()
+}
+
+#[tokio::test]
+async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offered_to_others() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let config = mcp_config_file(&dir);
+    let admin = ALICE.to_string();
+    let mut bot =
+        TestBot::start_with_args(&["--mcp-config", &config, "--admin-users", &admin]).await;
+    let telegram = &bot.telegram;
+    // The server starts in the background: /tools shows its tools once it is up.
+    crate::support::waiting::eventually(
+        || async {
+            telegram.send_text(ALICE, ALICE, "/tools");
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            telegram
+                .sent_messages(ALICE)
+                .last()
+                .is_some_and(|text| text.contains("echo__echo"))
+        },
+        crate::support::waiting::PATIENCE,
+    )
+    .await;
+    bot.llm.push(Behaviour::tool_calls(&[(
+        "echo__echo",
+        json!({"text": "hello from MCP"}),
+    )]));
+    bot.llm.push(Behaviour::reply("It said hello."));
+
+    let reply = ask(&bot, "Use the echo tool").await;
+    let results = tool_results(&bot.llm.last_request().expect("a model call"));
+    let before = bot.telegram.sent_messages(BOB).len();
+    bot.telegram.send_text(BOB, BOB, "/tools");
+    let bobs_tools = bot.wait_for_messages(BOB, before + 1).await[before].clone();
+    bot.telegram.send_text(BOB, BOB, "Hello");
+    bot.wait_for_messages(BOB, before + 2).await;
+    let bobs_request = bot.llm.last_request().expect("a model call");
+    bot.stop().await;
+
+    assert_eq!(reply, "It said hello.");
+    assert!(
+        results[0]
+            .1
+            .starts_with("<tool_result name=\"echo__echo\">\nhello from MCP"),
+        "{:?}",
+        results
+    );
+    assert!(!bobs_tools.contains("echo__"), "{bobs_tools}");
+    assert!(
+        !offered_tools(&bobs_request)
+            .iter()
+            .any(|name| name.starts_with("echo__")),
+        "not offered to someone the server does not allow"
+    );
+}
+
+#[tokio::test]
+async fn cancel_stops_a_reply_while_a_slow_tool_runs() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let config = mcp_config_file(&dir);
+    let admin = ALICE.to_string();
+    let mut bot =
+        TestBot::start_with_args(&["--mcp-config", &config, "--admin-users", &admin]).await;
+    let telegram = &bot.telegram;
+    crate::support::waiting::eventually(
+        || async {
+            telegram.send_text(ALICE, ALICE, "/tools");
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            telegram
+                .sent_messages(ALICE)
+                .last()
+                .is_some_and(|text| text.contains("echo__sleep"))
+        },
+        crate::support::waiting::PATIENCE,
+    )
+    .await;
+    bot.llm.push(Behaviour::tool_calls(&[(
+        "echo__sleep",
+        json!({"ms": 20_000}),
+    )]));
+    let before = bot.telegram.sent_messages(ALICE).len();
+
+    bot.telegram.send_text(ALICE, ALICE, "Wait for it");
+    bot.llm.wait_for_requests(bot.llm.requests().len()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let started = std::time::Instant::now();
+    bot.telegram.send_text(ALICE, ALICE, "/cancel");
+    let messages = bot.wait_for_messages(ALICE, before + 1).await;
+    let waited = started.elapsed();
+    bot.stop().await;
+
+    assert_eq!(messages[before], "⏹", "{messages:?}");
+    assert!(waited < std::time::Duration::from_secs(10), "{waited:?}");
+}
