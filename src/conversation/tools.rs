@@ -72,6 +72,8 @@ pub(super) struct ToolRuntime {
     pub settings: ToolSettings,
     /// The MCP servers `MCP_CONFIG` names (none when unset).
     pub mcp: McpServers,
+    /// The built-in tools as a turn with memory is offered them, made once.
+    pub builtin_specs: Vec<ToolSpec>,
 }
 
 /// What `/tools` has to say.
@@ -141,7 +143,15 @@ impl RoundsUsage {
 impl Conversations {
     /// The same conversations, offering the model tools with `settings`.
     pub fn with_tools(mut self, settings: ToolSettings, mcp: McpServers) -> Self {
-        self.tools = Some(Arc::new(ToolRuntime { settings, mcp }));
+        let builtin_specs = builtin::specs(BuiltinOffer {
+            memory: true,
+            reminders: true,
+        });
+        self.tools = Some(Arc::new(ToolRuntime {
+            settings,
+            mcp,
+            builtin_specs,
+        }));
         self
     }
 
@@ -230,13 +240,15 @@ impl Conversations {
     /// Every tool offered to a turn; with `stored` false (incognito), only those that read and
     /// store nothing.
     fn tool_specs(&self, caller: &Caller, stored: bool) -> Vec<ToolSpec> {
-        let mut specs = builtin::specs(BuiltinOffer {
-            memory: stored,
-            reminders: stored,
-        });
-        if let Some(runtime) = &self.tools {
-            specs.extend(runtime.mcp.tools(caller));
-        }
+        let Some(runtime) = &self.tools else {
+            return Vec::new();
+        };
+        let mut specs = if stored {
+            runtime.builtin_specs.clone()
+        } else {
+            Vec::new()
+        };
+        specs.extend(runtime.mcp.tools(caller));
         specs
     }
 
@@ -296,10 +308,15 @@ impl Conversations {
     async fn run_tool_call(&self, turn: &Turn, caller: &Caller, call: &ToolCall) -> ToolOutput {
         let settings = self.tool_settings();
         let started = Instant::now();
-        if builtin::parse(&call.name, &call.arguments).is_none() {
-            return self.run_mcp_call(caller, call, started).await;
-        }
-        let run = self.dispatch_tool_call(turn, caller, call);
+        let builtin = match builtin::parse(&call.name, &call.arguments) {
+            None => return self.run_mcp_call(caller, call, started).await,
+            Some(Err(problem)) => {
+                log_tool_call(&call.name, caller, started, "error");
+                return ToolOutput::error(problem);
+            }
+            Some(Ok(builtin)) => builtin,
+        };
+        let run = self.run_builtin(turn, caller, builtin);
         let (output, outcome) = match tokio::time::timeout(settings.call_timeout, run).await {
             Ok(output) if output.is_error => (output, "error"),
             Ok(output) => (output, "ok"),
@@ -355,19 +372,6 @@ fn log_tool_call(tool: &str, caller: &Caller, started: Instant, outcome: &'stati
 }
 
 impl Conversations {
-    async fn dispatch_tool_call(
-        &self,
-        turn: &Turn,
-        caller: &Caller,
-        call: &ToolCall,
-    ) -> ToolOutput {
-        match builtin::parse(&call.name, &call.arguments) {
-            Some(Ok(builtin)) => self.run_builtin(turn, caller, builtin).await,
-            Some(Err(problem)) => ToolOutput::error(problem),
-            None => ToolOutput::error(format!("no tool named {:?}", call.name)),
-        }
-    }
-
     async fn run_builtin(&self, turn: &Turn, caller: &Caller, call: BuiltinCall) -> ToolOutput {
         let result = match call {
             BuiltinCall::SearchMemory { query } => self.search_memory(turn, &query).await,

@@ -7,7 +7,8 @@
 /// A compile-time checked query reading records of the type `$record` by
 /// `SELECT <its columns> $rest`: [`super::StoredMessage`]s from `messages` (or a subquery over
 /// it), [`super::SummaryRecord`]s from `session_summaries AS summary` joined with
-/// `sessions AS session`, [`super::SessionRecord`]s from `sessions`.
+/// `sessions AS session`, [`super::SessionRecord`]s from `sessions`, reminder rows from
+/// `reminders`.
 macro_rules! select {
     (StoredMessage, $($rest:tt)+) => {
         select!(@columns StoredMessage, r#"SELECT id AS "id!", chat_id AS "chat_id!",
@@ -27,6 +28,11 @@ macro_rules! select {
             user_id AS "user_id!", started_at AS "started_at_ms!",
             last_activity_at AS "last_activity_at_ms!", closed_at AS closed_at_ms,
             summary_attempts AS "summary_attempts!" "#, $($rest)+)
+    };
+    (ReminderRow, $($rest:tt)+) => {
+        select!(@columns ReminderRow, r#"SELECT id AS "id!", chat_id AS "chat_id!",
+            user_id AS "user_id!", text AS "text!", due_at AS "due_at_ms!",
+            created_at AS "created_at_ms!", state AS "state!", sent_at AS sent_at_ms "#, $($rest)+)
     };
     (@columns $record:ident, $columns:literal, $rest:literal $(, $argument:expr)* $(,)?) => {
         sqlx::query_as!($record, $columns + $rest, $($argument),*)

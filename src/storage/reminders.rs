@@ -157,18 +157,12 @@ impl Store {
     pub async fn pending_reminders(&self, user_id: UserId) -> Result<Vec<Reminder>> {
         let rows = run!(
             self.reader.fetch_all,
-            query_as!(
+            select!(
                 ReminderRow,
-                sqlite = r#"SELECT id AS "id!", chat_id, user_id, text, due_at AS due_at_ms,
-                                   created_at AS created_at_ms, state, sent_at AS sent_at_ms
-                            FROM reminders
-                            WHERE user_id = ?1 AND state IN ('pending', 'claimed')
-                            ORDER BY due_at, id"#,
-                postgres = r#"SELECT id, chat_id, user_id, text, due_at AS due_at_ms,
-                                     created_at AS created_at_ms, state, sent_at AS sent_at_ms
-                              FROM reminders
-                              WHERE user_id = $1 AND state IN ('pending', 'claimed')
-                              ORDER BY due_at, id"#,
+                sqlite = "FROM reminders WHERE user_id = ?1 AND state IN ('pending', 'claimed')
+                          ORDER BY due_at, id",
+                postgres = "FROM reminders WHERE user_id = $1 AND state IN ('pending', 'claimed')
+                            ORDER BY due_at, id",
                 user_id.0,
             ),
         )?;
@@ -180,16 +174,10 @@ impl Store {
     pub async fn reminders_of(&self, key: ConversationKey) -> Result<Vec<Reminder>> {
         let rows = run!(
             self.reader.fetch_all,
-            query_as!(
+            select!(
                 ReminderRow,
-                sqlite = r#"SELECT id AS "id!", chat_id, user_id, text, due_at AS due_at_ms,
-                                   created_at AS created_at_ms, state, sent_at AS sent_at_ms
-                            FROM reminders WHERE chat_id = ?1 AND user_id = ?2
-                            ORDER BY due_at, id"#,
-                postgres = r#"SELECT id, chat_id, user_id, text, due_at AS due_at_ms,
-                                     created_at AS created_at_ms, state, sent_at AS sent_at_ms
-                              FROM reminders WHERE chat_id = $1 AND user_id = $2
-                              ORDER BY due_at, id"#,
+                sqlite = "FROM reminders WHERE chat_id = ?1 AND user_id = ?2 ORDER BY due_at, id",
+                postgres = "FROM reminders WHERE chat_id = $1 AND user_id = $2 ORDER BY due_at, id",
                 key.chat_id.0,
                 key.user_id.0,
             ),

@@ -10,16 +10,14 @@
 
 use teloxide::prelude::*;
 use teloxide::types::{CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup};
-use teloxide::{ApiError, RequestError};
 
 use crate::conversation::{Conversations, ModelMenu};
 use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
 use crate::telegram::bot::TelegramBot;
-use crate::telegram::delivery::with_flood_retry;
 use crate::telegram::identity;
-use crate::telegram::reply::{HandlerResult, send_with_buttons};
+use crate::telegram::reply::{HandlerResult, edit_with_buttons, send_with_buttons};
 
 /// What every model button's callback data starts with.
 const PREFIX: &str = "model:";
@@ -138,19 +136,9 @@ pub(super) async fn press_model_button(
     let Some(message) = query.regular_message() else {
         return Ok(());
     };
-    let (chat_id, message_id) = (message.chat.id, message.id);
+    // The same model pressed twice leaves the menu as it is.
     let (text, markup) = (menu_text(lang, &intro), keyboard(&menu, presser));
-    let edited = with_flood_retry(|| {
-        bot.edit_message_text(chat_id, message_id, text.clone())
-            .reply_markup(markup.clone())
-            .send()
-    })
-    .await;
-    match edited {
-        // The same model pressed twice: the menu shows it already.
-        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
-        Err(error) => Err(error.into()),
-    }
+    edit_with_buttons(&bot, message, text, markup).await
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::with_flood_retry;
 use crate::telegram::errors::loggable;
 use crate::telegram::identity;
-use crate::telegram::reply::{HandlerResult, send_private_material};
+use crate::telegram::reply::{HandlerResult, edit_with_buttons, send_private_material};
 
 /// How long a claim on a reminder holds before another replica may send it.
 const CLAIM_LEASE_MS: i64 = 60_000;
@@ -263,38 +263,13 @@ pub(super) async fn press_reminder_button(
         return Ok(());
     };
     let (text, buttons) = reminder_list(&conversations, presser, lang).await?;
-    let (chat_id, message_id) = (message.chat.id, message.id);
-    let edited = with_flood_retry(|| {
-        bot.edit_message_text(chat_id, message_id, text.clone())
-            .reply_markup(buttons.clone())
-            .send()
-    })
-    .await;
-    match edited {
-        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
-        Err(error) => Err(error.into()),
-    }
+    edit_with_buttons(&bot, message, text, buttons).await
 }
 
 /// `reminder:<id>:<owner>` read back.
 fn parse_button(data: &str) -> Option<(i64, UserId)> {
     let (id, owner) = data.strip_prefix(PREFIX)?.split_once(':')?;
     Some((id.parse().ok()?, owner.parse().ok()?))
-}
-
-/// Spawns the delivery job on `bot`, for the app.
-pub fn spawn_delivery(
-    bot: TelegramBot,
-    conversations: Conversations,
-    check_interval: Duration,
-    shutdown: CancellationToken,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(deliver_reminders(
-        bot,
-        conversations,
-        check_interval,
-        shutdown,
-    ))
 }
 
 #[cfg(test)]

@@ -54,6 +54,27 @@ pub(crate) async fn edit_confirmation(
     Ok(())
 }
 
+/// Replaces a message's text and buttons (a menu after a press). The same text and buttons again
+/// is no error: the message shows them already.
+pub(crate) async fn edit_with_buttons(
+    bot: &TelegramBot,
+    message: &Message,
+    text: String,
+    buttons: InlineKeyboardMarkup,
+) -> HandlerResult {
+    let (chat_id, message_id) = (message.chat.id, message.id);
+    let edited = delivery::with_flood_retry(|| {
+        bot.edit_message_text(chat_id, message_id, text.clone())
+            .reply_markup(buttons.clone())
+            .send()
+    })
+    .await;
+    match edited {
+        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
+        Err(error) => Err(error.into()),
+    }
+}
+
 /// One row of buttons, each its label and the data a press on it sends.
 pub(crate) fn button_row<const N: usize>(buttons: [(String, String); N]) -> InlineKeyboardMarkup {
     InlineKeyboardMarkup::new([

@@ -15,9 +15,9 @@ use crate::support::loadgen::{self, LoadOptions};
 /// debug build under load.
 const MAX_OVERHEAD: Duration = Duration::from_secs(5);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
-    let options = LoadOptions {
+/// A short run of the debug build, one replica on a fresh SQLite file.
+fn debug_run() -> LoadOptions {
+    LoadOptions {
         bin: PathBuf::from(env!("CARGO_BIN_EXE_telemem")),
         users: 50,
         turns: 3,
@@ -28,6 +28,17 @@ async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
         database_url: None,
         replicas: 1,
         tool_calls: false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_users_at_once_each_get_exactly_one_right_reply_per_message() {
+    let options = LoadOptions {
+        users: 50,
+        turns: 3,
+        database_url: None,
+        replicas: 1,
+        ..debug_run()
     };
 
     let report = loadgen::run(&options).await.expect("the load run");
@@ -60,16 +71,11 @@ fn fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message(
         .unwrap();
     let database = TempDatabase::new();
     let options = LoadOptions {
-        bin: PathBuf::from(env!("CARGO_BIN_EXE_telemem")),
         users: 50,
         turns: 3,
-        rate: None,
-        idle_wait: Duration::ZERO,
-        stall_timeout: Duration::from_secs(15),
-        env: Vec::new(),
         database_url: Some(database.url.clone()),
         replicas: 2,
-        tool_calls: false,
+        ..debug_run()
     };
 
     let report = runtime
@@ -91,16 +97,11 @@ fn on_postgres_fifty_users_across_two_replicas_each_get_exactly_one_right_reply_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_reminders_due_at_start_are_each_delivered_once() {
     let options = LoadOptions {
-        bin: PathBuf::from(env!("CARGO_BIN_EXE_telemem")),
         users: 0,
         turns: 0,
-        rate: None,
-        idle_wait: Duration::ZERO,
-        stall_timeout: Duration::from_secs(15),
-        env: Vec::new(),
         database_url: None,
         replicas: 1,
-        tool_calls: false,
+        ..debug_run()
     };
 
     let report = loadgen::run_reminders(&options, 50)

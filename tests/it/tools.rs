@@ -451,15 +451,13 @@ fn mcp_config_file(dir: &tempfile::TempDir) -> String {
     path.display().to_string()
 }
 
-#[tokio::test]
-async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offered_to_others() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let config = mcp_config_file(&dir);
+/// A bot with the test MCP server `echo` for admins, Alice one of them, once the server's tools
+/// are up (it starts in the background; `/tools` shows them then).
+async fn bot_with_echo_server_for_alice(dir: &tempfile::TempDir) -> TestBot {
+    let config = mcp_config_file(dir);
     let admin = ALICE.to_string();
-    let mut bot =
-        TestBot::start_with_args(&["--mcp-config", &config, "--admin-users", &admin]).await;
+    let bot = TestBot::start_with_args(&["--mcp-config", &config, "--admin-users", &admin]).await;
     let telegram = &bot.telegram;
-    // The server starts in the background: /tools shows its tools once it is up.
     crate::support::waiting::eventually(
         || async {
             telegram.send_text(ALICE, ALICE, "/tools");
@@ -472,6 +470,13 @@ async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offere
         crate::support::waiting::PATIENCE,
     )
     .await;
+    bot
+}
+
+#[tokio::test]
+async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offered_to_others() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut bot = bot_with_echo_server_for_alice(&dir).await;
     bot.llm.push(Behaviour::tool_calls(&[(
         "echo__echo",
         json!({"text": "hello from MCP"}),
@@ -508,31 +513,16 @@ async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offere
 #[tokio::test]
 async fn cancel_stops_a_reply_while_a_slow_tool_runs() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let config = mcp_config_file(&dir);
-    let admin = ALICE.to_string();
-    let mut bot =
-        TestBot::start_with_args(&["--mcp-config", &config, "--admin-users", &admin]).await;
-    let telegram = &bot.telegram;
-    crate::support::waiting::eventually(
-        || async {
-            telegram.send_text(ALICE, ALICE, "/tools");
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-            telegram
-                .sent_messages(ALICE)
-                .last()
-                .is_some_and(|text| text.contains("echo__sleep"))
-        },
-        crate::support::waiting::PATIENCE,
-    )
-    .await;
+    let mut bot = bot_with_echo_server_for_alice(&dir).await;
     bot.llm.push(Behaviour::tool_calls(&[(
         "echo__sleep",
         json!({"ms": 20_000}),
     )]));
     let before = bot.telegram.sent_messages(ALICE).len();
+    let requests_before = bot.llm.requests().len();
 
     bot.telegram.send_text(ALICE, ALICE, "Wait for it");
-    bot.llm.wait_for_requests(bot.llm.requests().len()).await;
+    bot.llm.wait_for_requests(requests_before + 1).await;
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     let started = std::time::Instant::now();
     bot.telegram.send_text(ALICE, ALICE, "/cancel");
