@@ -15,7 +15,7 @@ use anyhow::Context;
 
 use crate::clock::Clock;
 use crate::config::TelegramConfig;
-use crate::storage::{AccessRule, AccessRuleRecord, Store, UserId};
+use crate::storage::{AccessRule, AccessRuleRecord, Store, StrangerAlert, UserId};
 
 /// What the list says about one identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +229,14 @@ impl AccessList {
             .record_stranger_alert(user_id, self.clock.now_ms())
             .await
             .context("cannot record the alert about a stranger")
+    }
+
+    /// The strangers the admins were told about, the latest first, at most `limit`.
+    pub async fn strangers(&self, limit: i64) -> anyhow::Result<Vec<StrangerAlert>> {
+        self.store
+            .stranger_alerts(limit)
+            .await
+            .context("cannot read the alerts about strangers")
     }
 
     /// Who is allowed and who is blocked, for `/users`.

@@ -35,6 +35,7 @@ use crate::telegram::scheduler::{Scheduler, SchedulerParts};
 use crate::telegram::{self, TelegramBot};
 use crate::tools::config::ToolsConfig;
 use crate::tools::mcp::{McpConfig, McpServers, McpSettings};
+use crate::webapp::WebAppParts;
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::{AllowedUpdate, Me};
 
@@ -266,15 +267,20 @@ impl App {
                 "TELEGRAM_WEBHOOK_URL needs HTTP_ADDR: the address the webhook is served on"
             );
         }
+        if config.webapp.public_url.is_some() && config.http.http_addr.is_none() {
+            anyhow::bail!("PUBLIC_URL needs HTTP_ADDR: the address the Mini App is served on");
+        }
         let background = CancellationToken::new();
         let jobs = self.services.spawn_jobs(config, &background);
-        let access_list = AccessList::load(
-            ConfiguredAccess::from_config(&config.telegram),
-            self.services.store.clone(),
-            self.services.clock.clone(),
-        )
-        .await?;
-        let access = Arc::new(AccessPolicy::new(Arc::new(access_list)));
+        let access_list = Arc::new(
+            AccessList::load(
+                ConfiguredAccess::from_config(&config.telegram),
+                self.services.store.clone(),
+                self.services.clock.clone(),
+            )
+            .await?,
+        );
+        let access = Arc::new(AccessPolicy::new(access_list.clone()));
         let (intake, updates) = Intake::new(
             self.services.store.clone(),
             self.services.clock.clone(),
@@ -287,11 +293,18 @@ impl App {
             }
             None => axum::Router::new(),
         };
+        let mini_app = crate::webapp::router(WebAppParts {
+            conversations: self.services.conversations.clone(),
+            access: access_list,
+            bot_token: self.bot.token().to_owned(),
+            max_age: config.webapp.max_age(),
+            clock: self.services.clock.clone(),
+        });
         let http = crate::http::start(
             &config.http,
             self.services.store.clone(),
             self.services.clock.clone(),
-            webhook_routes,
+            webhook_routes.merge(mini_app),
             self.services.jobs.clone(),
             background.clone(),
         )
@@ -333,10 +346,16 @@ impl App {
         let menu_bot = bot.clone();
         let admins = incoming.access.list().admins();
         let conversations = self.services.conversations.clone();
+        let app_url = self.config.webapp.app_url();
         tokio::spawn(async move {
             let registered = telegram::register_commands(&menu_bot, &admins, &conversations);
             if let Err(error) = registered.await {
                 tracing::warn!(error = %error, "could not register the command menu with Telegram");
+            }
+            if let Some(app_url) = app_url
+                && let Err(error) = telegram::mini_app::set_menu_button(&menu_bot, &app_url).await
+            {
+                tracing::warn!(error = %error, "could not set the Mini App's menu button");
             }
         });
         let IncomingUpdates {

@@ -475,6 +475,7 @@ async fn command_in_terminal(
         Ok(
             CommandAnswer::Say(text)
             | CommandAnswer::SayPrivately(text)
+            | CommandAnswer::SayPrivatelyWithApp { text, .. }
             | CommandAnswer::PersonaSaved { confirmation: text },
         ) => text,
         Ok(CommandAnswer::ConfirmClear) => replies::terminal_cannot_clear(lang),

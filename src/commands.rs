@@ -62,25 +62,11 @@ pub enum Command {
     Reminders,
     /// Show the tools I can use for you.
     Tools,
+    /// Show your settings: persona, model, incognito, time zone.
+    Settings,
 }
 
-/// The format of an `/export`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExportFormat {
-    Markdown,
-    Json,
-}
-
-impl ExportFormat {
-    /// `json` (any case) is JSON; anything else, including nothing, is Markdown.
-    pub fn parse(argument: &str) -> Self {
-        if argument.trim().eq_ignore_ascii_case("json") {
-            Self::Json
-        } else {
-            Self::Markdown
-        }
-    }
-}
+pub use crate::conversation::ExportFormat;
 
 /// What `/persona <argument>` asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,6 +151,13 @@ impl<'a> RememberRequest<'a> {
     }
 }
 
+/// The part of the Mini App an answer offers to open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppView {
+    Memory,
+    Settings,
+}
+
 /// What a front end does to answer a command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CommandAnswer {
@@ -172,6 +165,9 @@ pub enum CommandAnswer {
     Say(String),
     /// Say this where only the person sees it: it shows material about them.
     SayPrivately(String),
+    /// [`Self::SayPrivately`], offering the Mini App's `view` where the front end has one
+    /// (`/memory`, `/settings`).
+    SayPrivatelyWithApp { text: String, view: AppView },
     /// The persona was saved. `confirmation` shows it, so it is said only where the persona may
     /// be seen: a group hears that it was saved, without the text.
     PersonaSaved { confirmation: String },
@@ -222,8 +218,15 @@ pub async fn answer(
         }
         Command::Memory => {
             let overview = conversations.memory_overview(key).await?;
-            CommandAnswer::SayPrivately(replies::memory(lang, &overview))
+            CommandAnswer::SayPrivatelyWithApp {
+                text: replies::memory(lang, &overview),
+                view: AppView::Memory,
+            }
         }
+        Command::Settings => CommandAnswer::SayPrivatelyWithApp {
+            text: settings_text(conversations, key, lang).await?,
+            view: AppView::Settings,
+        },
         Command::Model(argument) => model(conversations, key, lang, &argument).await?,
         Command::Remember(argument) => remember(conversations, key, lang, &argument).await?,
         Command::Forget(argument) => forget(conversations, key, lang, &argument).await?,
@@ -242,6 +245,28 @@ pub async fn answer(
         Command::Reminders => CommandAnswer::ListReminders,
         Command::Tools => CommandAnswer::ListTools,
     })
+}
+
+/// `/settings`: the person's persona, model and time zone, and incognito in this chat.
+async fn settings_text(
+    conversations: &Conversations,
+    key: ConversationKey,
+    lang: Lang,
+) -> anyhow::Result<String> {
+    let persona = conversations.persona(key.user_id).await?;
+    let menu = conversations.model_menu(key.user_id).await?;
+    let incognito = conversations.incognito(key).await?;
+    let zone = conversations.time_zone(key.user_id).await?;
+    Ok(replies::settings_overview(
+        lang,
+        &replies::SettingsOverview {
+            persona: persona.as_deref(),
+            model: &menu.in_use.name,
+            incognito,
+            time_zone: zone.zone.name(),
+            time_zone_chosen: zone.chosen,
+        },
+    ))
 }
 
 /// `/reminders`: the person's waiting reminders in their time zone, numbered, with the ids of
@@ -637,7 +662,7 @@ mod tests {
         );
         assert_eq!(
             german.lines().filter(|line| line.starts_with('/')).count(),
-            17
+            18
         );
     }
 

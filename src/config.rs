@@ -494,6 +494,9 @@ pub struct Config {
     #[command(flatten)]
     pub tools: crate::tools::config::ToolsConfig,
 
+    #[command(flatten)]
+    pub webapp: crate::webapp::config::WebAppConfig,
+
     /// Log line format; the level is set with RUST_LOG (default `info`).
     #[arg(setting = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty, global = true)]
     pub log_format: LogFormat,

@@ -30,6 +30,8 @@
 
 mod answer;
 mod commands;
+mod export;
+mod own_memory;
 mod reminders;
 mod retry;
 mod tools;
@@ -40,6 +42,8 @@ pub use commands::{
     ConversationStats, MemoryOverview, ModelMenu, NoteAddition, PERSONA_MAX_CHARS, Persona,
     PersonaError,
 };
+pub use export::{ExportFile, ExportFormat};
+pub use own_memory::{FoundKind, FoundMemory};
 pub use reminders::PersonZone;
 pub use retry::{Retry, RetryStart};
 pub use tools::{ToolActivity, ToolSettings, ToolsOffer, activity_line};

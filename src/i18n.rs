@@ -180,6 +180,18 @@ pub(crate) fn text<'a>(
     CATALOG.text(lang, id, args)
 }
 
+/// Every sentence of the Mini App's page (the messages whose id starts with `app-`) in
+/// `lang`, by id; English where `lang`'s file lacks one. The page shows these and nothing else.
+pub fn app_strings(lang: Lang) -> std::collections::BTreeMap<&'static str, String> {
+    Lang::En
+        .source()
+        .lines()
+        .filter_map(|line| line.split_once('=').map(|(id, _)| id.trim_end()))
+        .filter(|id| id.starts_with("app-") && !id.contains(char::is_whitespace))
+        .map(|id| (id, CATALOG.text(lang, id, None)))
+        .collect()
+}
+
 /// The sentence `id` (without placeholders) in `lang`, or in English, or `None` when neither
 /// file has it: for texts with a fallback of their own.
 pub(crate) fn text_if_any(lang: Lang, id: &str) -> Option<String> {

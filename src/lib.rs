@@ -39,6 +39,8 @@
 //! - [`telemetry`]: tracing subscriber set-up.
 //! - [`time_zone`]: a person's time zone: reading its name, showing a moment on their clock.
 //! - [`tools`]: the tools the model may call (built-in ones and MCP servers'), Telegram-free.
+//! - [`webapp`]: the Mini App: its page and JSON API on the HTTP listener, signed in by
+//!   Telegram's init data.
 
 pub mod access_list;
 pub mod app;
@@ -67,3 +69,4 @@ pub mod telegram;
 pub mod telemetry;
 pub mod time_zone;
 pub mod tools;
+pub mod webapp;

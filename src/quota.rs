@@ -23,7 +23,7 @@ use anyhow::Context;
 
 use crate::clock::{Clock, start_of_utc_day_ms};
 use crate::config::Config;
-use crate::storage::{PersonUsage, Store, TokenLimitRecord, UserId};
+use crate::storage::{DayTokens, PersonUsage, Store, TokenLimitRecord, UserId};
 
 /// One UTC day in milliseconds.
 pub const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -276,6 +276,35 @@ impl Quota {
             .usage_by_person(since_ms, today_ms, only)
             .await
             .context("cannot read the usage")
+    }
+
+    /// Tokens used on each of the last `days` UTC days (today included), oldest first, days
+    /// without use as zero: `only`'s, or everyone's together.
+    pub async fn tokens_per_day(
+        &self,
+        days: i64,
+        only: Option<UserId>,
+    ) -> anyhow::Result<Vec<DayTokens>> {
+        let today_ms = start_of_utc_day_ms(self.clock.now_ms());
+        let since_ms = today_ms - (days - 1).max(0) * DAY_MS;
+        let used = self
+            .store
+            .tokens_per_day(since_ms, only)
+            .await
+            .context("cannot read the tokens per day")?;
+        let used: std::collections::HashMap<i64, i64> = used
+            .into_iter()
+            .map(|day| (day.day_start_ms, day.tokens))
+            .collect();
+        Ok((0..days.max(0))
+            .map(|day| {
+                let day_start_ms = since_ms + day * DAY_MS;
+                DayTokens {
+                    day_start_ms,
+                    tokens: used.get(&day_start_ms).copied().unwrap_or(0),
+                }
+            })
+            .collect())
     }
 
     /// Keeps `user_id`'s stored history under the cap: deletes their oldest closed sessions when

@@ -12,20 +12,19 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use tokio::sync::watch;
 
 use super::commands::NoteAddition;
+use super::own_memory::{FoundKind, FoundMemory};
 use super::{Conversations, Turn, TurnRecord};
 use crate::clock::format_utc_ms;
 use crate::i18n::Lang;
 use crate::llm::{
     ChatMessage, ChatRequest, Completion, LlmError, Role, ToolCall, ToolResult, ToolSpec,
 };
-use crate::memory::context::{MemoryPool, MemoryRef, add_guidance};
+use crate::memory::context::add_guidance;
 use crate::memory::escape::{escape_stored_text, one_line};
-use crate::memory::notes::{NoteLine, NoteText};
-use crate::memory::recall::{RecallQuery, Remembered, recall};
+use crate::memory::notes::NoteText;
 use crate::memory::tokens::estimate_tokens;
 use crate::replies;
 use crate::storage::ConversationKey;
@@ -404,46 +403,15 @@ impl Conversations {
         else {
             return Ok(ToolOutput::error("memory is off in incognito"));
         };
-        let key = turn.key;
-        let masked_query = match self.meaning {
-            Some(_) => self.redactor.redact(query).into_owned(),
-            None => String::new(),
-        };
-        let notes = self.notes(key).await?;
-        let recall_query = RecallQuery {
-            key,
-            text: query,
-            masked_text: &masked_query,
-            now_ms: self.clock.now_ms(),
-            history: &[],
-            before_id: user_message_id,
-            limit: SEARCH_RESULTS as i64,
-        };
-        let remembered = Remembered {
-            notes: notes.into_iter().map(NoteLine::from).collect(),
-            recent_summaries: Vec::new(),
-        };
-        let pool = recall(
-            &self.store,
-            self.meaning.as_deref(),
-            &recall_query,
-            remembered,
-        )
-        .await
-        .context("cannot search the memory")?;
-        let mut found: Vec<(i64, String)> = pool
-            .ranked
-            .iter()
-            .filter_map(|item| found_line(&pool, *item))
-            .take(SEARCH_RESULTS)
-            .collect();
+        let found = self
+            .search_own_memory(turn.key, query, user_message_id, SEARCH_RESULTS)
+            .await?;
         if found.is_empty() {
             return Ok(ToolOutput::ok("nothing found"));
         }
-        found.sort_by_key(|(at_ms, _)| std::cmp::Reverse(*at_ms));
         let lines: Vec<String> = found
-            .into_iter()
-            .map(|(_, line)| self.redactor.redact(&line).into_owned())
+            .iter()
+            .map(|found| self.redactor.redact(&found_line(found)).into_owned())
             .collect();
         Ok(ToolOutput::ok(lines.join("\n")))
     }
@@ -468,36 +436,15 @@ impl Conversations {
     }
 }
 
-/// One found item as a dated line, with the time it is dated by.
-fn found_line(pool: &MemoryPool, item: MemoryRef) -> Option<(i64, String)> {
-    match item {
-        MemoryRef::Note(index) => {
-            let note = pool.notes.get(index)?;
-            let since = format_utc_ms(note.noted_at_ms);
-            Some((
-                note.noted_at_ms,
-                format!("[note, since {since}] {}", one_line(&note.text)),
-            ))
-        }
-        MemoryRef::Sentence { summary, sentence } => {
-            let parts = pool.summaries.get(summary)?;
-            let text = parts.sentences.get(sentence)?;
-            let at_ms = parts.record.session_started_at_ms;
-            let at = format_utc_ms(at_ms);
-            Some((at_ms, format!("[{at}, session summary] {}", one_line(text))))
-        }
-        MemoryRef::Message(index) => {
-            let message = pool.messages.get(index)?;
-            let at = format_utc_ms(message.created_at_ms);
-            let who = match message.role {
-                Role::Assistant => "you",
-                Role::User | Role::System => "they",
-            };
-            let line = format!("[{at}, {who} wrote] {}", one_line(&message.content));
-            Some((message.created_at_ms, line))
-        }
-        // The raw history is in the prompt already.
-        MemoryRef::History(_) => None,
+/// A found text as the model reads it: what it is and when, on one line.
+fn found_line(found: &FoundMemory) -> String {
+    let at = format_utc_ms(found.at_ms);
+    let text = one_line(&found.text);
+    match found.kind {
+        FoundKind::Note => format!("[note, since {at}] {text}"),
+        FoundKind::Summary => format!("[{at}, session summary] {text}"),
+        FoundKind::Message(Role::Assistant) => format!("[{at}, you wrote] {text}"),
+        FoundKind::Message(Role::User | Role::System) => format!("[{at}, they wrote] {text}"),
     }
 }
 

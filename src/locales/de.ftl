@@ -329,6 +329,25 @@ stranger-allowed-by = Zugelassen von { $admin } (ID { $admin_id }).
 stranger-blocked-by = Gesperrt von { $admin } (ID { $admin_id }).
 only-admins-decide = Das können nur Admins entscheiden.
 
+# The Mini App (the bot's side), and /settings.
+command-settings = Zeige deine Einstellungen: Persona, Modell, Inkognito, Zeitzone.
+webapp-failed = Bei mir ist etwas schiefgegangen. Bitte versuche es gleich noch einmal.
+webapp-private-chat = Privater Chat mit mir
+webapp-group-chat = Gruppenchat { $id }
+webapp-memory-button = 🧠 Mein Gedächtnis ansehen und bearbeiten
+webapp-settings-button = ⚙️ Einstellungen ändern
+app-title = Dein Gedächtnis
+webapp-menu-button = Gedächtnis
+settings-heading = Deine Einstellungen:
+settings-persona = Persona: { $persona }
+settings-persona-default = Persona: die voreingestellte
+settings-model = Modell: { $model }
+settings-incognito-on = Inkognito in diesem Chat: an
+settings-incognito-off = Inkognito in diesem Chat: aus
+settings-time-zone = Zeitzone: { $zone }
+settings-time-zone-default = Zeitzone: { $zone } (voreingestellt)
+settings-how-to-change = Ändern kannst du sie mit /persona, /model, /incognito und /timezone.
+
 # Tools: reminders, time zones, /tools.
 command-timezone = Deine Zeitzone für Erinnerungen zeigen oder setzen: /timezone Europe/Berlin, oder /timezone reset.
 command-reminders = Deine Erinnerungen auflisten, mit Knöpfen zum Abbrechen.

@@ -367,6 +367,25 @@ stranger-allowed-by = Allowed by { $admin } (id { $admin_id }).
 stranger-blocked-by = Blocked by { $admin } (id { $admin_id }).
 only-admins-decide = Only admins can decide this.
 
+# The Mini App (the bot's side), and /settings.
+command-settings = Show your settings: persona, model, incognito, time zone.
+webapp-failed = Something went wrong on my side. Please try again in a moment.
+webapp-private-chat = Private chat with me
+webapp-group-chat = Group chat { $id }
+webapp-memory-button = 🧠 See and edit my memory
+webapp-settings-button = ⚙️ Change settings
+app-title = Your memory
+webapp-menu-button = Memory
+settings-heading = Your settings:
+settings-persona = Persona: { $persona }
+settings-persona-default = Persona: the default
+settings-model = Model: { $model }
+settings-incognito-on = Incognito in this chat: on
+settings-incognito-off = Incognito in this chat: off
+settings-time-zone = Time zone: { $zone }
+settings-time-zone-default = Time zone: { $zone } (the default)
+settings-how-to-change = Change them with /persona, /model, /incognito and /timezone.
+
 # Tools: reminders, time zones, /tools.
 command-timezone = Show or set your time zone for reminders: /timezone Europe/Berlin, or /timezone reset.
 command-reminders = List your reminders, with buttons to cancel them.

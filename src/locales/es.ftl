@@ -329,6 +329,25 @@ stranger-allowed-by = Permitido por { $admin } (id { $admin_id }).
 stranger-blocked-by = Bloqueado por { $admin } (id { $admin_id }).
 only-admins-decide = Solo los administradores pueden decidir esto.
 
+# The Mini App (the bot's side), and /settings.
+command-settings = Muestra tus ajustes: persona, modelo, incógnito, zona horaria.
+webapp-failed = Algo salió mal por mi parte. Inténtalo de nuevo en un momento.
+webapp-private-chat = Chat privado conmigo
+webapp-group-chat = Chat de grupo { $id }
+webapp-memory-button = 🧠 Ver y editar mi memoria
+webapp-settings-button = ⚙️ Cambiar ajustes
+app-title = Tu memoria
+webapp-menu-button = Memoria
+settings-heading = Tus ajustes:
+settings-persona = Persona: { $persona }
+settings-persona-default = Persona: la predeterminada
+settings-model = Modelo: { $model }
+settings-incognito-on = Incógnito en este chat: activado
+settings-incognito-off = Incógnito en este chat: desactivado
+settings-time-zone = Zona horaria: { $zone }
+settings-time-zone-default = Zona horaria: { $zone } (la predeterminada)
+settings-how-to-change = Cámbialos con /persona, /model, /incognito y /timezone.
+
 # Tools: reminders, time zones, /tools.
 command-timezone = Ver o fijar tu zona horaria para los recordatorios: /timezone Europe/Madrid, o /timezone reset.
 command-reminders = Ver tus recordatorios, con botones para cancelarlos.

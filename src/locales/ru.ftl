@@ -355,6 +355,25 @@ stranger-allowed-by = Разрешил(а) { $admin } (id { $admin_id }).
 stranger-blocked-by = Заблокировал(а) { $admin } (id { $admin_id }).
 only-admins-decide = Решать это могут только администраторы.
 
+# The Mini App (the bot's side), and /settings.
+command-settings = Показать ваши настройки: персона, модель, инкогнито, часовой пояс.
+webapp-failed = У меня что-то пошло не так. Попробуйте ещё раз через минуту.
+webapp-private-chat = Личный чат со мной
+webapp-group-chat = Групповой чат { $id }
+webapp-memory-button = 🧠 Посмотреть и изменить мою память
+webapp-settings-button = ⚙️ Изменить настройки
+app-title = Ваша память
+webapp-menu-button = Память
+settings-heading = Ваши настройки:
+settings-persona = Персона: { $persona }
+settings-persona-default = Персона: по умолчанию
+settings-model = Модель: { $model }
+settings-incognito-on = Инкогнито в этом чате: включено
+settings-incognito-off = Инкогнито в этом чате: выключено
+settings-time-zone = Часовой пояс: { $zone }
+settings-time-zone-default = Часовой пояс: { $zone } (по умолчанию)
+settings-how-to-change = Изменить их можно командами /persona, /model, /incognito и /timezone.
+
 # Tools: reminders, time zones, /tools.
 command-timezone = Показать или задать ваш часовой пояс для напоминаний: /timezone Europe/Moscow или /timezone reset.
 command-reminders = Показать ваши напоминания с кнопками отмены.

@@ -5,16 +5,19 @@
 //!
 //! The sentences are grouped by who hears them: a chat turn's notices (`chat`), the answers to
 //! everyone's commands (`commands`), the admins' side and the refusals of strangers (`admin`),
-//! the tools' side: reminders, time zones, `/tools` (`tools`), and how numbers, sizes and
+//! the tools' side: reminders, time zones, `/tools` (`tools`), the Mini App's buttons and
+//! `/settings` (`app`), and how numbers, sizes and
 //! durations read (`numbers`). Callers use them from here.
 
 mod admin;
+mod app;
 mod chat;
 mod commands;
 mod numbers;
 mod tools;
 
 pub use admin::*;
+pub use app::*;
 pub use chat::*;
 pub use commands::*;
 pub use numbers::{human_bytes, human_duration, thousands};

@@ -35,6 +35,13 @@ pub struct TokenLimitRecord {
     pub set_at_ms: i64,
 }
 
+/// A stranger the admins were told about, and when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrangerAlert {
+    pub user_id: UserId,
+    pub alerted_at_ms: i64,
+}
+
 impl Store {
     /// Every access rule, by person.
     pub async fn access_rules(&self) -> Result<Vec<AccessRuleRecord>> {
@@ -105,6 +112,21 @@ impl Store {
             ),
         )?;
         Ok(inserted > 0)
+    }
+
+    /// The strangers the admins were told about, the latest first, at most `limit`.
+    pub async fn stranger_alerts(&self, limit: i64) -> Result<Vec<StrangerAlert>> {
+        run!(
+            self.reader.fetch_all,
+            query_as!(
+                StrangerAlert,
+                sqlite = r#"SELECT user_id AS "user_id!: UserId", alerted_at AS "alerted_at_ms!"
+                            FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT ?1"#,
+                postgres = r#"SELECT user_id, alerted_at AS alerted_at_ms
+                              FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT $1"#,
+                limit,
+            ),
+        )
     }
 
     /// The person's own daily token limit, if an admin set one.

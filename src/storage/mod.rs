@@ -59,7 +59,7 @@ mod vectors;
 
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
-pub use access::{AccessRule, AccessRuleRecord, TokenLimitRecord};
+pub use access::{AccessRule, AccessRuleRecord, StrangerAlert, TokenLimitRecord};
 pub use exchanges::{ExchangeReply, LastExchange};
 pub use import::{ImportCounts, ImportMessage, ImportSession, SessionSpan};
 pub use messages::{NewMessage, SearchTerm, StoredMessage, UndeliveredReply};
@@ -78,7 +78,7 @@ pub use sqlite::{MIGRATOR, SqliteStore};
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
 pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
-pub use usage::{PersonUsage, StoredBytes, TokensAndLimit};
+pub use usage::{DayTokens, PersonUsage, StoredBytes, TokensAndLimit};
 pub use vector_cache::VectorCounts;
 use vector_cache::{ConversationVectors, Held, VectorCache};
 pub use vectors::{MemoryVector, TextToEmbed, VectorSource};

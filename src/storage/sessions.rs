@@ -77,6 +77,26 @@ struct TurnStartRow {
 }
 
 impl Store {
+    /// The chats in which `user_id` has a session or a note, by chat id: where they have a
+    /// memory the bot keeps.
+    pub async fn chats_of_person(&self, user_id: UserId) -> Result<Vec<ChatId>> {
+        let chat_ids: Vec<i64> = run!(
+            self.reader.fetch_all,
+            query_scalar!(
+                sqlite = r#"SELECT DISTINCT chat_id AS "chat_id!" FROM sessions WHERE user_id = ?1
+                            UNION
+                            SELECT DISTINCT chat_id FROM user_notes WHERE user_id = ?1
+                            ORDER BY 1"#,
+                postgres = r#"SELECT chat_id AS "chat_id!" FROM sessions WHERE user_id = $1
+                              UNION
+                              SELECT chat_id FROM user_notes WHERE user_id = $1
+                              ORDER BY 1"#,
+                user_id.0,
+            ),
+        )?;
+        Ok(chat_ids.into_iter().map(ChatId).collect())
+    }
+
     /// The conversation's open session, if any.
     pub async fn open_session(&self, key: ConversationKey) -> Result<Option<SessionRecord>> {
         run!(

@@ -84,6 +84,25 @@ impl Store {
         Ok(summaries)
     }
 
+    /// Deletes the summary of the conversation's session `session_id`; `false` if the
+    /// conversation has no summary of that session. The session stays marked as summarized, so
+    /// the summarizer does not write it again.
+    pub async fn delete_summary(&self, key: ConversationKey, session_id: i64) -> Result<bool> {
+        let deleted = run!(
+            self.writer.execute,
+            query!(
+                sqlite = "DELETE FROM session_summaries
+                          WHERE session_id = ?1 AND chat_id = ?2 AND user_id = ?3",
+                postgres = "DELETE FROM session_summaries
+                            WHERE session_id = $1 AND chat_id = $2 AND user_id = $3",
+                session_id,
+                key.chat_id.0,
+                key.user_id.0,
+            ),
+        )?;
+        Ok(deleted == 1)
+    }
+
     /// The summaries of the conversation's sessions that overlap `from_ms..to_ms` (a session
     /// from its first message to its last), oldest first: the `limit` latest of them when more
     /// do. What "what did we talk about last week?" reads.

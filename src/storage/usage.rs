@@ -37,6 +37,13 @@ struct UsageRow {
     daily_tokens: Option<i64>,
 }
 
+/// Tokens used on one UTC day.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct DayTokens {
+    pub day_start_ms: i64,
+    pub tokens: i64,
+}
+
 /// A person's stored text and whether they were told it reached the cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoredBytes {
@@ -114,6 +121,38 @@ impl Store {
                    ORDER BY sum(tokens) DESC, user_id"#,
                 since_ms,
                 today_ms,
+                only.map(|user_id| user_id.0),
+            ),
+        )
+    }
+
+    /// Tokens used per UTC day from the day starting at `since_ms` on, oldest first: `only`'s,
+    /// or everyone's together. Days without use are left out.
+    pub async fn tokens_per_day(
+        &self,
+        since_ms: i64,
+        only: Option<UserId>,
+    ) -> Result<Vec<DayTokens>> {
+        run!(
+            self.reader.fetch_all,
+            sqlite = sqlx::query_as!(
+                DayTokens,
+                r#"SELECT day_start_at AS "day_start_ms!: i64", sum(tokens) AS "tokens!: i64"
+                   FROM daily_usage
+                   WHERE day_start_at >= ?1 AND (?2 IS NULL OR user_id = ?2)
+                   GROUP BY day_start_at
+                   ORDER BY day_start_at"#,
+                since_ms,
+                only,
+            ),
+            postgres = sqlx::query_as!(
+                DayTokens,
+                r#"SELECT day_start_at AS "day_start_ms!", sum(tokens)::bigint AS "tokens!"
+                   FROM daily_usage
+                   WHERE day_start_at >= $1 AND ($2::bigint IS NULL OR user_id = $2)
+                   GROUP BY day_start_at
+                   ORDER BY day_start_at"#,
+                since_ms,
                 only.map(|user_id| user_id.0),
             ),
         )

@@ -18,7 +18,7 @@ use teloxide::adaptors::throttle::Limits;
 use teloxide::net::Download;
 use teloxide::payloads::{
     AnswerCallbackQuery, DeleteMessage, DeleteWebhook, EditMessageText, GetFile, GetMe, GetUpdates,
-    SendChatAction, SendDocument, SendMessage, SetMyCommands, SetWebhook,
+    SendChatAction, SendDocument, SendMessage, SetChatMenuButton, SetMyCommands, SetWebhook,
 };
 use teloxide::requests::{HasPayload, Output, Payload, Request, Requester};
 use teloxide::types::{
@@ -173,6 +173,7 @@ bot_api_methods! {
     set_webhook(url: reqwest::Url) -> SetWebhook;
     delete_webhook() -> DeleteWebhook;
     set_my_commands(commands: impl IntoIterator<Item = BotCommand>) -> SetMyCommands;
+    set_chat_menu_button() -> SetChatMenuButton;
     send_message(chat_id: impl Into<Recipient>, text: impl Into<String>) -> SendMessage;
     send_document(chat_id: impl Into<Recipient>, document: InputFile) -> SendDocument;
     send_chat_action(chat_id: impl Into<Recipient>, action: ChatAction) -> SendChatAction;

@@ -307,13 +307,28 @@ pub async fn send_plain_text(
     target: ReplyTarget,
     text: &str,
 ) -> Result<(), RequestError> {
+    send_plain_text_with_keyboard(bot, target, text, None).await
+}
+
+/// [`send_plain_text`], with `keyboard` under the last message.
+pub async fn send_plain_text_with_keyboard(
+    bot: &TelegramBot,
+    target: ReplyTarget,
+    text: &str,
+    keyboard: Option<&InlineKeyboardMarkup>,
+) -> Result<(), RequestError> {
     let parts = visible_parts(split_plain_text(text, TELEGRAM_MAX_CHARS));
+    let last = parts.len().saturating_sub(1);
     for (index, part) in parts.iter().enumerate() {
         let target = ReplyTarget {
             reply_to: target.reply_to.filter(|_| index == 0),
             ..target
         };
-        send_part(bot, target, Part::plain(part), Patience::Once).await?;
+        let part = Part {
+            keyboard: keyboard.filter(|_| index == last),
+            ..Part::plain(part)
+        };
+        send_part(bot, target, part, Patience::Once).await?;
     }
     Ok(())
 }

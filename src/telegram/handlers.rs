@@ -23,7 +23,7 @@ use crate::telegram::intake::Intake;
 use crate::telegram::reply::{HandlerResult, answer_once, reply_in_chat, reply_privately};
 use crate::telegram::settings::BotSettings;
 use crate::telegram::turn::{self, TurnContext};
-use crate::telegram::{admin, clear, export, model_menu, reminders, retry, stop};
+use crate::telegram::{admin, clear, export, mini_app, model_menu, reminders, retry, stop};
 use crate::tools::Caller;
 
 /// Filter: the message is for the bot (private chat, mention, reply, command).
@@ -263,6 +263,10 @@ async fn run_command(
     match answer {
         CommandAnswer::Say(text) => reply_in_chat(&bot, &message, &text).await,
         CommandAnswer::SayPrivately(text) => reply_privately(&bot, &message, &text).await,
+        CommandAnswer::SayPrivatelyWithApp { text, view } => {
+            let app_url = settings.app_url.as_ref();
+            mini_app::reply_with_app(&bot, &message, &text, view, app_url, lang).await
+        }
         CommandAnswer::PersonaSaved { confirmation } if message.chat.is_private() => {
             reply_in_chat(&bot, &message, &confirmation).await
         }

@@ -33,6 +33,7 @@ pub mod intake;
 pub mod limits;
 pub mod media;
 pub mod menus;
+pub mod mini_app;
 pub mod model_menu;
 pub mod reminders;
 pub mod render;

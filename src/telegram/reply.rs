@@ -13,7 +13,9 @@ use teloxide::{ApiError, RequestError};
 
 use crate::replies;
 use crate::telegram::bot::TelegramBot;
-use crate::telegram::delivery::{self, ReplyTarget, send_plain_text};
+use crate::telegram::delivery::{
+    self, ReplyTarget, send_plain_text, send_plain_text_with_keyboard,
+};
 use crate::telegram::identity;
 use crate::telegram::intake::Intake;
 
@@ -173,6 +175,16 @@ pub(crate) async fn reply_privately(
     message: &Message,
     text: &str,
 ) -> HandlerResult {
+    reply_privately_with_keyboard(bot, message, text, None).await
+}
+
+/// [`reply_privately`], with `keyboard` under the answer.
+pub(crate) async fn reply_privately_with_keyboard(
+    bot: &TelegramBot,
+    message: &Message,
+    text: &str,
+    keyboard: Option<InlineKeyboardMarkup>,
+) -> HandlerResult {
     let text = match group_title(message) {
         Some(title) => replies::from_group(identity::message_language(message), title, text),
         None => text.to_owned(),
@@ -182,7 +194,7 @@ pub(crate) async fn reply_privately(
             chat_id,
             reply_to: None,
         };
-        send_plain_text(bot, target, &text)
+        send_plain_text_with_keyboard(bot, target, &text, keyboard.as_ref())
     })
     .await
 }

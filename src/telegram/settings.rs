@@ -16,6 +16,8 @@ pub struct BotSettings {
     pub greeting: Greeting,
     pub media: MediaSettings,
     pub admins: std::collections::HashSet<crate::storage::UserId>,
+    /// The Mini App's address, when `PUBLIC_URL` gives it one.
+    pub app_url: Option<reqwest::Url>,
 }
 
 impl BotSettings {
@@ -26,6 +28,7 @@ impl BotSettings {
             greeting: commands::greeting(config),
             media: MediaSettings::from_config(&config.media),
             admins: config.telegram.admin_users.iter().copied().collect(),
+            app_url: config.webapp.app_url(),
         }
     }
 

@@ -483,7 +483,7 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
     assert!(
         registered.params["commands"]
             .as_array()
-            .is_some_and(|c| c.len() == 17)
+            .is_some_and(|c| c.len() == 18)
     );
     assert!(bot.llm.requests().is_empty());
 }

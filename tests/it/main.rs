@@ -47,3 +47,4 @@ mod stop_and_retry;
 mod storage;
 mod support;
 mod tools;
+mod webapp;

@@ -26,3 +26,4 @@ pub mod run_command;
 pub mod telegram_html;
 pub mod times;
 pub mod waiting;
+pub mod webapp;

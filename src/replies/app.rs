@@ -1,0 +1,75 @@
+//! What the bot's side of the Mini App says: the buttons that open it, `/settings`, the names of
+//! the person's chats in it, and its one failure sentence. The page's own sentences are the
+//! `app-*` messages, which the page gets whole ([`crate::i18n::app_strings`]).
+
+use super::{plain, value};
+use crate::i18n::{self, Lang};
+
+/// What the Mini App says when it failed on our side.
+pub fn app_failed(lang: Lang) -> String {
+    plain(lang, "webapp-failed")
+}
+
+/// The person's private chat with the bot, as the Mini App names it.
+pub fn app_private_chat(lang: Lang) -> String {
+    plain(lang, "webapp-private-chat")
+}
+
+/// A group the person talks to the bot in, as the Mini App names it (the bot keeps no titles).
+pub fn app_group_chat(lang: Lang, chat_id: i64) -> String {
+    i18n::text(
+        lang,
+        "webapp-group-chat",
+        [("id", value(chat_id.to_string()))],
+    )
+}
+
+/// The button under `/memory` that opens the Mini App.
+pub fn app_memory_button(lang: Lang) -> String {
+    plain(lang, "webapp-memory-button")
+}
+
+/// The button under `/settings` that opens the Mini App's settings.
+pub fn app_settings_button(lang: Lang) -> String {
+    plain(lang, "webapp-settings-button")
+}
+
+/// The chat's menu button that opens the Mini App.
+pub fn app_menu_button(lang: Lang) -> String {
+    plain(lang, "webapp-menu-button")
+}
+
+/// What `/settings` shows.
+pub struct SettingsOverview<'a> {
+    pub persona: Option<&'a str>,
+    pub model: &'a str,
+    pub incognito: bool,
+    pub time_zone: &'a str,
+    pub time_zone_chosen: bool,
+}
+
+/// `/settings`: the person's persona, model, incognito in this chat and time zone, and how to
+/// change them.
+pub fn settings_overview(lang: Lang, settings: &SettingsOverview<'_>) -> String {
+    let persona = match settings.persona {
+        Some(persona) => i18n::text(lang, "settings-persona", [("persona", value(persona))]),
+        None => plain(lang, "settings-persona-default"),
+    };
+    let model = i18n::text(lang, "settings-model", [("model", value(settings.model))]);
+    let incognito = if settings.incognito {
+        plain(lang, "settings-incognito-on")
+    } else {
+        plain(lang, "settings-incognito-off")
+    };
+    let zone_id = if settings.time_zone_chosen {
+        "settings-time-zone"
+    } else {
+        "settings-time-zone-default"
+    };
+    let zone = i18n::text(lang, zone_id, [("zone", value(settings.time_zone))]);
+    format!(
+        "{}\n\n{persona}\n{model}\n{incognito}\n{zone}\n\n{}",
+        plain(lang, "settings-heading"),
+        plain(lang, "settings-how-to-change")
+    )
+}

@@ -1,0 +1,593 @@
+//! The Mini App's API for everyone: who they are and their chats, their notes and session
+//! summaries, a search of their memory, their settings, an export, and their tokens per day.
+//! Every route takes the [`Person`] from the init data and reads or changes only their own
+//! conversation: the chat named by `?chat=` (their private chat with the bot when absent) with
+//! their own user id.
+
+use axum::Json;
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+use super::{ApiError, Person, WebApp};
+use crate::conversation::{ExportFormat, FoundKind, NoteAddition, Persona};
+use crate::i18n;
+use crate::memory::notes::NoteText;
+use crate::replies;
+use crate::storage::{ChatId, ConversationKey, DayTokens, NoteRecord, Role, SummaryRecord};
+use crate::time_zone::TimeZone;
+
+/// The most summaries the memory view lists.
+const SUMMARIES_SHOWN: i64 = 100;
+
+/// The most results a search shows.
+const SEARCH_RESULTS: usize = 20;
+
+/// The longest search text read; the rest is ignored.
+const SEARCH_MAX_CHARS: usize = 500;
+
+/// Days of the usage chart, today included.
+pub(super) const USAGE_DAYS: i64 = 30;
+
+/// `?chat=`: one of the person's chats; their private chat with the bot when absent.
+#[derive(Debug, Deserialize)]
+pub(super) struct ChatQuery {
+    chat: Option<i64>,
+}
+
+impl ChatQuery {
+    fn key(&self, person: &Person) -> ConversationKey {
+        ConversationKey {
+            chat_id: ChatId(self.chat.unwrap_or(person.user_id.0)),
+            user_id: person.user_id,
+        }
+    }
+}
+
+#[derive(Serialize)]
+pub(super) struct Me {
+    user_id: i64,
+    name: String,
+    lang: &'static str,
+    is_admin: bool,
+    time_zone: &'static str,
+    chats: Vec<ChatEntry>,
+    strings: std::collections::BTreeMap<&'static str, String>,
+}
+
+#[derive(Serialize)]
+struct ChatEntry {
+    chat_id: i64,
+    title: String,
+    private: bool,
+}
+
+/// `GET /app/api/me`: the person, their chats (the private one first) and the page's sentences
+/// in their language.
+pub(super) async fn me(State(app): State<WebApp>, person: Person) -> Result<Json<Me>, ApiError> {
+    let conversations = &app.0.conversations;
+    let chats = conversations
+        .chats_of(person.user_id)
+        .await
+        .map_err(person.failed())?;
+    let private = ChatId(person.user_id.0);
+    let chats = std::iter::once(private)
+        .chain(chats.into_iter().filter(|chat| *chat != private))
+        .map(|chat_id| ChatEntry {
+            chat_id: chat_id.0,
+            title: if chat_id == private {
+                replies::app_private_chat(person.lang)
+            } else {
+                replies::app_group_chat(person.lang, chat_id.0)
+            },
+            private: chat_id == private,
+        })
+        .collect();
+    let zone = conversations
+        .time_zone(person.user_id)
+        .await
+        .map_err(person.failed())?;
+    let name = match &person.user.last_name {
+        Some(last) => format!("{} {last}", person.user.first_name),
+        None => person.user.first_name.clone(),
+    };
+    Ok(Json(Me {
+        user_id: person.user_id.0,
+        name,
+        lang: person.lang.code(),
+        is_admin: person.is_admin,
+        time_zone: zone.zone.name(),
+        chats,
+        strings: i18n::app_strings(person.lang),
+    }))
+}
+
+#[derive(Serialize)]
+pub(super) struct Memory {
+    notes: Vec<Note>,
+    summaries: Vec<Summary>,
+}
+
+#[derive(Serialize)]
+pub(super) struct Note {
+    id: i64,
+    text: String,
+    since_ms: i64,
+    by_hand: bool,
+    earlier: Vec<EarlierNote>,
+}
+
+#[derive(Serialize)]
+struct EarlierNote {
+    text: String,
+    from_ms: Option<i64>,
+    until_ms: i64,
+}
+
+impl From<NoteRecord> for Note {
+    fn from(note: NoteRecord) -> Self {
+        Self {
+            id: note.id,
+            text: note.note,
+            since_ms: note.valid_from_ms,
+            by_hand: note.added_by_hand,
+            earlier: note
+                .earlier
+                .into_iter()
+                .map(|earlier| EarlierNote {
+                    text: earlier.note,
+                    from_ms: earlier.from_ms,
+                    until_ms: earlier.until_ms,
+                })
+                .collect(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Summary {
+    id: i64,
+    started_ms: i64,
+    ended_ms: i64,
+    text: String,
+}
+
+impl From<SummaryRecord> for Summary {
+    fn from(summary: SummaryRecord) -> Self {
+        Self {
+            id: summary.session_id,
+            started_ms: summary.session_started_at_ms,
+            ended_ms: summary.session_last_activity_at_ms,
+            text: summary.summary,
+        }
+    }
+}
+
+/// `GET /app/api/memory`: the chat's notes and its latest session summaries, the newest first.
+pub(super) async fn memory(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+) -> Result<Json<Memory>, ApiError> {
+    let key = chat.key(&person);
+    let conversations = &app.0.conversations;
+    let notes = conversations.notes_of(key).await.map_err(person.failed())?;
+    let summaries = conversations
+        .summaries_of(key, SUMMARIES_SHOWN)
+        .await
+        .map_err(person.failed())?;
+    Ok(Json(Memory {
+        notes: notes.into_iter().map(Note::from).collect(),
+        summaries: summaries.into_iter().map(Summary::from).collect(),
+    }))
+}
+
+/// A note's text, as the page sends it.
+#[derive(Deserialize)]
+pub(super) struct NoteBody {
+    text: String,
+}
+
+/// `POST /app/api/notes`: keeps a note the person wrote, as `/remember` does.
+pub(super) async fn add_note(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+    body: Result<Json<NoteBody>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let key = chat.key(&person);
+    let note = note_text(&person, body)?;
+    let conversations = &app.0.conversations;
+    let added = conversations
+        .add_note(key, &note)
+        .await
+        .map_err(person.failed())?;
+    if added == NoteAddition::TooMany {
+        return Err(ApiError::BadRequest(replies::too_many_notes(person.lang)));
+    }
+    let notes = conversations.notes_of(key).await.map_err(person.failed())?;
+    let kept = notes
+        .into_iter()
+        .find(|kept| kept.note == note.as_str())
+        .ok_or_else(|| person.failed()(anyhow::anyhow!("the note just added is not there")))?;
+    Ok((StatusCode::CREATED, Json(Note::from(kept))).into_response())
+}
+
+/// `PUT /app/api/notes/{id}`: gives one of the person's notes a new text.
+pub(super) async fn change_note(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+    Path(note_id): Path<i64>,
+    body: Result<Json<NoteBody>, JsonRejection>,
+) -> Result<Json<Note>, ApiError> {
+    let key = chat.key(&person);
+    let note = note_text(&person, body)?;
+    let conversations = &app.0.conversations;
+    let changed = conversations
+        .change_note(key, note_id, &note)
+        .await
+        .map_err(person.failed())?;
+    if !changed {
+        return Err(ApiError::NotFound);
+    }
+    let notes = conversations.notes_of(key).await.map_err(person.failed())?;
+    notes
+        .into_iter()
+        .find(|kept| kept.id == note_id)
+        .map(|kept| Json(Note::from(kept)))
+        .ok_or(ApiError::NotFound)
+}
+
+/// `DELETE /app/api/notes/{id}`.
+pub(super) async fn remove_note(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+    Path(note_id): Path<i64>,
+) -> Result<StatusCode, ApiError> {
+    let removed = app
+        .0
+        .conversations
+        .remove_note(chat.key(&person), note_id)
+        .await
+        .map_err(person.failed())?;
+    if removed {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// `DELETE /app/api/summaries/{id}`: forgets one session's summary.
+pub(super) async fn remove_summary(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+    Path(session_id): Path<i64>,
+) -> Result<StatusCode, ApiError> {
+    let removed = app
+        .0
+        .conversations
+        .remove_summary(chat.key(&person), session_id)
+        .await
+        .map_err(person.failed())?;
+    if removed {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::NotFound)
+    }
+}
+
+/// The note in a request's body, checked as `/remember` checks it.
+fn note_text(
+    person: &Person,
+    body: Result<Json<NoteBody>, JsonRejection>,
+) -> Result<NoteText, ApiError> {
+    let Json(body) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
+    NoteText::parse(&body.text).map_err(|problem| {
+        ApiError::BadRequest(match problem {
+            crate::memory::notes::NoteError::Empty => replies::remember_usage(person.lang),
+            crate::memory::notes::NoteError::TooLong { length, max } => {
+                replies::note_too_long(person.lang, length, max)
+            }
+        })
+    })
+}
+
+#[derive(Deserialize)]
+pub(super) struct SearchQuery {
+    chat: Option<i64>,
+    #[serde(default)]
+    q: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct SearchResults {
+    results: Vec<Found>,
+}
+
+#[derive(Serialize)]
+struct Found {
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    role: Option<&'static str>,
+    text: String,
+    at_ms: i64,
+}
+
+/// `GET /app/api/search?q=`: the chat's memory for `q`, by words and by meaning, as the model's
+/// recall finds it, the newest first.
+pub(super) async fn search(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(query): Query<SearchQuery>,
+) -> Result<Json<SearchResults>, ApiError> {
+    let key = ChatQuery { chat: query.chat }.key(&person);
+    let text: String = query.q.trim().chars().take(SEARCH_MAX_CHARS).collect();
+    if text.is_empty() {
+        return Ok(Json(SearchResults {
+            results: Vec::new(),
+        }));
+    }
+    let found = app
+        .0
+        .conversations
+        .search_own_memory(key, &text, i64::MAX, SEARCH_RESULTS)
+        .await
+        .map_err(person.failed())?;
+    let results = found
+        .into_iter()
+        .map(|found| {
+            let (kind, role) = match found.kind {
+                FoundKind::Note => ("note", None),
+                FoundKind::Summary => ("summary", None),
+                FoundKind::Message(role) => ("message", Some(role_name(role))),
+            };
+            Found {
+                kind,
+                role,
+                text: found.text,
+                at_ms: found.at_ms,
+            }
+        })
+        .collect();
+    Ok(Json(SearchResults { results }))
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::System => "system",
+    }
+}
+
+#[derive(Serialize)]
+pub(super) struct Settings {
+    persona: Option<String>,
+    model: String,
+    models: Vec<String>,
+    incognito: bool,
+    time_zone: Option<&'static str>,
+    default_time_zone: &'static str,
+}
+
+/// `GET /app/api/settings`.
+pub(super) async fn settings(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+) -> Result<Json<Settings>, ApiError> {
+    current_settings(&app, &person, chat.key(&person))
+        .await
+        .map(Json)
+}
+
+async fn current_settings(
+    app: &WebApp,
+    person: &Person,
+    key: ConversationKey,
+) -> Result<Settings, ApiError> {
+    let conversations = &app.0.conversations;
+    let persona = conversations
+        .persona(person.user_id)
+        .await
+        .map_err(person.failed())?;
+    let menu = conversations
+        .model_menu(person.user_id)
+        .await
+        .map_err(person.failed())?;
+    let incognito = conversations
+        .incognito(key)
+        .await
+        .map_err(person.failed())?;
+    let zone = conversations
+        .time_zone(person.user_id)
+        .await
+        .map_err(person.failed())?;
+    Ok(Settings {
+        persona,
+        model: menu.in_use.name,
+        models: menu.models,
+        incognito,
+        time_zone: zone.chosen.then(|| zone.zone.name()),
+        default_time_zone: conversations.settings().default_time_zone.name(),
+    })
+}
+
+/// What `PUT /app/api/settings` may change; what is absent stays. `persona` and `time_zone`
+/// set to `null` (or an empty text) go back to the default.
+#[derive(Deserialize)]
+pub(super) struct SettingsChange {
+    #[serde(default, deserialize_with = "present")]
+    persona: Option<Option<String>>,
+    model: Option<String>,
+    incognito: Option<bool>,
+    #[serde(default, deserialize_with = "present")]
+    time_zone: Option<Option<String>>,
+}
+
+/// A field that is present, `null` included, is `Some`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+/// `PUT /app/api/settings`: checks every change first, then makes them; answers the settings
+/// as they are now, or why a change cannot be made (nothing is changed then).
+pub(super) async fn change_settings(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(chat): Query<ChatQuery>,
+    body: Result<Json<SettingsChange>, JsonRejection>,
+) -> Result<Json<Settings>, ApiError> {
+    let key = chat.key(&person);
+    let Json(change) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
+    let lang = person.lang;
+    let conversations = &app.0.conversations;
+    let persona = match change.persona.map(|text| text.unwrap_or_default()) {
+        None => None,
+        Some(text) if text.trim().is_empty() => Some(None),
+        Some(text) => match Persona::parse(&text) {
+            Ok(persona) => Some(Some(persona)),
+            Err(crate::conversation::PersonaError::TooLong { length, .. }) => {
+                return Err(ApiError::BadRequest(replies::persona_too_long(
+                    lang, length,
+                )));
+            }
+            Err(crate::conversation::PersonaError::Empty) => Some(None),
+        },
+    };
+    let time_zone = match change.time_zone.map(|name| name.unwrap_or_default()) {
+        None => None,
+        Some(name) if name.trim().is_empty() => Some(None),
+        Some(name) => match TimeZone::parse(&name) {
+            Some(zone) => Some(Some(zone)),
+            None => {
+                return Err(ApiError::BadRequest(replies::timezone_unknown(
+                    lang,
+                    name.trim(),
+                )));
+            }
+        },
+    };
+    let model = match &change.model {
+        None => None,
+        Some(name) => match conversations.models().find(name) {
+            Some(model) => Some(model.to_owned()),
+            None => return Err(ApiError::BadRequest(replies::model_unknown(lang, name))),
+        },
+    };
+    if let Some(persona) = persona {
+        conversations
+            .set_persona(person.user_id, persona.as_ref())
+            .await
+            .map_err(person.failed())?;
+    }
+    if let Some(zone) = time_zone {
+        conversations
+            .set_time_zone(person.user_id, zone)
+            .await
+            .map_err(person.failed())?;
+    }
+    if let Some(model) = model {
+        conversations
+            .choose_model(person.user_id, &model)
+            .await
+            .map_err(person.failed())?;
+    }
+    if let Some(on) = change.incognito {
+        conversations
+            .set_incognito(key, on)
+            .await
+            .map_err(person.failed())?;
+    }
+    current_settings(&app, &person, key).await.map(Json)
+}
+
+#[derive(Deserialize)]
+pub(super) struct ExportQuery {
+    chat: Option<i64>,
+    #[serde(default)]
+    format: String,
+}
+
+/// `GET /app/api/export?format=json|markdown`: the chat's history as a file, as `/export`
+/// sends it.
+pub(super) async fn export(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(query): Query<ExportQuery>,
+) -> Result<Response, ApiError> {
+    let key = ChatQuery { chat: query.chat }.key(&person);
+    let file = app
+        .0
+        .conversations
+        .export_file(key, ExportFormat::parse(&query.format), person.lang)
+        .await
+        .map_err(person.failed())?;
+    let Some(file) = file else {
+        return Err(ApiError::BadRequest(replies::export_empty(person.lang)));
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, file.content_type.to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{}\"", file.file_name),
+            ),
+        ],
+        file.bytes,
+    )
+        .into_response())
+}
+
+#[derive(Serialize)]
+pub(super) struct Usage {
+    days: Vec<Day>,
+    limit: Option<u64>,
+    today: u64,
+}
+
+#[derive(Serialize)]
+pub(super) struct Day {
+    day_ms: i64,
+    tokens: i64,
+}
+
+pub(super) fn days(days: Vec<DayTokens>) -> Vec<Day> {
+    days.into_iter()
+        .map(|day| Day {
+            day_ms: day.day_start_ms,
+            tokens: day.tokens,
+        })
+        .collect()
+}
+
+/// `GET /app/api/usage`: the person's tokens on each of the last 30 days, in all their chats,
+/// and their daily limit.
+pub(super) async fn usage(
+    State(app): State<WebApp>,
+    person: Person,
+) -> Result<Json<Usage>, ApiError> {
+    let quota = app.0.conversations.quota();
+    let per_day = quota
+        .tokens_per_day(USAGE_DAYS, Some(person.user_id))
+        .await
+        .map_err(person.failed())?;
+    let today = quota
+        .tokens_today(person.user_id)
+        .await
+        .map_err(person.failed())?;
+    Ok(Json(Usage {
+        days: days(per_day),
+        limit: today.limit,
+        today: today.used,
+    }))
+}

@@ -1,0 +1,1 @@
+// The Mini App page script.
