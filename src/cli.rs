@@ -83,6 +83,14 @@ pub enum Command {
     /// Ask the running bot's /healthz (at HTTP_ADDR) whether it is healthy: exit 0 if so,
     /// otherwise non-zero with the reason. Does not open the database.
     Healthcheck,
+    /// Print a link that opens the Mini App in an ordinary browser as this person, signed with
+    /// TELOXIDE_TOKEN as Telegram signs it: for trying the app without Telegram. Whoever has the
+    /// link is that person in the app until it expires (WEBAPP_MAX_AGE_SECS).
+    AppLink {
+        /// The Telegram user id to sign in as.
+        #[arg(long)]
+        user: UserId,
+    },
 }
 
 /// Parses the command line and environment, then runs the chosen command.
@@ -114,6 +122,29 @@ fn without_empty_variables(command: clap::Command) -> clap::Command {
         .mut_subcommands(without_empty_variables)
 }
 
+/// The Mini App's address for `user`, signed now with the bot token: at `PUBLIC_URL`, or at
+/// `HTTP_ADDR` on this machine.
+fn app_link(config: &Config, clock: &dyn Clock, user: UserId) -> anyhow::Result<String> {
+    let token = std::env::var("TELOXIDE_TOKEN").unwrap_or_default();
+    if token.trim().is_empty() {
+        anyhow::bail!("TELOXIDE_TOKEN is not set: the link is signed with the bot token");
+    }
+    let base = match (config.webapp.app_url(), config.http.http_addr) {
+        (Some(url), _) => url.to_string(),
+        (None, Some(addr)) => format!("http://{addr}/app/"),
+        (None, None) => anyhow::bail!("set PUBLIC_URL or HTTP_ADDR: where the Mini App is served"),
+    };
+    let user_json = serde_json::json!({ "id": user.0, "first_name": user.0.to_string() });
+    let init_data = crate::webapp::init_data::InitDataKey::for_bot_token(token.trim()).sign(&[
+        ("user", &user_json.to_string()),
+        ("auth_date", &(clock.now_ms() / 1000).to_string()),
+    ]);
+    let fragment: String = form_urlencoded::Serializer::new(String::new())
+        .append_pair("tgWebAppData", &init_data)
+        .finish();
+    Ok(format!("{base}#{fragment}"))
+}
+
 /// Runs one command; separate from [`run`] so tests can call it with their own config and clock.
 pub async fn execute(
     command: Command,
@@ -138,6 +169,10 @@ pub async fn execute(
         Command::Purge { dry_run } => AdminCommand::Purge { dry_run },
         Command::Stats { user } => AdminCommand::Stats { user },
         Command::Healthcheck => return healthcheck(config).await,
+        Command::AppLink { user } => {
+            println!("{}", app_link(config, clock.as_ref(), user)?);
+            return Ok(());
+        }
     };
     let store = Store::connect_with(
         &config.storage.database_url,

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use telemem::storage::{ChatId, ConversationKey, UserId};
 
 use crate::support::bot_harness::{ALICE, BOB, CAROL};
+use crate::support::command_line::{printed_by, run_telemem, stderr_of};
 use crate::support::fake_telegram::BOT_TOKEN;
 use crate::support::waiting::PATIENCE;
 use crate::support::webapp::{AppBot, init_data_for, signed_at, unix_now};
@@ -710,4 +711,30 @@ async fn without_a_public_url_the_commands_answer_in_text_alone() {
         &telegram.calls(),
         "setChatMenuButton"
     ));
+}
+
+#[tokio::test]
+async fn the_link_telemem_app_link_prints_opens_the_app_as_that_person_in_a_browser_tab() {
+    let app = start().await;
+    let addr = app.base_url.trim_start_matches("http://");
+    let output = run_telemem(
+        &app.bot.database_url,
+        &["app-link", "--user", &BOB.to_string(), "--http-addr", addr],
+        &[("TELOXIDE_TOKEN", BOT_TOKEN)],
+    );
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let link = printed_by(&output).trim().to_owned();
+    let (page, fragment) = link.split_once('#').expect("the sign-in in the fragment");
+    assert_eq!(page, format!("{}/app/", app.base_url));
+    let init_data = form_urlencoded::parse(fragment.as_bytes())
+        .find(|(name, _)| name == "tgWebAppData")
+        .map(|(_, value)| value.into_owned())
+        .expect("tgWebAppData");
+    let (status, me) = app.get_json("/app/api/me", &init_data).await;
+    assert_eq!(status, 200, "{me}");
+    assert_eq!(me["user_id"], BOB);
+
+    let without_token = run_telemem(&app.bot.database_url, &["app-link", "--user", "1"], &[]);
+    assert!(!without_token.status.success());
+    assert!(stderr_of(&without_token).contains("TELOXIDE_TOKEN"));
 }
