@@ -235,3 +235,38 @@ async fn a_failing_model_gives_the_polite_failure_in_the_posted_message_in_the_p
         )
     );
 }
+
+#[tokio::test]
+async fn stop_under_the_posted_message_stops_the_answer_where_it_got() {
+    let mut bot = TestBot::start_with_args(&["--stream-replies", "true"]).await;
+    let _held = bot
+        .llm
+        .hold_stream(&["Take the tram"], " and never arrive.");
+
+    let id = ask_and_choose(&bot, ALICE, "How do I get there?").await;
+    let streaming = wait_for_inline(&bot.telegram, &id, |message| {
+        message.text.contains("Take the tram")
+    })
+    .await;
+    let (_, stop) = streaming
+        .buttons()
+        .into_iter()
+        .find(|(_, data)| data.starts_with("stop:"))
+        .expect("a Stop button");
+    bot.telegram.press_inline_button(ALICE, &id, &stop);
+    let stopped = wait_for_inline(&bot.telegram, &id, |message| {
+        message.text.contains(replies::STOPPED)
+    })
+    .await;
+    bot.stop().await;
+
+    assert!(!stopped.text.contains("never arrive"), "{stopped:?}");
+    assert_eq!(stopped.reply_markup, None);
+    let history = bot.store.all_messages(private(ALICE)).await.unwrap();
+    assert_eq!(history.len(), 2, "the question and the stopped answer");
+    assert!(
+        history[1].content.starts_with("Take the tram")
+            && history[1].content.contains(replies::STOPPED),
+        "{history:?}"
+    );
+}
