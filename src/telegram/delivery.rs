@@ -11,6 +11,10 @@
 //! sees one answer however often it is delivered. The final reply waits out a short Telegram
 //! outage (network errors are retried for about two minutes); previews, `typing` and notices are
 //! tried once more at most, since something later replaces them.
+//!
+//! An inline message (inline mode, [`InlineMessage`]) is edited by its id the same way: the
+//! preview at the same bounded rate, then the final answer as one message, cut with an ellipsis
+//! when it does not fit.
 
 use std::future::Future;
 use std::time::Duration;
