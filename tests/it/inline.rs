@@ -270,3 +270,47 @@ async fn stop_under_the_posted_message_stops_the_answer_where_it_got() {
         "{history:?}"
     );
 }
+
+#[tokio::test]
+async fn in_incognito_a_chosen_result_is_answered_and_nothing_is_stored() {
+    let mut bot = TestBot::start().await;
+    bot.telegram.send_text(ALICE, ALICE, "/incognito on");
+    bot.wait_for_messages(ALICE, 1).await;
+
+    let id = ask_and_choose(&bot, ALICE, "My secret plan is ready?").await;
+    let answered = wait_for_inline(&bot.telegram, &id, |message| message.edited).await;
+    bot.stop().await;
+
+    assert!(
+        answered.text.contains("reply to:") && answered.reply_markup.is_none(),
+        "{answered:?}"
+    );
+    assert!(
+        bot.store
+            .all_messages(private(ALICE))
+            .await
+            .unwrap()
+            .is_empty(),
+        "nothing of the incognito turn is stored"
+    );
+}
+
+#[tokio::test]
+async fn a_chosen_result_past_the_per_minute_limit_shows_the_limit_in_the_posted_message() {
+    let mut bot = TestBot::start_with_args(&["--user-messages-per-minute", "1"]).await;
+    bot.telegram.send_text(ALICE, ALICE, "first message");
+    bot.wait_for_messages(ALICE, 1).await;
+
+    let id = ask_and_choose(&bot, ALICE, "one more?").await;
+    let refused = wait_for_inline(&bot.telegram, &id, |message| message.edited).await;
+    bot.stop().await;
+
+    assert_eq!(
+        refused.text,
+        format!(
+            "❓ one more?\n\n{}",
+            replies::too_many_per_minute(Lang::En, 1)
+        )
+    );
+    assert_eq!(bot.llm.requests().len(), 1, "only the private message");
+}
