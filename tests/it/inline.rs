@@ -12,8 +12,9 @@ use telemem::replies;
 use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 
 use crate::support::bot_harness::{ALICE, TestBot};
+use crate::support::bot_process::Surroundings;
 use crate::support::fake_llm::Behaviour;
-use crate::support::fake_telegram::{BotMessage, FakeTelegram};
+use crate::support::fake_telegram::{BotMessage, FakeTelegram, Hold};
 use crate::support::times::{HOUR_MS, MIDNIGHT_MS};
 use crate::support::waiting::{PATIENCE, wait_for_model_requests};
 
@@ -41,8 +42,13 @@ async fn ask_inline(telegram: &FakeTelegram, user: i64, query: &str) -> (i64, Va
 
 /// Asks `question` inline as `user` and chooses the result; returns the posted message's id.
 async fn ask_and_choose(bot: &TestBot, user: i64, question: &str) -> String {
-    let (query_update, _) = ask_inline(&bot.telegram, user, question).await;
-    let chosen = bot.telegram.choose_inline_result(user, query_update);
+    choose(&bot.telegram, user, question).await
+}
+
+/// [`ask_and_choose`] on `telegram`.
+async fn choose(telegram: &FakeTelegram, user: i64, question: &str) -> String {
+    let (query_update, _) = ask_inline(telegram, user, question).await;
+    let chosen = telegram.choose_inline_result(user, query_update);
     chosen
         .inline_message_id
         .expect("the result carries a keyboard, so Telegram names the posted message")
@@ -313,4 +319,52 @@ async fn a_chosen_result_past_the_per_minute_limit_shows_the_limit_in_the_posted
         )
     );
     assert_eq!(bot.llm.requests().len(), 1, "only the private message");
+}
+
+#[tokio::test]
+async fn killed_with_the_answer_stored_but_not_shown_the_restart_shows_it_without_asking_again() {
+    let around = Surroundings::start().await;
+    around
+        .llm
+        .push(Behaviour::reply("The parcel waits at the station."));
+    let mut bot = around.spawn_bot(&[]);
+    around.telegram.hold_next(Hold {
+        method: "editMessageText".to_owned(),
+        text_contains: "waits at the station".to_owned(),
+        applied: false,
+    });
+
+    let id = choose(&around.telegram, ALICE, "Where is my parcel?").await;
+    around
+        .telegram
+        .wait_for(|calls| calls.iter().any(|call| call.held), PATIENCE)
+        .await;
+    bot.signal("KILL");
+    bot.wait_for_exit().await;
+    let mut restarted = around.spawn_bot(&[]);
+    let shown = wait_for_inline(&around.telegram, &id, |message| {
+        message.text.contains("waits at the station")
+    })
+    .await;
+    restarted.signal("TERM");
+    assert!(restarted.wait_for_exit().await.success());
+
+    assert_eq!(
+        shown.text,
+        "❓ Where is my parcel?\n\nThe parcel waits at the station."
+    );
+    assert_eq!(
+        around.llm.requests().len(),
+        1,
+        "the model is not asked again"
+    );
+    let store = around.store().await;
+    let unfinished = store.unfinished_updates(0, i64::MAX).await.unwrap();
+    assert!(unfinished.is_empty(), "left unfinished: {unfinished:?}");
+    assert_eq!(store.all_messages(private(ALICE)).await.unwrap().len(), 2);
+    let logs = format!("{}{}", bot.logs(), restarted.logs());
+    assert!(
+        !logs.contains("Where is my parcel") && !logs.contains("waits at the station"),
+        "the logs name ids, never the question or the answer"
+    );
 }
