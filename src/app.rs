@@ -544,7 +544,12 @@ async fn register_webhook(
 ) -> anyhow::Result<()> {
     bot.set_webhook(url.clone())
         .secret_token(secret.expose().to_owned())
-        .allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
+        .allowed_updates([
+            AllowedUpdate::Message,
+            AllowedUpdate::CallbackQuery,
+            AllowedUpdate::InlineQuery,
+            AllowedUpdate::ChosenInlineResult,
+        ])
         .await
         .context("Telegram refused the webhook (setWebhook)")?;
     tracing::info!(path = url.path(), "webhook registered");

@@ -371,3 +371,8 @@ tools-heading = Werkzeuge, die ich für dich nutzen kann:
 tools-off = Werkzeuge sind bei diesem Bot ausgeschaltet.
 tools-unsupported = Das Modell { $model } kann keine Werkzeuge nutzen, also antworte ich ohne sie.
 tools-incognito-note = Im Inkognito-Modus nutze ich nur Werkzeuge, die nichts speichern.
+
+## Inline mode
+
+inline-title = { $bot } fragen
+inline-waiting = ⏳ Ich denke nach…

@@ -409,3 +409,8 @@ tools-heading = Tools I can use for you:
 tools-off = Tools are turned off on this bot.
 tools-unsupported = The model { $model } cannot use tools, so I answer without them.
 tools-incognito-note = In incognito I use only tools that store nothing.
+
+## Inline mode
+
+inline-title = Ask { $bot }
+inline-waiting = ⏳ Thinking…

@@ -371,3 +371,8 @@ tools-heading = Herramientas que puedo usar para ti:
 tools-off = Las herramientas están desactivadas en este bot.
 tools-unsupported = El modelo { $model } no puede usar herramientas, así que respondo sin ellas.
 tools-incognito-note = En modo incógnito solo uso herramientas que no guardan nada.
+
+## Inline mode
+
+inline-title = Preguntar a { $bot }
+inline-waiting = ⏳ Pensando…

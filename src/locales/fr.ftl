@@ -371,3 +371,8 @@ tools-heading = Outils que je peux utiliser pour vous :
 tools-off = Les outils sont désactivés sur ce bot.
 tools-unsupported = Le modèle { $model } ne sait pas utiliser d’outils, je réponds donc sans eux.
 tools-incognito-note = En mode incognito, je n’utilise que des outils qui ne conservent rien.
+
+## Inline mode
+
+inline-title = Demander à { $bot }
+inline-waiting = ⏳ Je réfléchis…

@@ -211,3 +211,13 @@ pub fn stored_history_capped(lang: Lang, max_bytes: u64) -> String {
         [("megabytes", value(max_bytes / (1024 * 1024)))],
     )
 }
+
+/// The title of the one result an inline query (`@bot question`) offers; `bot` is the bot's name.
+pub fn inline_title(lang: Lang, bot: &str) -> String {
+    i18n::text(lang, "inline-title", [("bot", value(bot))])
+}
+
+/// What the message an inline result posts shows below the question until the answer comes.
+pub fn inline_waiting(lang: Lang) -> String {
+    plain(lang, "inline-waiting")
+}

@@ -257,6 +257,8 @@ fn turn_sentences(lang: Lang) -> Vec<String> {
             },
         ),
         stored_history_capped(lang, 5 * 1_048_576),
+        inline_title(lang, "Telemem"),
+        inline_waiting(lang),
     ]
 }
 

@@ -17,12 +17,14 @@ use teloxide::adaptors::Throttle;
 use teloxide::adaptors::throttle::Limits;
 use teloxide::net::Download;
 use teloxide::payloads::{
-    AnswerCallbackQuery, DeleteMessage, DeleteWebhook, EditMessageText, GetFile, GetMe, GetUpdates,
-    SendChatAction, SendDocument, SendMessage, SetChatMenuButton, SetMyCommands, SetWebhook,
+    AnswerCallbackQuery, AnswerInlineQuery, DeleteMessage, DeleteWebhook, EditMessageText,
+    EditMessageTextInline, GetFile, GetMe, GetUpdates, SendChatAction, SendDocument, SendMessage,
+    SetChatMenuButton, SetMyCommands, SetWebhook,
 };
 use teloxide::requests::{HasPayload, Output, Payload, Request, Requester};
 use teloxide::types::{
-    BotCommand, CallbackQueryId, ChatAction, FileId, InputFile, MessageId, Recipient,
+    BotCommand, CallbackQueryId, ChatAction, FileId, InlineQueryId, InlineQueryResult, InputFile,
+    MessageId, Recipient,
 };
 use teloxide::{Bot, RequestError};
 
@@ -184,4 +186,12 @@ bot_api_methods! {
     ) -> EditMessageText;
     delete_message(chat_id: impl Into<Recipient>, message_id: MessageId) -> DeleteMessage;
     answer_callback_query(callback_query_id: CallbackQueryId) -> AnswerCallbackQuery;
+    answer_inline_query(
+        inline_query_id: InlineQueryId,
+        results: Vec<InlineQueryResult>
+    ) -> AnswerInlineQuery;
+    edit_message_text_inline(
+        inline_message_id: impl Into<String>,
+        text: impl Into<String>
+    ) -> EditMessageTextInline;
 }

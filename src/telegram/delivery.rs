@@ -11,11 +11,17 @@
 //! sees one answer however often it is delivered. The final reply waits out a short Telegram
 //! outage (network errors are retried for about two minutes); previews, `typing` and notices are
 //! tried once more at most, since something later replaces them.
+//!
+//! An inline message (inline mode, [`InlineMessage`]) is edited by its id the same way: the
+//! preview at the same bounded rate, then the final answer as one message, cut with an ellipsis
+//! when it does not fit.
 
 use std::future::Future;
 use std::time::Duration;
 
-use teloxide::payloads::{EditMessageTextSetters, SendMessageSetters};
+use teloxide::payloads::{
+    EditMessageTextInlineSetters, EditMessageTextSetters, SendMessageSetters,
+};
 use teloxide::prelude::*;
 use teloxide::types::{ChatAction, InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters};
 use teloxide::{ApiError, RequestError};
@@ -450,6 +456,135 @@ async fn edit_part(
 ) -> Result<(), RequestError> {
     let result = with_retry(patience, || {
         let mut request = bot.edit_message_text(chat_id, message_id, part.text);
+        if let Some(parse_mode) = part.parse_mode {
+            request = request.parse_mode(parse_mode);
+        }
+        if let Some(keyboard) = part.keyboard {
+            request = request.reply_markup(keyboard.clone());
+        }
+        request.send()
+    })
+    .await;
+    match result {
+        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+/// An inline message (inline mode): one message the person's app posted in some chat, which the
+/// bot knows only by its id and can only edit. An answer in it is one message: what does not fit
+/// is cut with an ellipsis rather than split.
+#[derive(Clone, Debug)]
+pub struct InlineMessage {
+    pub id: String,
+    /// Plain text shown above the answer or notice (the question), not rendered as Markdown.
+    pub header: String,
+}
+
+impl InlineMessage {
+    /// The header and the Markdown answer as Telegram HTML, cut to fit one message.
+    fn html(&self, markdown: &str) -> String {
+        let header = teloxide::utils::html::escape(&self.header);
+        let html = format!("{header}{}", markdown_to_telegram_html(markdown));
+        cut_to_one_message(split_for_telegram(&html, TELEGRAM_MAX_CHARS - 1))
+    }
+
+    /// The header and `text` as plain text, cut to fit one message.
+    fn plain(&self, text: &str) -> String {
+        let plain = format!("{}{text}", self.header);
+        cut_to_one_message(split_plain_text(&plain, TELEGRAM_MAX_CHARS - 1))
+    }
+}
+
+/// The first of `parts`, with an ellipsis when more followed it.
+fn cut_to_one_message(parts: Vec<String>) -> String {
+    let mut parts = parts.into_iter();
+    let first = parts.next().unwrap_or_default();
+    match parts.next() {
+        Some(_) => format!("{}…", first.trim_end()),
+        None => first,
+    }
+}
+
+/// Shows the model's text so far (Markdown) in an inline message under its header, with
+/// `buttons`, edited at most once per [`EDIT_INTERVAL`], until the model's sender side of
+/// `progress` is dropped. Returns the earliest moment the message may be edited again.
+pub async fn show_inline_progress(
+    bot: TelegramBot,
+    mut progress: watch::Receiver<String>,
+    inline: InlineMessage,
+    buttons: Option<InlineKeyboardMarkup>,
+) -> Instant {
+    let mut next_edit_at = Instant::now();
+    while progress.changed().await.is_ok() {
+        tokio::time::sleep_until(next_edit_at).await;
+        if progress.has_changed().is_err() {
+            break; // the model finished meanwhile: the final delivery shows the whole text
+        }
+        let text = progress.borrow_and_update().clone();
+        if text.trim().is_empty() {
+            continue;
+        }
+        let html = inline.html(&text);
+        let part = Part {
+            keyboard: buttons.as_ref(),
+            ..Part::html(&html)
+        };
+        let result = edit_inline_part(&bot, &inline.id, part, Patience::Once).await;
+        next_edit_at = Instant::now() + EDIT_INTERVAL;
+        match result {
+            Ok(()) => {}
+            Err(RequestError::RetryAfter(wait)) => next_edit_at = Instant::now() + wait.duration(),
+            // A failed preview is not fatal: the final delivery shows the whole reply.
+            Err(error) => tracing::debug!(error = %error, "inline preview update failed"),
+        }
+    }
+    next_edit_at
+}
+
+/// Edits the final answer (Markdown) into an inline message, without buttons, once
+/// `next_edit_at` has come; plain text if Telegram rejects the HTML. Network errors are retried
+/// like a final reply's.
+pub async fn deliver_inline_reply(
+    bot: &TelegramBot,
+    inline: &InlineMessage,
+    markdown: &str,
+    next_edit_at: Instant,
+) -> Result<(), RequestError> {
+    tokio::time::sleep_until(next_edit_at).await;
+    let html = inline.html(markdown);
+    let patience = Patience::UntilDelivered;
+    match edit_inline_part(bot, &inline.id, Part::html(&html), patience).await {
+        Err(RequestError::Api(ApiError::CantParseEntities(description))) => {
+            tracing::warn!(%description, "Telegram rejected the rendered HTML; sending plain text");
+            let plain = inline.plain(markdown);
+            edit_inline_part(bot, &inline.id, Part::plain(&plain), patience).await
+        }
+        other => other,
+    }
+}
+
+/// Edits a short notice (a refusal, an error) into an inline message in place of the answer,
+/// once `next_edit_at` has come. Tried once more at most.
+pub async fn show_inline_notice(
+    bot: &TelegramBot,
+    inline: &InlineMessage,
+    text: &str,
+    next_edit_at: Instant,
+) -> Result<(), RequestError> {
+    tokio::time::sleep_until(next_edit_at).await;
+    let plain = inline.plain(text);
+    edit_inline_part(bot, &inline.id, Part::plain(&plain), Patience::Once).await
+}
+
+async fn edit_inline_part(
+    bot: &TelegramBot,
+    inline_message_id: &str,
+    part: Part<'_>,
+    patience: Patience,
+) -> Result<(), RequestError> {
+    let result = with_retry(patience, || {
+        let mut request = bot.edit_message_text_inline(inline_message_id, part.text);
         if let Some(parse_mode) = part.parse_mode {
             request = request.parse_mode(parse_mode);
         }

@@ -80,9 +80,10 @@ pub fn conversation_key(message: &Message) -> Option<ConversationKey> {
     ))
 }
 
-/// The conversation an update belongs to, as the handlers key it: a message's, or for a button
-/// press the presser's in the chat of the message carrying the button. One person's updates in
-/// one chat share it: the scheduler queues them by it and the intake stores it with them.
+/// The conversation an update belongs to, as the handlers key it: a message's, for a button
+/// press the presser's in the chat of the message carrying the button, and for a chosen inline
+/// result the person's private chat, where its turn runs. One person's updates in one chat share
+/// it: the scheduler queues them by it and the intake stores it with them.
 pub fn update_conversation_key(update: &Update) -> Option<ConversationKey> {
     match &update.kind {
         UpdateKind::Message(message) => conversation_key(message),
@@ -90,8 +91,15 @@ pub fn update_conversation_key(update: &Update) -> Option<ConversationKey> {
             let chat_id = query.message.as_ref()?.chat().id.into();
             Some(ConversationKey::new(chat_id, user_id(&query.from)))
         }
+        UpdateKind::ChosenInlineResult(chosen) => Some(private_conversation(&chosen.from)),
         _ => None,
     }
+}
+
+/// The conversation of `user`'s private chat with the bot, whose id is the user's.
+pub fn private_conversation(user: &User) -> ConversationKey {
+    let user_id = user_id(user);
+    ConversationKey::new(storage::ChatId(user_id.0), user_id)
 }
 
 /// A user's id as the database keeps it.

@@ -479,7 +479,12 @@ async fn poll_while_leading(
     // After a failed poll or store, a pause that grows while the failures last, so an outage
     // of Telegram or of the disk does not become a busy loop.
     let mut backoff = telegram_backoff();
-    let allowed = [AllowedUpdate::Message, AllowedUpdate::CallbackQuery];
+    let allowed = [
+        AllowedUpdate::Message,
+        AllowedUpdate::CallbackQuery,
+        AllowedUpdate::InlineQuery,
+        AllowedUpdate::ChosenInlineResult,
+    ];
     loop {
         let poll = bot
             .get_updates()

@@ -9,7 +9,7 @@
 //! - [`handlers`]: the tree's endpoints, one per kind of update.
 //! - the features with buttons or steps of their own: the admins' side ([`admin`]), `/clear`'s
 //!   confirmation ([`clear`]), `/export` ([`export`]), the `/model` menu ([`model_menu`]),
-//!   `/retry` ([`retry`]) and the Stop button ([`stop`]).
+//!   `/retry` ([`retry`]), inline mode ([`inline`]) and the Stop button ([`stop`]).
 //! - the machinery of a chat turn ([`turn`]) and the ways every endpoint answers ([`reply`]).
 //! - below them: reply delivery ([`delivery`]), rendering the model's Markdown to Telegram HTML
 //!   ([`render`]) and splitting it into messages Telegram accepts ([`split`]), the files of
@@ -29,6 +29,7 @@ pub mod errors;
 pub mod export;
 pub mod handlers;
 pub mod identity;
+pub mod inline;
 pub mod intake;
 pub mod limits;
 pub mod media;
@@ -77,7 +78,8 @@ pub const MAX_TURNS_IN_FLIGHT: usize = 256;
 /// everyone's commands, text, files a turn can read (photos, recordings, documents), and
 /// everything else. Button presses: an alert's Allow or Block (admins), then, from allowed people
 /// (whose language is recorded the same way), the `/model` menu, the Stop button and `/clear`'s
-/// confirmation.
+/// confirmation. Inline queries get their one result from allowed people (no result otherwise),
+/// and a chosen one is answered in the message it posted ([`inline`]).
 pub fn schema() -> UpdateHandler<anyhow::Error> {
     let for_the_bot = dptree::filter(handlers::addressed_to_bot)
         .filter_async(handlers::sender_allowed)
@@ -134,7 +136,15 @@ pub fn schema() -> UpdateHandler<anyhow::Error> {
         .branch(dptree::filter(admin::is_access_button).endpoint(admin::access_button))
         .branch(for_an_allowed_presser)
         .branch(dptree::endpoint(handlers::ignored));
-    dptree::entry().branch(messages).branch(buttons)
+    let inline_queries = Update::filter_inline_query().endpoint(inline::answer_inline_query);
+    let chosen_inline_results = Update::filter_chosen_inline_result()
+        .branch(dptree::filter(inline::chooser_allowed).endpoint(inline::chosen_result))
+        .branch(dptree::endpoint(handlers::ignored));
+    dptree::entry()
+        .branch(messages)
+        .branch(buttons)
+        .branch(inline_queries)
+        .branch(chosen_inline_results)
 }
 
 /// What the handlers of [`schema`] are given: the bot, who it is (`Me`), and the services.

@@ -44,7 +44,7 @@ use crate::telegram::delivery::{ReplyTarget, send_plain_text};
 use crate::telegram::identity;
 use crate::telegram::intake::{Incoming, Intake};
 use crate::telegram::limits::{Admission, Limit, LimitSettings, UserLimits};
-use crate::telegram::stop;
+use crate::telegram::{inline, stop};
 
 /// How the scheduler runs.
 #[derive(Clone, Debug)]
@@ -209,13 +209,21 @@ impl Scheduler {
     /// for the bot from an allowed identity. Everything else (button presses, group chatter,
     /// strangers) is not limited.
     fn limited_sender(&self, update: &Update) -> Option<storage::UserId> {
-        let UpdateKind::Message(message) = &update.kind else {
-            return None;
-        };
-        let sender = identity::sender_id(message)?;
-        let from_admin = self.access.is_admin(sender);
-        (self.access.is_allowed(sender) && is_addressed_to_bot(message, &self.me, from_admin))
-            .then_some(sender)
+        match &update.kind {
+            UpdateKind::Message(message) => {
+                let sender = identity::sender_id(message)?;
+                let from_admin = self.access.is_admin(sender);
+                (self.access.is_allowed(sender)
+                    && is_addressed_to_bot(message, &self.me, from_admin))
+                .then_some(sender)
+            }
+            // A chosen inline result is a turn of the person's private chat, counted like one.
+            UpdateKind::ChosenInlineResult(chosen) => {
+                let sender = identity::user_id(&chosen.from);
+                self.access.is_allowed(sender).then_some(sender)
+            }
+            _ => None,
+        }
     }
 
     /// Handles one queue's updates one after the other, a slot each, until it is empty.
@@ -309,17 +317,21 @@ impl Scheduler {
         let update_id = i64::from(update.id.0);
         tracing::info!(update_id, ?limit, notify, "a message past a per-user limit");
         self.intake.done(update_id).await;
-        let UpdateKind::Message(message) = &update.kind else {
-            return;
-        };
-        if !notify {
-            return;
-        }
-        let lang = identity::message_language(message);
-        let notice = match limit {
+        let notice = |lang| match limit {
             Limit::Pending(max) => replies::too_many_waiting(lang, max),
             Limit::PerMinute(max) => replies::too_many_per_minute(lang, max),
         };
+        let message = match &update.kind {
+            UpdateKind::Message(message) if notify => message,
+            // The person's own inline message waits for its answer: it always shows why not.
+            UpdateKind::ChosenInlineResult(chosen) => {
+                let lang = identity::user_language(&chosen.from);
+                inline::answer_chosen_with_notice(&self.bot, chosen, &notice(lang)).await;
+                return;
+            }
+            _ => return,
+        };
+        let notice = notice(identity::message_language(message));
         let target = ReplyTarget::answering(message);
         if let Err(error) = send_plain_text(&self.bot, target, &notice).await {
             tracing::warn!(

@@ -12,7 +12,7 @@ use crate::commands::Command;
 use crate::conversation::Conversations;
 use crate::i18n::Lang;
 use crate::replies;
-use crate::storage::{ConversationKey, UserId};
+use crate::storage::{ChatId, ConversationKey, UserId};
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::reply::{HandlerResult, button_row};
@@ -82,8 +82,11 @@ fn stop_for(query: &CallbackQuery, conversations: &Conversations) -> Option<Stri
     if owner != identity::user_id(&query.from) {
         return Some(replies::stop_not_yours(lang));
     }
-    let chat_id = query.message.as_ref()?.chat().id;
-    let key = ConversationKey::new(chat_id.into(), owner);
+    let key = match &query.message {
+        Some(message) => ConversationKey::new(message.chat().id.into(), owner),
+        // Under an inline message: its answer is a turn of the owner's private chat.
+        None => ConversationKey::new(ChatId(owner.0), owner),
+    };
     if conversations.stop_running(key, Some(update_id)) {
         None
     } else {

@@ -125,23 +125,37 @@ fn keep_stored_history_under_cap(
     key: ConversationKey,
     conversations: &Conversations,
 ) {
+    let bot = bot.clone();
+    let message = message.clone();
+    keep_stored_history_under_cap_then(conversations, key.user_id, move |max_bytes| async move {
+        let lang = crate::telegram::identity::message_language(&message);
+        let notice = replies::stored_history_capped(lang, max_bytes);
+        tell_sender_privately(&bot, &message, &notice).await
+    });
+}
+
+/// After a turn of `user_id`, in the background: trims their oldest sessions if their stored
+/// history is over `USER_MAX_STORED_MB`, and the first time tells them with `tell`, given the
+/// cap in bytes.
+pub(super) fn keep_stored_history_under_cap_then<F, Fut>(
+    conversations: &Conversations,
+    user_id: crate::storage::UserId,
+    tell: F,
+) where
+    F: FnOnce(u64) -> Fut + Send + 'static,
+    Fut: Future<Output = Result<(), teloxide::RequestError>> + Send,
+{
     let quota = conversations.quota().clone();
     let Some(max_bytes) = quota.settings().max_stored_bytes else {
         return;
     };
-    let bot = bot.clone();
-    let message = message.clone();
     tokio::spawn(async move {
-        match quota.keep_stored_history_under_cap(key.user_id).await {
+        match quota.keep_stored_history_under_cap(user_id).await {
             Ok(CapOutcome::Trimmed { tell: true, .. }) => {
-                let notice = replies::stored_history_capped(
-                    crate::telegram::identity::message_language(&message),
-                    max_bytes,
-                );
-                if let Err(error) = tell_sender_privately(&bot, &message, &notice).await {
+                if let Err(error) = tell(max_bytes).await {
                     tracing::warn!(
                         error = crate::telegram::errors::loggable(&error),
-                        user_id = key.user_id.0,
+                        user_id = user_id.0,
                         "could not tell a person about the stored-history cap"
                     );
                 }
@@ -149,7 +163,7 @@ fn keep_stored_history_under_cap(
             Ok(_) => {}
             Err(error) => tracing::error!(
                 error = ?error,
-                user_id = key.user_id.0,
+                user_id = user_id.0,
                 "could not keep a stored history under its cap"
             ),
         }
@@ -178,15 +192,23 @@ pub(super) async fn chat_turn(
 /// The notice for a person past their daily token limit, whose message is then neither stored nor
 /// sent to the model (they are told to send it again after midnight UTC); `None` otherwise.
 pub(super) async fn daily_limit_notice(turn: &TurnContext<'_>) -> Option<String> {
-    let user_id = turn.key.user_id;
-    match turn.conversations.quota().check_tokens(user_id).await {
+    daily_limit_notice_for(turn.conversations, turn.key.user_id, turn.lang).await
+}
+
+/// [`daily_limit_notice`] for the person `user_id`, who reads `lang`.
+pub(super) async fn daily_limit_notice_for(
+    conversations: &Conversations,
+    user_id: crate::storage::UserId,
+    lang: Lang,
+) -> Option<String> {
+    match conversations.quota().check_tokens(user_id).await {
         Ok(TokenCheck::Within) => None,
         Ok(TokenCheck::Reached(reached)) => {
             tracing::info!(
                 user_id = user_id.0,
                 "refused a turn: the daily token limit is used up"
             );
-            Some(replies::daily_limit_reached(turn.lang, &reached))
+            Some(replies::daily_limit_reached(lang, &reached))
         }
         // The turn itself meets the same database next; the limit alone does not stop it.
         Err(error) => {
@@ -254,15 +276,21 @@ async fn start_turn(
         Ok(started) => return Ok(started),
         Err(error) => error,
     };
-    let disk_full = is_disk_full(&error);
-    metrics::error(if disk_full { "disk_full" } else { "database" });
-    let reply = if disk_full {
-        replies::storage_full(turn.lang)
-    } else {
-        replies::internal_error(turn.lang)
-    };
+    let reply = failed_start_notice(&error, turn.lang);
     turn.answer_with_notice(preview.clone(), &reply).await?;
     Err(error.context("could not start the chat turn"))
+}
+
+/// The notice for a turn that could not start (its message not stored): storage is full, or
+/// something went wrong; counted as an error.
+pub(super) fn failed_start_notice(error: &anyhow::Error, lang: Lang) -> String {
+    let disk_full = is_disk_full(error);
+    metrics::error(if disk_full { "disk_full" } else { "database" });
+    if disk_full {
+        replies::storage_full(lang)
+    } else {
+        replies::internal_error(lang)
+    }
 }
 
 /// The text the model gets, or the notice that answers the message instead.
@@ -329,21 +357,29 @@ pub(super) fn usable_answer(
     started: &Turn,
     answer: Result<Answer, LlmError>,
 ) -> Result<Answer, String> {
+    usable_answer_in(turn.lang, started, answer)
+}
+
+/// [`usable_answer`] with its notices in `lang`.
+pub(super) fn usable_answer_in(
+    lang: Lang,
+    started: &Turn,
+    answer: Result<Answer, LlmError>,
+) -> Result<Answer, String> {
+    let key = started.key;
     match answer {
-        Ok(answer) if answer.completion().text.trim().is_empty() => {
-            Err(replies::empty_reply(turn.lang))
-        }
+        Ok(answer) if answer.completion().text.trim().is_empty() => Err(replies::empty_reply(lang)),
         Ok(answer) => Ok(answer),
         Err(error) => {
             metrics::error("llm");
-            tracing::error!(error = ?error, chat_id = turn.key.chat_id.0, user_id = turn.key.user_id.0, "the model call failed");
+            tracing::error!(error = ?error, chat_id = key.chat_id.0, user_id = key.user_id.0, "the model call failed");
             Err(match error {
-                LlmError::RateLimited { .. } => replies::model_rate_limited(turn.lang),
+                LlmError::RateLimited { .. } => replies::model_rate_limited(lang),
                 // A model that cannot see refuses a request with a picture (HTTP 400).
                 LlmError::Rejected { .. } if carries_images(started) => {
-                    replies::vision_not_supported(turn.lang)
+                    replies::vision_not_supported(lang)
                 }
-                _ => replies::model_unavailable(turn.lang),
+                _ => replies::model_unavailable(lang),
             })
         }
     }
@@ -406,14 +442,19 @@ pub(super) async fn ask_showing_progress(
     };
     let showing = show_below(header, model_progress, progress_sender);
     let (answer, ()) = tokio::join!(asking, showing);
-    let outcome = match &answer {
+    count_model_call(&answer, asked_at);
+    let preview = display.await.unwrap_or(shown_before);
+    (answer, preview)
+}
+
+/// Counts a model call asked at `asked_at`, by how it ended.
+pub(super) fn count_model_call(answer: &Result<Answer, LlmError>, asked_at: std::time::Instant) {
+    let outcome = match answer {
         Ok(Answer::Complete(_)) => "ok",
         Ok(Answer::Stopped(_)) => "stopped",
         Err(_) => "error",
     };
     metrics::llm_call_finished(asked_at.elapsed(), outcome);
-    let preview = display.await.unwrap_or(shown_before);
-    (answer, preview)
 }
 
 /// Passes the model's text so far on to the progress display, below `header`, until the model is

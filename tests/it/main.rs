@@ -17,6 +17,7 @@ mod faults;
 mod http;
 mod import;
 mod incognito;
+mod inline;
 mod jobs;
 mod languages;
 mod limits;

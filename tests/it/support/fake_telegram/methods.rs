@@ -17,7 +17,7 @@ const MESSAGE_LIMIT: usize = 4096;
 const CAPTION_LIMIT: usize = 1024;
 /// Telegram's `getUpdates` returns at most this many updates.
 const MAX_UPDATES_PER_POLL: usize = 100;
-const NOT_MODIFIED: &str = "Bad Request: message is not modified: specified new message content \
+pub(super) const NOT_MODIFIED: &str = "Bad Request: message is not modified: specified new message content \
                             and reply markup are exactly the same as a current content and reply \
                             markup of the message";
 
@@ -33,6 +33,9 @@ impl State {
             "getupdates" => self.get_updates(params),
             "getfile" => self.get_file(params),
             "sendmessage" => self.send_message(params),
+            "editmessagetext" if params.get("inline_message_id").is_some() => {
+                self.edit_inline_message_text(params)
+            }
             "editmessagetext" => self.edit_message_text(params),
             "editmessagereplymarkup" => self.edit_message_reply_markup(params),
             "deletemessage" => self.delete_message(params),
@@ -52,7 +55,7 @@ impl State {
             }
             // Recorded as a call; the tests read the button from its parameters.
             "setchatmenubutton" => Reply::Ok(json!(true)),
-            "answercallbackquery" => Reply::Ok(json!(true)),
+            "answercallbackquery" | "answerinlinequery" => Reply::Ok(json!(true)),
             "setwebhook" => {
                 self.webhook_url = params["url"].as_str().unwrap_or_default().to_owned();
                 Reply::Ok(json!(true))
@@ -302,14 +305,14 @@ impl State {
 
 /// The text of a `sendMessage` or `editMessageText` call: as sent, its parse mode, and what
 /// users see.
-struct SentText {
-    raw_text: String,
-    parse_mode: Option<String>,
-    text: String,
+pub(super) struct SentText {
+    pub(super) raw_text: String,
+    pub(super) parse_mode: Option<String>,
+    pub(super) text: String,
 }
 
 /// The call's text, or Telegram's refusal of it (`too_long` in the method's own words).
-fn sent_text(params: &Value, too_long: &str) -> Result<SentText, Reply> {
+pub(super) fn sent_text(params: &Value, too_long: &str) -> Result<SentText, Reply> {
     let raw_text = params["text"].as_str().unwrap_or_default().to_owned();
     let parse_mode = params["parse_mode"].as_str().map(str::to_owned);
     let text = checked_text(&raw_text, parse_mode.as_deref(), MESSAGE_LIMIT, too_long)?;
@@ -344,7 +347,7 @@ fn checked_text(
 }
 
 /// Telegram only echoes inline keyboards back in the returned message.
-fn inline_keyboard(params: &Value) -> Option<Value> {
+pub(super) fn inline_keyboard(params: &Value) -> Option<Value> {
     let markup = match &params["reply_markup"] {
         // Multipart requests carry the markup as a JSON string.
         Value::String(encoded) => serde_json::from_str(encoded).ok()?,

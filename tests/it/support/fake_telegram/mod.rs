@@ -28,10 +28,12 @@
 //! `files.rs` the files they send,
 //! `server.rs` is the HTTP side (routing a request to its method, long polls, the answers'
 //! shapes), `methods.rs` carries out the Bot API methods, `state.rs` is the recorded chat state
-//! they work on, and `faults.rs` scripts what goes wrong.
+//! they work on, `faults.rs` scripts what goes wrong, and `inline.rs` is inline mode (queries,
+//! choosing a result, the posted messages the bot edits by their id).
 
 mod faults;
 mod files;
+mod inline;
 mod methods;
 mod server;
 mod state;
@@ -39,6 +41,8 @@ mod updates;
 mod webhook;
 
 pub use faults::{Fault, Hold};
+#[allow(unused_imports)]
+pub use inline::ChosenResult;
 // The examples that compile this fake send no files.
 #[allow(unused_imports)]
 pub use files::{TELEGRAM_DOWNLOAD_LIMIT, UserFile};

@@ -36,6 +36,10 @@ pub(super) struct State {
     pub(super) command_menus: HashMap<(Option<i64>, Option<String>), Value>,
     /// The `language_code` of users whose app is not in English (`None`: their app sends none).
     pub(super) languages: HashMap<i64, Option<String>>,
+    /// The text of each inline query, by its id.
+    pub(super) inline_queries: HashMap<String, String>,
+    /// Messages posted by choosing an inline result, which the bot edits by their id.
+    pub(super) inline_messages: Vec<BotMessage>,
 }
 
 impl State {

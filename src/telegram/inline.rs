@@ -1,0 +1,341 @@
+//! Inline mode: `@bot question` typed in any chat. An allowed person's query gets one result,
+//! personal and never cached, which posts the question with a "thinking" line and a Stop button
+//! (Telegram names the posted message, `inline_message_id`, only when it carries buttons). When
+//! they choose it (a `chosen_inline_result`, which BotFather's `/setinlinefeedback` turns on), the
+//! question is a chat turn of their private chat with the bot: their persona, notes, memory,
+//! model, daily limit and per-user limits, and incognito, as for a message there, and the exchange
+//! is stored there. The answer streams into the posted message and ends as one message, cut with
+//! an ellipsis when it does not fit; a refusal or a failure is edited in as a short notice. An
+//! empty query, a stranger's or a blocked person's gets no result, and nothing of theirs is
+//! stored.
+//!
+//! Both kinds of update come through the intake like messages. A chosen result is queued with
+//! the person's private messages (`identity::update_conversation_key`); after a crash one whose
+//! answer was stored gets that answer, one still `received` is asked again. An inline message
+//! that cannot be edited only costs a logged error: the update is marked done all the same.
+//! Logs name ids, never the question.
+
+use std::sync::Arc;
+
+use teloxide::payloads::AnswerInlineQuerySetters;
+use teloxide::prelude::*;
+use teloxide::types::{
+    ChosenInlineResult, InlineQuery, InlineQueryResult, InlineQueryResultArticle,
+    InputMessageContent, InputMessageContentText, Me, User,
+};
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
+use crate::i18n::Lang;
+use crate::llm::LlmError;
+use crate::metrics;
+use crate::replies;
+use crate::running_turns::RunningTurn;
+use crate::storage::ConversationKey;
+use crate::telegram::access::AccessPolicy;
+use crate::telegram::bot::TelegramBot;
+use crate::telegram::delivery::{
+    InlineMessage, ReplyTarget, deliver_inline_reply, send_plain_text, show_inline_notice,
+    show_inline_progress,
+};
+use crate::telegram::identity;
+use crate::telegram::intake::Intake;
+use crate::telegram::reply::{HandlerResult, answer_once};
+use crate::telegram::settings::BotSettings;
+use crate::telegram::stop;
+use crate::telegram::turn::{
+    count_model_call, count_tokens, daily_limit_notice_for, failed_start_notice,
+    keep_stored_history_under_cap_then, usable_answer_in,
+};
+
+/// The id of the one result an inline query offers.
+const RESULT_ID: &str = "ask";
+
+/// The update a Stop button names before its answer has begun: none (update ids start at 1), so
+/// a press then finds nothing to stop.
+const NO_ANSWER_YET: i64 = 0;
+
+/// An inline query. Answered once, at once: after a crash Telegram no longer takes the answer.
+pub async fn answer_inline_query(
+    bot: TelegramBot,
+    update: Update,
+    query: InlineQuery,
+    me: Me,
+    access: Arc<AccessPolicy>,
+    intake: Intake,
+) -> HandlerResult {
+    let sender = identity::user_id(&query.from);
+    let question = query.query.trim();
+    let results = if access.is_allowed(sender) && !question.is_empty() {
+        vec![ask_result(&query.from, question, &me)]
+    } else {
+        Vec::new()
+    };
+    tracing::debug!(
+        user_id = sender.0,
+        results = results.len(),
+        "answering an inline query"
+    );
+    let answer = async {
+        bot.answer_inline_query(query.id.clone(), results)
+            .is_personal(true)
+            .cache_time(0)
+            .await?;
+        Ok(())
+    };
+    answer_once(&intake, &update, answer).await
+}
+
+/// The one result for `question`: it posts the question, a line saying the answer is coming and
+/// a Stop button.
+fn ask_result(user: &User, question: &str, me: &Me) -> InlineQueryResult {
+    let lang = identity::user_language(user);
+    let posted = format!(
+        "{}{}",
+        question_header(question),
+        replies::inline_waiting(lang)
+    );
+    let content = InputMessageContent::Text(InputMessageContentText::new(posted));
+    let title = replies::inline_title(lang, &me.user.first_name);
+    let buttons = stop::stop_button(lang, identity::user_id(user), NO_ANSWER_YET);
+    InlineQueryResultArticle::new(RESULT_ID, title, content)
+        .description(question)
+        .reply_markup(buttons)
+        .into()
+}
+
+/// What the posted message shows above the answer: the question.
+fn question_header(question: &str) -> String {
+    format!("❓ {question}\n\n")
+}
+
+/// Filter: the person who chose a result may use the bot (strangers are offered none, so this
+/// only matters for someone blocked meanwhile).
+pub fn chooser_allowed(chosen: ChosenInlineResult, access: Arc<AccessPolicy>) -> bool {
+    access.is_allowed(identity::user_id(&chosen.from))
+}
+
+/// A chosen result: the question answered in the message it posted, as a turn of the person's
+/// private chat; or, when the last run stored the answer, that answer.
+pub async fn chosen_result(
+    bot: TelegramBot,
+    update: Update,
+    chosen: ChosenInlineResult,
+    conversations: Conversations,
+    settings: Arc<BotSettings>,
+    intake: Intake,
+) -> HandlerResult {
+    let update_id = i64::from(update.id.0);
+    let resumption = intake.take_resumption(update_id);
+    let Some(turn) = InlineTurn::of(&chosen, update_id, &bot, &conversations, &settings) else {
+        tracing::warn!(
+            update_id,
+            "a chosen inline result without its message; nothing to answer in"
+        );
+        intake.done(update_id).await;
+        return Ok(());
+    };
+    let user = &chosen.from;
+    let user_id = identity::user_id(user);
+    conversations
+        .record_language(user_id, user.language_code.as_deref())
+        .await;
+    let outcome = match resumption.stored_reply {
+        Some(reply) => {
+            tracing::info!(
+                update_id,
+                "delivering an inline answer stored by the last run"
+            );
+            deliver_inline_reply(&bot, &turn.inline, &reply.content, Instant::now())
+                .await
+                .map_err(anyhow::Error::from)
+        }
+        None => turn.answer(chosen.query.trim(), &intake).await,
+    };
+    // Done even when the message could not be edited: it would not be editable next time either.
+    intake.done(update_id).await;
+    keep_history_under_cap(&bot, &conversations, turn.key, turn.lang);
+    outcome
+}
+
+/// Shows `notice` in the message a chosen result posted, in place of an answer (a per-user limit
+/// turned it away); a failure is only logged.
+pub async fn answer_chosen_with_notice(
+    bot: &TelegramBot,
+    chosen: &ChosenInlineResult,
+    notice: &str,
+) {
+    let Some(id) = chosen.inline_message_id.clone() else {
+        return;
+    };
+    let inline = InlineMessage {
+        id,
+        header: question_header(chosen.query.trim()),
+    };
+    if let Err(error) = show_inline_notice(bot, &inline, notice, Instant::now()).await {
+        tracing::warn!(
+            error = crate::telegram::errors::loggable(&error),
+            "could not show a notice in an inline message"
+        );
+    }
+}
+
+/// A chat turn answered in an inline message.
+struct InlineTurn<'a> {
+    bot: &'a TelegramBot,
+    conversations: &'a Conversations,
+    settings: &'a BotSettings,
+    /// The person's private chat, whose turn this is.
+    key: ConversationKey,
+    lang: Lang,
+    update_id: i64,
+    inline: InlineMessage,
+}
+
+impl<'a> InlineTurn<'a> {
+    /// The turn of `chosen`; `None` when Telegram did not name the message it posted.
+    fn of(
+        chosen: &ChosenInlineResult,
+        update_id: i64,
+        bot: &'a TelegramBot,
+        conversations: &'a Conversations,
+        settings: &'a BotSettings,
+    ) -> Option<Self> {
+        let inline = InlineMessage {
+            id: chosen.inline_message_id.clone()?,
+            header: question_header(chosen.query.trim()),
+        };
+        Some(Self {
+            bot,
+            conversations,
+            settings,
+            key: identity::private_conversation(&chosen.from),
+            lang: identity::user_language(&chosen.from),
+            update_id,
+            inline,
+        })
+    }
+
+    /// Answers `question` like a message in the private chat: checked, stored, asked while the
+    /// answer streams in, stored and delivered; or a notice instead.
+    async fn answer(&self, question: &str, intake: &Intake) -> anyhow::Result<()> {
+        let lang = self.lang;
+        let length = question.chars().count();
+        let refusal = if question.is_empty() {
+            Some(replies::empty_message(lang))
+        } else if length > self.settings.max_message_chars {
+            Some(replies::message_too_long(
+                lang,
+                length,
+                self.settings.max_message_chars,
+            ))
+        } else {
+            daily_limit_notice_for(self.conversations, self.key.user_id, lang).await
+        };
+        if let Some(notice) = refusal {
+            return self.notice(intake, &notice, Instant::now()).await;
+        }
+        let running = self
+            .conversations
+            .start_running(self.key, Some(self.update_id));
+        let input = TurnInput::text(question);
+        let started = match self
+            .conversations
+            .begin_turn_with(self.key, input, None)
+            .await
+        {
+            Ok(started) => started,
+            Err(error) => {
+                let notice = failed_start_notice(&error, lang);
+                self.notice(intake, &notice, Instant::now()).await?;
+                return Err(error.context("could not start an inline turn"));
+            }
+        };
+        let (answer, next_edit_at) = self.ask_showing_progress(&started, running).await;
+        let answer = match usable_answer_in(lang, &started, answer) {
+            Ok(answer) => answer,
+            Err(notice) => return self.notice(intake, &notice, next_edit_at).await,
+        };
+        count_tokens(&answer);
+        let completion = answer.completion();
+        // Stored before it is shown, with the update's `replying` mark, as in a private chat.
+        let finished = self
+            .conversations
+            .finish_turn(&started, completion, Some(self.update_id))
+            .await?;
+        if finished == FinishedTurn::NotStored {
+            // Incognito: nothing to resume from, so a crash from here on does not answer twice.
+            intake.replying(self.update_id).await;
+        }
+        deliver_inline_reply(self.bot, &self.inline, &completion.text, next_edit_at).await?;
+        metrics::reply_sent();
+        Ok(())
+    }
+
+    /// Asks the model while the inline message shows the answer so far (when replies stream)
+    /// with a Stop button, until the answer is complete or `running` is stopped. Returns the
+    /// answer and when the message may be edited next.
+    async fn ask_showing_progress(
+        &self,
+        started: &Turn,
+        running: RunningTurn,
+    ) -> (Result<Answer, LlmError>, Instant) {
+        let stream = self.settings.stream_replies;
+        let (progress_sender, progress) = watch::channel(String::new());
+        let buttons = stop::stop_button(self.lang, self.key.user_id, self.update_id);
+        let display = tokio::spawn(show_inline_progress(
+            self.bot.clone(),
+            progress,
+            self.inline.clone(),
+            Some(buttons),
+        ));
+        let started = Turn {
+            is_admin: self.settings.is_admin(self.key.user_id),
+            lang: self.lang,
+            ..started.clone()
+        };
+        let asked_at = std::time::Instant::now();
+        let answer = self
+            .conversations
+            .ask_until_stopped(&started, stream.then_some(&progress_sender), &running)
+            .await;
+        // The model call is over: from here on there is nothing left to stop.
+        drop(running);
+        drop(progress_sender);
+        count_model_call(&answer, asked_at);
+        let next_edit_at = display.await.unwrap_or_else(|_| Instant::now());
+        (answer, next_edit_at)
+    }
+
+    /// Shows `notice` in place of the answer; from here on the update counts as answered.
+    async fn notice(
+        &self,
+        intake: &Intake,
+        notice: &str,
+        next_edit_at: Instant,
+    ) -> anyhow::Result<()> {
+        intake.replying(self.update_id).await;
+        show_inline_notice(self.bot, &self.inline, notice, next_edit_at).await?;
+        Ok(())
+    }
+}
+
+/// [`keep_stored_history_under_cap_then`] for an inline turn: the person hears about the cap in
+/// their private chat, in `lang`.
+fn keep_history_under_cap(
+    bot: &TelegramBot,
+    conversations: &Conversations,
+    key: ConversationKey,
+    lang: Lang,
+) {
+    let bot = bot.clone();
+    keep_stored_history_under_cap_then(conversations, key.user_id, move |max_bytes| async move {
+        let target = ReplyTarget {
+            chat_id: teloxide::types::ChatId(key.chat_id.0),
+            reply_to: None,
+        };
+        let notice = replies::stored_history_capped(lang, max_bytes);
+        send_plain_text(&bot, target, &notice).await
+    });
+}
