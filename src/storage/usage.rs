@@ -126,36 +126,48 @@ impl Store {
         )
     }
 
-    /// Tokens used per UTC day from the day starting at `since_ms` on, oldest first: `only`'s,
-    /// or everyone's together. Days without use are left out.
+    /// Tokens used per UTC day from the day starting at `since_ms` on, oldest first: `only`'s
+    /// (read by their primary key), or everyone's together. Days without use are left out.
     pub async fn tokens_per_day(
         &self,
         since_ms: i64,
         only: Option<UserId>,
     ) -> Result<Vec<DayTokens>> {
-        run!(
-            self.reader.fetch_all,
-            sqlite = sqlx::query_as!(
-                DayTokens,
-                r#"SELECT day_start_at AS "day_start_ms!: i64", sum(tokens) AS "tokens!: i64"
-                   FROM daily_usage
-                   WHERE day_start_at >= ?1 AND (?2 IS NULL OR user_id = ?2)
-                   GROUP BY day_start_at
-                   ORDER BY day_start_at"#,
-                since_ms,
-                only,
+        match only {
+            Some(user_id) => run!(
+                self.reader.fetch_all,
+                query_as!(
+                    DayTokens,
+                    sqlite = r#"SELECT day_start_at AS "day_start_ms!: i64", tokens AS "tokens!: i64"
+                                FROM daily_usage
+                                WHERE user_id = ?1 AND day_start_at >= ?2
+                                ORDER BY day_start_at"#,
+                    postgres = r#"SELECT day_start_at AS "day_start_ms!", tokens AS "tokens!"
+                                  FROM daily_usage
+                                  WHERE user_id = $1 AND day_start_at >= $2
+                                  ORDER BY day_start_at"#,
+                    user_id.0,
+                    since_ms,
+                ),
             ),
-            postgres = sqlx::query_as!(
-                DayTokens,
-                r#"SELECT day_start_at AS "day_start_ms!", sum(tokens)::bigint AS "tokens!"
-                   FROM daily_usage
-                   WHERE day_start_at >= $1 AND ($2::bigint IS NULL OR user_id = $2)
-                   GROUP BY day_start_at
-                   ORDER BY day_start_at"#,
-                since_ms,
-                only.map(|user_id| user_id.0),
+            None => run!(
+                self.reader.fetch_all,
+                query_as!(
+                    DayTokens,
+                    sqlite = r#"SELECT day_start_at AS "day_start_ms!: i64", sum(tokens) AS "tokens!: i64"
+                                FROM daily_usage
+                                WHERE day_start_at >= ?1
+                                GROUP BY day_start_at
+                                ORDER BY day_start_at"#,
+                    postgres = r#"SELECT day_start_at AS "day_start_ms!", sum(tokens)::bigint AS "tokens!"
+                                  FROM daily_usage
+                                  WHERE day_start_at >= $1
+                                  GROUP BY day_start_at
+                                  ORDER BY day_start_at"#,
+                    since_ms,
+                ),
             ),
-        )
+        }
     }
 
     /// The bytes of text `user_id` stores in all their chats, and whether they were told that
