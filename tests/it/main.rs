@@ -7,6 +7,7 @@
 
 mod admins;
 mod bot;
+mod browser_selftest;
 mod cli;
 mod config;
 mod eval;
