@@ -22,7 +22,7 @@ use super::waiting::{PATIENCE, eventually};
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
-/// The window's size in CSS pixels: a phone's, as Telegram shows the page.
+/// The page's viewport in CSS pixels: a phone's, as Telegram shows the page.
 pub const WINDOW: (u32, u32) = (420, 860);
 
 /// Chromium's flags: headless, as root without the sandbox, and nothing that reaches out to
@@ -102,12 +102,15 @@ impl Browser {
         })
     }
 
-    /// Opens `url` and waits until its document has loaded.
+    /// Opens `url` as a new document and waits until it has loaded. (Going from a blank page:
+    /// a URL that differs from the open one only in its fragment would not load the page again.)
     pub async fn open(&self, url: &str) {
-        self.client
-            .goto(url)
-            .await
-            .unwrap_or_else(|e| panic!("open {url}: {e}"));
+        for url in ["about:blank", url] {
+            self.client
+                .goto(url)
+                .await
+                .unwrap_or_else(|e| panic!("open {url}: {e}"));
+        }
     }
 
     /// The first element `selector` (CSS) finds, once there is one; fails the test after
@@ -272,9 +275,13 @@ fn capabilities(profile: &Path) -> serde_json::Map<String, serde_json::Value> {
     let mut args: Vec<String> = CHROMIUM_FLAGS.iter().map(|flag| flag.to_string()).collect();
     args.push(format!("--window-size={},{}", WINDOW.0, WINDOW.1));
     args.push(format!("--user-data-dir={}", profile.display()));
+    // A headless window is at least 500 pixels wide: the phone's size is emulated instead.
+    let phone = serde_json::json!({
+        "deviceMetrics": { "width": WINDOW.0, "height": WINDOW.1, "pixelRatio": 1, "mobile": true },
+    });
     let options = serde_json::json!({
         "browserName": "chrome",
-        "goog:chromeOptions": { "binary": CHROMIUM, "args": args },
+        "goog:chromeOptions": { "binary": CHROMIUM, "args": args, "mobileEmulation": phone },
     });
     match options {
         serde_json::Value::Object(map) => map,
