@@ -20,12 +20,15 @@ const state = {
   loaded: new Set(),
   notesShown: false,
   formats: null,
+  settings: null,
 };
 
 class Unauthorized extends Error {}
 
 const $ = (selector) => document.querySelector(selector);
 const t = (id) => state.strings[id] ?? id;
+/** The sentence `app-<prefix>-<value>`, or the value itself where there is none. */
+const tOf = (prefix, value) => state.strings[`app-${prefix}-${value}`] ?? value;
 
 /** An element: `props` sets its class, text, data-*, listeners (on...) and attributes. */
 function el(tag, props = {}, ...children) {
@@ -358,8 +361,8 @@ async function search() {
   try {
     const found = await api(`search?${chatQuery()}&q=${encodeURIComponent(q)}`);
     $('#search-results').replaceChildren(...found.results.map((result) => {
-      const kind = t(`app-kind-${result.kind}`);
-      const role = result.role ? ` · ${t(`app-role-${result.role}`)}` : '';
+      const kind = tOf('kind', result.kind);
+      const role = result.role ? ` · ${tOf('role', result.role)}` : '';
       return el('li', { class: `result ${result.kind}` },
         el('p', { class: 'meta', text: `${kind}${role} · ${when(result.at_ms)}` }),
         el('p', { class: 'result-text', text: result.text }));
@@ -381,6 +384,7 @@ async function loadSettings() {
 }
 
 function fillSettings(settings) {
+  state.settings = settings;
   $('#settings-persona').value = settings.persona || '';
   const models = settings.models.includes(settings.model) ? settings.models : [settings.model, ...settings.models];
   $('#settings-model').replaceChildren(...models.map((model) => el('option', { value: model, text: model })));
@@ -390,16 +394,20 @@ function fillSettings(settings) {
   $('#settings-time-zone').placeholder = settings.default_time_zone;
 }
 
+/** Sends what the person changed, and only that: a model left alone stays the default. */
 async function saveSettings() {
   const line = $('#settings-status');
   line.textContent = '';
-  const zone = $('#settings-time-zone').value.trim();
-  const change = {
-    persona: $('#settings-persona').value.trim() || null,
-    model: $('#settings-model').value,
-    incognito: $('#settings-incognito').checked,
-    time_zone: zone || null,
-  };
+  const before = state.settings;
+  const persona = $('#settings-persona').value.trim() || null;
+  const model = $('#settings-model').value;
+  const incognito = $('#settings-incognito').checked;
+  const zone = $('#settings-time-zone').value.trim() || null;
+  const change = {};
+  if (persona !== (before.persona || null)) change.persona = persona;
+  if (model !== before.model) change.model = model;
+  if (incognito !== before.incognito) change.incognito = incognito;
+  if (zone !== (before.time_zone || null)) change.time_zone = zone;
   try {
     fillSettings(await api(`settings?${chatQuery()}`, { method: 'PUT', body: change }));
     line.textContent = t('app-saved');
@@ -487,7 +495,7 @@ async function loadAdmin() {
   try {
     const overview = await api('admin');
     drawChart($('#admin-chart'), overview.days, null);
-    $('#admin-people tbody').replaceChildren(...overview.people.map(personRow));
+    $('#admin-people tbody').replaceChildren(...overview.people.flatMap(personRow));
     $('#admin-strangers').replaceChildren(...overview.strangers.map(strangerItem));
     $('#strangers-empty').hidden = overview.strangers.length > 0;
   } catch (error) {
@@ -495,7 +503,7 @@ async function loadAdmin() {
   }
 }
 
-const ACTIONS = { allowed: ['block'], open: ['block'], blocked: ['unblock'], stranger: ['allow', 'block'], admin: [] };
+const ACTIONS = { allowed: ['block'], blocked: ['unblock'], stranger: ['allow', 'block'], admin: [] };
 
 function accessButtons(userId, access) {
   return (ACTIONS[access] || ['allow', 'block']).map((action) => el('button', {
@@ -505,7 +513,9 @@ function accessButtons(userId, access) {
 }
 
 function personRow(person) {
-  const limitInput = el('input', { class: 'limit-input', inputmode: 'numeric', size: 7, placeholder: t('app-limit-placeholder') });
+  const limitInput = el('input', {
+    class: 'limit-input', inputmode: 'numeric', placeholder: t('app-limit-placeholder'), title: t('app-limit-placeholder'),
+  });
   const setLimit = el('button', {
     type: 'button', class: 'limit-set', text: t('app-set-limit'),
     onclick: () => {
@@ -516,20 +526,24 @@ function personRow(person) {
     },
   });
   const limit = person.limit === null ? t('app-no-limit') : number(person.limit);
-  return el('tr', { data: { user: person.user_id } },
+  const figures = el('tr', { data: { user: person.user_id } },
     el('td', { text: String(person.user_id) }),
     el('td', { text: number(person.messages) }),
     el('td', { text: number(person.tokens) }),
     el('td', { text: number(person.tokens_today) }),
     el('td', { text: limit }),
-    el('td', { text: t(`app-access-${person.access}`) }),
-    el('td', { class: 'row-actions' }, ...accessButtons(person.user_id, person.access), limitInput, setLimit));
+    el('td', { text: tOf('access', person.access) }));
+  // The actions take a row of their own, so the table fits a phone's width.
+  const actions = el('tr', { class: 'person-actions', data: { actionsOf: person.user_id } },
+    el('td', { colspan: 6 }, el('div', { class: 'actions' },
+      ...accessButtons(person.user_id, person.access), limitInput, setLimit)));
+  return [figures, actions];
 }
 
 function strangerItem(stranger) {
   return el('li', { class: 'stranger', data: { user: stranger.user_id } },
     el('p', { text: String(stranger.user_id) }),
-    el('p', { class: 'meta', text: `${when(stranger.alerted_ms)} · ${t(`app-access-${stranger.access}`)}` }),
+    el('p', { class: 'meta', text: `${when(stranger.alerted_ms)} · ${tOf('access', stranger.access)}` }),
     el('div', { class: 'actions' }, ...accessButtons(stranger.user_id, stranger.access)));
 }
 
