@@ -50,3 +50,4 @@ mod storage;
 mod support;
 mod tools;
 mod webapp;
+mod webapp_browser;
