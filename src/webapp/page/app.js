@@ -45,6 +45,9 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+/** A button of class `cls` saying sentence `id`, doing `onclick`. */
+const button = (cls, id, onclick) => el('button', { type: 'button', class: cls, text: t(id), onclick });
+
 function svg(tag, attributes = {}) {
   const node = document.createElementNS('http://www.w3.org/2000/svg', tag);
   for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
@@ -274,8 +277,8 @@ function noteItem(note) {
   const text = el('p', { class: 'note-text', text: note.text });
   const meta = el('p', { class: 'meta', text: `${t('app-since')} ${when(note.since_ms)}` });
   const actions = el('div', { class: 'actions' },
-    el('button', { type: 'button', class: 'note-edit', text: t('app-edit'), onclick: () => editNote(item, note) }),
-    el('button', { type: 'button', class: 'note-remove danger', text: t('app-remove'), onclick: () => removeNote(note) }));
+    button('note-edit', 'app-edit', () => editNote(item, note)),
+    button('note-remove danger', 'app-remove', () => removeNote(note)));
   item.append(text, meta);
   if (note.earlier && note.earlier.length > 0) item.append(earlierList(note.earlier));
   item.append(actions);
@@ -295,8 +298,8 @@ function editNote(item, note) {
   const editor = el('textarea', { class: 'note-editor', rows: 3, maxlength: 2000 });
   editor.value = note.text;
   const line = el('p', { class: 'status-line' });
-  const save = el('button', { type: 'button', class: 'note-save primary', text: t('app-save') });
-  const cancel = el('button', { type: 'button', class: 'note-cancel', text: t('app-cancel') });
+  const save = button('note-save primary', 'app-save');
+  const cancel = button('note-cancel', 'app-cancel', () => item.replaceWith(noteItem(note)));
   save.addEventListener('click', async () => {
     save.disabled = true;
     try {
@@ -307,7 +310,6 @@ function editNote(item, note) {
       fail(error, line);
     }
   });
-  cancel.addEventListener('click', () => item.replaceWith(noteItem(note)));
   item.replaceChildren(editor, line, el('div', { class: 'actions' }, save, cancel));
   editor.focus();
 }
@@ -337,9 +339,7 @@ function renderSummaries(summaries) {
   $('#summaries').replaceChildren(...summaries.map((summary) => el('li', { class: 'summary', data: { id: summary.id } },
     el('p', { class: 'meta', text: `${when(summary.started_ms)} – ${when(summary.ended_ms)}` }),
     el('p', { class: 'summary-text', text: summary.text }),
-    el('div', { class: 'actions' }, el('button', {
-      type: 'button', class: 'summary-remove danger', text: t('app-remove'), onclick: () => removeSummary(summary),
-    })))));
+    el('div', { class: 'actions' }, button('summary-remove danger', 'app-remove', () => removeSummary(summary))))));
   $('#summaries-empty').hidden = summaries.length > 0;
 }
 
@@ -506,24 +506,19 @@ async function loadAdmin() {
 const ACTIONS = { allowed: ['block'], blocked: ['unblock'], stranger: ['allow', 'block'], admin: [] };
 
 function accessButtons(userId, access) {
-  return (ACTIONS[access] || ['allow', 'block']).map((action) => el('button', {
-    type: 'button', class: `access-${action}`, text: t(`app-${action}`),
-    onclick: () => adminAction('admin/access', { user_id: userId, action }),
-  }));
+  return (ACTIONS[access] || ['allow', 'block']).map((action) => button(`access-${action}`, `app-${action}`,
+    () => adminAction('admin/access', { user_id: userId, action })));
 }
 
 function personRow(person) {
   const limitInput = el('input', {
     class: 'limit-input', inputmode: 'numeric', placeholder: t('app-limit-placeholder'), title: t('app-limit-placeholder'),
   });
-  const setLimit = el('button', {
-    type: 'button', class: 'limit-set', text: t('app-set-limit'),
-    onclick: () => {
-      const value = limitInput.value.trim().toLowerCase();
-      if (!value) return;
-      const limit = /^\d+$/.test(value) ? Number(value) : value;
-      adminAction('admin/limit', { user_id: person.user_id, limit });
-    },
+  const setLimit = button('limit-set', 'app-set-limit', () => {
+    const value = limitInput.value.trim().toLowerCase();
+    if (!value) return;
+    const limit = /^\d+$/.test(value) ? Number(value) : value;
+    adminAction('admin/limit', { user_id: person.user_id, limit });
   });
   const limit = person.limit === null ? t('app-no-limit') : number(person.limit);
   const figures = el('tr', { data: { user: person.user_id } },
