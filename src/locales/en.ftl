@@ -416,6 +416,8 @@ inline-waiting = ⏳ Thinking…
 
 ## Mini App page
 # The page's sentences (src/webapp/page/), sent to it by /app/api/me. Plain text, no variables.
+# The page names app-kind-*, app-role-* and app-access-* (and app-allow, app-block, app-unblock)
+# after the values the API gives.
 app-title = Your memory
 app-tab-memory = Memory
 app-tab-search = Search

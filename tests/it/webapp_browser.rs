@@ -19,6 +19,8 @@ use crate::support::webapp::{AppBot, init_data_for, unix_now};
 const ADMIN: i64 = 777;
 /// Someone on no list.
 const STRANGER: i64 = 999;
+/// A group ALICE is in.
+const GROUP: i64 = -100123;
 
 fn private(user_id: i64) -> ConversationKey {
     ConversationKey {
@@ -93,6 +95,92 @@ async fn a_note_added_in_the_page_is_stored_for_the_chat_shown() {
         .await;
     let notes = app.bot.store.notes(private(ALICE)).await.unwrap();
     assert_eq!(notes[0].note, "Prefers tea to coffee");
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn the_chat_chosen_in_the_page_shows_that_chats_notes() {
+    let Some((browser, app)) = start().await else {
+        return;
+    };
+    note(&app, ALICE, "Lives in Berlin").await;
+    let group = ConversationKey {
+        chat_id: ChatId(GROUP),
+        user_id: UserId(ALICE),
+    };
+    let now_ms = unix_now() * 1000;
+    let store = &app.bot.store;
+    store
+        .add_note_by_hand(group, "Organises the book club", now_ms)
+        .await
+        .unwrap();
+
+    browser
+        .open(&app.page_url(&init_data_for(ALICE, "en")))
+        .await;
+    browser
+        .wait_for_text("li.note .note-text", "Lives in Berlin")
+        .await;
+    assert_eq!(browser.texts("#chat option").await.len(), 2);
+    browser.select("#chat", &GROUP.to_string()).await;
+
+    browser
+        .wait_for_text("li.note .note-text", "Organises the book club")
+        .await;
+    assert_eq!(browser.texts("li.note").await.len(), 1);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn an_export_downloaded_from_the_page_is_the_persons_history() {
+    let Some((browser, app)) = start().await else {
+        return;
+    };
+    app.bot
+        .telegram
+        .send_text(ALICE, ALICE, "The lighthouse is on the north cape");
+    app.bot.wait_for_messages(ALICE, 1).await;
+
+    browser
+        .open(&app.page_url(&init_data_for(ALICE, "en")))
+        .await;
+    browser.click("#tab-settings").await;
+    browser.wait_for("#settings-model option").await;
+    // What the page hands the browser to save, read as it is handed over.
+    browser
+        .execute(
+            "window.downloads = []; const make = URL.createObjectURL; \
+             URL.createObjectURL = (blob) => { blob.text().then((text) => downloads.push(text)); \
+                                               return make(blob); };",
+        )
+        .await;
+    browser.click("#export-json").await;
+    browser.click("#export-markdown").await;
+
+    let downloads = std::cell::RefCell::new(serde_json::Value::Null);
+    let both = eventually(
+        || async {
+            let now = browser.execute("return window.downloads;").await;
+            let count = now.as_array().map_or(0, Vec::len);
+            *downloads.borrow_mut() = now;
+            count == 2
+        },
+        PATIENCE,
+    )
+    .await;
+    let downloads = downloads.into_inner();
+    assert!(both, "two downloads: {downloads}");
+    for download in downloads.as_array().unwrap() {
+        let text = download.as_str().unwrap();
+        assert!(
+            text.contains("The lighthouse is on the north cape"),
+            "{text}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(downloads[0].as_str().unwrap()).expect("the JSON export");
+    assert!(json["messages"].is_array(), "{json}");
+    assert_eq!(browser.text("#settings-status").await, "");
     browser.close().await;
 }
 

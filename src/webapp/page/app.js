@@ -409,7 +409,12 @@ async function saveSettings() {
   if (incognito !== before.incognito) change.incognito = incognito;
   if (zone !== (before.time_zone || null)) change.time_zone = zone;
   try {
-    fillSettings(await api(`settings?${chatQuery()}`, { method: 'PUT', body: change }));
+    const saved = await api(`settings?${chatQuery()}`, { method: 'PUT', body: change });
+    fillSettings(saved);
+    if ('time_zone' in change) {
+      state.formats = makeFormats(state.me.lang, saved.time_zone || saved.default_time_zone);
+      state.loaded.delete('memory');
+    }
     line.textContent = t('app-saved');
   } catch (error) {
     fail(error, line);

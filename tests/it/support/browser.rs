@@ -186,6 +186,15 @@ impl Browser {
             .unwrap_or_else(|e| panic!("click {selector}: {e}"));
     }
 
+    /// Chooses the option of value `value` in the select `selector` finds, once there is one.
+    pub async fn select(&self, selector: &str, value: &str) {
+        let element = self.wait_for(selector).await;
+        element
+            .select_by_value(value)
+            .await
+            .unwrap_or_else(|e| panic!("choose {value} in {selector}: {e}"));
+    }
+
     /// Replaces the text in the input or text area `selector` finds with `text`, as typed.
     pub async fn type_into(&self, selector: &str, text: &str) {
         let element = self.wait_for(selector).await;
