@@ -45,6 +45,17 @@ pub struct Browser {
     client: Client,
     _driver: Driver,
     _profile: tempfile::TempDir,
+    _turn: tokio::sync::OwnedSemaphorePermit,
+}
+
+/// One browser at a time in this test binary: Chromium is many processes, and on a small
+/// machine running the whole suite, several at once would make every page slow to answer.
+fn turns() -> std::sync::Arc<tokio::sync::Semaphore> {
+    static TURNS: std::sync::OnceLock<std::sync::Arc<tokio::sync::Semaphore>> =
+        std::sync::OnceLock::new();
+    TURNS
+        .get_or_init(|| std::sync::Arc::new(tokio::sync::Semaphore::new(1)))
+        .clone()
 }
 
 /// The ChromeDriver child process, leading its own process group so that stopping the group
@@ -80,6 +91,10 @@ impl Browser {
         if !available() {
             return None;
         }
+        let turn = turns()
+            .acquire_owned()
+            .await
+            .expect("the browsers' semaphore is never closed");
         let port = free_port();
         let driver = start_driver(port);
         let address = format!("127.0.0.1:{port}");
@@ -99,6 +114,7 @@ impl Browser {
             client,
             _driver: driver,
             _profile: profile,
+            _turn: turn,
         })
     }
 
