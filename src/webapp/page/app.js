@@ -230,6 +230,8 @@ function buildChatSelect() {
   select.addEventListener('change', () => {
     state.chat = select.value;
     state.loaded.clear();
+    $('#search-results').replaceChildren();
+    $('#search-empty').hidden = true;
     openView(state.view);
   });
 }
