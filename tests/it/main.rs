@@ -7,6 +7,7 @@
 
 mod admins;
 mod bot;
+mod browser_selftest;
 mod cli;
 mod config;
 mod eval;
@@ -49,3 +50,4 @@ mod storage;
 mod support;
 mod tools;
 mod webapp;
+mod webapp_browser;

@@ -12,6 +12,7 @@
 pub mod baselines;
 pub mod bot_harness;
 pub mod bot_process;
+pub mod browser;
 pub mod command_line;
 pub mod config;
 pub mod database;
