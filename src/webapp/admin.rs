@@ -56,7 +56,7 @@ fn admin_only(person: &Person) -> Result<(), ApiError> {
     if person.is_admin {
         Ok(())
     } else {
-        Err(ApiError::Forbidden)
+        Err(ApiError::AdminsOnly(person.lang))
     }
 }
 

@@ -197,11 +197,6 @@ impl FromRequestParts<WebApp> for Person {
                 ApiError::Unauthorized
             })?;
         let user_id = data.user.user_id();
-        let is_admin = match app.access.verdict(user_id) {
-            Verdict::Admin => true,
-            Verdict::Allowed => false,
-            Verdict::Blocked | Verdict::Stranger => return Err(ApiError::Forbidden),
-        };
         let lang = match data.user.language_code.as_deref() {
             Some(code) => Lang::from_code(Some(code)),
             None => app
@@ -209,6 +204,11 @@ impl FromRequestParts<WebApp> for Person {
                 .language(user_id)
                 .await
                 .unwrap_or_default(),
+        };
+        let is_admin = match app.access.verdict(user_id) {
+            Verdict::Admin => true,
+            Verdict::Allowed => false,
+            Verdict::Blocked | Verdict::Stranger => return Err(ApiError::NotAllowed(lang)),
         };
         Ok(Self {
             user: data.user,
@@ -219,13 +219,21 @@ impl FromRequestParts<WebApp> for Person {
     }
 }
 
+/// 403 with `{"error": "forbidden", "message": <why, in the person's language>}`.
+fn forbidden(message: String) -> Response {
+    let body = serde_json::json!({ "error": "forbidden", "message": message });
+    (StatusCode::FORBIDDEN, axum::Json(body)).into_response()
+}
+
 /// Why an API call was not answered; every kind answers `{"error": ...}`.
 #[derive(Debug)]
 pub enum ApiError {
     /// No init data, or not valid: nothing else is said.
     Unauthorized,
-    /// A person not allowed to use the bot, or not an admin on an admin route.
-    Forbidden,
+    /// A person not allowed to use the bot; told so in their language.
+    NotAllowed(Lang),
+    /// Not an admin, on an admin route.
+    AdminsOnly(Lang),
     NotFound,
     /// The request cannot be done as asked; the sentence says why, in the person's language.
     BadRequest(String),
@@ -253,7 +261,12 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, error) = match self {
             ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized".to_owned()),
-            ApiError::Forbidden => (StatusCode::FORBIDDEN, "forbidden".to_owned()),
+            ApiError::NotAllowed(lang) => {
+                return forbidden(crate::replies::not_allowed(lang));
+            }
+            ApiError::AdminsOnly(lang) => {
+                return forbidden(crate::replies::only_admins_decide(lang));
+            }
             ApiError::NotFound => (StatusCode::NOT_FOUND, "not found".to_owned()),
             ApiError::BadRequest(reason) => (StatusCode::BAD_REQUEST, reason),
             ApiError::Internal {

@@ -117,6 +117,12 @@ async fn a_stranger_or_a_blocked_person_is_refused_on_every_route() {
             )
             .await;
         assert_eq!(response.status(), 403, "{method} {path}");
+        let body: Value = response.json().await.expect("a JSON refusal");
+        assert_eq!(body["error"], "forbidden");
+        assert!(
+            body["message"].as_str().unwrap().contains("private"),
+            "told why, in their language: {body}"
+        );
     }
     let (status, _) = app
         .send_json(

@@ -477,3 +477,39 @@ async fn shoot(browser: &Browser, folder: &Option<PathBuf>, view: &str) {
             .await;
     }
 }
+
+#[tokio::test]
+async fn the_button_under_settings_opens_the_settings_and_a_view_not_yours_opens_the_memory() {
+    let Some((browser, app)) = start().await else {
+        return;
+    };
+    // The address of the button under /settings, with the sign-in Telegram adds.
+    let settings = app
+        .page_url(&init_data_for(ALICE, "en"))
+        .replace("/app/#", "/app/?view=settings#");
+    browser.open(&settings).await;
+    browser.wait_for("#view-settings:not([hidden])").await;
+    browser.wait_for("#settings-model option").await;
+    assert!(browser.has("#view-memory[hidden]").await);
+
+    let admin_for_alice = app
+        .page_url(&init_data_for(ALICE, "en"))
+        .replace("/app/#", "/app/?view=admin#");
+    browser.open(&admin_for_alice).await;
+    browser.wait_for("#view-memory:not([hidden])").await;
+    assert!(!browser.has("#view-admin").await);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn a_stranger_opening_the_page_is_told_in_their_language_that_the_bot_is_private() {
+    let Some((browser, app)) = start().await else {
+        return;
+    };
+    browser
+        .open(&app.page_url(&init_data_for(STRANGER, "de")))
+        .await;
+    browser.wait_for_text("#status", "privat").await;
+    assert!(!browser.has("#top:not([hidden])").await, "no tabs");
+    browser.close().await;
+}

@@ -16,7 +16,8 @@ const state = {
   me: null,
   strings: {},
   chat: null,
-  view: 'memory',
+  // The view a button opened the app at (`?view=settings` under /settings), else the memory.
+  view: new URLSearchParams(location.search).get('view') || 'memory',
   loaded: new Set(),
   notesShown: false,
   formats: null,
@@ -96,11 +97,10 @@ async function api(path, { method = 'GET', body, raw = false } = {}) {
   if (response.status === 401) throw new Unauthorized();
   if (!response.ok) {
     let message = t(response.status === 403 ? 'app-forbidden' : 'app-error');
-    if (response.status !== 403) {
-      try {
-        message = (await response.json()).error || message;
-      } catch { /* not JSON: the general sentence */ }
-    }
+    try {
+      const body = await response.json();
+      message = (response.status === 403 ? body.message : body.error) || message;
+    } catch { /* not JSON: the general sentence */ }
     throw new Error(message);
   }
   if (raw) return response;
@@ -174,14 +174,14 @@ async function start() {
     state.me = await api('me');
   } catch (error) {
     if (error instanceof Unauthorized) showUnauthorized();
-    else showStatus(state.strings['app-error'] || OPEN_FROM_TELEGRAM);
+    else showStatus(error.message || OPEN_FROM_TELEGRAM);
     return;
   }
   state.strings = state.me.strings || {};
   state.formats = makeFormats(state.me.lang, state.me.time_zone);
   applyStrings();
   buildChrome();
-  openView('memory');
+  openView(state.view);
 }
 
 function applyStrings() {
@@ -212,6 +212,9 @@ function buildChrome() {
   $('#export-json').addEventListener('click', () => download('json'));
   $('#export-markdown').addEventListener('click', () => download('markdown'));
   $('#top').hidden = false;
+  if (!document.querySelector(`#tabs button[data-view="${CSS.escape(state.view)}"]`)) {
+    state.view = 'memory';
+  }
 }
 
 function buildChatSelect() {
