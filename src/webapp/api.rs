@@ -252,13 +252,8 @@ pub(super) async fn remove_note(
         .0
         .conversations
         .remove_note(chat.key(&person), note_id)
-        .await
-        .map_err(person.failed())?;
-    if removed {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::NotFound)
-    }
+        .await;
+    removed_or_not_found(&person, removed)
 }
 
 /// `DELETE /app/api/summaries/{id}`: forgets one session's summary.
@@ -272,12 +267,18 @@ pub(super) async fn remove_summary(
         .0
         .conversations
         .remove_summary(chat.key(&person), session_id)
-        .await
-        .map_err(person.failed())?;
-    if removed {
-        Ok(StatusCode::NO_CONTENT)
-    } else {
-        Err(ApiError::NotFound)
+        .await;
+    removed_or_not_found(&person, removed)
+}
+
+/// 204 when something was removed, 404 when there was nothing of the person's to remove.
+fn removed_or_not_found(
+    person: &Person,
+    removed: anyhow::Result<bool>,
+) -> Result<StatusCode, ApiError> {
+    match removed.map_err(person.failed())? {
+        true => Ok(StatusCode::NO_CONTENT),
+        false => Err(ApiError::NotFound),
     }
 }
 

@@ -6,25 +6,20 @@
 
 use reqwest::Method;
 use serde_json::{Value, json};
-use telemem::storage::{ChatId, ConversationKey, UserId};
+use telemem::storage::UserId;
 
 use crate::support::bot_harness::{ALICE, BOB, CAROL};
 use crate::support::command_line::{printed_by, run_telemem, stderr_of};
 use crate::support::fake_telegram::BOT_TOKEN;
 use crate::support::waiting::PATIENCE;
-use crate::support::webapp::{AppBot, init_data_for, signed_at, unix_now};
+use crate::support::webapp::{
+    AppBot, init_data_for, private, signed_at, summarized_session, unix_now,
+};
 
 /// An admin (ADMIN_USERS) in the specs below.
 const ADMIN: i64 = 777;
 /// Someone on no list.
 const STRANGER: i64 = 999;
-
-fn private(user_id: i64) -> ConversationKey {
-    ConversationKey {
-        chat_id: ChatId(user_id),
-        user_id: UserId(user_id),
-    }
-}
 
 async fn start() -> AppBot {
     AppBot::start(&["--admin-users", &ADMIN.to_string()]).await
@@ -229,36 +224,13 @@ async fn notes_added_changed_and_removed_in_the_app_are_the_persons_notes_in_the
     assert_eq!(again.status(), 404);
 }
 
-/// Has ALICE talk to the bot, closes the session and gives it `summary`; the session's id.
-async fn summarized_session(app: &AppBot, summary: &str) -> i64 {
-    app.bot
-        .telegram
-        .send_text(ALICE, ALICE, "We talked about the lighthouse trip");
-    app.bot.wait_for_messages(ALICE, 1).await;
-    let store = &app.bot.store;
-    let session = store
-        .open_session(private(ALICE))
-        .await
-        .unwrap()
-        .expect("an open session");
-    store
-        .close_session(private(ALICE), unix_now() * 1000)
-        .await
-        .unwrap();
-    store
-        .add_summary(session.id, private(ALICE), summary, unix_now() * 1000)
-        .await
-        .unwrap();
-    session.id
-}
-
 #[tokio::test]
 async fn nobody_reads_or_changes_another_persons_notes_summaries_history_or_export() {
     let app = start().await;
     let alice = init_data_for(ALICE, "en");
     let bob = init_data_for(BOB, "en");
     let note_id = add_note(&app, &alice, "Alice's door code is 4711").await;
-    let session_id = summarized_session(&app, "Alice planned the lighthouse trip.").await;
+    let session_id = summarized_session(&app, ALICE, "Alice planned the lighthouse trip.").await;
 
     // BOB names ALICE's private chat: his own rows in it are none.
     let (status, memory) = app
@@ -354,7 +326,7 @@ async fn nobody_reads_or_changes_another_persons_notes_summaries_history_or_expo
 async fn a_summary_removed_in_the_app_is_gone_and_not_written_again() {
     let app = start().await;
     let alice = init_data_for(ALICE, "en");
-    let session_id = summarized_session(&app, "They planned a trip.").await;
+    let session_id = summarized_session(&app, ALICE, "They planned a trip.").await;
     let removed = app
         .call(
             Method::DELETE,

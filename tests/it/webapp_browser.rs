@@ -13,7 +13,7 @@ use telemem::storage::{ChatId, ConversationKey, UserId};
 use crate::support::bot_harness::{ALICE, BOB};
 use crate::support::browser::Browser;
 use crate::support::waiting::{PATIENCE, eventually};
-use crate::support::webapp::{AppBot, init_data_for, unix_now};
+use crate::support::webapp::{AppBot, init_data_for, private, summarized_session, unix_now};
 
 /// An admin (ADMIN_USERS) in the specs below.
 const ADMIN: i64 = 777;
@@ -21,13 +21,6 @@ const ADMIN: i64 = 777;
 const STRANGER: i64 = 999;
 /// A group ALICE is in.
 const GROUP: i64 = -100123;
-
-fn private(user_id: i64) -> ConversationKey {
-    ConversationKey {
-        chat_id: ChatId(user_id),
-        user_id: UserId(user_id),
-    }
-}
 
 /// A browser and a bot serving the Mini App with [`ADMIN`] as its admin; `None` without Chromium.
 async fn start() -> Option<(Browser, AppBot)> {
@@ -419,27 +412,6 @@ async fn every_view_shows_the_admins_data_and_the_notes_appear_soon() {
         .await;
     shoot(&browser, &folder, "admin").await;
     browser.close().await;
-}
-
-/// Has `user_id` talk to the bot in their private chat, closes the session and gives it
-/// `summary`.
-async fn summarized_session(app: &AppBot, user_id: i64, summary: &str) {
-    app.bot
-        .telegram
-        .send_text(user_id, user_id, "Let us plan the lighthouse trip");
-    app.bot.wait_for_messages(user_id, 1).await;
-    let store = &app.bot.store;
-    let session = store
-        .open_session(private(user_id))
-        .await
-        .unwrap()
-        .expect("an open session");
-    let now_ms = unix_now() * 1000;
-    store.close_session(private(user_id), now_ms).await.unwrap();
-    store
-        .add_summary(session.id, private(user_id), summary, now_ms)
-        .await
-        .unwrap();
 }
 
 /// Gives the admin notes, a summary and usage in their private chat, and has ALICE chat and a

@@ -4,6 +4,7 @@
 
 use reqwest::{Method, Response};
 use serde_json::Value;
+use telemem::storage::{ChatId, ConversationKey, UserId};
 use telemem::webapp::init_data::InitDataKey;
 
 use super::bot_harness::TestBot;
@@ -129,4 +130,37 @@ pub fn unix_now() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .expect("the clock is after 1970")
         .as_secs() as i64
+}
+
+/// `user_id`'s private chat with the bot.
+pub fn private(user_id: i64) -> ConversationKey {
+    ConversationKey {
+        chat_id: ChatId(user_id),
+        user_id: UserId(user_id),
+    }
+}
+
+/// Has `user_id` talk to the bot in their private chat, closes the session and gives it
+/// `summary`; the session's id.
+pub async fn summarized_session(app: &AppBot, user_id: i64, summary: &str) -> i64 {
+    app.bot
+        .telegram
+        .send_text(user_id, user_id, "Let us plan the lighthouse trip");
+    app.bot.wait_for_messages(user_id, 1).await;
+    let store = &app.bot.store;
+    let session = store
+        .open_session(private(user_id))
+        .await
+        .expect("the store answers")
+        .expect("an open session");
+    let now_ms = unix_now() * 1000;
+    store
+        .close_session(private(user_id), now_ms)
+        .await
+        .expect("the session closes");
+    store
+        .add_summary(session.id, private(user_id), summary, now_ms)
+        .await
+        .expect("the summary is stored");
+    session.id
 }
