@@ -1,6 +1,7 @@
 //! Smoke test of the Docker image: the container starts, answers a message through the fake
 //! Telegram Bot API and a fake LLM (both on 127.0.0.1, reached with `--network host`), reports
-//! healthy, and stops cleanly on `docker stop` (SIGTERM).
+//! healthy, serves the Mini App's page (and refuses its API without a sign-in), and stops cleanly
+//! on `docker stop` (SIGTERM).
 //!
 //! ```bash
 //! ../shared/docker/setup.sh && docker build -t telemem .
@@ -88,6 +89,23 @@ async fn main() -> anyhow::Result<()> {
 
     let health = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/healthz")).await?;
     println!("/healthz: {} {}", health.status(), health.text().await?);
+    let page = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/app/")).await?;
+    let policy = page
+        .headers()
+        .get("content-security-policy")
+        .map(|value| value.to_str().unwrap_or_default().to_owned())
+        .unwrap_or_default();
+    println!("/app/: {} ({policy})", page.status());
+    anyhow::ensure!(
+        page.status().is_success() && policy.contains("default-src 'none'"),
+        "the Mini App's page is not served under its policy"
+    );
+    let unsigned = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/app/api/me")).await?;
+    anyhow::ensure!(
+        unsigned.status() == reqwest::StatusCode::UNAUTHORIZED,
+        "the Mini App's API answered an unsigned call with {}",
+        unsigned.status()
+    );
     let check = docker(&["exec", CONTAINER, "telemem", "healthcheck"]);
     println!(
         "telemem healthcheck in the container: {}",
