@@ -38,11 +38,27 @@ pub(super) struct ChatQuery {
 }
 
 impl ChatQuery {
-    fn key(&self, person: &Person) -> ConversationKey {
-        ConversationKey {
-            chat_id: ChatId(self.chat.unwrap_or(person.user_id.0)),
-            user_id: person.user_id,
+    /// The person's conversation in the chat asked for: their private chat, or a chat where
+    /// they have a memory already; any other chat is not found. Every query is keyed by the
+    /// person's own id anyway; this keeps the app from starting conversations in made-up
+    /// chats (and so from going round the per-chat limits).
+    async fn key(&self, app: &WebApp, person: &Person) -> Result<ConversationKey, ApiError> {
+        let chat_id = ChatId(self.chat.unwrap_or(person.user_id.0));
+        if chat_id.0 != person.user_id.0 {
+            let chats = app
+                .0
+                .conversations
+                .chats_of(person.user_id)
+                .await
+                .map_err(person.failed())?;
+            if !chats.contains(&chat_id) {
+                return Err(ApiError::NotFound);
+            }
         }
+        Ok(ConversationKey {
+            chat_id,
+            user_id: person.user_id,
+        })
     }
 }
 
@@ -171,7 +187,7 @@ pub(super) async fn memory(
     person: Person,
     Query(chat): Query<ChatQuery>,
 ) -> Result<Json<Memory>, ApiError> {
-    let key = chat.key(&person);
+    let key = chat.key(&app, &person).await?;
     let conversations = &app.0.conversations;
     let notes = conversations.notes_of(key).await.map_err(person.failed())?;
     let summaries = conversations
@@ -197,7 +213,7 @@ pub(super) async fn add_note(
     Query(chat): Query<ChatQuery>,
     body: Result<Json<NoteBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let key = chat.key(&person);
+    let key = chat.key(&app, &person).await?;
     let note = note_text(&person, body)?;
     let conversations = &app.0.conversations;
     let added = conversations
@@ -207,12 +223,16 @@ pub(super) async fn add_note(
     if added == NoteAddition::TooMany {
         return Err(ApiError::BadRequest(replies::too_many_notes(person.lang)));
     }
+    let status = match added {
+        NoteAddition::Added => StatusCode::CREATED,
+        NoteAddition::AlreadyKept | NoteAddition::TooMany => StatusCode::OK,
+    };
     let notes = conversations.notes_of(key).await.map_err(person.failed())?;
     let kept = notes
         .into_iter()
         .find(|kept| kept.note == note.as_str())
         .ok_or_else(|| person.failed()(anyhow::anyhow!("the note just added is not there")))?;
-    Ok((StatusCode::CREATED, Json(Note::from(kept))).into_response())
+    Ok((status, Json(Note::from(kept))).into_response())
 }
 
 /// `PUT /app/api/notes/{id}`: gives one of the person's notes a new text.
@@ -223,7 +243,7 @@ pub(super) async fn change_note(
     Path(note_id): Path<i64>,
     body: Result<Json<NoteBody>, JsonRejection>,
 ) -> Result<Json<Note>, ApiError> {
-    let key = chat.key(&person);
+    let key = chat.key(&app, &person).await?;
     let note = note_text(&person, body)?;
     let conversations = &app.0.conversations;
     let changed = conversations
@@ -251,7 +271,7 @@ pub(super) async fn remove_note(
     let removed = app
         .0
         .conversations
-        .remove_note(chat.key(&person), note_id)
+        .remove_note(chat.key(&app, &person).await?, note_id)
         .await;
     removed_or_not_found(&person, removed)
 }
@@ -266,7 +286,7 @@ pub(super) async fn remove_summary(
     let removed = app
         .0
         .conversations
-        .remove_summary(chat.key(&person), session_id)
+        .remove_summary(chat.key(&app, &person).await?, session_id)
         .await;
     removed_or_not_found(&person, removed)
 }
@@ -326,7 +346,7 @@ pub(super) async fn search(
     person: Person,
     Query(query): Query<SearchQuery>,
 ) -> Result<Json<SearchResults>, ApiError> {
-    let key = ChatQuery { chat: query.chat }.key(&person);
+    let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
     let text: String = query.q.trim().chars().take(SEARCH_MAX_CHARS).collect();
     if text.is_empty() {
         return Ok(Json(SearchResults {
@@ -382,7 +402,7 @@ pub(super) async fn settings(
     person: Person,
     Query(chat): Query<ChatQuery>,
 ) -> Result<Json<Settings>, ApiError> {
-    current_settings(&app, &person, chat.key(&person))
+    current_settings(&app, &person, chat.key(&app, &person).await?)
         .await
         .map(Json)
 }
@@ -448,7 +468,7 @@ pub(super) async fn change_settings(
     Query(chat): Query<ChatQuery>,
     body: Result<Json<SettingsChange>, JsonRejection>,
 ) -> Result<Json<Settings>, ApiError> {
-    let key = chat.key(&person);
+    let key = chat.key(&app, &person).await?;
     let Json(change) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
     let lang = person.lang;
     let conversations = &app.0.conversations;
@@ -526,7 +546,7 @@ pub(super) async fn export(
     person: Person,
     Query(query): Query<ExportQuery>,
 ) -> Result<Response, ApiError> {
-    let key = ChatQuery { chat: query.chat }.key(&person);
+    let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
     let file = app
         .0
         .conversations

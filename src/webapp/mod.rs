@@ -87,7 +87,8 @@ pub fn router(parts: WebAppParts) -> Router {
         .fallback(|| async { ApiError::NotFound })
         .layer(axum::middleware::map_response(no_store));
     Router::new()
-        .route("/app", get(|| async { Redirect::permanent("/app/") }))
+        // Relative, so that a proxy's path before `/app` is kept.
+        .route("/app", get(|| async { Redirect::permanent("app/") }))
         .route("/app/", get(page::index))
         .route("/app/app.js", get(page::script))
         .route("/app/app.css", get(page::style))
@@ -260,7 +261,11 @@ impl Person {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, error) = match self {
-            ApiError::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized".to_owned()),
+            ApiError::Unauthorized => {
+                let body = axum::Json(serde_json::json!({ "error": "unauthorized" }));
+                let challenge = [(header::WWW_AUTHENTICATE, "tma")];
+                return (StatusCode::UNAUTHORIZED, challenge, body).into_response();
+            }
             ApiError::NotAllowed(lang) => {
                 return forbidden(crate::replies::not_allowed(lang));
             }

@@ -8,7 +8,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use telemem::storage::UserId;
 
-use crate::support::bot_harness::{ALICE, BOB, CAROL};
+use crate::support::bot_harness::{ALICE, BOB, CAROL, GROUP};
 use crate::support::command_line::{printed_by, run_telemem, stderr_of};
 use crate::support::fake_telegram::BOT_TOKEN;
 use crate::support::waiting::PATIENCE;
@@ -20,6 +20,8 @@ use crate::support::webapp::{
 const ADMIN: i64 = 777;
 /// Someone on no list.
 const STRANGER: i64 = 999;
+/// A group ALICE never wrote in.
+const GROUP_WITHOUT_ALICE: i64 = -100_777;
 
 async fn start() -> AppBot {
     AppBot::start(&["--admin-users", &ADMIN.to_string()]).await
@@ -82,6 +84,7 @@ async fn a_wrong_changed_expired_or_missing_sign_in_gets_401_and_nothing_else() 
         for path in ["/app/api/me", "/app/api/memory", "/app/api/admin"] {
             let response = app.call(Method::GET, path, init_data, None).await;
             assert_eq!(response.status(), 401, "{case} {path}");
+            assert_eq!(response.headers()["www-authenticate"], "tma");
             let body: Value = response.json().await.expect("a JSON error");
             assert_eq!(body, json!({ "error": "unauthorized" }), "{case} {path}");
         }
@@ -232,10 +235,13 @@ async fn nobody_reads_or_changes_another_persons_notes_summaries_history_or_expo
     let note_id = add_note(&app, &alice, "Alice's door code is 4711").await;
     let session_id = summarized_session(&app, ALICE, "Alice planned the lighthouse trip.").await;
 
-    // BOB names ALICE's private chat: his own rows in it are none.
-    let (status, memory) = app
+    // BOB names ALICE's private chat, where he has no memory: not found, as any chat of his
+    // that does not exist; in his own private chat, nothing of ALICE's.
+    let (status, _) = app
         .get_json(&format!("/app/api/memory?chat={ALICE}"), &bob)
         .await;
+    assert_eq!(status, 404);
+    let (status, memory) = app.get_json("/app/api/memory", &bob).await;
     assert_eq!(status, 200);
     assert_eq!(memory, json!({ "notes": [], "summaries": [] }));
     for chat in [String::new(), format!("?chat={ALICE}")] {
@@ -269,7 +275,7 @@ async fn nobody_reads_or_changes_another_persons_notes_summaries_history_or_expo
     }
     let separator = |chat: &str| if chat.is_empty() { "?" } else { "&" };
     for chat in [String::new(), format!("?chat={ALICE}")] {
-        let (_, found) = app
+        let (status, found) = app
             .get_json(
                 &format!(
                     "/app/api/search{chat}{}q=lighthouse+door+code",
@@ -278,7 +284,11 @@ async fn nobody_reads_or_changes_another_persons_notes_summaries_history_or_expo
                 &bob,
             )
             .await;
-        assert_eq!(found["results"], json!([]), "{chat}");
+        if chat.is_empty() {
+            assert_eq!(found["results"], json!([]));
+        } else {
+            assert_eq!(status, 404, "{found}");
+        }
         let export = app
             .call(
                 Method::GET,
@@ -287,7 +297,12 @@ async fn nobody_reads_or_changes_another_persons_notes_summaries_history_or_expo
                 None,
             )
             .await;
-        assert_eq!(export.status(), 400, "nothing of BOB's to export {chat}");
+        let expected = if chat.is_empty() { 400 } else { 404 };
+        assert_eq!(
+            export.status(),
+            expected,
+            "nothing of BOB's to export {chat}"
+        );
     }
     let (_, usage) = app.get_json("/app/api/usage", &bob).await;
     assert!(
@@ -715,4 +730,50 @@ async fn the_link_telemem_app_link_prints_opens_the_app_as_that_person_in_a_brow
     let without_token = run_telemem(&app.bot.database_url, &["app-link", "--user", "1"], &[]);
     assert!(!without_token.status.success());
     assert!(stderr_of(&without_token).contains("TELOXIDE_TOKEN"));
+}
+
+#[tokio::test]
+async fn a_chat_where_the_person_has_no_memory_is_not_found_and_gets_nothing_written() {
+    let app = start().await;
+    let alice = init_data_for(ALICE, "en");
+    for chat in [GROUP_WITHOUT_ALICE, 1, -5] {
+        let (status, _) = app
+            .send_json(
+                Method::POST,
+                &format!("/app/api/notes?chat={chat}"),
+                &alice,
+                json!({ "text": "a note in a chat that is not hers" }),
+            )
+            .await;
+        assert_eq!(status, 404, "chat {chat}");
+        let (status, _) = app
+            .send_json(
+                Method::PUT,
+                &format!("/app/api/settings?chat={chat}"),
+                &alice,
+                json!({ "incognito": true }),
+            )
+            .await;
+        assert_eq!(status, 404, "chat {chat}");
+    }
+    let (_, me) = app.get_json("/app/api/me", &alice).await;
+    assert_eq!(me["chats"].as_array().unwrap().len(), 1, "{me}");
+
+    // A group where she talked to the bot is hers to see.
+    app.bot
+        .telegram
+        .send_group_text(GROUP, ALICE, "hello from the group", true);
+    app.bot.wait_for_messages(GROUP, 1).await;
+    let (status, _) = app
+        .send_json(
+            Method::POST,
+            &format!("/app/api/notes?chat={GROUP}"),
+            &alice,
+            json!({ "text": "Organises the group's trips" }),
+        )
+        .await;
+    assert_eq!(status, 201);
+    let (_, me) = app.get_json("/app/api/me", &alice).await;
+    assert_eq!(me["chats"][1]["chat_id"], GROUP, "{me}");
+    assert_eq!(me["chats"][1]["private"], false);
 }

@@ -178,7 +178,8 @@ async fn an_export_downloaded_from_the_page_is_the_persons_history() {
 }
 
 #[tokio::test]
-async fn a_summary_removed_in_the_page_after_a_confirmation_is_gone_from_the_database() {
+async fn a_summary_removed_in_the_page_after_a_confirmation_in_the_page_is_gone_from_the_database()
+{
     let Some((browser, app)) = start().await else {
         return;
     };
@@ -191,9 +192,19 @@ async fn a_summary_removed_in_the_page_after_a_confirmation_is_gone_from_the_dat
         .wait_for_text("li.summary", "Planned the lighthouse trip.")
         .await;
     browser.click("li.summary .summary-remove").await;
-    let question = browser.accept_dialog().await;
-
-    assert!(question.contains("Remove this summary?"), "{question}");
+    browser
+        .wait_for_text("li.summary .confirm-question", "Remove this summary?")
+        .await;
+    assert_eq!(
+        app.bot
+            .store
+            .recent_summaries(private(ALICE), 0, 100)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    browser.click("li.summary .summary-remove-confirm").await;
     browser.wait_for("#summaries-empty:not([hidden])").await;
     let summaries = app
         .bot

@@ -162,10 +162,33 @@ const number = (n) => state.formats.number.format(n);
 
 // --- Start -----------------------------------------------------------------------------------
 
+/**
+ * Tells the Telegram client hosting the page about it, the way Telegram's own script does (that
+ * script is not loaded: the policy runs only this server's): the mobile apps' proxy, the desktop
+ * app's notify, or a message to Telegram's web client framing the page. Outside Telegram, nothing.
+ */
+function tellTelegram(eventType, eventData = {}) {
+  try {
+    if (window.TelegramWebviewProxy?.postEvent) {
+      window.TelegramWebviewProxy.postEvent(eventType, JSON.stringify(eventData));
+    } else if (window.external && 'notify' in window.external) {
+      window.external.notify(JSON.stringify({ eventType, eventData }));
+    } else if (window.parent !== window) {
+      window.parent.postMessage(JSON.stringify({ eventType, eventData }), 'https://web.telegram.org');
+    }
+  } catch { /* not in Telegram: nothing to tell */ }
+}
+
 async function start() {
   applyTheme();
-  window.Telegram?.WebApp?.ready?.();
-  window.Telegram?.WebApp?.expand?.();
+  if (window.Telegram?.WebApp) {
+    window.Telegram.WebApp.ready?.();
+    window.Telegram.WebApp.expand?.();
+  } else {
+    // Ready to be shown, and as tall as the screen allows.
+    tellTelegram('web_app_ready');
+    tellTelegram('web_app_expand');
+  }
   state.initData = readInitData();
   if (!state.initData) {
     showUnauthorized();
@@ -266,8 +289,11 @@ async function loadMemory() {
   try {
     const first = state.firstMemory;
     state.firstMemory = null;
-    const isPrivate = String(state.chat) === String(state.me.user_id);
+    const chat = String(state.chat);
+    const isPrivate = chat === String(state.me.user_id);
     const memory = (first && isPrivate && (await first)) || (await api(`memory?${chatQuery()}`));
+    // Another chat was chosen while this one's memory was on its way: that one's answer counts.
+    if (String(state.chat) !== chat) return;
     renderNotes(memory.notes);
     renderSummaries(memory.summaries);
   } catch (error) {
@@ -348,15 +374,29 @@ async function addNote() {
 }
 
 function renderSummaries(summaries) {
-  $('#summaries').replaceChildren(...summaries.map((summary) => el('li', { class: 'summary', data: { id: summary.id } },
-    el('p', { class: 'meta', text: `${when(summary.started_ms)} – ${when(summary.ended_ms)}` }),
-    el('p', { class: 'summary-text', text: summary.text }),
-    el('div', { class: 'actions' }, button('summary-remove danger', 'app-remove', () => removeSummary(summary))))));
+  $('#summaries').replaceChildren(...summaries.map((summary) => {
+    const actions = el('div', { class: 'actions' });
+    const item = el('li', { class: 'summary', data: { id: summary.id } },
+      el('p', { class: 'meta', text: `${when(summary.started_ms)} – ${when(summary.ended_ms)}` }),
+      el('p', { class: 'summary-text', text: summary.text }),
+      actions);
+    const offer = () => actions.replaceChildren(
+      button('summary-remove danger', 'app-remove', () => askToRemove(actions, summary, offer)));
+    offer();
+    return item;
+  }));
   $('#summaries-empty').hidden = summaries.length > 0;
 }
 
+/** Asks in the page itself, not with `confirm()`, which Telegram's in-app browsers may not show. */
+function askToRemove(actions, summary, offer) {
+  actions.replaceChildren(
+    el('p', { class: 'confirm-question', text: t('app-confirm-remove-summary') }),
+    button('summary-remove-confirm danger', 'app-remove', () => removeSummary(summary)),
+    button('summary-remove-cancel', 'app-cancel', offer));
+}
+
 async function removeSummary(summary) {
-  if (!window.confirm(t('app-confirm-remove-summary'))) return;
   try {
     await api(`summaries/${summary.id}?${chatQuery()}`, { method: 'DELETE' });
     await loadMemory();
@@ -411,6 +451,8 @@ async function saveSettings() {
   const line = $('#settings-status');
   line.textContent = '';
   const before = state.settings;
+  // The settings never loaded (the failure was shown then): nothing to compare with.
+  if (!before) return loadSettings();
   const persona = $('#settings-persona').value.trim() || null;
   const model = $('#settings-model').value;
   const incognito = $('#settings-incognito').checked;

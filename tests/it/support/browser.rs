@@ -224,27 +224,6 @@ impl Browser {
             .unwrap_or_else(|e| panic!("type into {selector}: {e}"));
     }
 
-    /// Accepts the dialog the page opened (a `confirm`), once it is open; its text.
-    pub async fn accept_dialog(&self) -> String {
-        let text = std::cell::RefCell::new(None);
-        let opened = eventually(
-            || async {
-                let shown = self.client.get_alert_text().await.ok();
-                let is_open = shown.is_some();
-                *text.borrow_mut() = shown;
-                is_open
-            },
-            PATIENCE,
-        )
-        .await;
-        assert!(opened, "the page opened no dialog");
-        self.client
-            .accept_alert()
-            .await
-            .unwrap_or_else(|e| panic!("accept the dialog: {e}"));
-        text.into_inner().unwrap_or_default()
-    }
-
     /// Runs `script` (a function body; `return` gives its value) in the page.
     pub async fn execute(&self, script: &str) -> serde_json::Value {
         self.client
