@@ -112,6 +112,7 @@ async fn main() -> anyhow::Result<()> {
         bot_token: BOT_TOKEN.to_owned(),
         max_age: Duration::from_secs(86_400),
         clock,
+        bot: None,
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);

@@ -299,6 +299,7 @@ impl App {
             bot_token: self.bot.token().to_owned(),
             max_age: config.webapp.max_age(),
             clock: self.services.clock.clone(),
+            bot: Some(bot.clone()),
         });
         let http = crate::http::start(
             &config.http,

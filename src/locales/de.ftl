@@ -336,6 +336,7 @@ webapp-private-chat = Privater Chat mit mir
 webapp-group-chat = Gruppenchat { $id }
 webapp-memory-button = 🧠 Mein Gedächtnis ansehen und bearbeiten
 webapp-settings-button = ⚙️ Einstellungen ändern
+webapp-export-sent = Ich habe dir die Datei in unseren privaten Chat geschickt.
 webapp-menu-button = Gedächtnis
 settings-heading = Deine Einstellungen:
 settings-persona = Persona: { $persona }

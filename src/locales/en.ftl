@@ -374,6 +374,7 @@ webapp-private-chat = Private chat with me
 webapp-group-chat = Group chat { $id }
 webapp-memory-button = 🧠 See and edit my memory
 webapp-settings-button = ⚙️ Change settings
+webapp-export-sent = I sent the file to our private chat.
 webapp-menu-button = Memory
 settings-heading = Your settings:
 settings-persona = Persona: { $persona }

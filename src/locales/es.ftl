@@ -336,6 +336,7 @@ webapp-private-chat = Chat privado conmigo
 webapp-group-chat = Chat de grupo { $id }
 webapp-memory-button = 🧠 Ver y editar mi memoria
 webapp-settings-button = ⚙️ Cambiar ajustes
+webapp-export-sent = Te envié el archivo a nuestro chat privado.
 webapp-menu-button = Memoria
 settings-heading = Tus ajustes:
 settings-persona = Persona: { $persona }

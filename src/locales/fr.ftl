@@ -330,14 +330,15 @@ stranger-blocked-by = Bloqué par { $admin } (id { $admin_id }).
 only-admins-decide = Seuls les admins peuvent en décider.
 
 # The Mini App (the bot's side), and /settings.
-command-settings = Affiche tes réglages : persona, modèle, incognito, fuseau horaire.
-webapp-failed = Quelque chose s’est mal passé de mon côté. Réessaie dans un instant.
+command-settings = Afficher vos réglages : persona, modèle, incognito, fuseau horaire.
+webapp-failed = Quelque chose s’est mal passé de mon côté. Réessayez dans un instant.
 webapp-private-chat = Discussion privée avec moi
 webapp-group-chat = Groupe { $id }
 webapp-memory-button = 🧠 Voir et modifier ma mémoire
 webapp-settings-button = ⚙️ Modifier les réglages
+webapp-export-sent = Je vous ai envoyé le fichier dans notre discussion privée.
 webapp-menu-button = Mémoire
-settings-heading = Tes réglages :
+settings-heading = Vos réglages :
 settings-persona = Persona : { $persona }
 settings-persona-default = Persona : celle par défaut
 settings-model = Modèle : { $model }
@@ -345,7 +346,7 @@ settings-incognito-on = Incognito dans cette discussion : activé
 settings-incognito-off = Incognito dans cette discussion : désactivé
 settings-time-zone = Fuseau horaire : { $zone }
 settings-time-zone-default = Fuseau horaire : { $zone } (par défaut)
-settings-how-to-change = Modifie-les avec /persona, /model, /incognito et /timezone.
+settings-how-to-change = Modifiez-les avec /persona, /model, /incognito et /timezone.
 
 # Tools: reminders, time zones, /tools.
 command-timezone = Voir ou définir votre fuseau horaire pour les rappels : /timezone Europe/Paris, ou /timezone reset.

@@ -362,6 +362,7 @@ webapp-private-chat = Личный чат со мной
 webapp-group-chat = Групповой чат { $id }
 webapp-memory-button = 🧠 Посмотреть и изменить мою память
 webapp-settings-button = ⚙️ Изменить настройки
+webapp-export-sent = Я отправил файл в наш личный чат.
 webapp-menu-button = Память
 settings-heading = Ваши настройки:
 settings-persona = Персона: { $persona }

@@ -24,6 +24,11 @@ pub fn app_group_chat(lang: Lang, chat_id: i64) -> String {
     )
 }
 
+/// The Mini App sent an export to the person's private chat.
+pub fn app_export_sent(lang: Lang) -> String {
+    plain(lang, "webapp-export-sent")
+}
+
 /// The button under `/memory` that opens the Mini App.
 pub fn app_memory_button(lang: Lang) -> String {
     plain(lang, "webapp-memory-button")

@@ -10,6 +10,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
+use teloxide::payloads::SendDocumentSetters;
 
 use super::{ApiError, Person, WebApp};
 use crate::conversation::{ExportFormat, FoundKind, NoteAddition, Persona};
@@ -567,6 +568,45 @@ pub(super) async fn export(
         file.bytes,
     )
         .into_response())
+}
+
+/// What sending an export answers: where it went, in the person's language.
+#[derive(Serialize)]
+pub(super) struct Sent {
+    message: String,
+}
+
+/// `POST /app/api/export/send?format=json|markdown`: the chat's history as a file, sent by the
+/// bot to the person's private chat (Telegram's in-app browsers may not save a file the page
+/// makes).
+pub(super) async fn send_export(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(query): Query<ExportQuery>,
+) -> Result<Json<Sent>, ApiError> {
+    let Some(bot) = &app.0.bot else {
+        return Err(ApiError::NotFound);
+    };
+    let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
+    let file = app
+        .0
+        .conversations
+        .export_file(key, ExportFormat::parse(&query.format), person.lang)
+        .await
+        .map_err(person.failed())?;
+    let Some(file) = file else {
+        return Err(ApiError::BadRequest(replies::export_empty(person.lang)));
+    };
+    let document = teloxide::types::InputFile::memory(file.bytes).file_name(file.file_name);
+    bot.send_document(teloxide::types::ChatId(person.user_id.0), document)
+        .caption(replies::export_caption(person.lang))
+        .await
+        .map_err(|error| {
+            person.failed()(anyhow::anyhow!(crate::telegram::errors::loggable(&error)))
+        })?;
+    Ok(Json(Sent {
+        message: replies::app_export_sent(person.lang),
+    }))
 }
 
 #[derive(Serialize)]

@@ -33,6 +33,7 @@ use crate::config::duration_ms;
 use crate::conversation::Conversations;
 use crate::i18n::Lang;
 use crate::storage::UserId;
+use crate::telegram::TelegramBot;
 use init_data::{InitDataKey, WebAppUser};
 
 /// What the Mini App is built from.
@@ -45,6 +46,9 @@ pub struct WebAppParts {
     pub bot_token: String,
     pub max_age: Duration,
     pub clock: Arc<dyn Clock>,
+    /// Sends an export to the person's private chat, where Telegram's in-app browsers cannot
+    /// save a file the page made; `None`: exports are downloaded only.
+    pub bot: Option<TelegramBot>,
 }
 
 /// The Mini App's shared state; cheap to clone.
@@ -57,6 +61,7 @@ struct Inner {
     key: InitDataKey,
     max_age_ms: i64,
     clock: Arc<dyn Clock>,
+    bot: Option<TelegramBot>,
 }
 
 /// The routes of the page and the API, to merge into the HTTP server's router.
@@ -67,6 +72,7 @@ pub fn router(parts: WebAppParts) -> Router {
         key: InitDataKey::for_bot_token(&parts.bot_token),
         max_age_ms: duration_ms(parts.max_age),
         clock: parts.clock,
+        bot: parts.bot,
     }));
     let api = Router::new()
         .route("/me", get(api::me))
@@ -80,6 +86,7 @@ pub fn router(parts: WebAppParts) -> Router {
         .route("/search", get(api::search))
         .route("/settings", get(api::settings).put(api::change_settings))
         .route("/export", get(api::export))
+        .route("/export/send", post(api::send_export))
         .route("/usage", get(api::usage))
         .route("/admin", get(admin::overview))
         .route("/admin/access", post(admin::change_access))

@@ -150,6 +150,7 @@ fn every_route(id: i64) -> Vec<(Method, String)> {
         (Method::GET, "/app/api/settings".to_owned()),
         (Method::PUT, "/app/api/settings".to_owned()),
         (Method::GET, "/app/api/export".to_owned()),
+        (Method::POST, "/app/api/export/send".to_owned()),
         (Method::GET, "/app/api/usage".to_owned()),
         (Method::GET, "/app/api/admin".to_owned()),
         (Method::POST, "/app/api/admin/access".to_owned()),
@@ -475,6 +476,29 @@ async fn the_export_is_the_chats_history_as_a_file_and_usage_counts_the_persons_
         .await
         .unwrap();
     assert!(markdown.contains("remember the blue kite"));
+
+    let (status, sent) = app
+        .send_json(
+            Method::POST,
+            "/app/api/export/send?format=markdown",
+            &alice,
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 200, "{sent}");
+    let documents = app.bot.telegram.documents_in(ALICE);
+    assert_eq!(documents.len(), 1, "sent to the private chat alone");
+    assert!(String::from_utf8_lossy(&documents[0].bytes).contains("remember the blue kite"));
+    let (status, _) = app
+        .send_json(
+            Method::POST,
+            "/app/api/export/send",
+            &init_data_for(BOB, "en"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(status, 400, "BOB has nothing to export");
+    assert!(app.bot.telegram.documents_in(BOB).is_empty());
 
     let (status, usage) = app.get_json("/app/api/usage", &alice).await;
     assert_eq!(status, 200);

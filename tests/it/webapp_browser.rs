@@ -496,3 +496,36 @@ async fn a_stranger_opening_the_page_is_told_in_their_language_that_the_bot_is_p
     assert!(!browser.has("#top:not([hidden])").await, "no tabs");
     browser.close().await;
 }
+
+#[tokio::test]
+async fn inside_a_telegram_app_the_export_is_sent_to_the_private_chat() {
+    let Some((browser, app)) = start().await else {
+        return;
+    };
+    app.bot
+        .telegram
+        .send_text(ALICE, ALICE, "The lighthouse is on the north cape");
+    app.bot.wait_for_messages(ALICE, 1).await;
+
+    // As a Telegram app opens it: it names its platform beside the sign-in.
+    let url = format!(
+        "{}&tgWebAppPlatform=android",
+        app.page_url(&init_data_for(ALICE, "en"))
+    );
+    browser.open(&url).await;
+    browser.click("#tab-settings").await;
+    browser.wait_for("#settings-model option").await;
+    browser.click("#export-json").await;
+    browser
+        .wait_for_text("#settings-status", "private chat")
+        .await;
+    let documents = app.bot.telegram.documents_in(ALICE);
+    assert_eq!(documents.len(), 1);
+    assert_eq!(
+        documents[0].file_name.as_deref(),
+        Some("telemem-history.json")
+    );
+    let file = String::from_utf8_lossy(&documents[0].bytes);
+    assert!(file.contains("north cape"), "{file}");
+    browser.close().await;
+}

@@ -476,7 +476,14 @@ async function saveSettings() {
 }
 
 /** Fetches an export with the init data (a plain link cannot carry it) and saves it. */
+/** Whether a Telegram app hosts the page (it names its platform); not in a plain browser tab. */
+function inTelegram() {
+  const platform = window.Telegram?.WebApp?.platform || launchParams().get('tgWebAppPlatform');
+  return Boolean(platform && platform !== 'unknown');
+}
+
 async function download(format) {
+  if (inTelegram()) return sendToChat(format);
   try {
     const response = await api(`export?${chatQuery()}&format=${format}`, { raw: true });
     const blob = await response.blob();
@@ -491,6 +498,18 @@ async function download(format) {
     setTimeout(() => URL.revokeObjectURL(url), 60000);
   } catch (error) {
     fail(error, $('#settings-status'));
+  }
+}
+
+/** Has the bot send the export to the private chat: Telegram's in-app browsers may not save a
+ * file the page made. */
+async function sendToChat(format) {
+  const line = $('#settings-status');
+  try {
+    const sent = await api(`export/send?${chatQuery()}&format=${format}`, { method: 'POST' });
+    line.textContent = sent.message;
+  } catch (error) {
+    fail(error, line);
   }
 }
 
