@@ -126,6 +126,7 @@ impl Conversations {
         let remembered = Remembered {
             notes: notes.into_iter().map(NoteLine::from).collect(),
             recent_summaries: Vec::new(),
+            older_summaries: None,
         };
         let pool = recall(
             &self.store,

@@ -13,12 +13,12 @@ use crate::i18n::Lang;
 use crate::llm::{ChatRequest, Completion, Image};
 use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
 use crate::memory::incognito::IncognitoTurn;
-use crate::memory::recall::{RecallQuery, Remembered, recall};
+use crate::memory::recall::{OLDER_SUMMARIES_READ, RecallQuery, Remembered, recall};
 use crate::memory::redact::Redactor;
-use crate::memory::session::session_for_message;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
-    ConversationKey, NewMessage, Role, StoredMessage, TurnStart, TurnStartLimits, UserId,
+    ConversationKey, NewMessage, OpenedTurn, Role, StoredMessage, StoredTurnMessage, TurnOpening,
+    TurnStart, TurnStartLimits, UserId,
 };
 use crate::time_zone::TimeZone;
 
@@ -243,13 +243,28 @@ impl Conversations {
             prompt: prompt_text.as_deref().unwrap_or(&stored_text),
         };
         let now_ms = self.clock.now_ms();
-        let start = self.turn_start(key, now_ms).await?;
+        let opening = TurnOpening {
+            limits: self.turn_start_limits(now_ms),
+            session_idle_ms: self.settings.session_idle_ms,
+            older_summaries: OLDER_SUMMARIES_READ,
+            content: message.stored,
+            created_at_ms: now_ms,
+            telegram_message_id,
+        };
+        // Stored once even when a crash makes the same Telegram message come back. Storing it
+        // also records the user's activity (a trigger).
+        let OpenedTurn { start, stored } = self
+            .store
+            .open_turn(key, opening)
+            .await
+            .context("cannot start the turn")?;
         let model = self.models().in_use(start.model.as_deref()).name;
-        let mut turn = if start.incognito {
-            self.incognito_turn(key, message.prompt, now_ms, start.persona)
-        } else {
-            self.stored_turn(key, message, telegram_message_id, now_ms, start)
-                .await?
+        let mut turn = match stored {
+            None => self.incognito_turn(key, message.prompt, now_ms, start.persona),
+            Some(stored) => {
+                self.stored_turn(key, message, telegram_message_id, now_ms, start, stored)
+                    .await?
+            }
         };
         // A picture turn may need another model (`VISION_MODEL`); otherwise the person's choice.
         turn.request.model = Some(model_for_this_turn.unwrap_or(model));
@@ -259,7 +274,7 @@ impl Conversations {
         Ok(turn)
     }
 
-    /// A turn of a conversation with memory: the user's message stored in its session, the
+    /// A turn of a conversation with memory, whose user's message `stored` is in its session: the
     /// prompt assembled from what `start` read.
     async fn stored_turn(
         &self,
@@ -268,59 +283,36 @@ impl Conversations {
         telegram_message_id: Option<i64>,
         now_ms: i64,
         mut start: TurnStart,
+        stored: StoredTurnMessage,
     ) -> anyhow::Result<Turn> {
-        let session = session_for_message(
-            &self.store,
-            key,
-            start.open_session,
-            now_ms,
-            self.settings.session_idle_ms,
-        )
-        .await
-        .context("cannot find or start the session")?;
-        // Stored once even when a crash makes the same Telegram message come back. Storing it
-        // also records the user's activity (a trigger).
-        let text = message.stored;
-        let message_to_store = NewMessage {
-            key,
-            session_id: session.session_id,
-            role: Role::User,
-            content: text,
-            created_at_ms: now_ms,
-            tokens_in: 0,
-            tokens_out: 0,
-            telegram_message_id,
-        };
-        let (user_message_id, is_new) = self
-            .store
-            .add_user_message_once(&message_to_store)
-            .await
-            .context("cannot store the user's message")?;
         self.embedder_wake.signal();
-        if !is_new {
+        let user_message_id = stored.message_id;
+        if !stored.is_new {
             // Answered again after a crash, possibly after later messages of the conversation (a
             // replica took it over): its prompt is the history as it stood before it.
             start.history = self
                 .history_through(key, now_ms, user_message_id - 1)
                 .await?;
         }
-        let stored = StoredMessage {
+        let new_message = StoredMessage {
             telegram_message_id,
             ..StoredMessage::new(
                 user_message_id,
                 key,
-                session.session_id,
+                stored.session_id,
                 Role::User,
                 message.prompt,
                 now_ms,
             )
         };
         let zone = self.person_zone(&start);
-        let assembled = self.assemble_context(key, now_ms, start, stored).await?;
+        let assembled = self
+            .assemble_context(key, now_ms, start, new_message)
+            .await?;
         Ok(Turn::stored(
             key,
             assembled,
-            session.session_id,
+            stored.session_id,
             user_message_id,
             zone,
         ))
@@ -415,17 +407,21 @@ impl Conversations {
         key: ConversationKey,
         now_ms: i64,
     ) -> anyhow::Result<TurnStart> {
+        self.store
+            .turn_start(key, self.turn_start_limits(now_ms))
+            .await
+            .context("cannot read the conversation's state")
+    }
+
+    /// How much of a conversation a turn at `now_ms` reads.
+    fn turn_start_limits(&self, now_ms: i64) -> TurnStartLimits {
         let settings = &self.settings;
-        let limits = TurnStartLimits {
+        TurnStartLimits {
             summaries_since_ms: now_ms - settings.summary_window_ms,
             summary_count: settings.summary_count,
             history_since_ms: now_ms - settings.history_window_ms,
             history_max_messages: settings.history_max_messages,
-        };
-        self.store
-            .turn_start(key, limits)
-            .await
-            .context("cannot read the conversation's state")
+        }
     }
 
     /// Adds the new message to the stored history read at turn start, recalls older messages
@@ -478,6 +474,7 @@ impl Conversations {
         let remembered = Remembered {
             notes: notes.into_iter().map(NoteLine::from).collect(),
             recent_summaries: start.summaries,
+            older_summaries: start.older_summaries,
         };
         let memory = if settings.summary_count > 0 || settings.recall_limit > 0 {
             recall(&self.store, self.meaning.as_deref(), &query, remembered)

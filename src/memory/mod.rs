@@ -13,7 +13,6 @@ pub mod period;
 pub mod recall;
 pub mod redact;
 pub mod relevance;
-pub mod session;
 #[cfg(test)]
 mod strategies;
 pub mod summarizer;

@@ -50,7 +50,7 @@ const COMPOUND_HEAD_MIN_CHARS: usize = 6;
 
 /// Summaries read for each turn, the newest: older ones are reached through their messages
 /// and their vectors.
-const SUMMARIES_READ: i64 = 60;
+pub const OLDER_SUMMARIES_READ: i64 = 60;
 
 /// Older session summaries the search by meaning brings.
 const SUMMARIES_BY_MEANING: i64 = 6;
@@ -160,6 +160,9 @@ pub struct Remembered {
     pub notes: Vec<NoteLine>,
     /// The summaries of the latest sessions; the newest gives every prompt its gist.
     pub recent_summaries: Vec<SummaryRecord>,
+    /// The latest [`OLDER_SUMMARIES_READ`] summaries of all time, oldest first, when the turn's
+    /// start read them already; `None`: recall reads them.
+    pub older_summaries: Option<Vec<SummaryRecord>>,
 }
 
 /// The new message's vector and the least similarity that counts for its model.
@@ -197,12 +200,22 @@ pub async fn recall_with(
     store: &Store,
     vector: impl Future<Output = Option<QueryVector>>,
     query: &RecallQuery<'_>,
-    remembered: Remembered,
+    mut remembered: Remembered,
 ) -> Result<MemoryPool, sqlx::Error> {
     let terms = recall_terms(query.text);
     let candidates = query.limit.saturating_mul(CANDIDATES_PER_RESULT);
     let by_words = recall_by_words(store, query, &terms, candidates);
-    let older_summaries = store.recent_summaries(query.key, 0, SUMMARIES_READ);
+    let read_summaries = remembered.older_summaries.take();
+    let older_summaries = async {
+        match read_summaries {
+            Some(summaries) => Ok(summaries),
+            None => {
+                store
+                    .recent_summaries(query.key, 0, OLDER_SUMMARIES_READ)
+                    .await
+            }
+        }
+    };
     let by_meaning = async {
         match vector.await {
             Some(vector) => recall_by_meaning(store, &vector, query, candidates).await,

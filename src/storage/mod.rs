@@ -69,7 +69,10 @@ pub use postgres::{MIGRATOR as POSTGRES_MIGRATOR, PgStore};
 pub use purge::PurgeCounts;
 pub use reminders::{DueReminder, NewReminder, Reminder, ReminderAdded};
 pub use replicas::{Leadership, SoleTask};
-pub use sessions::{OpenSession, SessionRecord, TurnStart, TurnStartLimits};
+pub use sessions::{
+    OpenSession, OpenedTurn, SessionRecord, StoredTurnMessage, TurnOpening, TurnStart,
+    TurnStartLimits,
+};
 pub use settings::{Setting, UserSettings};
 #[cfg(feature = "sqlite")]
 use sqlite::{Connections, begin_write, roll_back_failed_command, unless_closed};
@@ -77,7 +80,7 @@ use sqlite::{Connections, begin_write, roll_back_failed_command, unless_closed};
 pub use sqlite::{MIGRATOR, SqliteStore};
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
-pub use updates::{UnfinishedUpdate, UpdateRecord, UpdateState};
+pub use updates::{RecordedUpdate, UnfinishedUpdate, UpdateRecord, UpdateState};
 pub use usage::{DayTokens, PersonUsage, StoredBytes, TokensAndLimit};
 pub use vector_cache::VectorCounts;
 use vector_cache::{ConversationVectors, Held, VectorCache};

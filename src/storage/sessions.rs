@@ -1,10 +1,14 @@
 //! Sessions: one stretch of a (chat, user) conversation. Opening, finding the open one, touching
-//! and closing. When a session ends is decided by the caller (`memory`), not here.
+//! and closing, and a turn's start: what it reads and the user's message stored in its session
+//! ([`Store::open_turn`]). How long a session may sit idle is the caller's setting (`memory`).
 
+use super::Backend;
 use super::Result;
 use super::Store;
 use super::backend::Writing;
-use super::{ChatId, ConversationKey, NoteRecord, StoredMessage, SummaryRecord, UserId};
+use super::{
+    ChatId, ConversationKey, NewMessage, NoteRecord, Role, StoredMessage, SummaryRecord, UserId,
+};
 
 /// A session as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,6 +51,42 @@ pub struct TurnStart {
     pub history: Vec<StoredMessage>,
     /// Whether the conversation has a message older than the history window.
     pub has_messages_before_window: bool,
+    /// The latest summaries of all time ([`TurnOpening::older_summaries`] of them), oldest
+    /// first, when the backend read them with the rest (PostgreSQL, where a statement is a
+    /// network round trip); `None`: recall reads them itself.
+    pub older_summaries: Option<Vec<SummaryRecord>>,
+}
+
+/// What [`Store::open_turn`] reads and stores.
+#[derive(Clone, Copy, Debug)]
+pub struct TurnOpening<'a> {
+    pub limits: TurnStartLimits,
+    /// A session continues while its last activity is at most this long before the message.
+    pub session_idle_ms: i64,
+    /// How many of the conversation's latest summaries of all time recall ranks beside.
+    pub older_summaries: i64,
+    /// The user's message, as stored.
+    pub content: &'a str,
+    pub created_at_ms: i64,
+    pub telegram_message_id: Option<i64>,
+}
+
+/// A turn's start ([`Store::open_turn`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenedTurn {
+    pub start: TurnStart,
+    /// The stored user's message; `None` in incognito, where nothing is stored.
+    pub stored: Option<StoredTurnMessage>,
+}
+
+/// Where [`Store::open_turn`] stored the user's message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoredTurnMessage {
+    pub session_id: i64,
+    pub message_id: i64,
+    /// `false`: the same Telegram message was stored before (it is answered again after a
+    /// crash), and `message_id` is that copy.
+    pub is_new: bool,
 }
 
 /// How much of a conversation [`Store::turn_start`] reads.
@@ -74,6 +114,29 @@ struct TurnStartRow {
     summaries: String,
     history: String,
     has_messages_before_window: bool,
+}
+
+/// The row of `postgres/open_turn.sql`: the lists as JSON arrays.
+#[cfg(feature = "postgres")]
+struct OpenTurnRow {
+    persona: Option<String>,
+    model: Option<String>,
+    time_zone: Option<String>,
+    incognito: bool,
+    open_session_id: Option<i64>,
+    open_session_last_activity_at_ms: Option<i64>,
+    session_id: Option<i64>,
+    message_id: Option<i64>,
+    notes: String,
+    summaries: String,
+    older_summaries: String,
+    history: String,
+    has_messages_before_window: bool,
+}
+
+/// A list of a turn-start row, read from its JSON array.
+fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T> {
+    serde_json::from_str(json).map_err(|error| sqlx::Error::Decode(Box::new(error)))
 }
 
 impl Store {
@@ -148,7 +211,6 @@ impl Store {
         )?;
         // Each list is in the order the caller wants (oldest first), as `Store::notes`,
         // `Store::recent_summaries` and `Store::history` return it.
-        let decode = |error: serde_json::Error| sqlx::Error::Decode(Box::new(error));
         let open_session =
             row.session_id
                 .zip(row.last_activity_at_ms)
@@ -162,10 +224,83 @@ impl Store {
             time_zone: row.time_zone,
             incognito: row.incognito,
             open_session,
-            notes: serde_json::from_str(&row.notes).map_err(decode)?,
-            summaries: serde_json::from_str(&row.summaries).map_err(decode)?,
-            history: serde_json::from_str(&row.history).map_err(decode)?,
+            notes: from_json(&row.notes)?,
+            summaries: from_json(&row.summaries)?,
+            history: from_json(&row.history)?,
             has_messages_before_window: row.has_messages_before_window,
+            older_summaries: None,
+        })
+    }
+
+    /// A chat turn's start: what [`Store::turn_start`] reads, and (unless the conversation is in
+    /// incognito) the user's message stored once in its session: the open one while it was last
+    /// active within `session_idle_ms`, else a new one. On PostgreSQL this is one statement (one
+    /// round trip instead of three to five), which also reads the latest summaries recall ranks;
+    /// it falls back to one statement at a time when another replica opened a session meanwhile
+    /// or the Telegram message is stored already.
+    pub async fn open_turn(
+        &self,
+        key: ConversationKey,
+        opening: TurnOpening<'_>,
+    ) -> Result<OpenedTurn> {
+        let (start, session_id) = match &self.backend {
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let (opened, session_id) = open_turn_in_one_statement(db, key, &opening).await?;
+                if opened.stored.is_some() {
+                    return Ok(opened);
+                }
+                (opened.start, session_id)
+            }
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(_) => (self.turn_start(key, opening.limits).await?, None),
+        };
+        if start.incognito {
+            return Ok(OpenedTurn {
+                start,
+                stored: None,
+            });
+        }
+        self.store_turn_message(key, &opening, start, session_id)
+            .await
+    }
+
+    /// The user's message of `opening` stored in `session_id`, or in the session the idle rule
+    /// picks from `start`.
+    async fn store_turn_message(
+        &self,
+        key: ConversationKey,
+        opening: &TurnOpening<'_>,
+        start: TurnStart,
+        session_id: Option<i64>,
+    ) -> Result<OpenedTurn> {
+        let now_ms = opening.created_at_ms;
+        let session_id = match (session_id, start.open_session) {
+            (Some(session_id), _) => session_id,
+            (None, Some(open)) if now_ms - open.last_activity_at_ms <= opening.session_idle_ms => {
+                open.id
+            }
+            (None, _) => self.start_session(key, now_ms).await?.0.id,
+        };
+        let (message_id, is_new) = self
+            .add_user_message_once(&NewMessage {
+                key,
+                session_id,
+                role: Role::User,
+                content: opening.content,
+                created_at_ms: now_ms,
+                tokens_in: 0,
+                tokens_out: 0,
+                telegram_message_id: opening.telegram_message_id,
+            })
+            .await?;
+        Ok(OpenedTurn {
+            start,
+            stored: Some(StoredTurnMessage {
+                session_id,
+                message_id,
+                is_new,
+            }),
         })
     }
 
@@ -343,6 +478,61 @@ impl Store {
         )?;
         Ok(())
     }
+}
+
+/// PostgreSQL: `postgres/open_turn.sql`. The opened turn, whose message is `None` when the
+/// statement did not store it, and the session it chose, if any.
+#[cfg(feature = "postgres")]
+async fn open_turn_in_one_statement(
+    db: &super::postgres::PgStore,
+    key: ConversationKey,
+    opening: &TurnOpening<'_>,
+) -> Result<(OpenedTurn, Option<i64>)> {
+    let limits = opening.limits;
+    let row = sqlx::query_file_as!(
+        OpenTurnRow,
+        "src/storage/postgres/open_turn.sql",
+        key.chat_id.0,
+        key.user_id.0,
+        limits.summaries_since_ms,
+        limits.summary_count,
+        limits.history_since_ms,
+        limits.history_max_messages,
+        opening.created_at_ms,
+        opening.session_idle_ms,
+        &*super::postgres::messages::storable(opening.content),
+        opening.telegram_message_id,
+        opening.older_summaries,
+    )
+    .fetch_one(&db.pool)
+    .await?;
+    let start = TurnStart {
+        persona: row.persona,
+        model: row.model,
+        time_zone: row.time_zone,
+        incognito: row.incognito,
+        open_session: row
+            .open_session_id
+            .zip(row.open_session_last_activity_at_ms)
+            .map(|(id, last_activity_at_ms)| OpenSession {
+                id,
+                last_activity_at_ms,
+            }),
+        notes: from_json(&row.notes)?,
+        summaries: from_json(&row.summaries)?,
+        history: from_json(&row.history)?,
+        has_messages_before_window: row.has_messages_before_window,
+        older_summaries: Some(from_json(&row.older_summaries)?),
+    };
+    let stored = row
+        .session_id
+        .zip(row.message_id)
+        .map(|(session_id, message_id)| StoredTurnMessage {
+            session_id,
+            message_id,
+            is_new: true,
+        });
+    Ok((OpenedTurn { start, stored }, row.session_id))
 }
 
 impl Writing<'_> {

@@ -7,6 +7,8 @@ use super::Result;
 use super::combined::Write;
 use super::{Backend, Store};
 use super::{ConversationKey, UndeliveredReply};
+#[cfg(feature = "postgres")]
+use std::collections::HashMap;
 
 /// An update to record for crash recovery: its id, its payload (the update's JSON), and the
 /// conversation it belongs to, if any, so that `/clear` finds the payload.
@@ -26,6 +28,16 @@ impl From<(i64, String)> for UpdateRecord {
             payload,
         }
     }
+}
+
+/// What [`Store::record_updates_in_order`] found of one update.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordedUpdate {
+    /// Stored now. `behind_unfinished_elsewhere`: an older update of the same conversation was
+    /// still being answered by another replica, so this one waits for it.
+    New { behind_unfinished_elsewhere: bool },
+    /// Recorded before (a redelivery): not answered again.
+    SeenBefore,
 }
 
 /// Where an update stands.
@@ -148,6 +160,30 @@ impl Store {
     where
         U: Clone + Into<UpdateRecord>,
     {
+        let recorded = self
+            .record_updates_in_order(updates, now_ms, now_ms)
+            .await?;
+        Ok(recorded
+            .into_iter()
+            .map(|recorded| recorded != RecordedUpdate::SeenBefore)
+            .collect())
+    }
+
+    /// [`Store::record_updates`], telling for each new update also whether, as it was stored, an
+    /// older update of its conversation received since `earlier_since_ms` was still being
+    /// answered by another replica (PostgreSQL; on SQLite one process answers them all, in
+    /// order). The check rides in the statement that stores the updates, so the usual turn (no
+    /// such update) costs no round trip of its own to keep a conversation's answers in order.
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    pub async fn record_updates_in_order<U>(
+        &self,
+        updates: &[U],
+        now_ms: i64,
+        earlier_since_ms: i64,
+    ) -> Result<Vec<RecordedUpdate>>
+    where
+        U: Clone + Into<UpdateRecord>,
+    {
         let updates: Vec<UpdateRecord> = updates.iter().cloned().map(Into::into).collect();
         match &self.backend {
             #[cfg(feature = "sqlite")]
@@ -187,7 +223,12 @@ impl Store {
                 let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
                 Ok(updates
                     .iter()
-                    .map(|update| inserted.remove(&update.update_id))
+                    .map(|update| match inserted.remove(&update.update_id) {
+                        true => RecordedUpdate::New {
+                            behind_unfinished_elsewhere: false,
+                        },
+                        false => RecordedUpdate::SeenBefore,
+                    })
                     .collect())
             }
             #[cfg(feature = "postgres")]
@@ -208,7 +249,7 @@ impl Store {
                     .iter()
                     .map(|update| update.owner.map(|key| key.user_id.0))
                     .collect();
-                let inserted = sqlx::query_scalar!(
+                let inserted = sqlx::query!(
                     r#"INSERT INTO processed_updates
                            (update_id, received_at, payload, state, chat_id, user_id, claimed_by,
                             lease_until)
@@ -217,7 +258,16 @@ impl Store {
                        FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::bigint[])
                             AS update_ (id, payload, chat_id, user_id)
                        ON CONFLICT (update_id) DO NOTHING
-                       RETURNING update_id"#,
+                       RETURNING update_id AS "update_id!",
+                                 EXISTS (SELECT 1 FROM processed_updates AS earlier
+                                         WHERE earlier.chat_id = processed_updates.chat_id
+                                           AND earlier.user_id = processed_updates.user_id
+                                           AND earlier.payload IS NOT NULL
+                                           AND earlier.update_id < processed_updates.update_id
+                                           AND earlier.state <> 'done'
+                                           AND earlier.received_at >= $8
+                                           AND earlier.claimed_by IS DISTINCT FROM $6)
+                                     AS "behind_unfinished_elsewhere!""#,
                     &ids,
                     &payloads,
                     &chats as &[Option<i64>],
@@ -225,12 +275,24 @@ impl Store {
                     now_ms,
                     &*db.replica,
                     now_ms + db.lease_ms,
+                    earlier_since_ms,
                 )
                 .fetch_all(&db.pool)
                 .await?;
                 // `remove`: an id given twice in one batch is new only the first time.
-                let mut inserted: std::collections::HashSet<i64> = inserted.into_iter().collect();
-                Ok(ids.iter().map(|id| inserted.remove(id)).collect())
+                let mut inserted: HashMap<i64, bool> = inserted
+                    .into_iter()
+                    .map(|row| (row.update_id, row.behind_unfinished_elsewhere))
+                    .collect();
+                Ok(ids
+                    .iter()
+                    .map(|id| match inserted.remove(id) {
+                        Some(behind_unfinished_elsewhere) => RecordedUpdate::New {
+                            behind_unfinished_elsewhere,
+                        },
+                        None => RecordedUpdate::SeenBefore,
+                    })
+                    .collect())
             }
         }
     }

@@ -42,8 +42,8 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::metrics;
 use crate::storage::{
-    BackendKind, Leadership, SoleTask, Store, UndeliveredReply, UnfinishedUpdate, UpdateRecord,
-    UpdateState,
+    BackendKind, Leadership, RecordedUpdate, SoleTask, Store, UndeliveredReply, UnfinishedUpdate,
+    UpdateRecord, UpdateState,
 };
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::bot::TelegramBot;
@@ -78,6 +78,9 @@ pub struct Incoming {
     pub update: Update,
     /// Left unfinished by the last run: it was let in then, so the per-user limits do not apply.
     pub replayed: bool,
+    /// When it was stored, no older update of its conversation was being answered by another
+    /// replica: it need not wait for one ([`Intake::wait_for_earlier_updates`]).
+    pub in_order: bool,
 }
 
 /// Stores updates and hands them to the scheduler; cheap to clone.
@@ -276,8 +279,15 @@ impl Intake {
     /// answered by another replica, so that a person's messages are answered in order, each with
     /// the ones before it in its history, even when a balancer spreads them over replicas. Gives
     /// up after [`ORDER_PATIENCE`] (an earlier update whose replica died is taken over meanwhile).
-    pub async fn wait_for_earlier_updates(&self, update: &Update, stop: &CancellationToken) {
-        if self.store.kind() != BackendKind::Postgres {
+    /// An update `in_order` ([`Incoming::in_order`]) was found clear as it was stored, in the
+    /// same statement: it does not ask again.
+    pub async fn wait_for_earlier_updates(
+        &self,
+        update: &Update,
+        in_order: bool,
+        stop: &CancellationToken,
+    ) {
+        if in_order || self.store.kind() != BackendKind::Postgres {
             return;
         }
         let Some(key) = update_conversation_key(update) else {
@@ -355,12 +365,13 @@ impl Intake {
                 });
             }
         }
-        let is_new: std::collections::HashMap<i64, bool> = if to_store.is_empty() {
+        let now_ms = self.clock.now_ms();
+        let recorded: HashMap<i64, RecordedUpdate> = if to_store.is_empty() {
             Default::default()
         } else {
             match self
                 .store
-                .record_updates(&to_store, self.clock.now_ms())
+                .record_updates_in_order(&to_store, now_ms, now_ms - REPLAY_WINDOW_MS)
                 .await
             {
                 Ok(new) => to_store
@@ -383,23 +394,38 @@ impl Intake {
         // None overtakes an older update of its chat that the replay hands over.
         self.replay_finished.cancelled().await;
         for update in updates {
-            if is_new.get(&i64::from(update.id.0)) == Some(&false) {
-                tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
-                continue;
-            }
-            self.forward(update, false).await;
+            let in_order = match recorded.get(&i64::from(update.id.0)) {
+                Some(RecordedUpdate::SeenBefore) => {
+                    tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
+                    continue;
+                }
+                Some(RecordedUpdate::New {
+                    behind_unfinished_elsewhere,
+                }) => !behind_unfinished_elsewhere,
+                None => false,
+            };
+            self.send(Incoming {
+                update,
+                replayed: false,
+                in_order,
+            })
+            .await;
         }
         Ok(())
     }
 
     async fn forward(&self, update: Update, replayed: bool) {
+        self.send(Incoming {
+            update,
+            replayed,
+            in_order: false,
+        })
+        .await;
+    }
+
+    async fn send(&self, incoming: Incoming) {
         // Fails only when the scheduler has stopped; the update stays stored for the next run.
-        if self
-            .sender
-            .send(Incoming { update, replayed })
-            .await
-            .is_err()
-        {
+        if self.sender.send(incoming).await.is_err() {
             tracing::debug!("the scheduler has stopped; the update waits for the next run");
         }
     }

@@ -65,6 +65,8 @@ type QueueKey = ConversationKey;
 struct Queued {
     update: Update,
     counted_for: Option<storage::UserId>,
+    /// See [`Incoming::in_order`].
+    in_order: bool,
 }
 
 /// Everything needed to handle updates.
@@ -167,7 +169,11 @@ impl Scheduler {
 
     /// Applies the per-user limits to a new update and queues it, or turns it away.
     fn admit(self: &Arc<Self>, incoming: Incoming, shared: &Arc<Shared>, tasks: &TaskTracker) {
-        let Incoming { update, replayed } = incoming;
+        let Incoming {
+            update,
+            replayed,
+            in_order,
+        } = incoming;
         if stop::is_stop_request(&update, &self.me) {
             tasks.spawn(Arc::clone(self).work_stop_request(update, Arc::clone(shared)));
             return;
@@ -190,6 +196,7 @@ impl Scheduler {
         let queued = Queued {
             update,
             counted_for,
+            in_order,
         };
         let Some(key) = identity::update_conversation_key(&queued.update) else {
             tasks.spawn(Arc::clone(self).work_unqueued(queued, Arc::clone(shared)));
@@ -239,7 +246,7 @@ impl Scheduler {
             };
             let Some(queued) = next else { return };
             self.intake
-                .wait_for_earlier_updates(&queued.update, &shared.stopping)
+                .wait_for_earlier_updates(&queued.update, queued.in_order, &shared.stopping)
                 .await;
             let permit = tokio::select! {
                 () = shared.stopping.cancelled() => return,
@@ -266,6 +273,7 @@ impl Scheduler {
         let queued = Queued {
             update,
             counted_for: None,
+            in_order: true,
         };
         self.handle(queued, &shared).await;
     }

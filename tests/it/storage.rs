@@ -3,8 +3,8 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    BackendKind, ChatId, ConversationKey, NewMessage, NoteAdded, NoteUpdate, Role, Store,
-    TurnStartLimits, UpdateRecord, UpdateState, UserId,
+    BackendKind, ChatId, ConversationKey, NewMessage, NoteAdded, NoteUpdate, RecordedUpdate, Role,
+    Store, TurnOpening, TurnStartLimits, UpdateRecord, UpdateState, UserId,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, CAROL_KEY, TestDb, count_rows, message_in};
@@ -1434,6 +1434,226 @@ async fn incognito_token_counts_are_purged_in_time_and_the_switch_is_not() {
     );
 }
 
+/// A turn's opening of `content` at [`MIDNIGHT_MS`]: the whole history and three summaries read,
+/// sessions idle after an hour. A test changes what it cares about.
+fn opening_of(content: &str) -> TurnOpening<'_> {
+    TurnOpening {
+        limits: TurnStartLimits {
+            summaries_since_ms: 0,
+            summary_count: 3,
+            history_since_ms: 0,
+            history_max_messages: 30,
+        },
+        session_idle_ms: HOUR_MS,
+        older_summaries: 60,
+        content,
+        created_at_ms: MIDNIGHT_MS,
+        telegram_message_id: None,
+    }
+}
+
+#[tokio::test]
+async fn a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came_before() {
+    let db = TestDb::new().await;
+    let store = &db.store;
+    let contents = |history: &[telemem::storage::StoredMessage]| -> Vec<String> {
+        history
+            .iter()
+            .map(|message| message.content.clone())
+            .collect()
+    };
+    let first = store
+        .open_turn(
+            ALICE_KEY,
+            TurnOpening {
+                telegram_message_id: Some(1),
+                ..opening_of("hello")
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(first.start.open_session, None);
+    assert!(first.start.history.is_empty());
+    let first_stored = first.stored.expect("stored");
+    assert!(first_stored.is_new);
+
+    // Within the idle time: the same session; the history has the message before, not this one.
+    let second_at = MIDNIGHT_MS + SECOND_MS;
+    let second = store
+        .open_turn(
+            ALICE_KEY,
+            TurnOpening {
+                created_at_ms: second_at,
+                telegram_message_id: Some(2),
+                ..opening_of("again")
+            },
+        )
+        .await
+        .unwrap();
+    let second_stored = second.stored.expect("stored");
+    assert_eq!(second_stored.session_id, first_stored.session_id);
+    assert_eq!(
+        second.start.open_session.map(|open| open.id),
+        Some(first_stored.session_id)
+    );
+    assert_eq!(contents(&second.start.history), ["hello"]);
+
+    // The same Telegram message once more (answered again after a crash): stored once.
+    let repeated = store
+        .open_turn(
+            ALICE_KEY,
+            TurnOpening {
+                created_at_ms: second_at + SECOND_MS,
+                telegram_message_id: Some(2),
+                ..opening_of("again")
+            },
+        )
+        .await
+        .unwrap()
+        .stored
+        .expect("stored");
+    assert_eq!(
+        (repeated.message_id, repeated.is_new),
+        (second_stored.message_id, false)
+    );
+
+    // After the idle time: a new session; the idle one closed at its last activity.
+    let later = second_at + HOUR_MS + 1;
+    let third = store
+        .open_turn(
+            ALICE_KEY,
+            TurnOpening {
+                created_at_ms: later,
+                telegram_message_id: Some(3),
+                ..opening_of("later")
+            },
+        )
+        .await
+        .unwrap()
+        .stored
+        .expect("stored");
+    assert_ne!(third.session_id, first_stored.session_id);
+    let open = store.open_session(ALICE_KEY).await.unwrap().expect("open");
+    assert_eq!(open.id, third.session_id);
+    let closed_at_last_activity = format!(
+        "SELECT count(*) FROM sessions WHERE id = {} AND closed_at = {second_at}",
+        first_stored.session_id
+    );
+    assert_eq!(count_rows(&db.url, closed_at_last_activity.leak()).await, 1);
+    let stored = store.all_messages(ALICE_KEY).await.unwrap();
+    assert_eq!(contents(&stored), ["hello", "again", "later"]);
+
+    // The summaries recall ranks come with the start where the backend reads them there.
+    store
+        .add_summary(first_stored.session_id, ALICE_KEY, "greetings", later)
+        .await
+        .unwrap();
+    let fourth = store
+        .open_turn(
+            ALICE_KEY,
+            TurnOpening {
+                created_at_ms: later + SECOND_MS,
+                ..opening_of("more")
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(fourth.start.summaries.len(), 1);
+    let latest = store.recent_summaries(ALICE_KEY, 0, 60).await.unwrap();
+    match (store.kind(), &fourth.start.older_summaries) {
+        (BackendKind::Postgres, Some(older)) => assert_eq!(older, &latest),
+        (BackendKind::Sqlite, None) => {}
+        (kind, older) => panic!("{kind:?} read {older:?}"),
+    }
+
+    // Bob's turn reads nothing of Alice's; Carol in incognito stores nothing.
+    let bob = store
+        .open_turn(BOB_KEY, opening_of("bob here"))
+        .await
+        .unwrap();
+    assert!(bob.start.history.is_empty() && bob.start.summaries.is_empty());
+    assert!(bob.start.older_summaries.unwrap_or_default().is_empty());
+    assert!(bob.stored.expect("stored").is_new);
+    store
+        .set_incognito(CAROL_KEY, true, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let carol = store
+        .open_turn(CAROL_KEY, opening_of("off the record"))
+        .await
+        .unwrap();
+    assert!(carol.start.incognito && carol.stored.is_none());
+    assert!(store.all_messages(CAROL_KEY).await.unwrap().is_empty());
+    assert_eq!(store.open_session(CAROL_KEY).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so() {
+    let db = TestDb::new().await;
+    let [first, second] = two_replicas(&db).await;
+    let owned_by = |key: ConversationKey, update_id: i64| UpdateRecord {
+        update_id,
+        owner: Some(key),
+        payload: "{}".to_owned(),
+    };
+    let behind = |recorded: Vec<RecordedUpdate>| -> Vec<bool> {
+        recorded
+            .into_iter()
+            .map(|recorded| match recorded {
+                RecordedUpdate::New {
+                    behind_unfinished_elsewhere,
+                } => behind_unfinished_elsewhere,
+                RecordedUpdate::SeenBefore => panic!("every update here is new"),
+            })
+            .collect()
+    };
+    let since = MIDNIGHT_MS - DAY_MS;
+    let recorded = first
+        .record_updates_in_order(&[owned_by(ALICE_KEY, 1)], MIDNIGHT_MS, since)
+        .await
+        .unwrap();
+    assert_eq!(behind(recorded), [false]);
+    // Alice's next update reaches the other replica while the first is unanswered; Bob's does not
+    // wait for Alice's, and the first replica does not wait for its own.
+    let recorded = second
+        .record_updates_in_order(
+            &[owned_by(ALICE_KEY, 2), owned_by(BOB_KEY, 3)],
+            MIDNIGHT_MS,
+            since,
+        )
+        .await
+        .unwrap();
+    let on_postgres = db.store.kind() == BackendKind::Postgres;
+    // SQLite has one process, which answers every update in order.
+    assert_eq!(behind(recorded), [on_postgres, false]);
+    let recorded = first
+        .record_updates_in_order(&[owned_by(ALICE_KEY, 4)], MIDNIGHT_MS, since)
+        .await
+        .unwrap();
+    assert_eq!(behind(recorded), [on_postgres]);
+    // Once the first update is done, nothing waits for it; nor for one older than `since`.
+    first.set_update_state(1, UpdateState::Done).await.unwrap();
+    first.set_update_state(2, UpdateState::Done).await.unwrap();
+    first.set_update_state(4, UpdateState::Done).await.unwrap();
+    let recorded = second
+        .record_updates_in_order(&[owned_by(ALICE_KEY, 5)], MIDNIGHT_MS, since)
+        .await
+        .unwrap();
+    assert_eq!(behind(recorded), [false]);
+    let recorded = second
+        .record_updates_in_order(&[owned_by(BOB_KEY, 6)], MIDNIGHT_MS, MIDNIGHT_MS + 1)
+        .await
+        .unwrap();
+    assert_eq!(behind(recorded), [false]);
+    assert_eq!(
+        second
+            .record_updates(&[owned_by(BOB_KEY, 6)], MIDNIGHT_MS)
+            .await
+            .unwrap(),
+        [false]
+    );
+}
+
 /// Two replicas of the bot: two stores on one database, each with its own connections.
 async fn two_replicas(db: &TestDb) -> [Store; 2] {
     let other = Store::connect(&db.url).await.expect("open a second store");
@@ -1470,32 +1690,29 @@ async fn two_replicas_starting_sessions_of_one_conversation_at_once_leave_one_op
 async fn two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session() {
     let db = TestDb::new().await;
     let replicas = two_replicas(&db).await;
-    let limits = TurnStartLimits {
-        summaries_since_ms: 0,
-        summary_count: 3,
-        history_since_ms: 0,
-        history_max_messages: 30,
-    };
     // Each Telegram message reaches both replicas at once (as when one takes over an update the
-    // other is still answering); each starts its turn as the bot does: a session if none is
-    // open, then the user's message, stored once.
+    // other is still answering); each starts its turn as the bot does (`open_turn`). Every third
+    // message comes after the idle time, so both race to close the session and open the next.
     for telegram_message_id in 0..30_i64 {
         let at = MIDNIGHT_MS + telegram_message_id * SECOND_MS;
+        let session_idle_ms = if telegram_message_id % 3 == 0 {
+            0
+        } else {
+            HOUR_MS
+        };
         let turns = replicas.iter().map(|store| {
             let store = store.clone();
             tokio::spawn(async move {
-                let start = store.turn_start(ALICE_KEY, limits).await?;
-                let session_id = match start.open_session {
-                    Some(open) => open.id,
-                    None => store.start_session(ALICE_KEY, at).await?.0.id,
-                };
                 let text = format!("message {telegram_message_id}");
-                let message = NewMessage {
+                let opening = TurnOpening {
+                    session_idle_ms,
                     created_at_ms: at,
                     telegram_message_id: Some(telegram_message_id),
-                    ..message_in(ALICE_KEY, session_id, &text)
+                    ..opening_of(&text)
                 };
-                store.add_user_message_once(&message).await
+                let opened = store.open_turn(ALICE_KEY, opening).await?;
+                let stored = opened.stored.expect("not in incognito");
+                Ok::<_, sqlx::Error>((stored.message_id, stored.is_new))
             })
         });
         let outcomes: Vec<(i64, bool)> = futures_util::future::join_all(turns)
@@ -1749,6 +1966,8 @@ crate::postgres_variants!(
     the_summarizers_queue_holds_closed_sessions_until_summarized_in_closing_order,
     two_replicas_starting_sessions_of_one_conversation_at_once_leave_one_open,
     two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session,
+    a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came_before,
+    an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so,
     incognito_token_counts_are_purged_in_time_and_the_switch_is_not,
     an_update_is_new_only_the_first_time,
     storing_a_reply_marks_its_update_replying_and_recording_its_delivery_marks_it_done,
