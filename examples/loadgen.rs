@@ -91,6 +91,17 @@ struct Args {
     #[arg(long, default_value_t = 1)]
     replicas: u32,
 
+    /// One replica takes its updates by webhook too (as two or more always do), to compare one
+    /// replica with several on the same path.
+    #[arg(long)]
+    webhook: bool,
+
+    /// The CPUs of the next replica, as `taskset -c` takes them (`--pin 0 --pin 1`: the first
+    /// replica on CPU 0, the second on CPU 1). Run the load generator itself (and so the
+    /// PostgreSQL server it starts) under `taskset` to keep it off them.
+    #[arg(long, value_name = "CPUS")]
+    pin: Vec<String>,
+
     /// The model calls the built-in `search_memory` before each answer (a round of tool calls
     /// per turn; compare with a run without to see what a tool's round trip costs the bot).
     #[arg(long = "tool-calls")]
@@ -278,6 +289,8 @@ async fn main() -> anyhow::Result<ExitCode> {
             (false, url) => url,
         },
         replicas: args.replicas.max(1),
+        webhook: args.webhook,
+        pin: args.pin,
         tool_calls: args.tool_calls,
     };
     if args.reminders > 0 {

@@ -27,6 +27,8 @@ fn debug_run() -> LoadOptions {
         env: Vec::new(),
         database_url: None,
         replicas: 1,
+        webhook: false,
+        pin: Vec::new(),
         tool_calls: false,
     }
 }
@@ -92,6 +94,29 @@ fn fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message(
 #[test]
 fn on_postgres_fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message() {
     on_postgres(fifty_users_across_two_replicas_each_get_exactly_one_right_reply_per_message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_replica_by_webhook_pinned_to_one_cpu_answers_each_message_once() {
+    let options = LoadOptions {
+        users: 50,
+        turns: 3,
+        webhook: true,
+        pin: vec!["0".to_owned()],
+        ..debug_run()
+    };
+
+    let report = loadgen::run(&options).await.expect("the load run");
+
+    println!("{report}");
+    assert!(report.is_correct(), "{report}");
+    assert_eq!(report.turns_answered, 150);
+    assert_eq!(report.calls.get("sendMessage"), Some(&150));
+    assert_eq!(
+        report.calls.get("getUpdates"),
+        None,
+        "updates came by webhook"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

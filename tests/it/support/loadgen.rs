@@ -88,6 +88,12 @@ pub struct LoadOptions {
     /// Bot processes sharing the database. One polls; more take their updates by webhook, in
     /// turn, as behind a load balancer (PostgreSQL only).
     pub replicas: u32,
+    /// One replica takes its updates by webhook too, as several do: compares one with several
+    /// on the same path.
+    pub webhook: bool,
+    /// The CPUs each replica runs on, in order (`taskset -c` lists, e.g. `0` or `0-1`); replicas
+    /// past the list run where the system puts them.
+    pub pin: Vec<String>,
     /// The model calls the built-in `search_memory` before each answer: every turn takes a
     /// round of tool calls.
     pub tool_calls: bool,
@@ -312,10 +318,10 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
         .unwrap_or_else(|| format!("sqlite://{}", dir.path().join("telemem.db").display()));
 
     let spawned_at = Instant::now();
-    let (mut bot, mut others, first_poll, pump) = if options.replicas > 1 {
+    let (mut bot, mut others, first_poll, pump) = if options.replicas > 1 || options.webhook {
         let mut replicas = Vec::new();
         let mut hooks = Vec::new();
-        for _ in 0..options.replicas {
+        for replica in 0..options.replicas as usize {
             let address = format!("127.0.0.1:{}", free_port()?);
             let hook = format!("http://{address}/telegram/hook");
             let webhook = [
@@ -329,6 +335,7 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
                 &llm,
                 &database_url,
                 &webhook,
+                options.pin.get(replica),
             )?);
             hooks.push(hook);
         }
@@ -337,7 +344,14 @@ pub async fn run(options: &LoadOptions) -> anyhow::Result<Report> {
         let first = replicas.remove(0);
         (first, replicas, registered, Some(pump))
     } else {
-        let mut bot = BotUnderLoad::spawn(options, &telegram, &llm, &database_url, &[])?;
+        let mut bot = BotUnderLoad::spawn(
+            options,
+            &telegram,
+            &llm,
+            &database_url,
+            &[],
+            options.pin.first(),
+        )?;
         let first_poll = wait_for_first_poll(&telegram, &mut bot, options.stall_timeout).await?;
         (bot, Vec::new(), first_poll, None)
     };
@@ -830,8 +844,12 @@ impl BotUnderLoad {
         llm: &FakeLlm,
         database_url: &str,
         extra_env: &[(&str, &str)],
+        pin: Option<&String>,
     ) -> anyhow::Result<Self> {
         let mut command = telemem_run(&options.bin, telegram, llm, database_url);
+        if let Some(cpus) = pin {
+            command = pinned(&command, cpus);
+        }
         command
             // Simulated users send as fast as they are answered, far past what a person does.
             .env("USER_MESSAGES_PER_MINUTE", "0")
@@ -1092,7 +1110,14 @@ pub async fn run_reminders(options: &LoadOptions, count: u32) -> anyhow::Result<
     store.close().await;
 
     let spawned_at = Instant::now();
-    let mut bot = BotUnderLoad::spawn(options, &telegram, &llm, &database_url, &[])?;
+    let mut bot = BotUnderLoad::spawn(
+        options,
+        &telegram,
+        &llm,
+        &database_url,
+        &[],
+        options.pin.first(),
+    )?;
     let mut report = ReminderReport {
         reminders: count,
         ..ReminderReport::default()
@@ -1145,4 +1170,22 @@ pub async fn run_reminders(options: &LoadOptions, count: u32) -> anyhow::Result<
         report.first_to_last = last.saturating_duration_since(first);
     }
     Ok(report)
+}
+
+/// `command` run by `taskset -c cpus`, which sets the CPUs and then becomes the command (same
+/// process id), so the bot's runtime sizes itself to them.
+fn pinned(command: &Command, cpus: &str) -> Command {
+    let mut pinned = Command::new("taskset");
+    pinned
+        .arg("-c")
+        .arg(cpus)
+        .arg(command.get_program())
+        .args(command.get_args())
+        .env_clear();
+    for (key, value) in command.get_envs() {
+        if let Some(value) = value {
+            pinned.env(key, value);
+        }
+    }
+    pinned
 }
