@@ -64,7 +64,17 @@ async fn main() -> anyhow::Result<()> {
         format!("HTTP_ADDR=127.0.0.1:{HTTP_PORT}"),
         "TELEGRAM_THROTTLE=false".to_owned(),
     ];
-    let mut args = vec!["run", "-d", "--name", CONTAINER, "--network", "host"];
+    // The image's HEALTHCHECK as Docker runs it, every second rather than every 30.
+    let mut args = vec![
+        "run",
+        "-d",
+        "--name",
+        CONTAINER,
+        "--network",
+        "host",
+        "--health-interval",
+        "1s",
+    ];
     for pair in &env {
         args.extend(["-e", pair.as_str()]);
     }
@@ -148,6 +158,18 @@ async fn main() -> anyhow::Result<()> {
         check.status.success(),
         "the container's health check failed"
     );
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let health = loop {
+        let inspect = docker(&["inspect", "-f", "{{.State.Health.Status}}", CONTAINER]);
+        let health = String::from_utf8_lossy(&inspect.stdout).trim().to_owned();
+        if health != "starting" || Instant::now() > deadline {
+            break health;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    println!("Docker's health status: {health}");
+    anyhow::ensure!(health == "healthy", "Docker reports the container {health}");
 
     let stopping = Instant::now();
     let stop = docker(&["stop", "-t", "30", CONTAINER]);
