@@ -1,6 +1,6 @@
-//! Smoke test of the Docker image: the container starts, answers a message through the fake
-//! Telegram Bot API and a fake LLM (both on 127.0.0.1, reached with `--network host`), reports
-//! healthy, serves the Mini App's page (and refuses its API without a sign-in), and stops cleanly
+//! Smoke test of the Docker image: it is at most 25 MB, the container starts, answers a message
+//! through the fake Telegram Bot API and a fake LLM (both on 127.0.0.1, reached with `--network
+//! host`), reads a PDF document's text into the prompt, reports healthy, serves the Mini App's page (and refuses its API without a sign-in), and stops cleanly
 //! on `docker stop` (SIGTERM).
 //!
 //! ```bash
@@ -24,10 +24,12 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use fake_llm::FakeLlm;
-use fake_telegram::FakeTelegram;
+use fake_telegram::{FakeTelegram, UserFile};
 
 const CONTAINER: &str = "telemem-smoke";
 const HTTP_PORT: u16 = 18_080;
+/// The most the image may take, as `docker images` counts it (decimal megabytes).
+const MAX_IMAGE_BYTES: u64 = 25_000_000;
 
 fn docker(args: &[&str]) -> std::process::Output {
     Command::new("docker")
@@ -42,6 +44,13 @@ async fn main() -> anyhow::Result<()> {
         .skip_while(|arg| arg != "--image")
         .nth(1)
         .unwrap_or_else(|| "telemem".to_owned());
+    let inspect = docker(&["image", "inspect", "-f", "{{.Size}}", &image]);
+    let size: u64 = String::from_utf8_lossy(&inspect.stdout).trim().parse()?;
+    println!("image {image}: {size} bytes");
+    anyhow::ensure!(
+        size <= MAX_IMAGE_BYTES,
+        "the image takes {size} bytes, over {MAX_IMAGE_BYTES}"
+    );
     let telegram = FakeTelegram::start().await;
     let llm = FakeLlm::start().await;
     let _ = docker(&["rm", "-f", CONTAINER]);
@@ -55,7 +64,17 @@ async fn main() -> anyhow::Result<()> {
         format!("HTTP_ADDR=127.0.0.1:{HTTP_PORT}"),
         "TELEGRAM_THROTTLE=false".to_owned(),
     ];
-    let mut args = vec!["run", "-d", "--name", CONTAINER, "--network", "host"];
+    // The image's HEALTHCHECK as Docker runs it, every second rather than every 30.
+    let mut args = vec![
+        "run",
+        "-d",
+        "--name",
+        CONTAINER,
+        "--network",
+        "host",
+        "--health-interval",
+        "1s",
+    ];
     for pair in &env {
         args.extend(["-e", pair.as_str()]);
     }
@@ -87,6 +106,30 @@ async fn main() -> anyhow::Result<()> {
         "unexpected reply: {reply}"
     );
 
+    let pdf = include_bytes!("../tests/data/invoice.pdf").to_vec();
+    telegram.send_document(
+        42,
+        42,
+        UserFile::new(pdf).named("invoice.pdf", "application/pdf"),
+        Some("Who is this invoice for?"),
+    );
+    telegram
+        .wait_for_message(
+            42,
+            |text| text.contains("Who is this invoice for?"),
+            Duration::from_secs(30),
+        )
+        .await;
+    let question = llm
+        .last_request()
+        .map(|request| fake_llm::last_user_message(&request.body))
+        .unwrap_or_default();
+    println!("the PDF's text in the prompt: {question:?}");
+    anyhow::ensure!(
+        question.contains("Invoice 4711 for Chemitek"),
+        "the PDF's text is not in the prompt: {question}"
+    );
+
     let health = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/healthz")).await?;
     println!("/healthz: {} {}", health.status(), health.text().await?);
     let page = reqwest::get(format!("http://127.0.0.1:{HTTP_PORT}/app/")).await?;
@@ -115,6 +158,18 @@ async fn main() -> anyhow::Result<()> {
         check.status.success(),
         "the container's health check failed"
     );
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let health = loop {
+        let inspect = docker(&["inspect", "-f", "{{.State.Health.Status}}", CONTAINER]);
+        let health = String::from_utf8_lossy(&inspect.stdout).trim().to_owned();
+        if health != "starting" || Instant::now() > deadline {
+            break health;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    println!("Docker's health status: {health}");
+    anyhow::ensure!(health == "healthy", "Docker reports the container {health}");
 
     let stopping = Instant::now();
     let stop = docker(&["stop", "-t", "30", CONTAINER]);

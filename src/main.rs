@@ -2,6 +2,12 @@
 
 use std::process::ExitCode;
 
+// musl's malloc (the static build in the Docker image) takes one lock for every thread; mimalloc
+// keeps a heap per thread.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     match telemem::cli::run().await {

@@ -367,13 +367,19 @@ impl Default for Shared {
 impl FakeLlm {
     /// Starts a server on a free port of 127.0.0.1, on the calling test's runtime.
     pub async fn start() -> Self {
+        Self::start_on(std::net::Ipv4Addr::LOCALHOST.into()).await
+    }
+
+    /// Starts a server on a free port of `ip`: containers on a Docker network reach the host at
+    /// its bridge's address, not at 127.0.0.1.
+    pub async fn start_on(ip: std::net::IpAddr) -> Self {
         let shared = Arc::new(Shared::default());
         let app = Router::new()
             .route("/v1/chat/completions", post(handle))
             .route("/v1/messages", post(handle))
             .route("/v1/audio/transcriptions", post(transcribe))
             .with_state(Arc::clone(&shared));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        let listener = tokio::net::TcpListener::bind((ip, 0))
             .await
             .expect("bind the fake LLM server");
         let address = listener.local_addr().expect("fake LLM server address");

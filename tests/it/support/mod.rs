@@ -6,8 +6,9 @@
 //! a behaviour of telemem; the specs beside this folder do.
 //!
 //! `fake_llm`, `fake_telegram`, `telegram_html`, `run_command` and `loadgen` are also compiled
-//! into `examples/loadgen.rs` (the first three into `examples/docker_smoke.rs` too), as modules
-//! at its root, so the files here name each other with `super::`.
+//! into `examples/loadgen.rs` (the first three into `examples/docker_smoke.rs` and
+//! `examples/compose_smoke.rs` too), as modules at its root, so the files here name each other
+//! with `super::`.
 
 pub mod baselines;
 pub mod bot_harness;

@@ -163,7 +163,13 @@ impl Drop for FakeTelegram {
 impl FakeTelegram {
     /// Binds a free port on 127.0.0.1 and serves on the current tokio runtime.
     pub async fn start() -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        Self::start_on(std::net::Ipv4Addr::LOCALHOST.into()).await
+    }
+
+    /// Binds a free port on `ip`: containers on a Docker network reach the host at its bridge's
+    /// address, not at 127.0.0.1.
+    pub async fn start_on(ip: std::net::IpAddr) -> Self {
+        let listener = tokio::net::TcpListener::bind((ip, 0))
             .await
             .expect("bind the fake Telegram server");
         let address = listener
