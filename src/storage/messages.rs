@@ -162,7 +162,7 @@ impl Store {
 
     /// Records which Telegram message carried a stored reply; for a reply that answers a
     /// Telegram update, the same statement marks that update `done` (a trigger). Written together
-    /// with the other turns' records (`combined`).
+    /// with the other turns' records (SQLite: `combined`; PostgreSQL: `postgres/deliveries`).
     pub async fn set_telegram_message_id(
         &self,
         message_id: i64,
@@ -176,16 +176,7 @@ impl Store {
                     .await
             }
             #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => {
-                sqlx::query!(
-                    "UPDATE messages SET telegram_message_id = $2 WHERE id = $1",
-                    message_id,
-                    telegram_message_id,
-                )
-                .execute(&db.pool)
-                .await?;
-                Ok(())
-            }
+            Backend::Postgres(db) => db.deliveries.record(message_id, telegram_message_id).await,
         }
     }
 

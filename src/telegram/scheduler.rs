@@ -245,9 +245,15 @@ impl Scheduler {
                 next
             };
             let Some(queued) = next else { return };
-            self.intake
-                .wait_for_earlier_updates(&queued.update, queued.in_order, &shared.stopping)
-                .await;
+            // Boxed, like the handling below: a conversation's task waits for a slot for most of
+            // its life, and should hold only a pointer to the larger state of these meanwhile
+            // (a thousand people writing at once are a thousand such tasks).
+            Box::pin(self.intake.wait_for_earlier_updates(
+                &queued.update,
+                queued.in_order,
+                &shared.stopping,
+            ))
+            .await;
             let permit = tokio::select! {
                 () = shared.stopping.cancelled() => return,
                 permit = shared.slots.acquire() => permit,
@@ -255,7 +261,7 @@ impl Scheduler {
             if permit.is_err() || shared.stopping.is_cancelled() {
                 return;
             }
-            self.handle(queued, &shared).await;
+            Box::pin(self.handle(queued, &shared)).await;
         }
     }
 

@@ -1434,6 +1434,53 @@ async fn incognito_token_counts_are_purged_in_time_and_the_switch_is_not() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_turns_recording_their_deliveries_at_once_each_finish_their_own_update() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let update_ids: Vec<i64> = (8_000..8_064).collect();
+    let records: Vec<(i64, String)> = update_ids.iter().map(|&id| (id, "{}".to_owned())).collect();
+    db.store
+        .record_updates(&records, MIDNIGHT_MS)
+        .await
+        .unwrap();
+    let mut replies = Vec::new();
+    for &update_id in &update_ids {
+        let text = format!("reply to {update_id}");
+        let reply = NewMessage {
+            role: Role::Assistant,
+            created_at_ms: MIDNIGHT_MS + update_id,
+            ..message_in(ALICE_KEY, session, &text)
+        };
+        replies.push(db.store.add_reply(&reply, Some(update_id)).await.unwrap());
+    }
+    // Every turn records its delivery at the same moment (written together where the store
+    // combines them), plus one record of a message that does not exist.
+    let recorded = futures_util::future::join_all(replies.iter().enumerate().map(|(n, &id)| {
+        let store = db.store.clone();
+        tokio::spawn(async move { store.set_telegram_message_id(id, 50_000 + n as i64).await })
+    }))
+    .await;
+    for outcome in recorded {
+        outcome.expect("task").expect("recorded");
+    }
+    db.store
+        .set_telegram_message_id(i64::MAX, 1)
+        .await
+        .expect("a record of no message changes nothing");
+    let unfinished = db
+        .store
+        .unfinished_updates(MIDNIGHT_MS, MIDNIGHT_MS + DAY_MS)
+        .await
+        .unwrap();
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    let stored = db.store.all_messages(ALICE_KEY).await.unwrap();
+    for (n, id) in replies.iter().enumerate() {
+        let message = stored.iter().find(|message| message.id == *id).unwrap();
+        assert_eq!(message.telegram_message_id, Some(50_000 + n as i64));
+    }
+}
+
 /// A turn's opening of `content` at [`MIDNIGHT_MS`]: the whole history and three summaries read,
 /// sessions idle after an hour. A test changes what it cares about.
 fn opening_of(content: &str) -> TurnOpening<'_> {
@@ -1968,6 +2015,7 @@ crate::postgres_variants!(
     two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session,
     a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came_before,
     an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so,
+    many_turns_recording_their_deliveries_at_once_each_finish_their_own_update,
     incognito_token_counts_are_purged_in_time_and_the_switch_is_not,
     an_update_is_new_only_the_first_time,
     storing_a_reply_marks_its_update_replying_and_recording_its_delivery_marks_it_done,
