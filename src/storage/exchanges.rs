@@ -250,7 +250,7 @@ impl Store {
         match transaction.statements() {
             #[cfg(feature = "sqlite")]
             Writing::Sqlite(transaction) => {
-                super::usage::count_newest_messages(&mut **transaction, 1).await?;
+                super::usage::count_newest_messages(transaction, 1).await?;
             }
             // The trigger `messages_after_insert` counted it.
             #[cfg(feature = "postgres")]

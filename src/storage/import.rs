@@ -277,6 +277,6 @@ async fn insert_message_chunk(
     .execute(&mut **transaction)
     .await?
     .rows_affected();
-    super::usage::count_newest_messages(&mut **transaction, stored).await?;
+    super::usage::count_newest_messages(transaction, stored).await?;
     Ok(stored)
 }
