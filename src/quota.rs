@@ -5,8 +5,8 @@
 //!
 //! **Tokens.** A turn costs what its reply stored: the provider's reported usage, or the
 //! project's estimate when the provider reports none (`Conversations::finish_turn`). The day's
-//! count is kept per person in `daily_usage` (a trigger, in the statement that stores the reply),
-//! so `/clear` does not reset it. The check reads it before a turn: a turn started under the
+//! count is kept per person in `daily_usage` (counted in the transaction that stores the reply,
+//! see `storage/usage.rs`), so `/clear` does not reset it. The check reads it before a turn: a turn started under the
 //! limit finishes, even if it ends past it. `ADMIN_USERS` are exempt.
 //!
 //! **Stored history.** A person's size is the UTF-8 byte length of the texts stored for them: their

@@ -8,7 +8,10 @@
 //! messages of all waiting turns in one `INSERT … SELECT … FROM json_each`, the delivery records
 //! in one `UPDATE` and the answers' messages in another. The commit then writes each touched page
 //! (the table's last page, index pages) once for all of them. The triggers (session activity,
-//! user activity, update states) run for each row, exactly as for a row inserted alone.
+//! user activity, update states) run for each row, exactly as for a row inserted alone. The
+//! people's daily usage (`daily_usage`, see `usage.rs`) is counted once per round instead: one
+//! upsert per person and UTC day adds up the round's new messages, where a trigger would update
+//! the same few rows once per message.
 //!
 //! A combined statement that fails is retried write by write, so one bad write (say, for a session
 //! that `/clear` has just deleted) fails alone. The task ends when the last [`Store`] clone is
@@ -230,6 +233,11 @@ struct Inserted {
 /// whether it was new: a user's message already stored (same chat and Telegram message id, as
 /// when an update is handled again after a crash) is not inserted, and its existing id is looked
 /// up after the commit.
+///
+/// The messages inserted are counted in `daily_usage` in the same transaction, and only they: a
+/// message not inserted (stored before) was counted when it was. They are the newest `changes()`
+/// rows of `messages` (the insert's own count, triggers' writes aside): AUTOINCREMENT gives a new
+/// row a larger id than any row ever stored, and the transaction holds the write lock.
 async fn round_statement(
     connection: &mut sqlx::SqliteConnection,
     rows: &[&MessageRow],
@@ -251,6 +259,14 @@ async fn round_statement(
            FROM json_each(?) WHERE true ORDER BY key
            ON CONFLICT DO NOTHING
            RETURNING id AS "id!", chat_id AS "chat_id!", telegram_message_id;
+           INSERT INTO daily_usage (user_id, day_start_at, messages, tokens)
+           SELECT user_id, created_at - created_at % 86400000, sum(role = 'user'),
+                  sum(tokens_in + tokens_out)
+           FROM (SELECT user_id, created_at, role, tokens_in, tokens_out FROM messages
+                 ORDER BY id DESC LIMIT changes())
+           WHERE true GROUP BY 1, 2
+           ON CONFLICT (user_id, day_start_at) DO UPDATE
+               SET messages = messages + excluded.messages, tokens = tokens + excluded.tokens;
            UPDATE messages SET telegram_message_id = delivered.value ->> 1
            FROM json_each(?) AS delivered
            WHERE messages.id = delivered.value ->> 0;

@@ -9,6 +9,7 @@
 //! the new reply, because the person did use them.
 
 use super::Result;
+use super::backend::Writing;
 use super::{Backend, Store};
 use super::{ConversationKey, NewMessage, Role, StoredMessage};
 
@@ -188,7 +189,8 @@ impl Store {
     /// Stores `reply` in place of the replies `replaced` (of the same conversation), in one
     /// transaction, and returns its id. With `update_id`, the reply answers that Telegram update,
     /// which it marks `replying` like any reply (see [`Store::add_reply`]). The session the reply
-    /// belongs to loses a summary written before, and is summarized again.
+    /// belongs to loses a summary written before, and is summarized again. The person's daily
+    /// usage counts the reply's tokens, and keeps what the replaced replies cost.
     pub async fn replace_replies(
         &self,
         replaced: &[i64],
@@ -245,6 +247,15 @@ impl Store {
                 update_id,
             ),
         )?;
+        match transaction.statements() {
+            #[cfg(feature = "sqlite")]
+            Writing::Sqlite(transaction) => {
+                super::usage::count_newest_messages(transaction, 1).await?;
+            }
+            // The trigger `messages_after_insert` counted it.
+            #[cfg(feature = "postgres")]
+            Writing::Postgres(_) => {}
+        }
         transaction.delete_summary(reply.session_id).await?;
         run_in!(
             transaction.execute,

@@ -122,7 +122,7 @@ struct Import<'t> {
     transaction: Writing<'t>,
     key: ConversationKey,
     /// What the imported rows add to the person's bookkeeping so far (PostgreSQL; on SQLite the
-    /// triggers of each row keep it).
+    /// triggers of each row keep it, and each chunk counts its daily usage).
     #[cfg(feature = "postgres")]
     bookkeeping: Bookkeeping,
 }
@@ -249,7 +249,8 @@ impl Import<'_> {
     }
 }
 
-/// Stores one chunk of imported messages in SQLite; how many were stored.
+/// Stores one chunk of imported messages in SQLite, counted in the person's daily usage; how many
+/// were stored.
 #[cfg(feature = "sqlite")]
 async fn insert_message_chunk(
     transaction: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
@@ -274,6 +275,8 @@ async fn insert_message_chunk(
         rows,
     )
     .execute(&mut **transaction)
-    .await?;
-    Ok(stored.rows_affected())
+    .await?
+    .rows_affected();
+    super::usage::count_newest_messages(transaction, stored).await?;
+    Ok(stored)
 }

@@ -72,19 +72,30 @@ impl StoredMessage {
 
 impl Store {
     /// Stores a message and returns its id. Its session's last activity moves forward with it
-    /// (a trigger does that in the same statement).
+    /// (a trigger does that in the same statement), and the person's daily usage counts it.
     pub async fn add_message(&self, message: &NewMessage<'_>) -> Result<i64> {
         match &self.backend {
             #[cfg(feature = "sqlite")]
             Backend::Sqlite(db) => {
                 let mut writer = db.writer().await?;
                 db.connections.messages_to_index();
-                sqlx::query_scalar!(
-                    r#"INSERT INTO messages
+                // One transaction sent as one command, like a round of `combined`. `fetch_all`:
+                // the first row would end the command before the statements after it run.
+                let inserted = sqlx::query_scalar!(
+                    r#"BEGIN IMMEDIATE;
+                       INSERT INTO messages
                            (chat_id, user_id, session_id, role, content, created_at,
                             tokens_in, tokens_out, telegram_message_id)
                        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                       RETURNING id AS "id!""#,
+                       RETURNING id AS "id!";
+                       INSERT INTO daily_usage (user_id, day_start_at, messages, tokens)
+                       SELECT user_id, created_at - created_at % 86400000, role = 'user',
+                              tokens_in + tokens_out
+                       FROM messages WHERE id = last_insert_rowid()
+                       ON CONFLICT (user_id, day_start_at) DO UPDATE
+                           SET messages = messages + excluded.messages,
+                               tokens = tokens + excluded.tokens;
+                       COMMIT"#,
                     message.key.chat_id,
                     message.key.user_id,
                     message.session_id,
@@ -95,8 +106,17 @@ impl Store {
                     message.tokens_out,
                     message.telegram_message_id,
                 )
-                .fetch_one(&mut *writer)
-                .await
+                .fetch_all(&mut *writer)
+                .await;
+                match inserted.map(|ids| ids.first().copied()) {
+                    Ok(Some(id)) => Ok(id),
+                    Ok(None) => Err(sqlx::Error::RowNotFound),
+                    Err(error) => {
+                        // Statements after a failing one do not run: roll back what it began.
+                        super::roll_back_failed_command(&mut writer).await;
+                        Err(error)
+                    }
+                }
             }
             #[cfg(feature = "postgres")]
             Backend::Postgres(db) => db.insert_new_message(message, None).await,

@@ -1,12 +1,47 @@
 //! What each person used and keeps: tokens and messages per UTC day (`daily_usage`), for the
 //! daily token limit, `/stats`, `/users` and `/usage`; and the bytes of text a person has stored
-//! (`stored_bytes`), for the stored-history cap. Triggers keep both current as messages,
-//! summaries and notes are written and deleted (see the `daily_usage` and `stored_bytes`
-//! migrations), so every read here is a primary-key lookup or a range of days.
+//! (`stored_bytes`), for the stored-history cap. Both are kept current as things are written, so
+//! every read here is a primary-key lookup or a range of days.
+//!
+//! A stored message counts in `daily_usage` as one message when it is the person's own, and its
+//! tokens in and out, on the UTC day of its `created_at`; deleting it gives nothing back. On SQLite
+//! the statements that store messages count them in the same transaction: a round of combined
+//! writes with one upsert per person and day (`combined.rs`), a message stored alone
+//! (`Store::add_message`), a reply stored in place of others and an import
+//! (`count_newest_messages`). On PostgreSQL the trigger `messages_after_insert` counts each
+//! message, and an import counts its own (`postgres/import.rs`). Incognito turns, which store no
+//! message, are counted by triggers on `incognito_token_usage` on both. `stored_bytes` is kept by
+//! triggers as messages, summaries and notes are written and deleted (the `stored_bytes`
+//! migration).
 
 use super::Result;
 use super::Store;
 use super::UserId;
+
+/// Counts the newest `stored` messages in `daily_usage` (SQLite): the rows the caller has just
+/// inserted in this transaction. AUTOINCREMENT gives a new row a larger id than any row ever
+/// stored, and the transaction holds the write lock, so they are the rows with the largest ids.
+#[cfg(feature = "sqlite")]
+pub(super) async fn count_newest_messages(
+    connection: &mut sqlx::SqliteConnection,
+    stored: u64,
+) -> Result<()> {
+    let stored = i64::try_from(stored).unwrap_or(i64::MAX);
+    sqlx::query!(
+        "INSERT INTO daily_usage (user_id, day_start_at, messages, tokens)
+         SELECT user_id, created_at - created_at % 86400000, sum(role = 'user'),
+                sum(tokens_in + tokens_out)
+         FROM (SELECT user_id, created_at, role, tokens_in, tokens_out FROM messages
+               ORDER BY id DESC LIMIT ?1)
+         WHERE true GROUP BY 1, 2
+         ON CONFLICT (user_id, day_start_at) DO UPDATE
+             SET messages = messages + excluded.messages, tokens = tokens + excluded.tokens",
+        stored,
+    )
+    .execute(connection)
+    .await?;
+    Ok(())
+}
 
 /// One person's use over a stretch of days.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,10 +9,10 @@ use telemem::storage::{
 };
 
 use crate::support::command_line::{printed_by, run_telemem, stderr_of, telemem_command};
-use crate::support::database::{TestDb, count_rows};
+use crate::support::database::{TestDb, count_rows, daily_usage_rows};
 use crate::support::fake_embeddings::FakeEmbeddings;
 use crate::support::fake_llm::FakeLlm;
-use crate::support::times::{DAY_MS, HOUR_MS, MINUTE_MS};
+use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS, MINUTE_MS};
 
 const KEY: ConversationKey = ConversationKey {
     chat_id: ChatId(7),
@@ -493,6 +493,51 @@ async fn the_store_imports_in_one_transaction_and_skips_what_it_holds() {
     assert!(db.store.import_keys(other).await.unwrap().is_empty());
 }
 
+#[tokio::test]
+async fn an_import_counts_daily_usage_once_for_each_message_it_stores() {
+    let db = TestDb::new().await;
+    let message = |role, offset_ms: i64, key: &str| ImportMessage {
+        role,
+        content: format!("said {key}"),
+        created_at_ms: MIDNIGHT_MS + offset_ms,
+        import_key: key.to_owned(),
+    };
+    let first = [ImportSession {
+        existing_id: None,
+        messages: vec![
+            message(Role::User, HOUR_MS, "a"),
+            message(Role::Assistant, 2 * HOUR_MS, "b"),
+            message(Role::User, DAY_MS + HOUR_MS, "c"),
+        ],
+    }];
+    // The first import's messages again, among new ones.
+    let second = [ImportSession {
+        existing_id: None,
+        messages: vec![
+            message(Role::User, HOUR_MS / 2, "d"),
+            message(Role::User, HOUR_MS, "a"),
+            message(Role::Assistant, 2 * HOUR_MS, "b"),
+            message(Role::User, DAY_MS + HOUR_MS / 2, "e"),
+            message(Role::User, DAY_MS + HOUR_MS, "c"),
+            message(Role::User, DAY_MS + 2 * HOUR_MS, "f"),
+        ],
+    }];
+
+    db.store.import_sessions(KEY, &first).await.unwrap();
+    let again = db.store.import_sessions(KEY, &second).await.unwrap();
+
+    assert_eq!(again.messages, 3);
+    // The person's own messages count, the assistant's do not; imported messages cost no tokens.
+    let user = KEY.user_id.0;
+    assert_eq!(
+        daily_usage_rows(&db.url).await,
+        [
+            (user, MIDNIGHT_MS, 2, 0),
+            (user, MIDNIGHT_MS + DAY_MS, 3, 0)
+        ]
+    );
+}
+
 crate::postgres_variants!(
     a_json_lines_history_keeps_its_times_and_is_cut_into_closed_sessions_by_the_gap,
     importing_the_same_file_twice_stores_nothing_twice,
@@ -500,4 +545,5 @@ crate::postgres_variants!(
     an_imported_fact_is_recalled_by_its_words,
     an_import_into_a_live_conversation_interleaves_by_time_without_overlapping_sessions,
     the_store_imports_in_one_transaction_and_skips_what_it_holds,
+    an_import_counts_daily_usage_once_for_each_message_it_stores,
 );

@@ -1,5 +1,6 @@
 //! Specifications of the store's per-person bookkeeping and the admins' decisions, on real SQLite
-//! files: daily usage and stored bytes (kept by triggers), the trim of one person's oldest
+//! files: daily usage (counted as messages are stored, by whichever path stores them) and stored
+//! bytes (kept by triggers), the trim of one person's oldest
 //! sessions, access rules, token limits, alerts about strangers and the cap's notices.
 
 use telemem::storage::{
@@ -7,7 +8,7 @@ use telemem::storage::{
     TokenLimitRecord, UserId,
 };
 
-use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, message_in};
+use crate::support::database::{ALICE_KEY, BOB_KEY, TestDb, daily_usage_rows, message_in};
 use crate::support::times::{DAY_MS, HOUR_MS, MIDNIGHT_MS};
 
 /// Alice in a group: the same person as [`ALICE_KEY`], another chat.
@@ -98,6 +99,159 @@ async fn daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_cha
         .unwrap();
     assert_eq!(only_bob.len(), 1);
     assert_eq!(only_bob[0].user_id, BOB_KEY.user_id);
+}
+
+/// What one write of a turn stores.
+#[derive(Clone, Copy)]
+enum Sent {
+    /// The person's message, carried by this Telegram message.
+    Message(i64),
+    /// A reply that cost these tokens, in and out.
+    Reply(i64, i64),
+}
+
+/// What `sent` stores in `key`'s conversation, session `session_id`, at `at_ms`.
+fn turn_message(
+    key: ConversationKey,
+    session_id: i64,
+    at_ms: i64,
+    sent: Sent,
+) -> NewMessage<'static> {
+    let (role, telegram_message_id, tokens_in, tokens_out) = match sent {
+        Sent::Message(telegram_message_id) => (Role::User, Some(telegram_message_id), 0, 0),
+        Sent::Reply(tokens_in, tokens_out) => (Role::Assistant, None, tokens_in, tokens_out),
+    };
+    NewMessage {
+        role,
+        created_at_ms: at_ms,
+        tokens_in,
+        tokens_out,
+        telegram_message_id,
+        ..message_in(key, session_id, "a message of a turn")
+    }
+}
+
+#[tokio::test]
+async fn daily_usage_of_a_combined_round_counts_each_stored_message_once_by_person_and_day() {
+    let db = TestDb::new().await;
+    let private = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    let group = db.session(ALICE_IN_GROUP, MIDNIGHT_MS).await;
+    let bob = db.session(BOB_KEY, MIDNIGHT_MS).await;
+    let next_day = MIDNIGHT_MS + DAY_MS;
+    // Stored in a round of its own, then handed over again (an update handled again after a
+    // crash).
+    let seen_before = turn_message(ALICE_KEY, private, MIDNIGHT_MS + HOUR_MS, Sent::Message(7));
+    db.store.add_user_message_once(&seen_before).await.unwrap();
+    // Alice on two days in two chats, Bob on the second day, and two repeats: the message stored
+    // before, and one the round itself holds twice.
+    let round = [
+        turn_message(
+            ALICE_KEY,
+            private,
+            MIDNIGHT_MS + 2 * HOUR_MS,
+            Sent::Message(8),
+        ),
+        seen_before.clone(),
+        turn_message(
+            ALICE_KEY,
+            private,
+            MIDNIGHT_MS + 2 * HOUR_MS,
+            Sent::Reply(100, 20),
+        ),
+        turn_message(
+            ALICE_IN_GROUP,
+            group,
+            MIDNIGHT_MS + 3 * HOUR_MS,
+            Sent::Message(9),
+        ),
+        turn_message(
+            ALICE_IN_GROUP,
+            group,
+            MIDNIGHT_MS + 3 * HOUR_MS,
+            Sent::Reply(30, 5),
+        ),
+        turn_message(ALICE_KEY, private, next_day + HOUR_MS, Sent::Message(10)),
+        turn_message(BOB_KEY, bob, next_day + 2 * HOUR_MS, Sent::Message(8)),
+        turn_message(ALICE_KEY, private, next_day + HOUR_MS, Sent::Message(10)),
+        turn_message(ALICE_KEY, private, next_day + HOUR_MS, Sent::Reply(7, 0)),
+        turn_message(BOB_KEY, bob, next_day + 2 * HOUR_MS, Sent::Reply(1, 1)),
+    ];
+
+    // All handed over before the store's task runs: one round.
+    let outcomes = futures_util::future::join_all(round.iter().map(|message| async {
+        match message.role {
+            Role::User => db.store.add_user_message_once(message).await,
+            _ => db.store.add_reply(message, None).await.map(|id| (id, true)),
+        }
+    }))
+    .await;
+
+    let stored: Vec<bool> = outcomes
+        .iter()
+        .map(|outcome| outcome.as_ref().unwrap().1)
+        .collect();
+    let repeats: Vec<usize> = (0..stored.len()).filter(|&index| !stored[index]).collect();
+    // Which of the two copies in the round is stored first is PostgreSQL's choice.
+    assert!(matches!(repeats[..], [1, 5] | [1, 7]), "{repeats:?}");
+    let (alice, bob) = (ALICE_KEY.user_id.0, BOB_KEY.user_id.0);
+    assert_eq!(
+        daily_usage_rows(&db.url).await,
+        [
+            (alice, MIDNIGHT_MS, 3, 155),
+            (alice, next_day, 1, 7),
+            (bob, next_day, 1, 2),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn daily_usage_of_a_round_written_write_by_write_counts_the_writes_stored_alone() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    // The first write's session does not exist: the round is written again write by write.
+    let orphan = turn_message(ALICE_KEY, 999_999, MIDNIGHT_MS, Sent::Message(1));
+    let beside = turn_message(ALICE_KEY, session, MIDNIGHT_MS, Sent::Message(2));
+    let reply = turn_message(ALICE_KEY, session, MIDNIGHT_MS, Sent::Reply(40, 2));
+
+    let (orphan, beside, reply) = tokio::join!(
+        db.store.add_user_message_once(&orphan),
+        db.store.add_user_message_once(&beside),
+        db.store.add_reply(&reply, None),
+    );
+
+    assert!(orphan.is_err(), "{orphan:?}");
+    assert!(beside.unwrap().1);
+    reply.unwrap();
+    let alice = ALICE_KEY.user_id.0;
+    assert_eq!(
+        daily_usage_rows(&db.url).await,
+        [(alice, MIDNIGHT_MS, 1, 42)]
+    );
+}
+
+#[tokio::test]
+async fn daily_usage_counts_a_message_stored_alone_and_a_reply_stored_in_place_of_others() {
+    let db = TestDb::new().await;
+    let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
+    db.message(ALICE_KEY, session, Role::User, "hello", MIDNIGHT_MS)
+        .await;
+    reply(&db, ALICE_KEY, session, MIDNIGHT_MS, (100, 20)).await;
+    let replaced = db.store.all_messages(ALICE_KEY).await.unwrap()[1].id;
+    let next_day = MIDNIGHT_MS + DAY_MS;
+    // A retry's answer carries the replaced answer's tokens too, as `finish_retry` stores it.
+    let retried = turn_message(ALICE_KEY, session, next_day, Sent::Reply(150, 30));
+
+    db.store
+        .replace_replies(&[replaced], &retried, None)
+        .await
+        .unwrap();
+
+    let alice = ALICE_KEY.user_id.0;
+    assert_eq!(
+        daily_usage_rows(&db.url).await,
+        [(alice, MIDNIGHT_MS, 1, 120), (alice, next_day, 0, 180)],
+        "what a reply cost stays counted when the reply is replaced"
+    );
 }
 
 #[tokio::test]
@@ -411,6 +565,8 @@ async fn merging_two_notes_by_hand_leaves_the_stored_bytes_of_one() {
 
 crate::postgres_variants!(
     daily_usage_counts_a_persons_messages_and_tokens_per_utc_day_in_all_chats,
+    daily_usage_of_a_combined_round_counts_each_stored_message_once_by_person_and_day,
+    daily_usage_counts_a_message_stored_alone_and_a_reply_stored_in_place_of_others,
     stored_bytes_follow_every_write_of_messages_and_summaries_and_notes_in_utf8,
     access_rules_replace_each_other_and_are_deleted_by_person,
     a_token_limit_of_ones_own_is_a_number_or_none_and_its_deletion_restores_the_default,

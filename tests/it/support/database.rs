@@ -1,6 +1,7 @@
 //! Test databases: a URL for a fresh database, a migrated store on one ([`TestDb`]), the
 //! conversation keys the store tests use, a [`NewMessage`] with defaults so each test states only
-//! the fields it cares about, and [`count_rows`] for what no `Store` method reads.
+//! the fields it cares about, and [`count_rows`] and [`daily_usage_rows`] for what no `Store`
+//! method reads.
 //!
 //! A database is an SQLite file in a temporary directory, or, inside a test run by
 //! [`postgres_variants!`], a new database on a throwaway PostgreSQL server that the first such test
@@ -186,6 +187,37 @@ pub async fn count_rows(url: &str, sql: &'static str) -> i64 {
         .get(0);
     let _ = connection.close().await;
     count
+}
+
+/// One row of `daily_usage`: `(user id, the day's first ms, messages, tokens)`.
+pub type UsageRow = (i64, i64, i64, i64);
+
+/// Every row of `daily_usage` in the database at `url`, by person and day, read straight from the
+/// table: the `Store` reads only add the days up.
+pub async fn daily_usage_rows(url: &str) -> Vec<UsageRow> {
+    use sqlx::Connection;
+    const ROWS: &str = "SELECT user_id, day_start_at, messages, tokens FROM daily_usage
+                        ORDER BY user_id, day_start_at";
+    if url.starts_with("postgres") {
+        let mut connection = sqlx::PgConnection::connect(url)
+            .await
+            .expect("open the test database");
+        let rows = sqlx::query_as(ROWS)
+            .fetch_all(&mut connection)
+            .await
+            .expect("read daily usage");
+        let _ = connection.close().await;
+        return rows;
+    }
+    let mut connection = sqlx::SqliteConnection::connect(url)
+        .await
+        .expect("open the test database");
+    let rows = sqlx::query_as(ROWS)
+        .fetch_all(&mut connection)
+        .await
+        .expect("read daily usage");
+    let _ = connection.close().await;
+    rows
 }
 
 /// The URL of the throwaway PostgreSQL server of this test run (its `postgres` database), started
