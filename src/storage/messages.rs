@@ -182,7 +182,10 @@ impl Store {
 
     /// Records which Telegram message carried a stored reply; for a reply that answers a
     /// Telegram update, the same statement marks that update `done` (a trigger). Written together
-    /// with the other turns' records (SQLite: `combined`; PostgreSQL: `postgres/deliveries`).
+    /// with the other turns' records on SQLite (`combined`). On PostgreSQL it is a statement of
+    /// its own, written the moment the reply is delivered: a record held back for a batch would
+    /// widen the window in which a replica killed after delivering leaves its reply to be
+    /// delivered again by the replica that takes over.
     pub async fn set_telegram_message_id(
         &self,
         message_id: i64,
@@ -196,7 +199,16 @@ impl Store {
                     .await
             }
             #[cfg(feature = "postgres")]
-            Backend::Postgres(db) => db.deliveries.record(message_id, telegram_message_id).await,
+            Backend::Postgres(db) => {
+                sqlx::query!(
+                    "UPDATE messages SET telegram_message_id = $2 WHERE id = $1",
+                    message_id,
+                    telegram_message_id,
+                )
+                .execute(&db.pool)
+                .await?;
+                Ok(())
+            }
         }
     }
 

@@ -8,7 +8,6 @@
 //! transaction. Every connection carries a statement timeout, so that a query stuck behind a lock
 //! fails instead of holding a chat turn forever.
 
-pub(super) mod deliveries;
 pub(super) mod import;
 pub(super) mod messages;
 pub(super) mod replicas;
@@ -49,8 +48,6 @@ pub struct PgStore {
     pub(super) lease_ms: i64,
     /// The lock that tells the other replicas this one is alive.
     pub(super) liveness: std::sync::Arc<replicas::Liveness>,
-    /// The task that writes the turns' delivery records together.
-    pub(super) deliveries: std::sync::Arc<deliveries::Deliveries>,
 }
 
 impl PgStore {
@@ -85,7 +82,6 @@ impl PgStore {
             .with_context(|| format!("cannot connect to PostgreSQL at {server}"))?;
         let lease = options.replica_lease.unwrap_or(DEFAULT_LEASE);
         Ok(Self {
-            deliveries: std::sync::Arc::new(deliveries::Deliveries::start(pool.clone())),
             pool,
             replica,
             lease_ms: i64::try_from(lease.as_millis()).unwrap_or(i64::MAX),
@@ -104,10 +100,8 @@ impl PgStore {
             .context("cannot apply database migrations")
     }
 
-    /// Writes the delivery records handed over so far, then closes the pool, waiting for the
-    /// connections in use to be returned.
+    /// Closes the pool, waiting for the connections in use to be returned.
     pub async fn close(&self) {
-        self.deliveries.flush().await;
         self.pool.close().await;
         self.liveness.release().await;
     }
