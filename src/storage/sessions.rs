@@ -31,6 +31,17 @@ pub struct OpenSession {
     pub last_activity_at_ms: i64,
 }
 
+impl OpenSession {
+    /// The open session a turn-start row names, if any.
+    fn of(id: Option<i64>, last_activity_at_ms: Option<i64>) -> Option<Self> {
+        id.zip(last_activity_at_ms)
+            .map(|(id, last_activity_at_ms)| Self {
+                id,
+                last_activity_at_ms,
+            })
+    }
+}
+
 /// See [`Store::turn_start`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TurnStart {
@@ -211,13 +222,7 @@ impl Store {
         )?;
         // Each list is in the order the caller wants (oldest first), as `Store::notes`,
         // `Store::recent_summaries` and `Store::history` return it.
-        let open_session =
-            row.session_id
-                .zip(row.last_activity_at_ms)
-                .map(|(id, last_activity_at_ms)| OpenSession {
-                    id,
-                    last_activity_at_ms,
-                });
+        let open_session = OpenSession::of(row.session_id, row.last_activity_at_ms);
         Ok(TurnStart {
             persona: row.persona,
             model: row.model,
@@ -511,13 +516,7 @@ async fn open_turn_in_one_statement(
         model: row.model,
         time_zone: row.time_zone,
         incognito: row.incognito,
-        open_session: row
-            .open_session_id
-            .zip(row.open_session_last_activity_at_ms)
-            .map(|(id, last_activity_at_ms)| OpenSession {
-                id,
-                last_activity_at_ms,
-            }),
+        open_session: OpenSession::of(row.open_session_id, row.open_session_last_activity_at_ms),
         notes: from_json(&row.notes)?,
         summaries: from_json(&row.summaries)?,
         history: from_json(&row.history)?,

@@ -1582,11 +1582,12 @@ async fn a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came
     assert_ne!(third.session_id, first_stored.session_id);
     let open = store.open_session(ALICE_KEY).await.unwrap().expect("open");
     assert_eq!(open.id, third.session_id);
-    let closed_at_last_activity = format!(
-        "SELECT count(*) FROM sessions WHERE id = {} AND closed_at = {second_at}",
-        first_stored.session_id
-    );
-    assert_eq!(count_rows(&db.url, closed_at_last_activity.leak()).await, 1);
+    let closed = store.sessions_awaiting_summary(later, 10).await.unwrap();
+    let closed: Vec<(i64, Option<i64>)> = closed
+        .iter()
+        .map(|session| (session.id, session.closed_at_ms))
+        .collect();
+    assert_eq!(closed, [(first_stored.session_id, Some(second_at))]);
     let stored = store.all_messages(ALICE_KEY).await.unwrap();
     assert_eq!(contents(&stored), ["hello", "again", "later"]);
 
