@@ -334,6 +334,14 @@ pub struct TelegramConfig {
           value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub user_messages_per_minute: u32,
 
+    /// Most updates handled at once. The model's latency is what keeps turns in flight, so this
+    /// is how many answers a slow model may be writing at the same time; each turn in flight
+    /// holds its prompt, a model request and a Telegram request. The default serves 1,500 model
+    /// requests a minute at a five-second answer, more than most provider accounts allow.
+    #[arg(setting = "MAX_TURNS_IN_FLIGHT", default_value_t = 128, global = true,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_turns_in_flight: u32,
+
     /// On SIGTERM, how long the turns in flight may take to finish before they are stopped (and
     /// handled again after the next start). The default fits Docker's 10-second stop timeout.
     #[arg(setting = "SHUTDOWN_GRACE_SECS", default_value_t = 8, global = true,

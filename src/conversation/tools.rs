@@ -197,9 +197,10 @@ impl Conversations {
                     tool_calls: Vec::new(),
                 });
             }
-            let results = self
-                .run_tool_calls(turn, &completion.tool_calls, progress)
-                .await;
+            // Boxed: most turns call no tool, and every turn in flight would otherwise reserve
+            // room for a tool call's whole state (a memory search, an MCP request).
+            let results =
+                Box::pin(self.run_tool_calls(turn, &completion.tool_calls, progress)).await;
             request.messages.push(ChatMessage {
                 tool_calls: completion.tool_calls,
                 ..ChatMessage::assistant(completion.text)

@@ -477,9 +477,16 @@ impl Conversations {
             older_summaries: start.older_summaries,
         };
         let memory = if settings.summary_count > 0 || settings.recall_limit > 0 {
-            recall(&self.store, self.meaning.as_deref(), &query, remembered)
-                .await
-                .context("cannot read the memory")?
+            // Boxed: the searches' state is held only while they run, not by every turn in
+            // flight for its whole life (the model's answer, the delivery).
+            Box::pin(recall(
+                &self.store,
+                self.meaning.as_deref(),
+                &query,
+                remembered,
+            ))
+            .await
+            .context("cannot read the memory")?
         } else {
             MemoryPool {
                 note_order: (0..remembered.notes.len()).rev().collect(),

@@ -285,7 +285,9 @@ impl Store {
             (None, Some(open)) if now_ms - open.last_activity_at_ms <= opening.session_idle_ms => {
                 open.id
             }
-            (None, _) => self.start_session(key, now_ms).await?.0.id,
+            // Boxed: a new session is the rare case, and its several statements would otherwise
+            // enlarge every turn's state.
+            (None, _) => Box::pin(self.start_session(key, now_ms)).await?.0.id,
         };
         let (message_id, is_new) = self
             .add_user_message_once(&NewMessage {

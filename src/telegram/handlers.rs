@@ -121,11 +121,12 @@ pub enum MessageKind {
     Retry,
 }
 
-/// A message that starts a chat turn, with what it carries.
+/// A message that starts a chat turn, with what it carries. The message is shared, not copied:
+/// the handler tree clones what it injects, and a turn in flight holds this for its whole life.
 #[derive(Clone, Debug)]
 pub struct UpdateToAnswer {
-    update: Update,
-    message: Message,
+    update_id: i64,
+    message: Arc<Message>,
     kind: MessageKind,
 }
 
@@ -134,8 +135,8 @@ pub fn to_answer_as(
     kind: MessageKind,
 ) -> impl Fn(Update, Message) -> UpdateToAnswer + Send + Sync + 'static {
     move |update, message| UpdateToAnswer {
-        update,
-        message,
+        update_id: i64::from(update.id.0),
+        message: Arc::new(message),
         kind,
     }
 }
@@ -145,7 +146,7 @@ pub fn to_answer_as(
 pub async fn turn_message(
     bot: TelegramBot,
     UpdateToAnswer {
-        update,
+        update_id,
         message,
         kind,
     }: UpdateToAnswer,
@@ -154,7 +155,6 @@ pub async fn turn_message(
     settings: Arc<BotSettings>,
     intake: Intake,
 ) -> HandlerResult {
-    let update_id = i64::from(update.id.0);
     let resumption = intake.take_resumption(update_id);
     let Some(key) = conversation_key(&message) else {
         intake.done(update_id).await;

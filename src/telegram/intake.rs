@@ -75,7 +75,10 @@ pub const SECRET_HEADER: &str = "x-telegram-bot-api-secret-token";
 /// An update handed to the scheduler.
 #[derive(Debug)]
 pub struct Incoming {
-    pub update: Update,
+    /// Boxed: an update is nearly 2 KB inline, and it moves through the channel, a queue and a
+    /// waiting task before its handling starts (a thousand people writing at once are a
+    /// thousand of each).
+    pub update: Box<Update>,
     /// Left unfinished by the last run: it was let in then, so the per-user limits do not apply.
     pub replayed: bool,
     /// When it was stored, no older update of its conversation was being answered by another
@@ -405,7 +408,7 @@ impl Intake {
                 None => false,
             };
             self.send(Incoming {
-                update,
+                update: Box::new(update),
                 replayed: false,
                 in_order,
             })
@@ -416,7 +419,7 @@ impl Intake {
 
     async fn forward(&self, update: Update, replayed: bool) {
         self.send(Incoming {
-            update,
+            update: Box::new(update),
             replayed,
             in_order: false,
         })

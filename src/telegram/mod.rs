@@ -66,12 +66,6 @@ use crate::telegram::intake::Intake;
 use crate::telegram::limits::LimitSettings;
 use crate::telegram::scheduler::SchedulerSettings;
 
-/// At most this many updates are handled at once (the scheduler's slots). The model's latency is
-/// what keeps turns in flight; 256 keeps a slow model busy for many users, and the updates
-/// waiting beyond it hold only themselves, not a prompt and a model request, so memory stays
-/// bounded however far the bot falls behind.
-pub const MAX_TURNS_IN_FLIGHT: usize = 256;
-
 /// The handler tree. Messages pass, in order: addressed to the bot (always in private chats;
 /// mention, reply or command in groups), sender allowed (strangers and blocked people are refused
 /// once), then the sender's language is recorded; then the admins' commands (from admins only),
@@ -164,7 +158,7 @@ pub fn dependencies(
 pub fn scheduler_settings(config: &Config) -> SchedulerSettings {
     let telegram = &config.telegram;
     SchedulerSettings {
-        max_in_flight: MAX_TURNS_IN_FLIGHT,
+        max_in_flight: usize::try_from(telegram.max_turns_in_flight).unwrap_or(usize::MAX),
         limits: LimitSettings {
             max_pending: (telegram.user_max_pending > 0).then_some(telegram.user_max_pending),
             per_minute: (telegram.user_messages_per_minute > 0)

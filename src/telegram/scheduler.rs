@@ -9,8 +9,8 @@
 //! flooding person; this scheduler never waits for room, because the per-user limits
 //! ([`super::limits`]) keep each queue short.
 //!
-//! Waiting updates are kept as the bare `Update`, not as a started handler, so the memory a
-//! backlog takes is a few hundred bytes per message.
+//! Waiting updates are kept as the bare, boxed `Update`, not as a started handler, so the memory a
+//! backlog takes is the update itself (about 2 KB a message) and a small waiting task.
 //!
 //! A request to stop an answer (`/cancel`, a press on Stop: [`stop::is_stop_request`]) joins no
 //! queue and needs no slot: queued, it would wait for the very turn it means to stop. It asks
@@ -63,7 +63,7 @@ type QueueKey = ConversationKey;
 
 /// An update waiting in a queue, with the person its admission was counted for.
 struct Queued {
-    update: Update,
+    update: Box<Update>,
     counted_for: Option<storage::UserId>,
     /// See [`Incoming::in_order`].
     in_order: bool,
@@ -275,7 +275,7 @@ impl Scheduler {
     }
 
     /// Handles a request to stop an answer at once, beside every queue and without a slot.
-    async fn work_stop_request(self: Arc<Self>, update: Update, shared: Arc<Shared>) {
+    async fn work_stop_request(self: Arc<Self>, update: Box<Update>, shared: Arc<Shared>) {
         let queued = Queued {
             update,
             counted_for: None,
@@ -289,7 +289,7 @@ impl Scheduler {
     async fn handle(&self, queued: Queued, shared: &Shared) {
         let update_id = i64::from(queued.update.id.0);
         let mut dependencies = (*self.dependencies).clone();
-        dependencies.insert(queued.update);
+        dependencies.insert(*queued.update);
         let handling = AssertUnwindSafe(self.handler.dispatch(dependencies)).catch_unwind();
         let outcome = tokio::select! {
             outcome = handling => Some(outcome),
@@ -327,7 +327,7 @@ impl Scheduler {
     }
 
     /// Marks a turned-away update done and, for the first of a burst, tells the person why.
-    async fn turn_away(self: Arc<Self>, update: Update, limit: Limit, notify: bool) {
+    async fn turn_away(self: Arc<Self>, update: Box<Update>, limit: Limit, notify: bool) {
         let update_id = i64::from(update.id.0);
         tracing::info!(update_id, ?limit, notify, "a message past a per-user limit");
         self.intake.done(update_id).await;

@@ -286,3 +286,55 @@ async fn sigterm_stops_within_the_grace_period_and_the_next_start_answers_what_w
         );
     }
 }
+
+/// The most intervals of `timings` that overlap at one instant.
+fn most_at_once(timings: &[crate::support::fake_llm::Timing]) -> usize {
+    let mut edges: Vec<(Instant, i32)> = timings
+        .iter()
+        .flat_map(|timing| [(timing.received_at, 1), (timing.answered_at, -1)])
+        .collect();
+    // An answer that ends as another request arrives is not counted twice.
+    edges.sort_by_key(|&(at, change)| (at, change));
+    let mut open = 0;
+    let mut most = 0;
+    for (_, change) in edges {
+        open += change;
+        most = most.max(open);
+    }
+    usize::try_from(most).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn no_more_turns_than_max_turns_in_flight_wait_for_the_model_at_once() {
+    const PEOPLE: i64 = 12;
+    let mut args = LIMITS_OFF.to_vec();
+    args.extend(["--allow-all-users", "true", "--max-turns-in-flight", "3"]);
+    let mut bot = TestBot::start_with_args(&args).await;
+    bot.llm.set_default_delay(MODEL_TIME);
+
+    for person in 0..PEOPLE {
+        let id = 5_000 + person;
+        bot.telegram.send_text(id, id, &format!("question of {id}"));
+    }
+    for person in 0..PEOPLE {
+        let id = 5_000 + person;
+        let replies = bot.wait_for_messages(id, 1).await;
+        assert!(
+            replies[0].contains(&format!("question of {id}")),
+            "{replies:?}"
+        );
+    }
+    bot.stop().await;
+
+    let timings = bot.llm.take_timings();
+    assert_eq!(timings.len(), 12, "one model request per question");
+    let most = most_at_once(&timings);
+    assert!(
+        most <= 3,
+        "{most} model requests at once, past MAX_TURNS_IN_FLIGHT=3"
+    );
+    assert!(
+        most >= 2,
+        "the slots were not used side by side: at most {most} at once"
+    );
+}
