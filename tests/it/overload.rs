@@ -289,7 +289,7 @@ async fn sigterm_stops_within_the_grace_period_and_the_next_start_answers_what_w
 
 /// The most intervals of `timings` that overlap at one instant.
 fn most_at_once(timings: &[crate::support::fake_llm::Timing]) -> usize {
-    let mut edges: Vec<(Instant, i32)> = timings
+    let mut edges: Vec<(tokio::time::Instant, i32)> = timings
         .iter()
         .flat_map(|timing| [(timing.received_at, 1), (timing.answered_at, -1)])
         .collect();
