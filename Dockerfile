@@ -29,6 +29,9 @@ ENV SQLX_OFFLINE=true \
     TARGET=x86_64-unknown-linux-musl
 # mimalloc replaces musl's malloc, which serialises the threads of a busy bot on one lock.
 ENV FEATURES=mimalloc
+# The rust images carry the host's target only; the musl one comes from rustup (a no-op where the
+# toolchain has it already).
+RUN rustup target add "$TARGET"
 
 # Dependencies first, in a layer of their own that only Cargo.toml and Cargo.lock invalidate:
 # build them against placeholder sources (the manifest names a bench and a test, so those need a
