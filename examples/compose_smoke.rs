@@ -83,18 +83,30 @@ fn image(name: &str) -> anyhow::Result<String> {
 }
 
 /// The host's address on Docker's default bridge: containers on any compose network reach it.
+/// Docker names it in the bridge's IPAM config, or (newer daemons, for the default subnet) leaves
+/// it out: then it is the subnet's first address, as Docker assigns it.
 fn bridge_gateway() -> anyhow::Result<IpAddr> {
     let inspect = output(Command::new("docker").args([
         "network",
         "inspect",
         "bridge",
         "-f",
-        "{{(index .IPAM.Config 0).Gateway}}",
+        "{{(index .IPAM.Config 0).Gateway}} {{(index .IPAM.Config 0).Subnet}}",
     ]))?;
-    let gateway = String::from_utf8_lossy(&inspect.stdout).trim().to_owned();
-    gateway
+    let inspect = String::from_utf8_lossy(&inspect.stdout).trim().to_owned();
+    let (gateway, subnet) = inspect.split_once(' ').unwrap_or(("", inspect.as_str()));
+    if !gateway.is_empty() {
+        return gateway
+            .parse()
+            .with_context(|| format!("the bridge's gateway {gateway:?}"));
+    }
+    let network: std::net::Ipv4Addr = subnet
+        .split('/')
+        .next()
+        .unwrap_or_default()
         .parse()
-        .with_context(|| format!("the bridge's gateway {gateway:?}"))
+        .with_context(|| format!("the bridge's subnet {subnet:?}"))?;
+    Ok(IpAddr::V4(std::net::Ipv4Addr::from(u32::from(network) + 1)))
 }
 
 /// The compose project, run from a copy of the compose file and the Caddyfile in a temporary
