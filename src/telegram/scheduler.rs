@@ -1,7 +1,7 @@
 //! Runs the handler tree ([`super::schema`]) over the updates the intake hands on, fairly.
 //!
 //! Each person in each chat has a queue of their own: their updates are handled strictly in
-//! order, and one person's backlog never holds back anybody else's. A fixed number of slots
+//! order, and one person's backlog never holds back anybody else's. `MAX_TURNS_IN_FLIGHT` slots
 //! bounds the updates being handled at once; a queue takes a slot for one update at a time and
 //! then gives it back, and waiting queues get slots first come, first served, so a person with a
 //! hundred messages waiting takes turns with everyone else. teloxide's own dispatcher keeps a queue
