@@ -2,7 +2,7 @@
 //!
 //! Each person in each chat has a queue of their own: their updates are handled strictly in
 //! order, and one person's backlog never holds back anybody else's. `MAX_TURNS_IN_FLIGHT` slots
-//! bounds the updates being handled at once; a queue takes a slot for one update at a time and
+//! bound the updates being handled at once; a queue takes a slot for one update at a time and
 //! then gives it back, and waiting queues get slots first come, first served, so a person with a
 //! hundred messages waiting takes turns with everyone else. teloxide's own dispatcher keeps a queue
 //! per chat too, but waits for room when one of them is full, which stalls every chat behind one
