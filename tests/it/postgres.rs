@@ -1,5 +1,6 @@
 //! The PostgreSQL backend's start: migrating a database, refusing one a newer telemem migrated,
-//! and a clear error, without the password, when the server cannot be reached.
+//! and a clear error, without the password, when the server cannot be reached; and its pool,
+//! which replaces a connection the server ended while it sat idle.
 
 use telemem::storage::{BackendKind, Store};
 
@@ -50,6 +51,61 @@ async fn an_unreachable_server_is_named_in_the_error_without_its_password() {
         "{message}"
     );
     assert!(!message.contains("hunter2-secret"), "{message}");
+}
+
+/// The pool does not ping a connection each time it hands one out; one that sat idle while its
+/// server process ended (a restart, an administrator's `pg_terminate_backend`) is still found
+/// out and replaced before a statement runs on it.
+#[test]
+fn a_connection_ended_while_idle_is_replaced_before_a_statement_uses_it() {
+    crate::support::database::on_postgres(|| {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        runtime.block_on(async {
+            use sqlx::Connection;
+            let database = TempDatabase::new();
+            let store = database.connect().await;
+            store.migrate().await.expect("migrate");
+            store.ping().await.expect("the database answers");
+            // Longer than the pool lets a connection idle before it asks the server again.
+            tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+
+            // Every connection of the store's pool; not the replica's liveness lock.
+            let mut admin = sqlx::PgConnection::connect(&database.url).await.unwrap();
+            let pool_pids: Vec<i32> = sqlx::query_scalar(
+                "SELECT pid FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()
+                   AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory')",
+            )
+            .fetch_all(&mut admin)
+            .await
+            .unwrap();
+            assert!(!pool_pids.is_empty(), "the pool holds a connection");
+            sqlx::query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid")
+                .bind(&pool_pids)
+                .execute(&mut admin)
+                .await
+                .unwrap();
+            // Ending is asynchronous: wait until the server processes are gone.
+            for _ in 0..100 {
+                let left: i64 =
+                    sqlx::query_scalar("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY($1)")
+                        .bind(&pool_pids)
+                        .fetch_one(&mut admin)
+                        .await
+                        .unwrap();
+                if left == 0 {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+
+            store
+                .ping()
+                .await
+                .expect("a new connection answers in place of the ended one");
+            store.close().await;
+        });
+    });
 }
 
 /// Records in the database at `url`, SQLite or PostgreSQL, a migration `version` that this

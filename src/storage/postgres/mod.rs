@@ -38,6 +38,9 @@ const DEFAULT_LEASE: Duration = Duration::from_secs(30);
 /// How long a caller waits for a free connection before failing.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// A pooled connection idle at least this long is pinged before it is handed out.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(1);
+
 /// A cheaply clonable handle on a PostgreSQL database.
 #[derive(Clone, Debug)]
 pub struct PgStore {
@@ -73,6 +76,19 @@ impl PgStore {
         let pool = PgPoolOptions::new()
             .max_connections(options.pool_size.unwrap_or(DEFAULT_POOL_SIZE).max(2))
             .acquire_timeout(ACQUIRE_TIMEOUT)
+            // sqlx pings every connection before handing it out unless told otherwise: a round
+            // trip more for every statement. It also pings each one as it comes back, so a
+            // connection that broke while in use is closed then; only one that sat idle long
+            // enough for the server to restart meanwhile needs asking again.
+            .test_before_acquire(false)
+            .before_acquire(|connection, metadata| {
+                Box::pin(async move {
+                    if metadata.idle_for >= PING_AFTER_IDLE {
+                        sqlx::Connection::ping(connection).await?;
+                    }
+                    Ok(true)
+                })
+            })
             .connect_with(connect_options.clone())
             .await
             .with_context(|| format!("cannot connect to PostgreSQL at {server}"))?;
