@@ -67,7 +67,7 @@ fn a_connection_ended_while_idle_is_replaced_before_a_statement_uses_it() {
             store.migrate().await.expect("migrate");
             store.ping().await.expect("the database answers");
             // Longer than the pool lets a connection idle before it asks the server again.
-            tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(400)).await;
 
             // Every connection of the store's pool; not the replica's liveness lock.
             let mut admin = sqlx::PgConnection::connect(&database.url).await.unwrap();
