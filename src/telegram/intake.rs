@@ -342,24 +342,23 @@ impl Intake {
         self.replay_finished.cancel();
     }
 
-    /// Takes in one update: stores it first (allowed users only), then hands it on. A redelivered
-    /// update is dropped. Fails only if the database cannot store it; then the caller must not
-    /// confirm it to Telegram.
-    pub async fn accept(&self, update: Update) -> anyhow::Result<()> {
-        self.accept_batch(vec![update]).await
+    /// Takes in one poll's updates: stores them first (allowed users only), in one transaction,
+    /// then hands them on in order. A redelivered update is dropped. Fails only if the database
+    /// cannot store them; then the caller must not confirm them to Telegram. The webhook's calls
+    /// take the same two steps together ([`store_webhook_updates`]).
+    pub async fn accept_batch(&self, updates: Vec<Update>) -> anyhow::Result<()> {
+        updates.iter().for_each(note_received);
+        let recorded = self.record(&updates).await?;
+        self.hand_on(updates, &recorded).await;
+        Ok(())
     }
 
-    /// [`Intake::accept`] for one poll's updates, stored in one transaction, handed on in order.
-    pub async fn accept_batch(&self, updates: Vec<Update>) -> anyhow::Result<()> {
+    /// Stores `updates` from allowed users in one transaction; for each stored, whether it is new
+    /// and clear of earlier unfinished ones elsewhere. Fails only if the database cannot store
+    /// them, and then has stored none.
+    async fn record(&self, updates: &[Update]) -> anyhow::Result<HashMap<i64, RecordedUpdate>> {
         let mut to_store = Vec::new();
-        for update in &updates {
-            metrics::update_received();
-            if matches!(update.kind, teloxide::types::UpdateKind::Error(_)) {
-                tracing::warn!(
-                    update_id = update.id.0,
-                    "Telegram sent an update telemem cannot read; ignoring it"
-                );
-            }
+        for update in updates {
             if update_sender_id(update).is_some_and(|sender| self.access.is_allowed(sender)) {
                 to_store.push(UpdateRecord {
                     update_id: i64::from(update.id.0),
@@ -368,32 +367,36 @@ impl Intake {
                 });
             }
         }
+        if to_store.is_empty() {
+            return Ok(HashMap::new());
+        }
         let now_ms = self.clock.now_ms();
-        let recorded: HashMap<i64, RecordedUpdate> = if to_store.is_empty() {
-            Default::default()
-        } else {
-            match self
-                .store
-                .record_updates_in_order(&to_store, now_ms, now_ms - REPLAY_WINDOW_MS)
-                .await
-            {
-                Ok(new) => to_store
-                    .iter()
-                    .map(|record| record.update_id)
-                    .zip(new)
-                    .collect(),
-                // Storage is full: keeping the updates back would only fetch them again forever.
-                // Handing them on lets the users hear that storage is full.
-                Err(error) if crate::storage::is_storage_full(&error) => {
-                    tracing::warn!(
-                        count = to_store.len(),
-                        "storage is full; handling updates without storing them"
-                    );
-                    Default::default()
-                }
-                Err(error) => return Err(error.into()),
+        match self
+            .store
+            .record_updates_in_order(&to_store, now_ms, now_ms - REPLAY_WINDOW_MS)
+            .await
+        {
+            Ok(new) => Ok(to_store
+                .iter()
+                .map(|record| record.update_id)
+                .zip(new)
+                .collect()),
+            // Storage is full: keeping the updates back would only fetch them again forever.
+            // Handing them on lets the users hear that storage is full.
+            Err(error) if crate::storage::is_storage_full(&error) => {
+                tracing::warn!(
+                    count = to_store.len(),
+                    "storage is full; handling updates without storing them"
+                );
+                Ok(HashMap::new())
             }
-        };
+            Err(error) => Err(error.into()),
+        }
+    }
+
+    /// Hands `updates` on in order, once [`Intake::record`] stored them, dropping those
+    /// delivered before.
+    async fn hand_on(&self, updates: Vec<Update>, recorded: &HashMap<i64, RecordedUpdate>) {
         // None overtakes an older update of its chat that the replay hands over.
         self.replay_finished.cancelled().await;
         for update in updates {
@@ -414,7 +417,6 @@ impl Intake {
             })
             .await;
         }
-        Ok(())
     }
 
     async fn forward(&self, update: Update, replayed: bool) {
@@ -587,16 +589,90 @@ pub fn random_webhook_secret() -> anyhow::Result<crate::secret::Secret> {
     Ok(crate::secret::Secret::new(secret))
 }
 
+/// Counts an update taken in, and says so when Telegram sent one teloxide cannot read.
+fn note_received(update: &Update) {
+    metrics::update_received();
+    if matches!(update.kind, teloxide::types::UpdateKind::Error(_)) {
+        tracing::warn!(
+            update_id = update.id.0,
+            "Telegram sent an update telemem cannot read; ignoring it"
+        );
+    }
+}
+
+/// Webhook calls whose updates are stored together at most.
+const WEBHOOK_BATCH: usize = 64;
+
+/// One webhook call's update, waiting to be stored; told whether it was.
+struct WebhookUpdate {
+    update: Update,
+    stored: tokio::sync::oneshot::Sender<bool>,
+}
+
+/// Stores the updates of the webhook calls that came in while the last ones were being stored,
+/// in one transaction, and hands them on in the order they came: under load one commit serves
+/// many calls, as one poll's updates share one. Each call is answered only once its update is
+/// stored. When a batch cannot be stored, each of its updates is tried alone, so that an update
+/// the database refuses fails only its own call (Telegram sends it again).
+async fn store_webhook_updates(intake: Intake, mut calls: mpsc::Receiver<WebhookUpdate>) {
+    let mut batch = Vec::with_capacity(WEBHOOK_BATCH);
+    while calls.recv_many(&mut batch, WEBHOOK_BATCH).await > 0 {
+        let (updates, callers): (Vec<Update>, Vec<_>) = batch
+            .drain(..)
+            .map(|call| (call.update, call.stored))
+            .unzip();
+        if updates.len() > 1
+            && let Ok(recorded) = intake.record(&updates).await
+        {
+            intake.hand_on(updates, &recorded).await;
+            for caller in callers {
+                let _ = caller.send(true);
+            }
+            continue;
+        }
+        for (update, caller) in updates.into_iter().zip(callers) {
+            let stored = match intake.record(std::slice::from_ref(&update)).await {
+                Ok(recorded) => {
+                    intake.hand_on(vec![update], &recorded).await;
+                    true
+                }
+                Err(error) => {
+                    // Telegram retries a failed webhook call, so the update is not lost.
+                    metrics::error("database");
+                    tracing::error!(error = ?error, "could not store a webhook update");
+                    false
+                }
+            };
+            let _ = caller.send(stored);
+        }
+    }
+}
+
 /// The largest webhook body taken: Telegram's updates are a few kilobytes, so anything near this
 /// is not from Telegram.
 pub const WEBHOOK_BODY_LIMIT: usize = 1024 * 1024;
 
-/// The webhook endpoint: checks the secret token, stores the update, then answers 200.
+/// The webhook endpoint: checks the secret token, stores the update, then answers 200. Starts
+/// the task that stores the calls' updates ([`store_webhook_updates`]); it ends with the router.
 pub fn webhook_router(path: &str, intake: Intake, secret: crate::secret::Secret) -> Router {
+    let (calls, received) = mpsc::channel(WEBHOOK_BATCH);
+    tokio::spawn(store_webhook_updates(intake.clone(), received));
     Router::new()
         .route(path, post(receive_webhook))
         .layer(DefaultBodyLimit::max(WEBHOOK_BODY_LIMIT))
-        .with_state((intake, secret))
+        .with_state(WebhookState {
+            intake,
+            secret,
+            calls,
+        })
+}
+
+/// What the webhook endpoint needs: the intake's clock, the secret and the storing task.
+#[derive(Clone)]
+struct WebhookState {
+    intake: Intake,
+    secret: crate::secret::Secret,
+    calls: mpsc::Sender<WebhookUpdate>,
 }
 
 /// Whether `headers` carry `secret`. Compared in constant time, so the time taken to refuse a
@@ -608,12 +684,12 @@ fn has_secret(headers: &HeaderMap, secret: &crate::secret::Secret) -> bool {
 }
 
 async fn receive_webhook(
-    State((intake, secret)): State<(Intake, crate::secret::Secret)>,
+    State(state): State<WebhookState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> StatusCode {
     // The secret first: a caller without it gets nothing parsed.
-    if !has_secret(&headers, &secret) {
+    if !has_secret(&headers, &state.secret) {
         metrics::error("webhook_secret");
         tracing::warn!("rejected a webhook call without the right secret token");
         return StatusCode::UNAUTHORIZED;
@@ -631,14 +707,13 @@ async fn receive_webhook(
             return StatusCode::BAD_REQUEST;
         }
     };
-    metrics::telegram_contact_at(intake.clock.now_ms());
-    match intake.accept(update).await {
-        Ok(()) => StatusCode::OK,
-        Err(error) => {
-            // Telegram retries a failed webhook call, so the update is not lost.
-            metrics::error("database");
-            tracing::error!(error = ?error, "could not store a webhook update");
-            StatusCode::SERVICE_UNAVAILABLE
-        }
+    metrics::telegram_contact_at(state.intake.clock.now_ms());
+    note_received(&update);
+    let (stored, answer) = tokio::sync::oneshot::channel();
+    let call = WebhookUpdate { update, stored };
+    // The storing task ends only with the router; no answer means it is shutting down.
+    match state.calls.send(call).await {
+        Ok(()) if answer.await == Ok(true) => StatusCode::OK,
+        _ => StatusCode::SERVICE_UNAVAILABLE,
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use telemem::storage::{ChatId, ConversationKey, Role, UserId};
 
-use crate::support::bot_harness::{ALICE, TestBot, WEBHOOK_SECRET, post_to_webhook};
+use crate::support::bot_harness::{ALICE, BOB, CAROL, TestBot, WEBHOOK_SECRET, post_to_webhook};
 use crate::support::bot_process::{Surroundings, free_port, wait_for_update_counts};
 use crate::support::fake_llm::Behaviour;
 use crate::support::fake_telegram::called;
@@ -53,6 +53,90 @@ async fn in_webhook_mode_updates_are_accepted_only_with_the_secret_token() {
         .await
         .unwrap();
     assert!(stored.iter().all(|m| !m.content.contains("forged")));
+}
+
+/// Webhook calls that come in while an update is being stored wait and are then stored together,
+/// in one transaction, as one poll's updates are: under load one commit serves many calls. Each
+/// call is answered only once its update is stored, and every message gets its one reply.
+#[tokio::test]
+async fn webhook_calls_that_come_in_while_one_is_stored_are_stored_together() {
+    use sqlx::Connection;
+    let (mut bot, hook) = TestBot::start_with_webhook().await;
+    for round in 0..4 {
+        for person in [ALICE, BOB, CAROL] {
+            bot.telegram
+                .send_text(person, person, &format!("message {round} of {person}"));
+        }
+    }
+    let updates: Vec<Vec<u8>> = bot
+        .telegram
+        .take_pending_updates()
+        .iter()
+        .map(|update| serde_json::to_vec(update).unwrap())
+        .collect();
+    // SQLite's write lock, held by another connection: the first update's store waits for it.
+    let mut holder = sqlx::SqliteConnection::connect(&bot.database_url)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN IMMEDIATE")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    let post = |update: Vec<u8>| {
+        let hook = hook.clone();
+        async move { post_to_webhook(&hook, Some(WEBHOOK_SECRET), update).await }
+    };
+    let mut updates = updates.into_iter();
+    let first = tokio::spawn(post(updates.next().unwrap()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let others = tokio::spawn(futures_util::future::join_all(updates.map(post)));
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(
+        !first.is_finished() && !others.is_finished(),
+        "no call is answered before its update is stored"
+    );
+    let released_at_ms = chrono::Utc::now().timestamp_millis();
+    sqlx::query("COMMIT").execute(&mut holder).await.unwrap();
+    let mut statuses = others.await.unwrap();
+    statuses.push(first.await.unwrap());
+
+    assert!(statuses.iter().all(|status| *status == 200), "{statuses:?}");
+    let received: Vec<i64> =
+        sqlx::query_scalar("SELECT received_at FROM processed_updates ORDER BY update_id")
+            .fetch_all(&mut holder)
+            .await
+            .unwrap();
+    assert_eq!(received.len(), 12, "{received:?}");
+    // The first update was being stored as the others came in; they waited, and were stored in
+    // one statement after the lock was released, all at one time. Stored one by one, each
+    // would carry the time its call came in, before the release.
+    let after_release: Vec<i64> = received
+        .iter()
+        .copied()
+        .filter(|at| *at >= released_at_ms)
+        .collect();
+    assert_eq!(
+        after_release.len(),
+        11,
+        "{received:?} (released at {released_at_ms})"
+    );
+    assert!(
+        after_release.iter().all(|at| *at == after_release[0]),
+        "{after_release:?}"
+    );
+    for person in [ALICE, BOB, CAROL] {
+        let replies = bot.wait_for_messages(person, 4).await;
+        for (round, reply) in replies.iter().enumerate() {
+            assert!(
+                reply.contains(&format!("message {round} of {person}")),
+                "{replies:?}"
+            );
+        }
+    }
+    bot.stop().await;
+    for person in [ALICE, BOB, CAROL] {
+        assert_eq!(bot.telegram.sent_messages(person).len(), 4);
+    }
 }
 
 #[tokio::test]
