@@ -661,16 +661,16 @@ pub fn webhook_router(path: &str, intake: Intake, secret: crate::secret::Secret)
         .route(path, post(receive_webhook))
         .layer(DefaultBodyLimit::max(WEBHOOK_BODY_LIMIT))
         .with_state(WebhookState {
-            intake,
+            clock: intake.clock,
             secret,
             calls,
         })
 }
 
-/// What the webhook endpoint needs: the intake's clock, the secret and the storing task.
+/// What the webhook endpoint needs: the clock, the secret and the storing task.
 #[derive(Clone)]
 struct WebhookState {
-    intake: Intake,
+    clock: Arc<dyn Clock>,
     secret: crate::secret::Secret,
     calls: mpsc::Sender<WebhookUpdate>,
 }
@@ -707,7 +707,7 @@ async fn receive_webhook(
             return StatusCode::BAD_REQUEST;
         }
     };
-    metrics::telegram_contact_at(state.intake.clock.now_ms());
+    metrics::telegram_contact_at(state.clock.now_ms());
     note_received(&update);
     let (stored, answer) = tokio::sync::oneshot::channel();
     let call = WebhookUpdate { update, stored };
