@@ -57,6 +57,23 @@ pub fn format_utc_ms(time_ms: i64) -> String {
     }
 }
 
+/// A day for a heading, with its weekday (what "last Saturday" is counted from), e.g.
+/// `2026-11-30 (Monday)`.
+pub fn format_utc_day(time_ms: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(time_ms) {
+        Some(time) => time.format("%Y-%m-%d (%A)").to_string(),
+        None => format!("{time_ms} ms"),
+    }
+}
+
+/// The time of day under such a heading, e.g. `14:05`.
+pub fn format_utc_time_of_day(time_ms: i64) -> String {
+    match chrono::DateTime::from_timestamp_millis(time_ms) {
+        Some(time) => time.format("%H:%M").to_string(),
+        None => format!("{time_ms} ms"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +87,8 @@ mod tests {
             format_utc_ms(start_of_utc_day_ms(afternoon)),
             "2026-11-30 00:00 UTC"
         );
+        assert_eq!(format_utc_day(afternoon), "2026-11-30 (Monday)");
+        assert_eq!(format_utc_time_of_day(afternoon), "14:05");
     }
 
     #[test]

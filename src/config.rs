@@ -193,7 +193,7 @@ pub struct MemoryConfig {
     pub summary_count: u32,
 
     /// How many older messages relevant to the new one are recalled (0 turns recall off).
-    #[arg(setting = "RECALL_LIMIT", default_value_t = 8, global = true,
+    #[arg(setting = "RECALL_LIMIT", default_value_t = 30, global = true,
           value_parser = clap::value_parser!(u32).range(0..=50))]
     pub recall_limit: u32,
 

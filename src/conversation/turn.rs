@@ -13,12 +13,14 @@ use crate::i18n::Lang;
 use crate::llm::{ChatRequest, Completion, Image};
 use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
 use crate::memory::incognito::IncognitoTurn;
+use crate::memory::notes::MAX_NOTES_BY_HAND;
+use crate::memory::preferences::standing_preferences;
 use crate::memory::recall::{OLDER_SUMMARIES_READ, RecallQuery, Remembered, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
-    ConversationKey, NewMessage, OpenedTurn, Role, StoredMessage, StoredTurnMessage, TurnOpening,
-    TurnStart, TurnStartLimits, UserId,
+    ConversationKey, NewMessage, NoteRecord, OpenedTurn, Role, StoredMessage, StoredTurnMessage,
+    TurnOpening, TurnStart, TurnStartLimits, UserId,
 };
 use crate::time_zone::TimeZone;
 
@@ -285,6 +287,10 @@ impl Conversations {
         mut start: TurnStart,
         stored: StoredTurnMessage,
     ) -> anyhow::Result<Turn> {
+        if stored.is_new {
+            self.keep_standing_preferences(key, message.stored, now_ms, &start.notes)
+                .await;
+        }
         self.embedder_wake.signal();
         let user_message_id = stored.message_id;
         if !stored.is_new {
@@ -316,6 +322,34 @@ impl Conversations {
             user_message_id,
             zone,
         ))
+    }
+
+    /// Keeps each standing preference `text` states ("from now on, answer in English") as the
+    /// person's own note, unless the conversation has it already or the person's notes are full:
+    /// it then holds in every later prompt until they take it back with `/forget`, whether or not
+    /// the summarizer notes it. A failure to store it is logged; the turn goes on.
+    async fn keep_standing_preferences(
+        &self,
+        key: ConversationKey,
+        text: &str,
+        now_ms: i64,
+        notes: &[NoteRecord],
+    ) {
+        if !self.settings.notes_enabled {
+            return;
+        }
+        let mut by_hand = notes.iter().filter(|note| note.added_by_hand).count();
+        for preference in standing_preferences(text) {
+            if by_hand >= MAX_NOTES_BY_HAND || notes.iter().any(|note| note.note == preference) {
+                continue;
+            }
+            match self.store.add_note_by_hand(key, &preference, now_ms).await {
+                Ok(_) => by_hand += 1,
+                Err(error) => {
+                    tracing::warn!(error = %error, "could not keep a standing preference as a note");
+                }
+            }
+        }
     }
 
     /// The stored history of the conversation at `at_ms`, up to and with message `through_id`:
@@ -471,9 +505,16 @@ impl Conversations {
         } else {
             Vec::new()
         };
+        // The window is the sessions' time, not the summaries': an imported history's sessions
+        // are summarized today but happened long ago, and its latest is no gist of the present.
+        let recent_since_ms = now_ms - settings.summary_window_ms;
         let remembered = Remembered {
             notes: notes.into_iter().map(NoteLine::from).collect(),
-            recent_summaries: start.summaries,
+            recent_summaries: start
+                .summaries
+                .into_iter()
+                .filter(|summary| summary.session_last_activity_at_ms >= recent_since_ms)
+                .collect(),
             older_summaries: start.older_summaries,
         };
         let memory = if settings.summary_count > 0 || settings.recall_limit > 0 {

@@ -27,7 +27,9 @@
 //! close the element or open another part of the prompt. Masking secrets is the caller's job
 //! (`conversation.rs`): this module gets text that may be sent.
 
-use crate::clock::format_utc_ms;
+use std::collections::HashSet;
+
+use crate::clock::{format_utc_day, format_utc_ms, format_utc_time_of_day};
 use crate::llm::{ChatMessage, ChatRequest, Role};
 use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::relevance::sentences;
@@ -37,8 +39,10 @@ use crate::time_zone::TimeZone;
 
 /// Notes may take up to this share of the memory budget before they compete with the rest.
 const NOTES_SHARE: usize = 4;
-/// The latest session's gist may take up to this share of the memory budget.
-const GIST_SHARE: usize = 8;
+/// The latest session's gist may take up to this share of the memory budget: enough for its
+/// first sentence, what the conversation was about; the rest of the summary competes with
+/// everything else.
+const GIST_SHARE: usize = 16;
 /// The latest raw turns, newest first, are kept first, up to this share of the budget.
 const RECENT_TURNS_SHARE: usize = 3;
 
@@ -183,6 +187,8 @@ struct Selection<'a> {
     sentences: Vec<Vec<bool>>,
     messages: Vec<bool>,
     history: Vec<bool>,
+    /// The days of the recalled messages kept: each day's heading is paid once.
+    days: HashSet<i64>,
 }
 
 impl<'a> Selection<'a> {
@@ -199,6 +205,7 @@ impl<'a> Selection<'a> {
                 .collect(),
             messages: vec![false; memory.messages.len()],
             history: vec![false; previous.len()],
+            days: HashSet::new(),
         }
     }
 
@@ -246,6 +253,10 @@ impl<'a> Selection<'a> {
         if let Some(kept) = self.flag(item) {
             *kept = true;
         }
+        if let MemoryRef::Message(index) = item {
+            self.days
+                .insert(utc_day(self.memory.messages[index].created_at_ms));
+        }
         self.used += cost;
         true
     }
@@ -276,7 +287,13 @@ impl<'a> Selection<'a> {
                 heading + estimate_tokens(&parts.sentences[sentence]) + 1
             }
             MemoryRef::Message(index) => {
-                estimate_tokens(&recalled_line(&self.memory.messages[index]))
+                let message = &self.memory.messages[index];
+                let heading = if self.days.contains(&utc_day(message.created_at_ms)) {
+                    0
+                } else {
+                    estimate_tokens(&day_heading(message.created_at_ms)) + 1
+                };
+                heading + estimate_tokens(&recalled_line(message)) + 1
             }
             MemoryRef::History(index) => {
                 estimate_message_tokens(&history_content(&self.previous[index]))
@@ -361,7 +378,8 @@ fn system_prompt(inputs: &ContextInputs<'_>, selection: &Selection<'_>) -> Strin
 /// The headings of the memory block's parts, in their order.
 pub const NOTES_HEADING: &str =
     "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
-pub const EARLIER_HEADING: &str = "Earlier sessions (summaries) and older messages, newest first:";
+pub const EARLIER_HEADING: &str =
+    "Earlier sessions (summaries) and older messages by day, newest first (times in UTC):";
 /// How a summary's line starts in the earlier part; a recalled message's starts with `- [`.
 pub const SUMMARY_LINE_START: &str = "- Session of ";
 /// Stands between two kept sentences of a summary where sentences were left out.
@@ -369,7 +387,9 @@ pub const LEFT_OUT: &str = " … ";
 
 /// Summaries and recalled messages in one list, newest first: where a fact changed ("I moved,
 /// my new address is ..."), the current value comes before the old one, whichever of the two
-/// holds it. A summary is as new as its session's last message.
+/// holds it. A summary is as new as its session's last message. Recalled messages come by day,
+/// under the day's heading ([`day_heading`]), in the order they were written, so that a reply
+/// reads after what it answers and each line carries only its time.
 fn newest_first(memory: &MemoryPool, selection: &Selection<'_>) -> Vec<String> {
     let summaries = memory
         .summaries
@@ -378,17 +398,45 @@ fn newest_first(memory: &MemoryPool, selection: &Selection<'_>) -> Vec<String> {
         .filter(|(_, kept)| kept.contains(&true))
         .map(|(parts, kept)| {
             let line = summary_line(parts, kept);
-            (parts.record.session_last_activity_at_ms, line)
+            (parts.record.session_last_activity_at_ms, vec![line])
         });
-    let messages = memory
+    let mut recalled: Vec<&StoredMessage> = memory
         .messages
         .iter()
         .zip(&selection.messages)
         .filter(|(_, kept)| **kept)
-        .map(|(message, _)| (message.created_at_ms, recalled_line(message)));
-    let mut lines: Vec<(i64, String)> = summaries.chain(messages).collect();
-    lines.sort_by_key(|(at_ms, _)| std::cmp::Reverse(*at_ms));
-    lines.into_iter().map(|(_, line)| line).collect()
+        .map(|(message, _)| message)
+        .collect();
+    recalled.sort_by_key(|message| (message.created_at_ms, message.id));
+    let mut days: Vec<(i64, Vec<String>)> = Vec::new();
+    for message in recalled {
+        let day = utc_day(message.created_at_ms);
+        match days.last_mut() {
+            Some((latest_ms, lines)) if utc_day(*latest_ms) == day => {
+                *latest_ms = message.created_at_ms;
+                lines.push(recalled_line(message));
+            }
+            _ => days.push((
+                message.created_at_ms,
+                vec![day_heading(message.created_at_ms), recalled_line(message)],
+            )),
+        }
+    }
+    let mut parts: Vec<(i64, Vec<String>)> = summaries.chain(days).collect();
+    parts.sort_by_key(|(at_ms, _)| std::cmp::Reverse(*at_ms));
+    parts.into_iter().flat_map(|(_, lines)| lines).collect()
+}
+
+/// The UTC day of a time, as a number.
+fn utc_day(at_ms: i64) -> i64 {
+    at_ms.div_euclid(DAY_MS)
+}
+
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The heading of one day's recalled messages.
+fn day_heading(at_ms: i64) -> String {
+    format!("{}:", format_utc_day(at_ms))
 }
 
 fn summary_heading(summary: &SummaryRecord) -> String {
@@ -419,15 +467,16 @@ fn summary_line(parts: &SummaryParts, kept: &[bool]) -> String {
     line
 }
 
+/// A recalled message's line under its day's heading.
 fn recalled_line(message: &StoredMessage) -> String {
     let speaker = match message.role {
-        Role::User => "the person",
+        Role::User => "person",
         Role::Assistant => "you",
         Role::System => "system",
     };
     format!(
-        "- [{}] {speaker}: {}",
-        format_utc_ms(message.created_at_ms),
+        "- {} {speaker}: {}",
+        format_utc_time_of_day(message.created_at_ms),
         message.content.trim()
     )
 }
@@ -648,7 +697,10 @@ mod tests {
         let gist_first = estimate_tokens(&summary_heading(&fixture.memory.summaries[2].record))
             + estimate_tokens(&fixture.memory.summaries[2].sentences[0])
             + 1;
-        let recalled = estimate_tokens(&recalled_line(&fixture.memory.messages[1]));
+        let recalled_message = &fixture.memory.messages[1];
+        let recalled = estimate_tokens(&day_heading(recalled_message.created_at_ms))
+            + estimate_tokens(&recalled_line(recalled_message))
+            + 2;
         let budget = (last_exchange + note + gist_first + recalled + 5).max(8 * gist_first);
 
         let context = assemble_with_budget(&fixture, budget);

@@ -10,6 +10,7 @@ pub mod incognito;
 pub mod meaning;
 pub mod notes;
 pub mod period;
+pub mod preferences;
 pub mod recall;
 pub mod redact;
 pub mod relevance;

@@ -8,15 +8,16 @@
 //! their meaning, so without an embedding model they are still found.
 //!
 //! The search terms ([`SearchTerm`]) are built here from the new message's words, never from raw
-//! user text: very common words are dropped (they match everything and say nothing), longer
-//! words match by prefix so that "parcels" finds "parcel" and "Pakets" finds "Paket", very long
+//! user text: very common words are dropped (they match everything and say nothing), words of
+//! four letters or more match as prefixes so that "watch" finds "watched", longer words with
+//! their ending left open so that "parcels" finds "parcel" and "Pakets" finds "Paket", very long
 //! words (German compounds) also by their first half, so that "Hautarzttermin" finds "Hautarzt".
 //! The store quotes them for its own search engine and keeps the search inside this (chat,
 //! user), at a cost that grows with this conversation alone.
 //!
-//! Messages with the same text as a more relevant one are left out: people repeat small talk
-//! ("ok, thanks", the same question twice), and copies would fill the few slots without adding
-//! anything.
+//! Messages with the same text as a more relevant one, or nearly the same words
+//! ([`near_duplicates`]), are left out: people repeat small talk ("ok, thanks", the same
+//! anecdote twice), and copies would fill the budget without adding anything.
 //!
 //! Recall by meaning never fails or holds up a turn: without a vector in time, or when the
 //! search by meaning fails, the turn recalls by words alone.
@@ -27,7 +28,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::period::asked_period;
-use crate::memory::relevance::{fuse_rankings, lexical_scores, places, ranking};
+use crate::memory::relevance::{
+    fuse_rankings, lexical_scores, near_duplicates, places, ranking, word_set,
+};
 use crate::memory::summary::information_score;
 use crate::storage::{
     ConversationKey, NoteRecord, SearchTerm, Store, StoredMessage, SummaryRecord,
@@ -39,7 +42,12 @@ const MAX_TERMS: usize = 12;
 /// Words this short (in characters) are skipped, unless they contain a digit ("A4", "42").
 const MIN_TERM_CHARS: usize = 3;
 
-/// Words at least this long match by prefix: their last two characters are left open.
+/// Words at least this long match as a prefix, whole ("watch" finds "watched", "park" finds
+/// "parks"); shorter ones only as themselves.
+const WHOLE_PREFIX_FROM_CHARS: usize = 4;
+
+/// Words at least this long match by prefix with their last two characters left open
+/// ("parcels" finds "parcel").
 const PREFIX_FROM_CHARS: usize = 6;
 
 /// Words at least this long (in characters) also match by their first half, at least
@@ -119,14 +127,17 @@ pub fn search_terms(text: &str) -> Vec<String> {
     terms
 }
 
-/// How one word is looked for: as it is; long words as a prefix with their last two characters
-/// left open; very long words also by their first half.
+/// How one word is looked for: short words as they are; from four characters as a prefix; long
+/// words as a prefix with their last two characters left open; very long words also by their
+/// first half.
 fn word_alternatives(term: &str) -> Vec<SearchTerm> {
     let length = term.chars().count();
     let is_number = term.chars().all(|c| c.is_ascii_digit());
     let prefix = |chars: usize| SearchTerm::Prefix(term.chars().take(chars).collect());
-    if is_number || length < PREFIX_FROM_CHARS {
+    if is_number || length < WHOLE_PREFIX_FROM_CHARS {
         vec![SearchTerm::Word(term.to_owned())]
+    } else if length < PREFIX_FROM_CHARS {
+        vec![SearchTerm::Prefix(term.to_owned())]
     } else if length >= COMPOUND_FROM_CHARS {
         let head = (length / 2).max(COMPOUND_HEAD_MIN_CHARS);
         vec![prefix(length - 2), prefix(head)]
@@ -225,17 +236,106 @@ pub async fn recall_with(
     let in_period = recall_period(store, query);
     let (by_words, older_summaries, by_meaning, in_period) =
         tokio::join!(by_words, older_summaries, by_meaning, in_period);
-    let found = Found {
+    let mut found = Found {
         by_words: by_words?,
         older_summaries: older_summaries?,
         by_meaning,
         in_period: in_period?,
+        neighbours: Vec::new(),
     };
+    found.neighbours = neighbours(store, query.key, &found).await?;
     let history_ids = places_by_id(query.history);
     let mut pool = gather(&found, remembered, &history_ids);
     rank(&mut pool, query, &terms, &found, &history_ids);
     Ok(pool)
 }
+
+/// The turns next to the best messages found by words and by meaning: in a dialogue the answer
+/// is often the reply to the message that shares the question's words, or the question before
+/// it. For each hit, the nearest message before and after it in its session that says something
+/// ([`SAYS_SOMETHING_WORDS`]: an "Okay." between them is stepped over), among the messages
+/// stored within [`NEIGHBOUR_REACH`] ids of it (a busy bot interleaves other people's messages
+/// between a person's, so a neighbour farther away is not looked for).
+async fn neighbours(
+    store: &Store,
+    key: ConversationKey,
+    found: &Found,
+) -> Result<Vec<Neighbour>, sqlx::Error> {
+    let hits: Vec<&StoredMessage> = found
+        .by_words
+        .iter()
+        .take(NEIGHBOURED_HITS)
+        .chain(
+            found
+                .by_meaning
+                .messages
+                .iter()
+                .map(|(m, _)| m)
+                .take(NEIGHBOURED_HITS),
+        )
+        .collect();
+    if hits.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: BTreeSet<i64> = hits
+        .iter()
+        .flat_map(|hit| (1..=NEIGHBOUR_REACH).flat_map(move |d| [hit.id - d, hit.id + d]))
+        .collect();
+    let ids: Vec<i64> = ids.into_iter().collect();
+    let around = store.messages_with_ids(key, &ids).await?;
+    let by_id: HashMap<i64, &StoredMessage> = around.iter().map(|m| (m.id, m)).collect();
+    let mut neighbours = Vec::new();
+    let mut seen = HashSet::new();
+    for hit in hits {
+        if !seen.insert(hit.id) {
+            continue;
+        }
+        for direction in [-1, 1] {
+            let next = (1..=NEIGHBOUR_REACH)
+                .filter_map(|distance| by_id.get(&(hit.id + direction * distance)))
+                .filter(|message| message.session_id == hit.session_id)
+                .find(|message| says_something(&message.content));
+            if let Some(message) = next {
+                neighbours.push(Neighbour {
+                    message: (*message).clone(),
+                    of: hit.id,
+                });
+            }
+        }
+    }
+    Ok(neighbours)
+}
+
+/// A message next to one recall found, and that one's id.
+#[derive(Debug)]
+struct Neighbour {
+    message: StoredMessage,
+    of: i64,
+}
+
+/// A message of fewer words ("Okay.", "Thanks!") adds nothing as a neighbour.
+const SAYS_SOMETHING_WORDS: usize = 3;
+
+fn says_something(text: &str) -> bool {
+    text.split_whitespace().count() >= SAYS_SOMETHING_WORDS
+}
+
+/// The best hits by words and by meaning whose neighbours are read, and how far (in message
+/// ids) a neighbour is looked for.
+const NEIGHBOURED_HITS: usize = 20;
+const NEIGHBOUR_REACH: i64 = 2;
+
+/// What of its hit's score a neighbour gets on top of its own.
+const NEIGHBOUR_SHARE: f64 = 0.5;
+
+/// What of the summed scores of its session's candidates a message gets on top of its own: a
+/// session where several messages answer is about the question.
+const SESSION_SHARE: f64 = 0.15;
+
+/// A summary sentence's score is weighed by this before it competes with messages: a summary
+/// is dense with the people's names and the session's topics, so it matches many questions a
+/// little and would crowd out the one message that answers.
+const SENTENCE_WEIGHT: f64 = 0.3;
 
 /// Where each message of `messages` is in it, by message id.
 fn places_by_id(messages: &[StoredMessage]) -> HashMap<i64, usize> {
@@ -252,6 +352,7 @@ struct Found {
     older_summaries: Vec<SummaryRecord>,
     by_meaning: ByMeaning,
     in_period: InPeriod,
+    neighbours: Vec<Neighbour>,
 }
 
 /// The summaries and the person's messages of the period the new message asks about ("what did
@@ -282,11 +383,13 @@ fn gather(found: &Found, remembered: Remembered, history_ids: &HashMap<i64, usiz
     summaries.sort_by_key(|summary| (summary.session_started_at_ms, summary.session_id));
     summaries.dedup_by_key(|summary| summary.session_id);
     let meaning_messages = found.by_meaning.messages.iter().map(|(m, _)| m);
+    let neighbours = found.neighbours.iter().map(|n| &n.message);
     let messages: Vec<StoredMessage> = found
         .by_words
         .iter()
         .chain(meaning_messages)
         .chain(&found.in_period.messages)
+        .chain(neighbours)
         .filter(|message| !history_ids.contains_key(&message.id))
         .cloned()
         .collect();
@@ -325,28 +428,58 @@ fn rank(
     history_ids: &HashMap<i64, usize>,
 ) {
     let candidates = Candidates::of(pool, query.history);
+    // Messages rank by words as the full-text search ranked them, with the statistics of the
+    // whole conversation; the rest (notes, summary sentences, raw turns) by BM25 among
+    // themselves.
     let texts: Vec<Cow<'_, str>> = candidates
         .items
         .iter()
-        .map(|item| candidate_text(pool, query.history, *item))
+        .map(|item| match item {
+            MemoryRef::Message(_) => Cow::Borrowed(""),
+            _ => candidate_text(pool, query.history, *item),
+        })
         .collect();
     let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
     let by_words = places(&ranking(&lexical_scores(terms, &texts)));
+    let messages_by_words = candidates.ranking_of(pool, &found.by_words, history_ids);
     let by_meaning = candidates.ranking_by_meaning(pool, &found.by_meaning, history_ids);
     let by_time = candidates.ranking_in_period(pool, &found.in_period);
-    let scores = fuse_rankings(candidates.items.len(), &[&by_words, &by_meaning, &by_time]);
+    let mut scores = fuse_rankings(
+        candidates.items.len(),
+        &[&by_words, &messages_by_words, &by_meaning, &by_time],
+    );
+    for (score, item) in scores.iter_mut().zip(&candidates.items) {
+        if let MemoryRef::Sentence { .. } = item {
+            *score *= SENTENCE_WEIGHT;
+        }
+    }
+    candidates.share_with_neighbours_and_sessions(pool, &found.neighbours, &mut scores);
     let in_period: HashSet<i64> = found.in_period.messages.iter().map(|m| m.id).collect();
     let message_limit = usize::try_from(query.limit).unwrap_or(0);
     let mut messages_ranked = 0;
+    let mut ranked_words: Vec<HashSet<String>> = Vec::new();
     pool.ranked = ranking(&scores)
         .into_iter()
         .map(|index| candidates.items[index])
-        .filter(|item| match item {
-            MemoryRef::Message(index) if !in_period.contains(&pool.messages[*index].id) => {
-                messages_ranked += 1;
-                messages_ranked <= message_limit
+        .filter(|item| {
+            let MemoryRef::Message(index) = item else {
+                return true;
+            };
+            let message = &pool.messages[*index];
+            // A near-copy of a message ranked higher adds nothing but its cost.
+            let words = word_set(&message.content);
+            if ranked_words
+                .iter()
+                .any(|kept| near_duplicates(kept, &words))
+            {
+                return false;
             }
-            _ => true,
+            ranked_words.push(words);
+            if in_period.contains(&message.id) {
+                return true;
+            }
+            messages_ranked += 1;
+            messages_ranked <= message_limit
         })
         .collect();
     let note_score = |note: usize| {
@@ -384,6 +517,71 @@ impl Candidates {
             .map(|(i, item)| (*item, i))
             .collect();
         Self { items, index }
+    }
+
+    /// The candidate index of the message with id `id`: an older message of the pool, or a raw
+    /// turn.
+    fn message_place(
+        &self,
+        message_places: &HashMap<i64, usize>,
+        history_ids: &HashMap<i64, usize>,
+        id: i64,
+    ) -> Option<usize> {
+        let item = match history_ids.get(&id) {
+            Some(index) => MemoryRef::History(*index),
+            None => MemoryRef::Message(*message_places.get(&id)?),
+        };
+        self.index.get(&item).copied()
+    }
+
+    /// `messages`, in their order, as candidate places.
+    fn ranking_of(
+        &self,
+        pool: &MemoryPool,
+        messages: &[StoredMessage],
+        history_ids: &HashMap<i64, usize>,
+    ) -> Vec<Vec<usize>> {
+        let message_places = places_by_id(&pool.messages);
+        messages
+            .iter()
+            .filter_map(|message| self.message_place(&message_places, history_ids, message.id))
+            .map(|place| vec![place])
+            .collect()
+    }
+
+    /// Adds to each neighbour [`NEIGHBOUR_SHARE`] of its hit's score, and to each older
+    /// message [`SESSION_SHARE`] of the scores of its session's older messages.
+    fn share_with_neighbours_and_sessions(
+        &self,
+        pool: &MemoryPool,
+        neighbours: &[Neighbour],
+        scores: &mut [f64],
+    ) {
+        let own = scores.to_vec();
+        let message_places = places_by_id(&pool.messages);
+        let no_history = HashMap::new();
+        for neighbour in neighbours {
+            let place = |id| self.message_place(&message_places, &no_history, id);
+            if let (Some(at), Some(hit)) = (place(neighbour.message.id), place(neighbour.of)) {
+                scores[at] += NEIGHBOUR_SHARE * own[hit];
+            }
+        }
+        let mut sessions: HashMap<i64, f64> = HashMap::new();
+        let messages: Vec<(usize, i64)> = pool
+            .messages
+            .iter()
+            .enumerate()
+            .filter_map(|(index, message)| {
+                let place = *self.index.get(&MemoryRef::Message(index))?;
+                Some((place, message.session_id))
+            })
+            .collect();
+        for (place, session) in &messages {
+            *sessions.entry(*session).or_default() += own[*place];
+        }
+        for (place, session) in messages {
+            scores[place] += SESSION_SHARE * sessions[&session];
+        }
     }
 
     /// The candidate indexes of the sentences of the pool's summary `summary`, in order.
@@ -453,11 +651,8 @@ impl Candidates {
             .messages
             .iter()
             .filter_map(|(message, similarity)| {
-                let item = match history_ids.get(&message.id) {
-                    Some(index) => MemoryRef::History(*index),
-                    None => MemoryRef::Message(*message_places.get(&message.id)?),
-                };
-                Some((*similarity, vec![*self.index.get(&item)?]))
+                let place = self.message_place(&message_places, history_ids, message.id)?;
+                Some((*similarity, vec![place]))
             });
         let summaries = by_meaning
             .summaries

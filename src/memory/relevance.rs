@@ -23,9 +23,11 @@ const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
 
 /// The constant of reciprocal rank fusion: a candidate's score is the sum of `1 / (K + rank)`
-/// over the rankings it appears in. 60 is the value of the method's authors; it keeps one
-/// ranking's first candidate from outweighing one that both rankings place well.
-pub const FUSION_K: f64 = 60.0;
+/// over the rankings it appears in. The method's authors use 60, for rankings of a thousand
+/// documents; a prompt holds a few dozen candidates, and at 10 the first places count clearly
+/// more than the twentieth (measured on LoCoMo, docs/PERFORMANCE.md), while a candidate both
+/// rankings place well still beats one that only one places first.
+pub const FUSION_K: f64 = 10.0;
 
 /// The words of lowercased `text` as the lexical scoring sees them: runs of letters and digits.
 fn words(text: &str) -> impl Iterator<Item = &str> {
@@ -122,6 +124,27 @@ pub fn places(ranking: &[usize]) -> Vec<Vec<usize>> {
     ranking.iter().map(|candidate| vec![*candidate]).collect()
 }
 
+/// Two texts whose words overlap at least this much (shared words over all their words) say the
+/// same thing for a prompt: "Ayer vi un documental sobre ballenas" and "Ayer vi un documental
+/// sobre ballenas, ¡increíble!" take one place.
+const NEAR_DUPLICATE_OVERLAP: f64 = 0.75;
+
+/// The distinct words of `text`, lowercased, as near-duplicates are compared.
+pub fn word_set(text: &str) -> std::collections::HashSet<String> {
+    words(&text.to_lowercase()).map(str::to_owned).collect()
+}
+
+/// Whether two texts, as [`word_set`]s, say the same thing for a prompt: the same words, or
+/// nearly (see [`NEAR_DUPLICATE_OVERLAP`]).
+pub fn near_duplicates(
+    a: &std::collections::HashSet<String>,
+    b: &std::collections::HashSet<String>,
+) -> bool {
+    let shared = a.intersection(b).count();
+    let all = a.len() + b.len() - shared;
+    all > 0 && shared as f64 / all as f64 >= NEAR_DUPLICATE_OVERLAP
+}
+
 /// The sentences of a summary, each trimmed: split after `.`, `!`, `?`, `…` or `;` followed by
 /// white space, and at line breaks, never inside a number ("4.5") or an abbreviation without a
 /// following space. A text without such a break is one sentence.
@@ -189,6 +212,20 @@ mod tests {
         let shared = fuse_rankings(3, &[&[vec![0, 1], vec![2]]]);
         assert_eq!(shared[0], shared[1]);
         assert!(shared[1] > shared[2]);
+    }
+
+    #[test]
+    fn small_variations_of_a_line_are_near_duplicates_and_other_lines_are_not() {
+        let line = word_set("Ayer vi un documental sobre ballenas…");
+        let variation = word_set("ayer vi un documental sobre ballenas, ¡increíble!");
+        let another = word_set("Ayer vi un documental sobre Leipzig y sus calles");
+        assert!(near_duplicates(&line, &variation));
+        assert!(near_duplicates(
+            &line,
+            &word_set("AYER vi un documental sobre ballenas!!")
+        ));
+        assert!(!near_duplicates(&line, &another));
+        assert!(!near_duplicates(&word_set(""), &word_set("")));
     }
 
     #[test]

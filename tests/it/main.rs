@@ -30,6 +30,7 @@ mod meaning;
 mod media;
 mod memory;
 mod models;
+mod multilingual_eval;
 mod notes;
 mod operations;
 mod overload;

@@ -107,7 +107,15 @@ async fn a_closed_session_is_summarized_and_the_summary_and_notes_reach_later_pr
         .memory_overview(ALICE_KEY)
         .await
         .unwrap();
-    assert_eq!(overview.notes.len(), 2);
+    // The preference was kept as the person's own note when they said it, beside the
+    // summarizer's two.
+    assert_eq!(overview.notes.len(), 3);
+    assert!(
+        overview
+            .notes
+            .iter()
+            .any(|note| note.note == "Please always answer in English." && note.added_by_hand)
+    );
     assert!(overview.summaries[0].summary.contains("1Z999AA10123456784"));
 
     pipeline.clock.advance_ms(3 * DAY_MS);
@@ -152,8 +160,16 @@ async fn an_older_message_relevant_to_the_new_one_is_recalled_with_its_date() {
         .await;
 
     let system = request.system_prompt();
-    assert!(system.contains("older messages, newest first"), "{system}");
-    assert!(system.contains("[2026-11-30 09:00 UTC] the person: The Chemitek parcel has tracking number 1Z999AA10123456784."), "{system}");
+    assert!(
+        system.contains("older messages by day, newest first (times in UTC)"),
+        "{system}"
+    );
+    assert!(
+        system.contains(
+            "2026-11-30 (Monday):\n- 09:00 person: The Chemitek parcel has tracking number 1Z999AA10123456784."
+        ),
+        "{system}"
+    );
     assert!(
         !system.contains("dentist"),
         "only relevant messages are recalled: {system}"
@@ -719,7 +735,7 @@ async fn in_a_small_budget_the_message_that_answers_comes_before_long_summaries(
 
     let system = request.system_prompt();
     assert!(
-        system.contains("the person: My locker code at the gym is 77008."),
+        system.contains("person: My locker code at the gym is 77008."),
         "{system}"
     );
     let summary_sentences = system
