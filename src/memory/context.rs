@@ -701,7 +701,8 @@ mod tests {
         let recalled = estimate_tokens(&day_heading(recalled_message.created_at_ms))
             + estimate_tokens(&recalled_line(recalled_message))
             + 2;
-        let budget = (last_exchange + note + gist_first + recalled + 5).max(8 * gist_first);
+        let budget =
+            (last_exchange + note + gist_first + recalled + 5).max(GIST_SHARE * gist_first);
 
         let context = assemble_with_budget(&fixture, budget);
 

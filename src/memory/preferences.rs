@@ -10,8 +10,8 @@
 //! holding a word of lasting time ("from now on", "always", "ab jetzt", "siempre", "désormais",
 //! "отныне", …) and a request addressed to the bot ("answer", "antworte", "responde",
 //! "réponds", "отвечай", …). English verbs are also the forms of statements ("I always answer
-//! emails at night"), so an English sentence must also speak to the bot: "please", "you", "me",
-//! or the request as its first word. Pure text rules: no model call, nothing stored here.
+//! emails at night", "she's always with me while I write"), so an English request must open the
+//! sentence ("Always answer in English") or be asked for ("please", "can you", "you should"). Pure text rules: no model call, nothing stored here.
 
 use crate::memory::relevance::sentences;
 
@@ -162,8 +162,20 @@ const REQUESTS: &[&str] = &[
 /// The first English requests: their verbs are also statements' verbs.
 const ENGLISH_REQUESTS: usize = 15;
 
-/// What makes an English sentence speak to the bot.
-const ENGLISH_ADDRESS: &[&str] = &["please", "you", "me"];
+/// What makes an English sentence speak to the bot when the request is not its first word.
+const ENGLISH_ADDRESS: &[&str] = &[
+    " please",
+    "you should",
+    "you must",
+    "can you",
+    "could you",
+    "would you",
+    "you'll",
+    "you will",
+    "i want you",
+    "i'd like you",
+    "i would like you",
+];
 
 /// Words that may stand before a request that still opens the sentence ("From now on, answer
 /// in English").
@@ -201,7 +213,10 @@ fn is_standing_preference(sentence: &str) -> bool {
             None => false,
             Some(_) if index >= ENGLISH_REQUESTS => true,
             Some(position) => {
-                position == 0 || words.iter().any(|word| ENGLISH_ADDRESS.contains(word))
+                position == 0
+                    || ENGLISH_ADDRESS
+                        .iter()
+                        .any(|address| lower.contains(address))
             }
         }
     })
@@ -238,6 +253,7 @@ mod tests {
             "Antworte mir ab jetzt bitte immer auf Englisch",
             "From now on, answer me in English please.",
             "Please always reply in short sentences.",
+            "Could you always answer in English from now on?",
             "Always call me Sam.",
             "A partir de ahora respóndeme siempre en español.",
             "Désormais, réponds-moi toujours en français.",
@@ -257,6 +273,9 @@ mod tests {
             "Answer me in English, what is a parcel locker?",
             "Wir antworten immer schnell auf Anfragen.",
             "Siempre voy al gimnasio los lunes.",
+            "I named her Tilly, and she's always with me while I write.",
+            "The flavors always remind me of the conversations we used to have at the table.",
+            "Chilling with friends and traveling always give me motivation to work further.",
             "Ayer vi un documental sobre ballenas…",
             "",
         ] {

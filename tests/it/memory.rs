@@ -150,6 +150,8 @@ async fn an_older_message_relevant_to_the_new_one_is_recalled_with_its_date() {
             "The Chemitek parcel has tracking number 1Z999AA10123456784.",
         )
         .await;
+    // In a session of its own: the turns next to a message found come along with it.
+    pipeline.clock.advance_ms(2 * HOUR_MS);
     pipeline
         .say(ALICE_KEY, "Also, my dentist appointment is on Friday.")
         .await;
@@ -745,4 +747,99 @@ async fn in_a_small_budget_the_message_that_answers_comes_before_long_summaries(
         summary_sentences <= 1,
         "at most the gist's first sentence beside it: {system}"
     );
+}
+
+#[tokio::test]
+async fn the_reply_that_holds_the_answer_comes_with_the_message_that_shares_the_question_words() {
+    let pipeline = Pipeline::start(&[]).await;
+    pipeline.llm.push(Behaviour::reply(
+        "Dr. Katihan at Lindenstrasse 4 takes new patients on Tuesdays.",
+    ));
+    pipeline
+        .say(ALICE_KEY, "Which dentist near me takes new patients?")
+        .await;
+    pipeline.clock.advance_ms(2 * HOUR_MS);
+    pipeline
+        .say(ALICE_KEY, "The weather was lovely on the lake today.")
+        .await;
+    pipeline.clock.advance_ms(4 * DAY_MS);
+
+    let request = pipeline
+        .say(ALICE_KEY, "Remind me about that dentist?")
+        .await;
+
+    let system = request.system_prompt();
+    let question = system
+        .find("Which dentist near me")
+        .expect("the message found");
+    let reply = system
+        .find("you: Dr. Katihan at Lindenstrasse 4")
+        .expect("the reply next to it, though it shares no word with the question");
+    assert!(question < reply, "in the order they were said: {system}");
+    assert!(!system.contains("lake today"), "{system}");
+}
+
+#[tokio::test]
+async fn a_line_repeated_with_small_changes_takes_one_place() {
+    let pipeline = Pipeline::start(&[]).await;
+    for ending in ["!", "…", ", amazing!", ". Wow."] {
+        pipeline
+            .say(
+                ALICE_KEY,
+                &format!("Yesterday I watched a documentary about whales{ending}"),
+            )
+            .await;
+        pipeline.clock.advance_ms(2 * HOUR_MS);
+    }
+    pipeline
+        .say(ALICE_KEY, "My whale-watching tour is booked for June 3.")
+        .await;
+    pipeline.clock.advance_ms(4 * DAY_MS);
+
+    let request = pipeline
+        .say(ALICE_KEY, "When is my whale watching and that documentary?")
+        .await;
+
+    let system = request.system_prompt();
+    let memory = &system[system.find("<memory>").expect("a memory block")..];
+    assert_eq!(
+        memory
+            .matches("person: Yesterday I watched a documentary about whales")
+            .count(),
+        1,
+        "{memory}"
+    );
+    assert!(memory.contains("booked for June 3"), "{memory}");
+}
+
+#[tokio::test]
+async fn a_standing_preference_stays_in_every_prompt_without_a_note_from_the_summarizer() {
+    let pipeline = Pipeline::start(&[]).await;
+    pipeline
+        .say(ALICE_KEY, "Antworte mir ab jetzt bitte immer auf Englisch.")
+        .await;
+    for day in 0..5 {
+        pipeline.clock.advance_ms(DAY_MS);
+        pipeline
+            .say(
+                ALICE_KEY,
+                &format!("Heute ist Tag {day}, das Wetter ist gut."),
+            )
+            .await;
+    }
+    // The summarizer's model writes summaries and no notes.
+    let report = pipeline.summarize().await;
+    assert!(report.summarized > 0);
+    pipeline.clock.advance_ms(3 * DAY_MS);
+
+    let request = pipeline.say(ALICE_KEY, "Was kostet ein Kilo Äpfel?").await;
+
+    let system = request.system_prompt();
+    let notes = system
+        .find(telemem::memory::context::NOTES_HEADING)
+        .expect("the notes");
+    let preference = system
+        .find("- Antworte mir ab jetzt bitte immer auf Englisch.")
+        .expect("the preference, as the person's note");
+    assert!(notes < preference, "{system}");
 }
