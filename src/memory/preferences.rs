@@ -52,6 +52,7 @@ const LASTING: &[&str] = &[
     // Russian
     "отныне",
     "с этого момента",
+    "с этого дня",
     "с сегодняшнего дня",
     "впредь",
     "всегда",
@@ -104,6 +105,10 @@ const REQUESTS: &[&str] = &[
     "benutze ",
     "gib mir",
     "fass dich",
+    "halte ",
+    "halt dich",
+    "mach deine",
+    "formuliere",
     // Spanish
     "respóndeme",
     "responde en",
@@ -117,6 +122,8 @@ const REQUESTS: &[&str] = &[
     "tutéame",
     "usa ",
     "dame ",
+    "hazme",
+    "haz tus",
     // French
     "réponds-moi",
     "répondez-moi",
@@ -132,6 +139,10 @@ const REQUESTS: &[&str] = &[
     "tutoie",
     "vouvoie",
     "donne-moi",
+    "fais-moi",
+    "faites-moi",
+    "fais-moi",
+    "faites-moi",
     // Russian
     "отвечай",
     "ответь",
@@ -143,6 +154,8 @@ const REQUESTS: &[&str] = &[
     "обращайся",
     "обращайтесь",
     "используй",
+    "делай",
+    "держи",
     // Italian
     "rispondi",
     "scrivimi",
@@ -150,6 +163,7 @@ const REQUESTS: &[&str] = &[
     "parlami",
     "chiamami",
     "dammi",
+    "fammi",
     // Portuguese
     "responda",
     "responde-me",
@@ -157,6 +171,7 @@ const REQUESTS: &[&str] = &[
     "fale ",
     "me chame",
     "chame-me",
+    "faça",
 ];
 
 /// The first English requests: their verbs are also statements' verbs.
@@ -260,6 +275,12 @@ mod tests {
             "Отныне отвечай мне всегда по-русски.",
             "D'ora in poi rispondimi sempre in italiano.",
             "A partir de agora responda sempre em português.",
+            "Halte deine Antworten ab jetzt bitte kurz, höchstens drei Sätze.",
+            "Désormais, fais-moi des réponses courtes, trois phrases au maximum.",
+            "С этого дня отвечай мне коротко, максимум три предложения.",
+            "A partir de ahora dame respuestas cortas, como mucho tres frases.",
+            "D'ora in poi dammi risposte brevi, al massimo tre frasi.",
+            "Please keep your answers short from now on, three sentences at most.",
         ] {
             assert_eq!(standing_preferences(text).len(), 1, "{text}");
         }

@@ -334,7 +334,8 @@ const SESSION_SHARE: f64 = 0.15;
 
 /// A summary sentence's score is weighed by this before it competes with messages: a summary
 /// is dense with the people's names and the session's topics, so it matches many questions a
-/// little and would crowd out the one message that answers.
+/// little and would crowd out the one message that answers. Not for the summaries of a period
+/// the question asks about ("what did we talk about last week?"): they are what answers.
 const SENTENCE_WEIGHT: f64 = 0.3;
 
 /// Where each message of `messages` is in it, by message id.
@@ -448,8 +449,17 @@ fn rank(
         candidates.items.len(),
         &[&by_words, &messages_by_words, &by_meaning, &by_time],
     );
+    // The summaries of a period asked about are its answer: they keep their whole weight.
+    let period_sessions: HashSet<i64> = found
+        .in_period
+        .summaries
+        .iter()
+        .map(|summary| summary.session_id)
+        .collect();
     for (score, item) in scores.iter_mut().zip(&candidates.items) {
-        if let MemoryRef::Sentence { .. } = item {
+        if let MemoryRef::Sentence { summary, .. } = item
+            && !period_sessions.contains(&pool.summaries[*summary].record.session_id)
+        {
             *score *= SENTENCE_WEIGHT;
         }
     }
@@ -462,12 +472,16 @@ fn rank(
         .into_iter()
         .map(|index| candidates.items[index])
         .filter(|item| {
-            let MemoryRef::Message(index) = item else {
-                return true;
+            // A near-copy of a message or summary sentence ranked higher adds nothing but its
+            // cost.
+            let text = match item {
+                MemoryRef::Message(index) => &pool.messages[*index].content,
+                MemoryRef::Sentence { summary, sentence } => {
+                    &pool.summaries[*summary].sentences[*sentence]
+                }
+                _ => return true,
             };
-            let message = &pool.messages[*index];
-            // A near-copy of a message ranked higher adds nothing but its cost.
-            let words = word_set(&message.content);
+            let words = word_set(text);
             if ranked_words
                 .iter()
                 .any(|kept| near_duplicates(kept, &words))
@@ -475,6 +489,10 @@ fn rank(
                 return false;
             }
             ranked_words.push(words);
+            let MemoryRef::Message(index) = item else {
+                return true;
+            };
+            let message = &pool.messages[*index];
             if in_period.contains(&message.id) {
                 return true;
             }

@@ -134,15 +134,26 @@ pub fn word_set(text: &str) -> std::collections::HashSet<String> {
     words(&text.to_lowercase()).map(str::to_owned).collect()
 }
 
+/// A text of at least this many words whose words are nearly all in another text (see
+/// [`CONTAINED_SHARE`]) adds nothing beside it: a summary sentence that quotes the line.
+const CONTAINED_FROM_WORDS: usize = 5;
+const CONTAINED_SHARE: f64 = 0.9;
+
 /// Whether two texts, as [`word_set`]s, say the same thing for a prompt: the same words, or
-/// nearly (see [`NEAR_DUPLICATE_OVERLAP`]).
+/// nearly (see [`NEAR_DUPLICATE_OVERLAP`]), or the shorter one's words within the longer one's
+/// ("On Monday the person said: Yesterday I watched a documentary about whales" holds
+/// "Yesterday I watched a documentary about whales").
 pub fn near_duplicates(
     a: &std::collections::HashSet<String>,
     b: &std::collections::HashSet<String>,
 ) -> bool {
     let shared = a.intersection(b).count();
     let all = a.len() + b.len() - shared;
-    all > 0 && shared as f64 / all as f64 >= NEAR_DUPLICATE_OVERLAP
+    let smaller = a.len().min(b.len());
+    let overlaps = all > 0 && shared as f64 / all as f64 >= NEAR_DUPLICATE_OVERLAP;
+    let contained =
+        smaller >= CONTAINED_FROM_WORDS && shared as f64 / smaller as f64 >= CONTAINED_SHARE;
+    overlaps || contained
 }
 
 /// The sentences of a summary, each trimmed: split after `.`, `!`, `?`, `…` or `;` followed by
@@ -226,6 +237,17 @@ mod tests {
         ));
         assert!(!near_duplicates(&line, &another));
         assert!(!near_duplicates(&word_set(""), &word_set("")));
+        let quoted = word_set(
+            "On 2026-03-16 the person said: Yesterday I watched a documentary about whales - they sing",
+        );
+        assert!(near_duplicates(
+            &word_set("Yesterday I watched a documentary about whales…"),
+            &quoted
+        ));
+        assert!(!near_duplicates(
+            &word_set("My address is Old Road 12"),
+            &word_set("My new address is New Lane 3, we moved")
+        ));
     }
 
     #[test]
