@@ -29,7 +29,7 @@ use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::period::asked_period;
 use crate::memory::relevance::{
-    fuse_rankings, lexical_scores, near_duplicates, places, ranking, word_set,
+    announces_change, fuse_rankings, lexical_scores, near_duplicates, places, ranking, word_set,
 };
 use crate::memory::summary::information_score;
 use crate::storage::{
@@ -325,6 +325,10 @@ fn says_something(text: &str) -> bool {
 const NEIGHBOURED_HITS: usize = 20;
 const NEIGHBOUR_REACH: i64 = 2;
 
+/// A message that announces a change ([`announces_change`]) weighs this much more: the old
+/// statement it replaces often shares more words with the question.
+const CHANGE_WEIGHT: f64 = 1.5;
+
 /// What of its hit's score a neighbour gets on top of its own.
 const NEIGHBOUR_SHARE: f64 = 0.5;
 
@@ -461,6 +465,13 @@ fn rank(
             && !period_sessions.contains(&pool.summaries[*summary].record.session_id)
         {
             *score *= SENTENCE_WEIGHT;
+        }
+    }
+    for (score, item) in scores.iter_mut().zip(&candidates.items) {
+        if let MemoryRef::Message(index) = item
+            && announces_change(&pool.messages[*index].content)
+        {
+            *score *= CHANGE_WEIGHT;
         }
     }
     candidates.share_with_neighbours_and_sessions(pool, &found.neighbours, &mut scores);

@@ -156,6 +156,61 @@ pub fn near_duplicates(
     overlaps || contained
 }
 
+/// Word starts that announce a change of a fact ("we moved", "my new address", "теперь",
+/// "nicht mehr"), in the languages the bot speaks and Italian and Portuguese.
+const CHANGE_MARKERS: &[&str] = &[
+    "moved",
+    "new ",
+    "now ",
+    "no longer",
+    "umgezogen",
+    "neue",
+    "neuer ",
+    "neues ",
+    "neu ",
+    "inzwischen",
+    "nicht mehr",
+    "mudado",
+    "mudamos",
+    "mudé",
+    "nueva",
+    "nuevo",
+    "ya no",
+    "déménag",
+    "nouvelle",
+    "nouveau",
+    "ne plus",
+    "n'est plus",
+    "переех",
+    "новый",
+    "новая",
+    "новое",
+    "новые",
+    "новую",
+    "теперь",
+    "больше не",
+    "trasferit",
+    "nuovo",
+    "nuova",
+    "non più",
+    "mudei",
+    "novo ",
+    "nova ",
+    "não mais",
+];
+
+/// Whether `text` says that something changed: a message that does must not lose to the old
+/// statement it replaces, which often shares more words with the question ("Where do I live
+/// now?" and "I live at …") while the new one says "we moved, our new address is …".
+pub fn announces_change(text: &str) -> bool {
+    let lower = format!(" {} ", text.to_lowercase());
+    CHANGE_MARKERS.iter().any(|marker| {
+        lower
+            .match_indices(marker)
+            .any(|(at, _)| lower[..at].ends_with(|c: char| !c.is_alphanumeric()))
+    })
+}
+
 /// The sentences of a summary, each trimmed: split after `.`, `!`, `?`, `…` or `;` followed by
 /// white space, and at line breaks, never inside a number ("4.5") or an abbreviation without a
 /// following space. A text without such a break is one sentence.
@@ -248,6 +303,26 @@ mod tests {
             &word_set("My address is Old Road 12"),
             &word_set("My new address is New Lane 3, we moved")
         ));
+    }
+
+    #[test]
+    fn changes_are_told_from_plain_statements() {
+        for text in [
+            "Big news: we moved! Our new address is Karl-Heine-Strasse 40.",
+            "Большая новость: мы переехали! Наш новый адрес — проспект Мира, 58.",
+            "¡Gran noticia: me he mudado! Mi nueva dirección es Calle Mayor 3.",
+            "Grande notizia: ci siamo trasferiti!",
+            "Ich arbeite nicht mehr bei Chemitek.",
+        ] {
+            assert!(announces_change(text), "{text}");
+        }
+        for text in [
+            "I live at 12 Old Road for now, right by the tram stop.",
+            "Я пока живу на улице Садовая, 14.",
+            "Renewal of the passport is due in May.",
+        ] {
+            assert!(!announces_change(text), "{text}");
+        }
     }
 
     #[test]
