@@ -58,6 +58,7 @@ use telemem::config::Config;
 use telemem::import::Format;
 use telemem::import::command::ImportArgs;
 use telemem::llm::{ChatRequest, Completion};
+use telemem::memory::meaning::cosine;
 use telemem::storage::{ChatId, ConversationKey, UserId};
 
 /// When the chat replay starts, and the "present" of the import replay's questions.
@@ -759,17 +760,6 @@ impl Bm25 {
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
         scored.into_iter().map(|(_, index)| index).collect()
     }
-}
-
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    let dot: f64 = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| f64::from(*x) * f64::from(*y))
-        .sum();
-    let na: f64 = a.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    let nb: f64 = b.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
-    dot / (na * nb).max(1e-12)
 }
 
 /// The prompt of the best turns of `ranking` while they fit in `budget`, with their dates.

@@ -29,7 +29,7 @@
 
 use std::collections::HashSet;
 
-use crate::clock::{format_utc_day, format_utc_ms, format_utc_time_of_day};
+use crate::clock::{format_utc_day, format_utc_ms, format_utc_time_of_day, start_of_utc_day_ms};
 use crate::llm::{ChatMessage, ChatRequest, Role};
 use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::relevance::sentences;
@@ -254,8 +254,9 @@ impl<'a> Selection<'a> {
             *kept = true;
         }
         if let MemoryRef::Message(index) = item {
-            self.days
-                .insert(utc_day(self.memory.messages[index].created_at_ms));
+            self.days.insert(start_of_utc_day_ms(
+                self.memory.messages[index].created_at_ms,
+            ));
         }
         self.used += cost;
         true
@@ -288,7 +289,10 @@ impl<'a> Selection<'a> {
             }
             MemoryRef::Message(index) => {
                 let message = &self.memory.messages[index];
-                let heading = if self.days.contains(&utc_day(message.created_at_ms)) {
+                let heading = if self
+                    .days
+                    .contains(&start_of_utc_day_ms(message.created_at_ms))
+                {
                     0
                 } else {
                     estimate_tokens(&day_heading(message.created_at_ms)) + 1
@@ -410,9 +414,9 @@ fn newest_first(memory: &MemoryPool, selection: &Selection<'_>) -> Vec<String> {
     recalled.sort_by_key(|message| (message.created_at_ms, message.id));
     let mut days: Vec<(i64, Vec<String>)> = Vec::new();
     for message in recalled {
-        let day = utc_day(message.created_at_ms);
+        let day = start_of_utc_day_ms(message.created_at_ms);
         match days.last_mut() {
-            Some((latest_ms, lines)) if utc_day(*latest_ms) == day => {
+            Some((latest_ms, lines)) if start_of_utc_day_ms(*latest_ms) == day => {
                 *latest_ms = message.created_at_ms;
                 lines.push(recalled_line(message));
             }
@@ -426,13 +430,6 @@ fn newest_first(memory: &MemoryPool, selection: &Selection<'_>) -> Vec<String> {
     parts.sort_by_key(|(at_ms, _)| std::cmp::Reverse(*at_ms));
     parts.into_iter().flat_map(|(_, lines)| lines).collect()
 }
-
-/// The UTC day of a time, as a number.
-fn utc_day(at_ms: i64) -> i64 {
-    at_ms.div_euclid(DAY_MS)
-}
-
-const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// The heading of one day's recalled messages.
 fn day_heading(at_ms: i64) -> String {

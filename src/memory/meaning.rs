@@ -176,7 +176,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
+/// The cosine similarity of two vectors; 0 for a zero vector.
+pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let dot: f64 = a
         .iter()
         .zip(b)

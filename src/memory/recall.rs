@@ -446,7 +446,7 @@ fn rank(
         .collect();
     let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
     let by_words = places(&ranking(&lexical_scores(terms, &texts)));
-    let messages_by_words = candidates.ranking_of(pool, &found.by_words, history_ids);
+    let messages_by_words = candidates.ranking_of(&found.by_words, history_ids);
     let by_meaning = candidates.ranking_by_meaning(pool, &found.by_meaning, history_ids);
     let by_time = candidates.ranking_in_period(pool, &found.in_period);
     let mut scores = fuse_rankings(
@@ -527,6 +527,8 @@ fn rank(
 struct Candidates {
     items: Vec<MemoryRef>,
     index: HashMap<MemoryRef, usize>,
+    /// Where each older message of the pool is in `pool.messages`, by message id.
+    message_places: HashMap<i64, usize>,
 }
 
 impl Candidates {
@@ -545,20 +547,19 @@ impl Candidates {
             .enumerate()
             .map(|(i, item)| (*item, i))
             .collect();
-        Self { items, index }
+        Self {
+            items,
+            index,
+            message_places: places_by_id(&pool.messages),
+        }
     }
 
     /// The candidate index of the message with id `id`: an older message of the pool, or a raw
     /// turn.
-    fn message_place(
-        &self,
-        message_places: &HashMap<i64, usize>,
-        history_ids: &HashMap<i64, usize>,
-        id: i64,
-    ) -> Option<usize> {
+    fn message_place(&self, history_ids: &HashMap<i64, usize>, id: i64) -> Option<usize> {
         let item = match history_ids.get(&id) {
             Some(index) => MemoryRef::History(*index),
-            None => MemoryRef::Message(*message_places.get(&id)?),
+            None => MemoryRef::Message(*self.message_places.get(&id)?),
         };
         self.index.get(&item).copied()
     }
@@ -566,14 +567,12 @@ impl Candidates {
     /// `messages`, in their order, as candidate places.
     fn ranking_of(
         &self,
-        pool: &MemoryPool,
         messages: &[StoredMessage],
         history_ids: &HashMap<i64, usize>,
     ) -> Vec<Vec<usize>> {
-        let message_places = places_by_id(&pool.messages);
         messages
             .iter()
-            .filter_map(|message| self.message_place(&message_places, history_ids, message.id))
+            .filter_map(|message| self.message_place(history_ids, message.id))
             .map(|place| vec![place])
             .collect()
     }
@@ -587,10 +586,10 @@ impl Candidates {
         scores: &mut [f64],
     ) {
         let own = scores.to_vec();
-        let message_places = places_by_id(&pool.messages);
+        // Neighbours are older messages, never raw turns (gathering leaves those out).
         let no_history = HashMap::new();
         for neighbour in neighbours {
-            let place = |id| self.message_place(&message_places, &no_history, id);
+            let place = |id| self.message_place(&no_history, id);
             if let (Some(at), Some(hit)) = (place(neighbour.message.id), place(neighbour.of)) {
                 scores[at] += NEIGHBOUR_SHARE * own[hit];
             }
@@ -669,7 +668,6 @@ impl Candidates {
         by_meaning: &ByMeaning,
         history_ids: &HashMap<i64, usize>,
     ) -> Vec<Vec<usize>> {
-        let message_places = places_by_id(&pool.messages);
         let summary_places: HashMap<i64, usize> = pool
             .summaries
             .iter()
@@ -680,7 +678,7 @@ impl Candidates {
             .messages
             .iter()
             .filter_map(|(message, similarity)| {
-                let place = self.message_place(&message_places, history_ids, message.id)?;
+                let place = self.message_place(history_ids, message.id)?;
                 Some((*similarity, vec![place]))
             });
         let summaries = by_meaning
