@@ -386,6 +386,8 @@ fn purge_benchmark(_criterion: &mut Criterion) {
 
 /// Messages (and vectors) per conversation, and conversations, in `recall_by_meaning`.
 const MEANING_MESSAGES: i64 = 10_000;
+/// Older messages a turn recalls at most: `RECALL_LIMIT`'s default.
+const DEFAULT_RECALL_LIMIT: i32 = 30;
 const MEANING_CONVERSATIONS: i64 = 10;
 const MEANING_DIMENSIONS: usize = 384;
 
@@ -571,7 +573,7 @@ fn recall_turn_benchmark(criterion: &mut Criterion) {
         now_ms: START_MS + MEANING_MESSAGES * 60_000,
         history: &[],
         before_id: i64::MAX,
-        limit: 5,
+        limit: i64::from(DEFAULT_RECALL_LIMIT),
     };
     let recall = || async {
         let vector = std::future::ready(Some(QueryVector {

@@ -13,14 +13,14 @@ use crate::i18n::Lang;
 use crate::llm::{ChatRequest, Completion, Image};
 use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
 use crate::memory::incognito::IncognitoTurn;
-use crate::memory::notes::MAX_NOTES_BY_HAND;
+use crate::memory::notes::NoteText;
 use crate::memory::preferences::standing_preferences;
 use crate::memory::recall::{OLDER_SUMMARIES_READ, RecallQuery, Remembered, recall};
 use crate::memory::redact::Redactor;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
-    ConversationKey, NewMessage, NoteRecord, OpenedTurn, Role, StoredMessage, StoredTurnMessage,
-    TurnOpening, TurnStart, TurnStartLimits, UserId,
+    ConversationKey, NewMessage, OpenedTurn, Role, StoredMessage, StoredTurnMessage, TurnOpening,
+    TurnStart, TurnStartLimits, UserId,
 };
 use crate::time_zone::TimeZone;
 
@@ -288,8 +288,7 @@ impl Conversations {
         stored: StoredTurnMessage,
     ) -> anyhow::Result<Turn> {
         if stored.is_new {
-            self.keep_standing_preferences(key, message.stored, now_ms, &start.notes)
-                .await;
+            self.keep_standing_preferences(key, message.stored).await;
         }
         self.embedder_wake.signal();
         let user_message_id = stored.message_id;
@@ -325,29 +324,19 @@ impl Conversations {
     }
 
     /// Keeps each standing preference `text` states ("from now on, answer in English") as the
-    /// person's own note, unless the conversation has it already or the person's notes are full:
-    /// it then holds in every later prompt until they take it back with `/forget`, whether or not
-    /// the summarizer notes it. A failure to store it is logged; the turn goes on.
-    async fn keep_standing_preferences(
-        &self,
-        key: ConversationKey,
-        text: &str,
-        now_ms: i64,
-        notes: &[NoteRecord],
-    ) {
+    /// person's own note, as `/remember` would (unless they have it already or their notes are
+    /// full): it then holds in every later prompt until they take it back with `/forget`,
+    /// whether or not the summarizer notes it. A failure to store it is logged; the turn goes on.
+    async fn keep_standing_preferences(&self, key: ConversationKey, text: &str) {
         if !self.settings.notes_enabled {
             return;
         }
-        let mut by_hand = notes.iter().filter(|note| note.added_by_hand).count();
         for preference in standing_preferences(text) {
-            if by_hand >= MAX_NOTES_BY_HAND || notes.iter().any(|note| note.note == preference) {
+            let Ok(note) = NoteText::parse(&preference) else {
                 continue;
-            }
-            match self.store.add_note_by_hand(key, &preference, now_ms).await {
-                Ok(_) => by_hand += 1,
-                Err(error) => {
-                    tracing::warn!(error = %error, "could not keep a standing preference as a note");
-                }
+            };
+            if let Err(error) = self.add_note(key, &note).await {
+                tracing::warn!(error = ?error, "could not keep a standing preference as a note");
             }
         }
     }
