@@ -574,6 +574,7 @@ fn recall_turn_benchmark(criterion: &mut Criterion) {
         history: &[],
         before_id: i64::MAX,
         limit: i64::from(DEFAULT_RECALL_LIMIT),
+        path: "turn",
     };
     let recall = || async {
         let vector = std::future::ready(Some(QueryVector {

@@ -84,6 +84,15 @@ impl Echo {
         std::process::id().to_string()
     }
 
+    #[tool(description = "What /proc shows of the parent process's environment")]
+    async fn parent_environment(&self) -> String {
+        let parent = std::os::unix::process::parent_id();
+        match std::fs::read(format!("/proc/{parent}/environ")) {
+            Ok(block) => String::from_utf8_lossy(&block).replace('\0', "\n"),
+            Err(error) => format!("unreadable: {error}"),
+        }
+    }
+
     #[tool(description = "The value of an environment variable, or \"unset\"")]
     async fn env(&self, Parameters(EnvArgs { name }): Parameters<EnvArgs>) -> String {
         std::env::var(name).unwrap_or_else(|_| "unset".to_owned())
@@ -114,6 +123,13 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn serve_stdio() -> anyhow::Result<()> {
+    // A slow server to start, for the tests of turns that wait for one.
+    if let Some(delay) = std::env::var("ECHO_START_DELAY_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+    }
     eprintln!("mcp_echo: serving on standard input and output");
     let service = echo().serve(rmcp::transport::stdio()).await?;
     // Ends when the client closes our standard input.

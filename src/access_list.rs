@@ -1,7 +1,9 @@
 //! Who may use the bot: the configured lists (`ADMIN_USERS`, `ALLOWED_USERS`, `ALLOW_ALL_USERS`)
 //! and what the admins changed with `/allow`, `/block` and `/unblock`. The admins' rules are stored
-//! in the database and held in memory: read once at start and updated with every change, so
-//! deciding about a message costs no query and a change counts from the very next message.
+//! in the database and held in memory: read at start, updated with every change made here, and
+//! read again when another replica changed them ([`AccessList::refresh`], twice a second from
+//! [`keep_admin_decisions_fresh`]), so deciding about a message costs no query and a change
+//! counts on every replica within a second.
 //!
 //! The order of precedence: an admin is always allowed and cannot be blocked; a block wins over
 //! `ALLOWED_USERS` and `ALLOW_ALL_USERS`; then `ALLOW_ALL_USERS`, `ALLOWED_USERS` and the admins'
@@ -9,13 +11,22 @@
 //! about every sender, the admin commands change it. Every change is logged with ids only.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
 
 use anyhow::Context;
+use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
 use crate::config::TelegramConfig;
-use crate::storage::{AccessRule, AccessRuleRecord, Store, StrangerAlert, UserId};
+use crate::quota::Quota;
+use crate::storage::{
+    AccessRule, AccessRuleRecord, AccessRulesFingerprint, Store, StrangerAlert, UserId,
+};
+
+/// How often every replica looks whether admins changed a decision elsewhere: a change counts
+/// everywhere within a second.
+pub const ADMIN_DECISIONS_REFRESH: Duration = Duration::from_millis(500);
 
 /// What the list says about one identity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +106,8 @@ pub struct AccessList {
     admins: BTreeSet<UserId>,
     configured: BTreeSet<UserId>,
     rules: RwLock<HashMap<UserId, AccessRuleRecord>>,
+    /// The stored rules' fingerprint when `rules` was last read from the database.
+    fingerprint: Mutex<AccessRulesFingerprint>,
     store: Store,
     clock: Arc<dyn Clock>,
 }
@@ -117,18 +130,47 @@ impl AccessList {
         store: Store,
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
-        let rules = store
-            .access_rules()
-            .await
-            .context("cannot read the admins' access rules")?;
-        Ok(Self {
+        let list = Self {
             allow_all: configured.allow_all,
             admins: configured.admins,
             configured: configured.allowed,
-            rules: RwLock::new(rules.into_iter().map(|rule| (rule.user_id, rule)).collect()),
+            rules: RwLock::default(),
+            fingerprint: Mutex::new(AccessRulesFingerprint {
+                rules: -1,
+                ..AccessRulesFingerprint::default()
+            }),
             store,
             clock,
-        })
+        };
+        list.refresh().await?;
+        Ok(list)
+    }
+
+    /// Reads the rules again if they changed in the database since they were last read (another
+    /// replica's admin decided something): one small query when nothing changed.
+    pub async fn refresh(&self) -> anyhow::Result<()> {
+        let fingerprint = self
+            .store
+            .access_rules_fingerprint()
+            .await
+            .context("cannot read the admins' access rules")?;
+        if *self.fingerprint_now() == fingerprint {
+            return Ok(());
+        }
+        let rules = self
+            .store
+            .access_rules()
+            .await
+            .context("cannot read the admins' access rules")?;
+        *self.rules_mut() = rules.into_iter().map(|rule| (rule.user_id, rule)).collect();
+        *self.fingerprint_now() = fingerprint;
+        Ok(())
+    }
+
+    fn fingerprint_now(&self) -> std::sync::MutexGuard<'_, AccessRulesFingerprint> {
+        self.fingerprint
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// What the list says about `identity` (a user id, or the id of the chat a message was
@@ -298,5 +340,29 @@ impl AccessList {
         self.rules
             .write()
             .unwrap_or_else(|poison| poison.into_inner())
+    }
+}
+
+/// Keeps this replica's copy of the admins' decisions (access rules, whether anyone has a daily
+/// token limit) up to date with the database until `shutdown`: what an admin decides through
+/// another replica counts here within a second.
+pub async fn keep_admin_decisions_fresh(
+    access: Arc<AccessList>,
+    quota: Quota,
+    shutdown: CancellationToken,
+) {
+    let mut ticks = tokio::time::interval(ADMIN_DECISIONS_REFRESH);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = ticks.tick() => {}
+        }
+        if let Err(error) = access.refresh().await {
+            tracing::warn!(error = ?error, "could not read the admins' access rules again");
+        }
+        if let Err(error) = quota.refresh().await {
+            tracing::warn!(error = ?error, "could not read the token limits again");
+        }
     }
 }

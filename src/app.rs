@@ -193,6 +193,7 @@ fn start_mcp_servers(config: &ToolsConfig) -> anyhow::Result<McpServers> {
     let settings = McpSettings {
         call_timeout: config.tool_timeout(),
         max_result_chars: config.tool_result_max_chars as usize,
+        start_wait: std::time::Duration::from_secs(config.mcp_start_wait_secs),
         ..McpSettings::default()
     };
     Ok(McpServers::start(servers, settings))
@@ -271,7 +272,7 @@ impl App {
             anyhow::bail!("PUBLIC_URL needs HTTP_ADDR: the address the Mini App is served on");
         }
         let background = CancellationToken::new();
-        let jobs = self.services.spawn_jobs(config, &background);
+        let mut jobs = self.services.spawn_jobs(config, &background);
         let access_list = Arc::new(
             AccessList::load(
                 ConfiguredAccess::from_config(&config.telegram),
@@ -280,6 +281,12 @@ impl App {
             )
             .await?,
         );
+        let freshness = crate::access_list::keep_admin_decisions_fresh(
+            access_list.clone(),
+            self.services.conversations.quota().clone(),
+            background.clone(),
+        );
+        jobs.push(("admin decisions", tokio::spawn(freshness)));
         let access = Arc::new(AccessPolicy::new(access_list.clone()));
         let (intake, updates) = Intake::new(
             self.services.store.clone(),
@@ -298,6 +305,7 @@ impl App {
             access: access_list,
             bot_token: self.bot.token().to_owned(),
             max_age: config.webapp.max_age(),
+            limits: config.webapp.api_limits(),
             clock: self.services.clock.clone(),
             bot: Some(bot.clone()),
         });
@@ -382,6 +390,7 @@ impl App {
             bot.clone(),
             self.services.conversations.clone(),
             self.config.tools.reminders_check_interval(),
+            self.config.storage.replica_lease(),
             stop.clone(),
         ));
         let poller = match take_updates(bot, intake, webhook.as_ref(), &stop).await {

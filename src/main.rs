@@ -9,6 +9,8 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Both before the runtime starts any thread.
+    telemem::secret::hide_from_other_processes();
     limit_malloc_arenas();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -47,6 +47,8 @@ const DATABASE_BYTES: &str = "telemem_database_bytes";
 const LAST_TELEGRAM_CONTACT: &str = "telemem_last_telegram_contact_seconds";
 const JOB_RUNNING: &str = "telemem_job_running";
 const EMBEDDING_FAILURES: &str = "telemem_embedding_failures_total";
+const EMBEDDING_QUERIES: &str = "telemem_embedding_queries_total";
+const WEBAPP_LIMITED: &str = "telemem_webapp_limited_total";
 const RECALL_BY_MEANING: &str = "telemem_recall_by_meaning_total";
 const MESSAGES_WAITING_FOR_VECTORS: &str = "telemem_messages_waiting_for_vectors";
 const TOOL_CALLS: &str = "telemem_tool_calls_total";
@@ -118,6 +120,14 @@ fn describe() {
     metrics::describe_counter!(
         EMBEDDING_FAILURES,
         "Failed calls to the embedding server, by path (turn, background) and kind"
+    );
+    metrics::describe_counter!(
+        EMBEDDING_QUERIES,
+        "Calls to the embedding server for one query's vector, by path (turn, search)"
+    );
+    metrics::describe_counter!(
+        WEBAPP_LIMITED,
+        "Mini App API calls answered 429, by limit (requests, searches, exports)"
     );
     metrics::describe_counter!(
         RECALL_BY_MEANING,
@@ -204,6 +214,17 @@ pub fn error(kind: &'static str) {
 /// [`crate::llm::embeddings::EmbeddingError::kind`]'s words or `storage`.
 pub fn embedding_failed(path: &'static str, kind: &'static str) {
     metrics::counter!(EMBEDDING_FAILURES, "path" => path, "kind" => kind).increment(1);
+}
+
+/// The embedding server was asked for one query's vector; `path` is `turn` (a chat turn's
+/// recall) or `search` (a search in the Mini App).
+pub fn embedding_query(path: &'static str) {
+    metrics::counter!(EMBEDDING_QUERIES, "path" => path).increment(1);
+}
+
+/// A Mini App API call was turned away with 429 by `limit` (`requests`, `searches`, `exports`).
+pub fn webapp_limited(limit: &'static str) {
+    metrics::counter!(WEBAPP_LIMITED, "limit" => limit).increment(1);
 }
 
 /// A turn asked for its message's vector: `used`, `failed` or `paused` (skipped after a failure).

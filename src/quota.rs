@@ -162,8 +162,28 @@ impl Quota {
         })
     }
 
+    /// Reads again whether an admin's `/limit` limits anyone (another replica's admin may have
+    /// set the first one).
+    pub async fn refresh(&self) -> anyhow::Result<()> {
+        if self.settings.daily_tokens.is_some() {
+            return Ok(());
+        }
+        let any = self
+            .store
+            .any_own_token_limit()
+            .await
+            .context("cannot read the token limits")?;
+        match self.any_limit.get() {
+            Some(cached) => cached.store(any, Ordering::Relaxed),
+            None => {
+                let _ = self.any_limit.set(AtomicBool::new(any));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the setting or an admin's `/limit` may limit anyone; read from the database once,
-    /// then kept up to date by [`Quota::set_limit`].
+    /// then kept up to date by [`Quota::set_limit`] and [`Quota::refresh`].
     async fn anyone_may_have_a_limit(&self) -> anyhow::Result<bool> {
         if self.settings.daily_tokens.is_some() {
             return Ok(true);

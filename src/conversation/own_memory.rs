@@ -122,6 +122,7 @@ impl Conversations {
             history: &[],
             before_id,
             limit: i64::try_from(limit).unwrap_or(i64::MAX),
+            path: "search",
         };
         let remembered = Remembered {
             notes: notes.into_iter().map(NoteLine::from).collect(),

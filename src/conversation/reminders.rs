@@ -180,6 +180,20 @@ impl Conversations {
             .context("cannot claim the due reminders")
     }
 
+    /// Extends `claimant`'s claim on reminder `id` by `lease_ms` from now, before each try to
+    /// send it; false when it is no longer theirs to send.
+    pub async fn renew_reminder_claim(
+        &self,
+        id: i64,
+        claimant: &str,
+        lease_ms: i64,
+    ) -> anyhow::Result<bool> {
+        self.store
+            .renew_reminder_claim(id, claimant, self.clock.now_ms(), lease_ms)
+            .await
+            .context("cannot renew a reminder's claim")
+    }
+
     /// Records that `claimant` delivered reminder `id` as Telegram message `message_id`; false
     /// when its claim had lapsed and another took it over.
     pub async fn reminder_sent(

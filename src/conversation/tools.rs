@@ -171,7 +171,7 @@ impl Conversations {
         let Some(runtime) = self.tools.as_deref() else {
             return self.ask_once(&turn.request, progress).await;
         };
-        let offered = self.offered_tools(turn);
+        let offered = self.offered_tools(turn).await;
         if offered.is_empty() {
             return self.ask_once(&turn.request, progress).await;
         }
@@ -199,8 +199,13 @@ impl Conversations {
             }
             // Boxed: most turns call no tool, and every turn in flight would otherwise reserve
             // room for a tool call's whole state (a memory search, an MCP request).
-            let results =
-                Box::pin(self.run_tool_calls(turn, &completion.tool_calls, progress)).await;
+            let results = Box::pin(self.run_tool_calls(
+                turn,
+                &request.tools,
+                &completion.tool_calls,
+                progress,
+            ))
+            .await;
             request.messages.push(ChatMessage {
                 tool_calls: completion.tool_calls,
                 ..ChatMessage::assistant(completion.text)
@@ -225,7 +230,7 @@ impl Conversations {
     }
 
     /// The tools this turn's person may use now: none when the model cannot take tools.
-    fn offered_tools(&self, turn: &Turn) -> Vec<ToolSpec> {
+    async fn offered_tools(&self, turn: &Turn) -> Vec<ToolSpec> {
         if !self.llm.supports_tools(turn.request.model.as_deref()) {
             return Vec::new();
         }
@@ -234,6 +239,9 @@ impl Conversations {
             key: turn.key,
             is_admin: turn.is_admin,
         };
+        if let Some(runtime) = &self.tools {
+            runtime.mcp.wait_for_starting(&caller).await;
+        }
         self.tool_specs(&caller, stored)
     }
 
@@ -273,6 +281,7 @@ impl Conversations {
     async fn run_tool_calls(
         &self,
         turn: &Turn,
+        offered: &[ToolSpec],
         calls: &[ToolCall],
         progress: Option<&watch::Sender<String>>,
     ) -> Vec<ToolResult> {
@@ -285,7 +294,11 @@ impl Conversations {
             if let Some(progress) = progress {
                 progress.send_replace(activity_line(turn.lang, ToolActivity::of(&call.name)));
             }
-            let output = self.run_tool_call(turn, &caller, call).await;
+            let output = if offered.iter().any(|tool| tool.name == call.name) {
+                self.run_tool_call(turn, &caller, call).await
+            } else {
+                refuse_unoffered(&caller, call)
+            };
             results.push(ToolResult {
                 call_id: call.id.clone(),
                 content: framed(&call.name, &output, self.tool_settings().max_result_chars),
@@ -356,6 +369,20 @@ impl Conversations {
         log_tool_call(server, caller, started, outcome);
         output
     }
+}
+
+/// A call of a tool this turn was not offered runs nothing, whatever its name: a model (or a
+/// tool result steering it) could name a built-in that stores in incognito, or an MCP tool the
+/// person may not use. The model hears of it as of any unknown tool.
+fn refuse_unoffered(caller: &Caller, call: &ToolCall) -> ToolOutput {
+    crate::metrics::tool_call_finished("unknown", Duration::ZERO, "not_offered");
+    tracing::warn!(
+        user_id = caller.key.user_id.0,
+        chat_id = caller.key.chat_id.0,
+        name_chars = call.name.chars().count(),
+        "the model called a tool it was not offered; nothing ran"
+    );
+    ToolOutput::error(format!("no tool named {:?}", call.name))
 }
 
 /// Logs a tool call with ids only and counts it in `/metrics`, under `tool`.

@@ -488,6 +488,7 @@ impl Conversations {
             } else {
                 0
             },
+            path: "turn",
         };
         let notes = if settings.notes_enabled {
             start.notes

@@ -332,6 +332,7 @@ only-admins-decide = Das können nur Admins entscheiden.
 # The Mini App (the bot's side), and /settings.
 command-settings = Zeige deine Einstellungen: Persona, Modell, Inkognito, Zeitzone.
 webapp-failed = Bei mir ist etwas schiefgegangen. Bitte versuche es gleich noch einmal.
+webapp-too-many = Das war viel auf einmal. Bitte warte { $seconds } s und versuche es dann noch einmal.
 webapp-private-chat = Privater Chat mit mir
 webapp-group-chat = Gruppenchat { $id }
 webapp-memory-button = 🧠 Mein Gedächtnis ansehen und bearbeiten

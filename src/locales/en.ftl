@@ -370,6 +370,7 @@ only-admins-decide = Only admins can decide this.
 # The Mini App (the bot's side), and /settings.
 command-settings = Show your settings: persona, model, incognito, time zone.
 webapp-failed = Something went wrong on my side. Please try again in a moment.
+webapp-too-many = That was a lot at once. Please wait { $seconds } s and try again.
 webapp-private-chat = Private chat with me
 webapp-group-chat = Group chat { $id }
 webapp-memory-button = 🧠 See and edit my memory

@@ -332,6 +332,7 @@ only-admins-decide = Solo los administradores pueden decidir esto.
 # The Mini App (the bot's side), and /settings.
 command-settings = Muestra tus ajustes: persona, modelo, incógnito, zona horaria.
 webapp-failed = Algo salió mal por mi parte. Inténtalo de nuevo en un momento.
+webapp-too-many = Eso fue mucho de una vez. Espera { $seconds } s e inténtalo de nuevo.
 webapp-private-chat = Chat privado conmigo
 webapp-group-chat = Chat de grupo { $id }
 webapp-memory-button = 🧠 Ver y editar mi memoria

@@ -332,6 +332,7 @@ only-admins-decide = Seuls les admins peuvent en décider.
 # The Mini App (the bot's side), and /settings.
 command-settings = Afficher vos réglages : persona, modèle, incognito, fuseau horaire.
 webapp-failed = Quelque chose s’est mal passé de mon côté. Réessayez dans un instant.
+webapp-too-many = C’était beaucoup d’un coup. Attendez { $seconds } s et réessayez.
 webapp-private-chat = Discussion privée avec moi
 webapp-group-chat = Groupe { $id }
 webapp-memory-button = 🧠 Voir et modifier ma mémoire

@@ -358,6 +358,7 @@ only-admins-decide = Решать это могут только админис�
 # The Mini App (the bot's side), and /settings.
 command-settings = Показать ваши настройки: персона, модель, инкогнито, часовой пояс.
 webapp-failed = У меня что-то пошло не так. Попробуйте ещё раз через минуту.
+webapp-too-many = Слишком много запросов сразу. Подождите { $seconds } с и попробуйте снова.
 webapp-private-chat = Личный чат со мной
 webapp-group-chat = Групповой чат { $id }
 webapp-memory-button = 🧠 Посмотреть и изменить мою память

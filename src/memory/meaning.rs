@@ -74,6 +74,8 @@ pub struct MeaningRecall {
     /// `EMBEDDING_MIN_SIMILARITY`, which replaces the calibration.
     configured_floor: Option<f64>,
     calibrated_floor: Mutex<Option<f64>>,
+    /// Held while a calibration runs: turns that come meanwhile do not start another.
+    calibrating: tokio::sync::Mutex<()>,
     paused_until: Mutex<Option<Instant>>,
 }
 
@@ -84,6 +86,7 @@ impl MeaningRecall {
             timeout: config.timeout(),
             configured_floor: config.min_similarity,
             calibrated_floor: Mutex::new(None),
+            calibrating: tokio::sync::Mutex::new(()),
             paused_until: Mutex::new(None),
         }
     }
@@ -96,12 +99,15 @@ impl MeaningRecall {
             .unwrap_or(-1.0)
     }
 
-    /// Calibrates the floor for the model, unless configured or done, beside the first turn's
-    /// own request and within its wait; a failure leaves it for the next turn to try again.
+    /// Calibrates the floor for the model, unless configured, done or running, beside the first
+    /// turn's own request and within its wait; a failure leaves it for the next turn to try again.
     pub async fn calibrate(&self) {
         if self.configured_floor.is_some() || lock(&self.calibrated_floor).is_some() {
             return;
         }
+        let Ok(_calibrating) = self.calibrating.try_lock() else {
+            return;
+        };
         let questions: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(q, _)| *q).collect();
         let answers: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(_, a)| *a).collect();
         let (questions, answers) = tokio::join!(
@@ -124,13 +130,15 @@ impl MeaningRecall {
     }
 
     /// The stored form of `text`'s vector, or `None` when the server failed or was late (or
-    /// failed within the last [`PAUSE_AFTER_FAILURE`]).
-    pub async fn query_vector(&self, text: &str) -> Option<Vec<u8>> {
+    /// failed within the last [`PAUSE_AFTER_FAILURE`]). `path` names who asks, for the metrics:
+    /// `turn` or `search`.
+    pub async fn query_vector(&self, text: &str, path: &'static str) -> Option<Vec<u8>> {
         if self.is_paused() {
             metrics::recall_by_meaning("paused");
             return None;
         }
         let texts = [text];
+        metrics::embedding_query(path);
         let (vector, ()) = tokio::join!(
             self.client.embed_queries(&texts, self.timeout),
             self.calibrate()
@@ -145,7 +153,7 @@ impl MeaningRecall {
                     error = %error,
                     "no vector for the new message; this turn recalls by words alone"
                 );
-                metrics::embedding_failed("turn", error.kind());
+                metrics::embedding_failed(path, error.kind());
                 metrics::recall_by_meaning("failed");
                 *self.lock_pause() = Some(Instant::now() + PAUSE_AFTER_FAILURE);
                 None

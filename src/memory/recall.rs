@@ -29,7 +29,8 @@ use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::period::asked_period;
 use crate::memory::relevance::{
-    announces_change, fuse_rankings, lexical_scores, near_duplicates, places, ranking, word_set,
+    WordSet, announces_change, fuse_rankings, lexical_scores, near_duplicates, places, ranking,
+    word_set,
 };
 use crate::memory::summary::information_score;
 use crate::storage::{
@@ -162,6 +163,8 @@ pub struct RecallQuery<'a> {
     pub before_id: i64,
     /// At most this many older messages are recalled; 0 searches none.
     pub limit: i64,
+    /// Who asks, for the metrics: `turn` or `search`.
+    pub path: &'static str,
 }
 
 /// What the conversation remembers beyond its messages, as the turn read it.
@@ -196,7 +199,7 @@ pub async fn recall(
     let wants_meaning = query.limit > 0 || !remembered.recent_summaries.is_empty();
     let vector = async {
         let meaning = meaning.filter(|_| wants_meaning)?;
-        let vector = meaning.query_vector(query.masked_text).await?;
+        let vector = meaning.query_vector(query.masked_text, query.path).await?;
         Some(QueryVector {
             vector,
             floor: meaning.similarity_floor(),
@@ -478,20 +481,27 @@ fn rank(
     let in_period: HashSet<i64> = found.in_period.messages.iter().map(|m| m.id).collect();
     let message_limit = usize::try_from(query.limit).unwrap_or(0);
     let mut messages_ranked = 0;
-    let mut ranked_words: Vec<HashSet<String>> = Vec::new();
+    let mut ranked_words: Vec<WordSet> = Vec::new();
     pool.ranked = ranking(&scores)
         .into_iter()
         .map(|index| candidates.items[index])
         .filter(|item| {
-            // A near-copy of a message or summary sentence ranked higher adds nothing but its
-            // cost.
             let text = match item {
-                MemoryRef::Message(index) => &pool.messages[*index].content,
+                MemoryRef::Message(index) => {
+                    let message = &pool.messages[*index];
+                    let counts = !in_period.contains(&message.id);
+                    if counts && messages_ranked >= message_limit {
+                        return false;
+                    }
+                    &message.content
+                }
                 MemoryRef::Sentence { summary, sentence } => {
                     &pool.summaries[*summary].sentences[*sentence]
                 }
                 _ => return true,
             };
+            // A near-copy of a message or summary sentence ranked higher adds nothing but its
+            // cost.
             let words = word_set(text);
             if ranked_words
                 .iter()
@@ -500,15 +510,12 @@ fn rank(
                 return false;
             }
             ranked_words.push(words);
-            let MemoryRef::Message(index) = item else {
-                return true;
-            };
-            let message = &pool.messages[*index];
-            if in_period.contains(&message.id) {
-                return true;
+            if let MemoryRef::Message(index) = item
+                && !in_period.contains(&pool.messages[*index].id)
+            {
+                messages_ranked += 1;
             }
-            messages_ranked += 1;
-            messages_ranked <= message_limit
+            true
         })
         .collect();
     let note_score = |note: usize| {

@@ -129,9 +129,50 @@ pub fn places(ranking: &[usize]) -> Vec<Vec<usize>> {
 /// sobre ballenas, ¡increíble!" take one place.
 const NEAR_DUPLICATE_OVERLAP: f64 = 0.75;
 
+/// The distinct words of a text, lowercased, as near-duplicates are compared: each word's hash,
+/// sorted, so that two sets are compared by one merge without allocating (recall compares
+/// every ranked line with those above it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WordSet(Vec<u64>);
+
+impl WordSet {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// How many words the two sets share.
+    fn shared(&self, other: &WordSet) -> usize {
+        let (mut a, mut b) = (self.0.iter().peekable(), other.0.iter().peekable());
+        let mut shared = 0;
+        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+            match x.cmp(y) {
+                std::cmp::Ordering::Less => {
+                    a.next();
+                }
+                std::cmp::Ordering::Greater => {
+                    b.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    shared += 1;
+                    a.next();
+                    b.next();
+                }
+            }
+        }
+        shared
+    }
+}
+
 /// The distinct words of `text`, lowercased, as near-duplicates are compared.
-pub fn word_set(text: &str) -> std::collections::HashSet<String> {
-    words(&text.to_lowercase()).map(str::to_owned).collect()
+pub fn word_set(text: &str) -> WordSet {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    let hasher = BuildHasherDefault::<DefaultHasher>::default();
+    let mut hashes: Vec<u64> = words(&text.to_lowercase())
+        .map(|word| hasher.hash_one(word))
+        .collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    WordSet(hashes)
 }
 
 /// A text of at least this many words whose words are nearly all in another text (see
@@ -143,11 +184,8 @@ const CONTAINED_SHARE: f64 = 0.9;
 /// nearly (see [`NEAR_DUPLICATE_OVERLAP`]), or the shorter one's words within the longer one's
 /// ("On Monday the person said: Yesterday I watched a documentary about whales" holds
 /// "Yesterday I watched a documentary about whales").
-pub fn near_duplicates(
-    a: &std::collections::HashSet<String>,
-    b: &std::collections::HashSet<String>,
-) -> bool {
-    let shared = a.intersection(b).count();
+pub fn near_duplicates(a: &WordSet, b: &WordSet) -> bool {
+    let shared = a.shared(b);
     let all = a.len() + b.len() - shared;
     let smaller = a.len().min(b.len());
     let overlaps = all > 0 && shared as f64 / all as f64 >= NEAR_DUPLICATE_OVERLAP;

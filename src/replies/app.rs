@@ -10,6 +10,15 @@ pub fn app_failed(lang: Lang) -> String {
     plain(lang, "webapp-failed")
 }
 
+/// What the Mini App says to a person past one of its limits: when to try again.
+pub fn app_too_many(lang: Lang, seconds: u64) -> String {
+    i18n::text(
+        lang,
+        "webapp-too-many",
+        [("seconds", value(seconds.to_string()))],
+    )
+}
+
 /// The person's private chat with the bot, as the Mini App names it.
 pub fn app_private_chat(lang: Lang) -> String {
     plain(lang, "webapp-private-chat")

@@ -35,6 +35,16 @@ pub struct TokenLimitRecord {
     pub set_at_ms: i64,
 }
 
+/// A summary of every access rule that changes with any change to them (a rule set, changed or
+/// deleted), read instead of the rules to see whether another replica changed them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AccessRulesFingerprint {
+    pub rules: i64,
+    pub blocks: i64,
+    /// The rules' people and change times, summed modulo a prime so the sum cannot overflow.
+    pub stamp: i64,
+}
+
 /// A stranger the admins were told about, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StrangerAlert {
@@ -56,6 +66,27 @@ impl Store {
                 postgres = r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
                                      changed_at AS changed_at_ms
                               FROM access_rules ORDER BY user_id"#,
+            ),
+        )
+    }
+
+    /// The [`AccessRulesFingerprint`] of the rules as they are now.
+    pub async fn access_rules_fingerprint(&self) -> Result<AccessRulesFingerprint> {
+        run!(
+            self.reader.fetch_one,
+            query_as!(
+                AccessRulesFingerprint,
+                sqlite = r#"SELECT count(*) AS "rules!: i64",
+                                   coalesce(sum(rule = 'block'), 0) AS "blocks!: i64",
+                                   coalesce(sum((user_id % 1000000007) + (changed_at % 1000000007)), 0)
+                                       AS "stamp!: i64"
+                            FROM access_rules"#,
+                postgres = r#"SELECT count(*)::bigint AS "rules!",
+                                     coalesce(sum(CASE WHEN rule = 'block' THEN 1 ELSE 0 END), 0)::bigint
+                                         AS "blocks!",
+                                     coalesce(sum((user_id % 1000000007) + (changed_at % 1000000007)), 0)::bigint
+                                         AS "stamp!"
+                              FROM access_rules"#,
             ),
         )
     }

@@ -59,7 +59,9 @@ mod vectors;
 
 pub use crate::ids::{ChatId, UserId};
 pub use crate::role::Role;
-pub use access::{AccessRule, AccessRuleRecord, StrangerAlert, TokenLimitRecord};
+pub use access::{
+    AccessRule, AccessRuleRecord, AccessRulesFingerprint, StrangerAlert, TokenLimitRecord,
+};
 pub use exchanges::{ExchangeReply, LastExchange};
 pub use import::{ImportCounts, ImportMessage, ImportSession, SessionSpan};
 pub use messages::{NewMessage, SearchTerm, StoredMessage, UndeliveredReply};

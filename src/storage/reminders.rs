@@ -250,6 +250,32 @@ impl Store {
         Ok(due)
     }
 
+    /// Extends `claimant`'s claim on reminder `id` to `now_ms + lease_ms`, just before a send;
+    /// false when it is no longer theirs to send (another claimant took it over after the lease
+    /// lapsed, or it was cancelled). A lapsed claim nobody took yet is still theirs.
+    pub async fn renew_reminder_claim(
+        &self,
+        id: i64,
+        claimant: &str,
+        now_ms: i64,
+        lease_ms: i64,
+    ) -> Result<bool> {
+        let lease_until = now_ms.saturating_add(lease_ms);
+        let renewed = run!(
+            self.writer.execute,
+            query!(
+                sqlite = "UPDATE reminders SET lease_until = ?3
+                          WHERE id = ?1 AND claimed_by = ?2 AND state = 'claimed'",
+                postgres = "UPDATE reminders SET lease_until = $3
+                            WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
+                id,
+                claimant,
+                lease_until,
+            ),
+        )?;
+        Ok(renewed == 1)
+    }
+
     /// Marks reminder `id` sent at `sent_at_ms` as Telegram message `telegram_message_id`, if
     /// `claimant` still holds its claim; false when its claim lapsed and another took it.
     pub async fn reminder_sent(

@@ -2,8 +2,10 @@
 //! `/reminders`, the person's list with a button to cancel each.
 //!
 //! Every replica runs the job. A reminder is claimed for a while before it is sent (on
-//! PostgreSQL with `FOR UPDATE SKIP LOCKED`), so two replicas never send it at once, and it is
-//! marked sent with the Telegram message that carried it. A reminder due while no bot ran is
+//! PostgreSQL with `FOR UPDATE SKIP LOCKED`), so two replicas never send it at once; the claim
+//! is renewed before every try to send, so a send that outlasts the lease (Telegram's flood
+//! waits, a long batch) is not sent again by the replica that took it over, and it is marked
+//! sent with the Telegram message that carried it. A reminder due while no bot ran is
 //! sent when one is back, saying it is late. As with every message, the one window left is a
 //! crash between Telegram taking the message and the mark: the Bot API has no idempotency key,
 //! so that reminder is sent again after the claim lapses.
@@ -26,9 +28,6 @@ use crate::telegram::errors::loggable;
 use crate::telegram::identity;
 use crate::telegram::reply::{HandlerResult, edit_with_buttons, send_private_material};
 
-/// How long a claim on a reminder holds before another replica may send it.
-const CLAIM_LEASE_MS: i64 = 60_000;
-
 /// Reminders claimed at once.
 const CLAIM_BATCH: i64 = 50;
 
@@ -43,17 +42,23 @@ const PREFIX: &str = "reminder:";
 
 /// Sends due reminders until `shutdown`: looks whenever this process stores one, when the next
 /// is due, and at least every `check_interval` (other replicas' reminders, a clock that moved).
+/// A claim on a reminder holds for `lease` from its last renewal; then another replica may send
+/// it.
 pub async fn deliver_reminders(
     bot: TelegramBot,
     conversations: Conversations,
     check_interval: Duration,
+    lease: Duration,
     shutdown: CancellationToken,
 ) {
-    let claimant = claimant_name();
+    let claimant = Claimant {
+        name: claimant_name(),
+        lease_ms: i64::try_from(lease.as_millis()).unwrap_or(i64::MAX),
+    };
     let wake = conversations.reminder_wake();
     loop {
         let claimed = match conversations
-            .claim_due_reminders(&claimant, CLAIM_LEASE_MS, CLAIM_BATCH)
+            .claim_due_reminders(&claimant.name, claimant.lease_ms, CLAIM_BATCH)
             .await
         {
             Ok(claimed) => claimed,
@@ -94,11 +99,17 @@ async fn until_next(conversations: &Conversations, check_interval: Duration) -> 
     Duration::from_millis(wait_ms).min(check_interval)
 }
 
+/// This process as it claims reminders.
+struct Claimant {
+    name: String,
+    lease_ms: i64,
+}
+
 /// Sends one claimed reminder and records what came of it.
 async fn deliver(
     bot: &TelegramBot,
     conversations: &Conversations,
-    claimant: &str,
+    claimant: &Claimant,
     reminder: DueReminder,
 ) {
     let lang = conversations
@@ -107,13 +118,35 @@ async fn deliver(
         .unwrap_or_default();
     let text = reminder_text(conversations, &reminder, lang).await;
     let chat_id = ChatId(reminder.chat_id.0);
-    let sent = with_flood_retry(|| bot.send_message(chat_id, text.clone()).send()).await;
+    // The claim is renewed before every try: a flood wait (or a long batch) can outlast the
+    // lease, and a reminder another replica took over meanwhile is theirs to send, not ours.
+    let sent = with_flood_retry(|| async {
+        match conversations
+            .renew_reminder_claim(reminder.id, &claimant.name, claimant.lease_ms)
+            .await
+        {
+            Ok(true) => bot.send_message(chat_id, text.clone()).send().await.map(Some),
+            Ok(false) => Ok(None),
+            Err(error) => {
+                tracing::error!(error = ?error, reminder = reminder.id, "could not renew a reminder's claim");
+                Ok(None)
+            }
+        }
+    })
+    .await;
     let recorded = match sent {
-        Ok(message) => {
+        Ok(None) => {
+            tracing::info!(
+                reminder = reminder.id,
+                "not sending a reminder whose claim another replica took over"
+            );
+            return;
+        }
+        Ok(Some(message)) => {
             let late = conversations.now_ms() - reminder.due_at_ms > LATE_AFTER_MS;
             crate::metrics::reminder_sent(if late { "late" } else { "on_time" });
             conversations
-                .reminder_sent(reminder.id, claimant, i64::from(message.id.0))
+                .reminder_sent(reminder.id, &claimant.name, i64::from(message.id.0))
                 .await
                 .map(|_| ())
         }
@@ -132,7 +165,7 @@ async fn deliver(
             let retry_at =
                 (!gives_up).then(|| conversations.now_ms() + retry_delay_ms(reminder.attempts));
             conversations
-                .reminder_not_sent(reminder.id, claimant, retry_at)
+                .reminder_not_sent(reminder.id, &claimant.name, retry_at)
                 .await
         }
     };

@@ -39,6 +39,12 @@ pub struct ToolsConfig {
     #[arg(setting = "MCP_CONFIG", global = true)]
     pub mcp_config: Option<PathBuf>,
 
+    /// Longest time a message waits for an MCP server that is still making its first connection
+    /// (right after a start) before it is answered without that server's tools.
+    #[arg(setting = "MCP_START_WAIT_SECS", default_value_t = 5, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=120))]
+    pub mcp_start_wait_secs: u64,
+
     /// The time zone of people who have not set theirs with /timezone (an IANA name such as
     /// Europe/Berlin).
     #[arg(setting = "DEFAULT_TIMEZONE", default_value = "UTC", global = true,

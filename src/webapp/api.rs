@@ -354,6 +354,10 @@ pub(super) async fn search(
             results: Vec::new(),
         }));
     }
+    app.0
+        .limits
+        .admit_search(person.user_id, app.0.clock.now_ms())
+        .map_err(person.too_many())?;
     let found = app
         .0
         .conversations
@@ -548,6 +552,11 @@ pub(super) async fn export(
     Query(query): Query<ExportQuery>,
 ) -> Result<Response, ApiError> {
     let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
+    let _export = app
+        .0
+        .limits
+        .start_export(person.user_id)
+        .map_err(person.too_many())?;
     let file = app
         .0
         .conversations
@@ -588,6 +597,11 @@ pub(super) async fn send_export(
         return Err(ApiError::NotFound);
     };
     let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
+    let _export = app
+        .0
+        .limits
+        .start_export(person.user_id)
+        .map_err(person.too_many())?;
     let file = app
         .0
         .conversations

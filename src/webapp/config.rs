@@ -20,9 +20,27 @@ pub struct WebAppConfig {
     #[arg(setting = "WEBAPP_MAX_AGE_SECS", default_value_t = 86_400, global = true,
           value_parser = clap::value_parser!(u64).range(60..=30 * 86_400))]
     pub webapp_max_age_secs: u64,
+
+    /// Mini App API calls one person may make a minute; past it they are answered 429.
+    #[arg(setting = "WEBAPP_REQUESTS_PER_MINUTE", default_value_t = 120, global = true,
+          value_parser = clap::value_parser!(u32).range(10..=100_000))]
+    pub webapp_requests_per_minute: u32,
+
+    /// Mini App searches one person may make a minute (each may ask the embedding server for a
+    /// vector); past it they are answered 429.
+    #[arg(setting = "WEBAPP_SEARCHES_PER_MINUTE", default_value_t = 20, global = true,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub webapp_searches_per_minute: u32,
 }
 
 impl WebAppConfig {
+    pub fn api_limits(&self) -> super::limits::ApiLimitSettings {
+        super::limits::ApiLimitSettings {
+            requests_per_minute: self.webapp_requests_per_minute,
+            searches_per_minute: self.webapp_searches_per_minute,
+        }
+    }
+
     pub fn max_age(&self) -> Duration {
         Duration::from_secs(self.webapp_max_age_secs)
     }
@@ -63,6 +81,8 @@ mod tests {
         let config = |url: &str| WebAppConfig {
             public_url: Some(parse_public_url(url).unwrap()),
             webapp_max_age_secs: 86_400,
+            webapp_requests_per_minute: 120,
+            webapp_searches_per_minute: 20,
         };
         assert_eq!(
             config("https://bot.example.com")

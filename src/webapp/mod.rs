@@ -16,6 +16,7 @@ mod admin;
 mod api;
 pub mod config;
 pub mod init_data;
+pub mod limits;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,6 +36,7 @@ use crate::i18n::Lang;
 use crate::storage::UserId;
 use crate::telegram::TelegramBot;
 use init_data::{InitDataKey, WebAppUser};
+use limits::{ApiLimitSettings, ApiLimits, Limited};
 
 /// What the Mini App is built from.
 pub struct WebAppParts {
@@ -45,6 +47,8 @@ pub struct WebAppParts {
     /// The bot's token: init data is signed with a key made from it.
     pub bot_token: String,
     pub max_age: Duration,
+    /// What one person may ask of the API.
+    pub limits: ApiLimitSettings,
     pub clock: Arc<dyn Clock>,
     /// Sends an export to the person's private chat, where Telegram's in-app browsers cannot
     /// save a file the page made; `None`: exports are downloaded only.
@@ -60,6 +64,7 @@ struct Inner {
     access: Arc<AccessList>,
     key: InitDataKey,
     max_age_ms: i64,
+    limits: ApiLimits,
     clock: Arc<dyn Clock>,
     bot: Option<TelegramBot>,
 }
@@ -71,6 +76,7 @@ pub fn router(parts: WebAppParts) -> Router {
         access: parts.access,
         key: InitDataKey::for_bot_token(&parts.bot_token),
         max_age_ms: duration_ms(parts.max_age),
+        limits: ApiLimits::new(parts.limits),
         clock: parts.clock,
         bot: parts.bot,
     }));
@@ -205,6 +211,7 @@ impl FromRequestParts<WebApp> for Person {
                 ApiError::Unauthorized
             })?;
         let user_id = data.user.user_id();
+        let admitted = app.limits.admit_request(user_id, app.clock.now_ms());
         let lang = match data.user.language_code.as_deref() {
             Some(code) => Lang::from_code(Some(code)),
             None => app
@@ -218,6 +225,7 @@ impl FromRequestParts<WebApp> for Person {
             Verdict::Allowed => false,
             Verdict::Blocked | Verdict::Stranger => return Err(ApiError::NotAllowed(lang)),
         };
+        admitted.map_err(|limited| ApiError::TooMany { lang, limited })?;
         Ok(Self {
             user: data.user,
             user_id,
@@ -243,6 +251,11 @@ pub enum ApiError {
     /// Not an admin, on an admin route.
     AdminsOnly(Lang),
     NotFound,
+    /// Past one of the person's limits ([`limits`]); told when to try again.
+    TooMany {
+        lang: Lang,
+        limited: Limited,
+    },
     /// The request cannot be done as asked; the sentence says why, in the person's language.
     BadRequest(String),
     /// Something failed on our side; logged with the person's id, told in a fixed sentence.
@@ -254,6 +267,12 @@ pub enum ApiError {
 }
 
 impl Person {
+    /// The person's call past one of their limits.
+    pub fn too_many(&self) -> impl FnOnce(Limited) -> ApiError {
+        let lang = self.lang;
+        move |limited| ApiError::TooMany { lang, limited }
+    }
+
     /// A failure on our side while serving this person.
     pub fn failed(&self) -> impl FnOnce(anyhow::Error) -> ApiError {
         let (lang, user_id) = (self.lang, self.user_id);
@@ -280,6 +299,15 @@ impl IntoResponse for ApiError {
                 return forbidden(crate::replies::only_admins_decide(lang));
             }
             ApiError::NotFound => (StatusCode::NOT_FOUND, "not found".to_owned()),
+            ApiError::TooMany { lang, limited } => {
+                crate::metrics::webapp_limited(limited.limit);
+                let seconds = limited.retry_after_secs;
+                let body =
+                    serde_json::json!({ "error": crate::replies::app_too_many(lang, seconds) });
+                let retry_after = [(header::RETRY_AFTER, seconds.to_string())];
+                return (StatusCode::TOO_MANY_REQUESTS, retry_after, axum::Json(body))
+                    .into_response();
+            }
             ApiError::BadRequest(reason) => (StatusCode::BAD_REQUEST, reason),
             ApiError::Internal {
                 lang,

@@ -16,7 +16,7 @@ use crate::support::mcp::{
 use crate::support::waiting::{PATIENCE, eventually};
 
 /// The tools `mcp_echo` has.
-const ECHO_TOOLS: usize = 7;
+const ECHO_TOOLS: usize = 8;
 
 async fn started(config: McpConfig) -> McpServers {
     let servers = McpServers::start(config, test_settings());
@@ -43,6 +43,7 @@ async fn the_tools_of_a_stdio_server_are_offered_as_server_and_tool_with_their_s
             "echo__env",
             "echo__exit",
             "echo__fail",
+            "echo__parent_environment",
             "echo__pid",
             "echo__sleep"
         ]

@@ -292,3 +292,72 @@ crate::postgres_variants!(
     clear_deletes_the_text_of_the_persons_unanswered_updates_in_that_chat_only,
     a_handled_update_keeps_no_payload_and_old_update_records_are_purged,
 );
+
+/// Neither an MCP server the bot starts nor any other process reading `/proc/<bot>/environ`
+/// finds the bot token, the API key or the database's address there, while the bot goes on using
+/// them. (The test runs as root, which may read any process's `/proc`; the values are gone from
+/// there, not just hidden behind permissions.)
+#[tokio::test]
+async fn no_process_reads_the_bots_secrets_from_proc_not_even_an_mcp_server_it_started() {
+    const API_KEY: &str = "sk-test-PROCSECRET1234567890";
+    let around = Surroundings::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let mcp_config = dir.path().join("mcp.json");
+    let config = json!({"mcpServers": {"echo": {
+        "command": crate::support::mcp::mcp_echo_path(),
+        "allow": "everyone"
+    }}});
+    std::fs::write(&mcp_config, config.to_string()).unwrap();
+    let mut bot = around.spawn_bot(&[
+        ("LLM_API_KEY", API_KEY),
+        ("MCP_CONFIG", mcp_config.to_str().unwrap()),
+    ]);
+    bot.wait_for_log("MCP server connected", 1).await;
+    around
+        .llm
+        .push(crate::support::fake_llm::Behaviour::tool_calls(&[(
+            "echo__parent_environment",
+            json!({}),
+        )]));
+    around
+        .llm
+        .push(crate::support::fake_llm::Behaviour::reply("Looked."));
+
+    around.telegram.send_text(ALICE, ALICE, "look around");
+    around
+        .telegram
+        .wait_for(
+            |calls| crate::support::fake_telegram::called(calls, "sendMessage"),
+            PATIENCE,
+        )
+        .await;
+    let from_outside = std::fs::read(format!("/proc/{}/environ", bot.pid())).unwrap();
+    let from_outside = String::from_utf8_lossy(&from_outside).into_owned();
+    let requests = around.llm.requests();
+    bot.signal("TERM");
+    bot.wait_for_exit().await;
+
+    let from_mcp = requests
+        .last()
+        .expect("the model call after the tool")
+        .everything_sent();
+    assert!(
+        from_mcp.contains("PATH="),
+        "the tool read the environment: {from_mcp}"
+    );
+    for seen in [&from_mcp, &from_outside] {
+        for secret in [around.telegram.token(), API_KEY, &around.database.url] {
+            assert!(!seen.contains(secret), "{secret} is readable: {seen}");
+        }
+    }
+    assert!(
+        from_outside.contains("TELOXIDE_TOKEN="),
+        "names stay: {from_outside}"
+    );
+    assert_eq!(around.telegram.sent_messages(ALICE), ["Looked."]);
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some(format!("Bearer {API_KEY}").as_str()),
+        "the bot still uses its key"
+    );
+}

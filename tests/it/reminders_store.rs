@@ -168,6 +168,56 @@ async fn only_due_reminders_are_claimed_and_a_claim_holds_until_its_lease_ends()
     assert_eq!(exported[0].state, "sent");
 }
 
+/// A sender renews its claim before each try to send: renewed in time, nobody else can claim
+/// the reminder; once another claimant took it over, the first may not send it.
+#[tokio::test]
+async fn a_claim_renewed_before_a_send_holds_and_one_taken_over_cannot_be_renewed() {
+    let db = TestDb::new().await;
+    let first = add(&db, ALICE_KEY, "first", MIDNIGHT_MS).await;
+    let second = add(&db, BOB_KEY, "second", MIDNIGHT_MS).await;
+    let now = MIDNIGHT_MS + 1;
+    let store = &db.store;
+    let claimed = store
+        .claim_due_reminders("a", now, 60_000, 10)
+        .await
+        .unwrap();
+
+    // "a" sends the first one at once, then a flood wait outlasts the lease before the second.
+    let first_renewed = store
+        .renew_reminder_claim(first, "a", now + 1_000, 60_000)
+        .await
+        .unwrap();
+    let taken_over = store
+        .claim_due_reminders("b", now + 60_500, 60_000, 10)
+        .await
+        .unwrap();
+    let second_renewed = store
+        .renew_reminder_claim(second, "a", now + 90_000, 60_000)
+        .await
+        .unwrap();
+    let first_still_held = store
+        .renew_reminder_claim(first, "a", now + 90_000, 60_000)
+        .await
+        .unwrap();
+    let cancelled = add(&db, ALICE_KEY, "cancelled", MIDNIGHT_MS + DAY_MS).await;
+    store
+        .cancel_reminder(ALICE_KEY.user_id, cancelled)
+        .await
+        .unwrap();
+    let cancelled_renewed = store
+        .renew_reminder_claim(cancelled, "a", now, 60_000)
+        .await
+        .unwrap();
+
+    assert_eq!(claimed.len(), 2);
+    assert!(first_renewed);
+    let taken: Vec<i64> = taken_over.iter().map(|reminder| reminder.id).collect();
+    assert_eq!(taken, [second], "the renewed claim held");
+    assert!(!second_renewed, "taken over by b: a must not send it");
+    assert!(first_still_held, "a lapsed claim nobody took is still a's");
+    assert!(!cancelled_renewed);
+}
+
 #[tokio::test]
 async fn a_reminder_not_sent_is_claimable_again_after_its_retry_time_or_given_up() {
     let db = TestDb::new().await;
@@ -320,6 +370,7 @@ crate::postgres_variants!(
     the_limit_holds_for_adds_racing_each_other,
     only_the_persons_own_waiting_reminder_can_be_cancelled,
     only_due_reminders_are_claimed_and_a_claim_holds_until_its_lease_ends,
+    a_claim_renewed_before_a_send_holds_and_one_taken_over_cannot_be_renewed,
     a_reminder_not_sent_is_claimable_again_after_its_retry_time_or_given_up,
     claimants_racing_each_claim_every_due_reminder_exactly_once,
     clear_takes_the_conversations_reminders_and_the_purge_only_finished_ones,

@@ -28,14 +28,21 @@ fn answer_to(question: &str) -> String {
 
 /// One replica in webhook mode on its own port; with its webhook's URL.
 fn spawn_replica(around: &Surroundings) -> (BotProcess, String) {
+    spawn_replica_with(around, &[])
+}
+
+/// [`spawn_replica`] with `extra_env` on top.
+fn spawn_replica_with(around: &Surroundings, extra_env: &[(&str, &str)]) -> (BotProcess, String) {
     let http_addr = format!("127.0.0.1:{}", free_port());
     let hook = format!("http://{http_addr}/telegram/hook");
-    let bot = around.spawn_bot(&[
-        ("HTTP_ADDR", &http_addr),
-        ("TELEGRAM_WEBHOOK_URL", &hook),
+    let mut env = vec![
+        ("HTTP_ADDR", http_addr.as_str()),
+        ("TELEGRAM_WEBHOOK_URL", hook.as_str()),
         ("TELEGRAM_WEBHOOK_SECRET", WEBHOOK_SECRET),
         ("REPLICA_LEASE_SECS", "2"),
-    ]);
+    ];
+    env.extend_from_slice(extra_env);
+    let bot = around.spawn_bot(&env);
     (bot, hook)
 }
 
@@ -147,4 +154,168 @@ fn two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
 #[test]
 fn on_postgres_two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
     on_postgres(two_replicas_answer_each_message_once_though_one_is_killed_mid_load);
+}
+
+/// Reminders claimed together, the first send held up by a flood wait longer than the claim's
+/// lease: the other replica takes the rest over, and each reminder reaches the person once.
+fn a_reminder_batch_whose_sending_outlasts_its_lease_is_sent_once_each() {
+    const ALICE: i64 = 111;
+    const TEXTS: [&str; 3] = ["water the ficus", "call the bank", "buy stamps"];
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let around = Surroundings::start().await;
+        let check = [("REMINDERS_CHECK_SECS", "1")];
+        let (first, _) = spawn_replica_with(&around, &check);
+        let (second, _) = spawn_replica_with(&around, &check);
+        let both_started = |calls: &[crate::support::fake_telegram::Call]| {
+            calls
+                .iter()
+                .filter(|call| call.method == "setWebhook")
+                .count()
+                >= 2
+        };
+        around.telegram.wait_for(both_started, PATIENCE).await;
+        around.telegram.fail_next(
+            "sendMessage",
+            crate::support::fake_telegram::Fault::TooManyRequests { retry_after: 5 },
+        );
+        let store = around.store().await;
+        let now_ms = chrono::Utc::now().timestamp_millis();
+        for text in TEXTS {
+            let reminder = telemem::storage::NewReminder {
+                key: telemem::storage::ConversationKey::new(
+                    telemem::storage::ChatId(ALICE),
+                    telemem::storage::UserId(ALICE),
+                ),
+                text,
+                due_at_ms: now_ms - 1_000,
+                created_at_ms: now_ms - 60_000,
+            };
+            store.add_reminder(&reminder, 50).await.unwrap();
+        }
+
+        let all_sent = eventually(
+            || async {
+                let sent = around.telegram.sent_messages(ALICE);
+                TEXTS
+                    .iter()
+                    .all(|text| sent.iter().any(|message| message.contains(text)))
+            },
+            PATIENCE,
+        )
+        .await;
+        // Past the flood wait and another lease: a second copy would have come by now.
+        tokio::time::sleep(Duration::from_secs(8)).await;
+        let sent = around.telegram.sent_messages(ALICE);
+
+        assert!(all_sent, "{sent:?}\n{}\n{}", first.logs(), second.logs());
+        for text in TEXTS {
+            let copies = sent.iter().filter(|message| message.contains(text)).count();
+            assert_eq!(
+                copies,
+                1,
+                "{text}: {sent:?}\n{}\n{}",
+                first.logs(),
+                second.logs()
+            );
+        }
+        assert!(
+            format!("{}{}", first.logs(), second.logs()).contains("Telegram flood control"),
+            "a send was held up by the flood wait"
+        );
+    });
+}
+
+#[test]
+fn on_postgres_a_reminder_batch_whose_sending_outlasts_its_lease_is_sent_once_each() {
+    on_postgres(a_reminder_batch_whose_sending_outlasts_its_lease_is_sent_once_each);
+}
+
+/// An admin's decisions made through one replica count on the other from the person's next
+/// message, a second later, without a restart: a daily limit, then a block. Neither message
+/// reaches the model.
+fn an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_second() {
+    const ADMIN: i64 = 7;
+    const ALICE: i64 = 111;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let around = Surroundings::start().await;
+        around
+            .llm
+            .set_responder(Arc::new(|body| answer_to(&question_in(body))));
+        let admins = [("ADMIN_USERS", "7")];
+        let (first, first_hook) = spawn_replica_with(&around, &admins);
+        let (second, second_hook) = spawn_replica_with(&around, &admins);
+        let telegram = &around.telegram;
+        let both_started = |calls: &[crate::support::fake_telegram::Call]| {
+            calls
+                .iter()
+                .filter(|call| call.method == "setWebhook")
+                .count()
+                >= 2
+        };
+        telegram.wait_for(both_started, PATIENCE).await;
+        // Each message goes to one replica only.
+        let send = |chat: i64, text: &str, hook: &str| {
+            telegram.send_text(chat, chat, text);
+            let updates = telegram.take_pending_updates();
+            let hook = hook.to_owned();
+            async move {
+                for update in &updates {
+                    deliver_to_all(&[&hook], update).await;
+                }
+            }
+        };
+        let replies_to = |chat: i64, count: usize| async move {
+            eventually(
+                || async { telegram.sent_messages(chat).len() >= count },
+                PATIENCE,
+            )
+            .await
+        };
+
+        send(ALICE, "first question", &second_hook).await;
+        assert!(replies_to(ALICE, 1).await, "{}", second.logs());
+        send(ADMIN, &format!("/limit {ALICE} 1"), &first_hook).await;
+        assert!(replies_to(ADMIN, 1).await, "{}", first.logs());
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        send(ALICE, "second question", &second_hook).await;
+        assert!(replies_to(ALICE, 2).await, "{}", second.logs());
+        let after_limit = around.llm.requests().len();
+        send(ADMIN, &format!("/limit {ALICE} off"), &first_hook).await;
+        send(ADMIN, &format!("/block {ALICE}"), &first_hook).await;
+        assert!(replies_to(ADMIN, 3).await, "{}", first.logs());
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        send(ALICE, "third question", &second_hook).await;
+        // A blocked person may get a refusal or nothing; give a reply time to come.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let model_calls = around.llm.requests().len();
+        let alice_saw = telegram.sent_messages(ALICE);
+
+        assert_eq!(alice_saw[0], answer_to("first question"));
+        assert_ne!(
+            alice_saw[1],
+            answer_to("second question"),
+            "the limit held: {alice_saw:?}"
+        );
+        assert!(
+            !alice_saw
+                .iter()
+                .any(|text| text == &answer_to("third question")),
+            "the block held: {alice_saw:?}"
+        );
+        assert_eq!(after_limit, 1, "the limited message reached no model");
+        assert_eq!(model_calls, 1, "the blocked message reached no model");
+    });
+}
+
+#[test]
+fn on_postgres_an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_second() {
+    on_postgres(an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_second);
 }

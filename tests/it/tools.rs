@@ -510,6 +510,79 @@ async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offere
     );
 }
 
+/// Messages that waited while the bot was down come in at once after a start: the first is
+/// answered with the MCP server's tools even though the server takes a while to connect.
+#[tokio::test]
+async fn a_message_right_after_a_start_waits_for_an_mcp_server_still_connecting() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("mcp.json");
+    let config = json!({"mcpServers": {"echo": {
+        "command": crate::support::mcp::mcp_echo_path(),
+        "env": {"ECHO_START_DELAY_MS": "1500"},
+        "allow": "everyone"
+    }}});
+    std::fs::write(&path, config.to_string()).expect("write the MCP configuration");
+    let mut bot = TestBot::start_with_args(&[
+        "--mcp-config",
+        path.to_str().unwrap(),
+        "--mcp-start-wait-secs",
+        "30",
+    ])
+    .await;
+    bot.llm.push(Behaviour::reply("Ready."));
+
+    let reply = ask(&bot, "What can you look up?").await;
+    let request = bot.llm.last_request().expect("a model call");
+    bot.stop().await;
+
+    assert_eq!(reply, "Ready.");
+    assert!(
+        offered_tools(&request)
+            .iter()
+            .any(|name| name == "echo__echo"),
+        "{:?}",
+        offered_tools(&request)
+    );
+}
+
+/// A server that cannot start does not hold a message longer than `MCP_START_WAIT_SECS`.
+#[tokio::test]
+async fn a_message_is_answered_without_an_mcp_server_that_is_slower_than_the_start_wait() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("mcp.json");
+    let config = json!({"mcpServers": {"echo": {
+        "command": crate::support::mcp::mcp_echo_path(),
+        "env": {"ECHO_START_DELAY_MS": "60000"},
+        "allow": "everyone"
+    }}});
+    std::fs::write(&path, config.to_string()).expect("write the MCP configuration");
+    let mut bot = TestBot::start_with_args(&[
+        "--mcp-config",
+        path.to_str().unwrap(),
+        "--mcp-start-wait-secs",
+        "1",
+    ])
+    .await;
+    bot.llm.push(Behaviour::reply("Without it."));
+
+    let started = std::time::Instant::now();
+    let reply = ask(&bot, "What can you look up?").await;
+    let waited = started.elapsed();
+    let request = bot.llm.last_request().expect("a model call");
+    bot.stop().await;
+
+    assert_eq!(reply, "Without it.");
+    assert!(
+        waited >= std::time::Duration::from_millis(900),
+        "{waited:?}"
+    );
+    assert!(
+        !offered_tools(&request)
+            .iter()
+            .any(|name| name.starts_with("echo__"))
+    );
+}
+
 #[tokio::test]
 async fn cancel_stops_a_reply_while_a_slow_tool_runs() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -532,4 +605,68 @@ async fn cancel_stops_a_reply_while_a_slow_tool_runs() {
 
     assert_eq!(messages[before], "⏹", "{messages:?}");
     assert!(waited < std::time::Duration::from_secs(10), "{waited:?}");
+}
+
+#[tokio::test]
+async fn in_incognito_a_memory_tool_the_model_calls_unoffered_stores_nothing() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut bot = bot_with_echo_server_for_alice(&dir).await;
+    ask(&bot, "/incognito on").await;
+    // Incognito offers the MCP server's tools only; the model names the memory tools anyway.
+    bot.llm.push(Behaviour::tool_calls(&[
+        (
+            "remember",
+            json!({"text": "Alice hides a key under the mat"}),
+        ),
+        (
+            "set_reminder",
+            json!({"text": "move the key", "at": "2030-01-01T09:00"}),
+        ),
+        ("set_timezone", json!({"zone": "Asia/Tokyo"})),
+    ]));
+    bot.llm.push(Behaviour::reply("Done."));
+
+    let reply = ask(&bot, "Remember where my key is and remind me").await;
+    let requests = bot.llm.requests();
+    let results = tool_results(requests.last().expect("a model call"));
+    let notes = bot.store.notes(ALICE_CHAT).await.expect("notes");
+    let reminders = bot.store.reminders_of(ALICE_CHAT).await.expect("reminders");
+    bot.stop().await;
+
+    assert_eq!(reply, "Done.");
+    assert!(notes.is_empty(), "{notes:?}");
+    assert!(reminders.is_empty(), "{reminders:?}");
+    assert_eq!(results.len(), 3, "{results:?}");
+    for (_, content) in &results {
+        assert!(content.contains("no tool named"), "{results:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_tool_the_person_is_not_offered_is_refused_as_unknown_and_runs_nothing() {
+    let metrics = telemem::metrics::install().expect("the metrics recorder");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut bot = bot_with_echo_server_for_alice(&dir).await;
+    // The echo server is Alice's (an admin's) alone; Bob's model names its tool anyway.
+    bot.llm.push(Behaviour::tool_calls(&[(
+        "echo__echo",
+        json!({"text": "Bob was here"}),
+    )]));
+    bot.llm.push(Behaviour::reply("I can't use that."));
+    let before = bot.telegram.sent_messages(BOB).len();
+
+    bot.telegram.send_text(BOB, BOB, "Use the echo tool");
+    let reply = bot.wait_for_messages(BOB, before + 1).await[before].clone();
+    let results = tool_results(&bot.llm.last_request().expect("a model call"));
+    let metrics = metrics.render();
+    bot.stop().await;
+
+    assert_eq!(reply, "I can't use that.");
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(results[0].1.contains("no tool named"), "{results:?}");
+    assert!(!results[0].1.contains("Bob was here"), "{results:?}");
+    assert!(
+        metrics.contains("outcome=\"not_offered\""),
+        "counted in /metrics: {metrics}"
+    );
 }

@@ -801,3 +801,73 @@ async fn a_chat_where_the_person_has_no_memory_is_not_found_and_gets_nothing_wri
     assert_eq!(me["chats"][1]["chat_id"], GROUP, "{me}");
     assert_eq!(me["chats"][1]["private"], false);
 }
+
+/// 200 searches at once from one person: the first ones are answered, the rest get 429 with
+/// `Retry-After` and a sentence in their language; the embedding server is asked no more often
+/// than the searches let in, someone else still searches, and `/metrics` counts both.
+#[tokio::test]
+async fn a_flood_of_searches_from_one_person_is_limited_and_bounds_the_embedding_calls() {
+    const SEARCHES: usize = 200;
+    const SEARCHES_PER_MINUTE: usize = 5;
+    let metrics = telemem::metrics::install().expect("the metrics recorder");
+    let embeddings = crate::support::fake_embeddings::FakeEmbeddings::start().await;
+    let per_minute = SEARCHES_PER_MINUTE.to_string();
+    let mut app = AppBot::start(&[
+        "--embedding-base-url",
+        embeddings.base_url(),
+        "--embedding-model",
+        "fake-embedding",
+        "--webapp-searches-per-minute",
+        &per_minute,
+    ])
+    .await;
+    let alice = init_data_for(ALICE, "de");
+    let bob = init_data_for(BOB, "en");
+    add_note(&app, &alice, "Alice's door code is 4711").await;
+    let before = embeddings.requests();
+
+    let searches = (0..SEARCHES).map(|round| {
+        let (app, alice) = (&app, &alice);
+        async move {
+            let path = format!("/app/api/search?q=door+code+{round}");
+            let response = app.call(Method::GET, &path, Some(alice), None).await;
+            let retry_after = response
+                .headers()
+                .get("retry-after")
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.parse::<u64>().ok());
+            let status = response.status().as_u16();
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            (status, retry_after, body)
+        }
+    });
+    let answers = futures_util::future::join_all(searches).await;
+    let search_calls = embeddings.requests() - before;
+    let (bobs_status, _) = app.get_json("/app/api/search?q=door", &bob).await;
+    let rendered = metrics.render();
+    app.bot.stop().await;
+
+    let answered = answers.iter().filter(|(status, ..)| *status == 200).count();
+    assert_eq!(answered, SEARCHES_PER_MINUTE, "{:?}", &answers[..3]);
+    for (status, retry_after, body) in answers.iter().filter(|(status, ..)| *status != 200) {
+        assert_eq!(*status, 429, "{body}");
+        assert!(retry_after.is_some_and(|seconds| (1..=60).contains(&seconds)));
+        assert!(
+            body["error"].as_str().unwrap().contains("Bitte warte"),
+            "{body}"
+        );
+    }
+    // The searches let in, the one-off calibration of the model (questions, answers) and the
+    // note's own vector, which the background embedder may ask for meanwhile.
+    assert!(
+        search_calls <= SEARCHES_PER_MINUTE + 3,
+        "{search_calls} embedding calls: {:?}",
+        embeddings.texts()
+    );
+    assert_eq!(
+        bobs_status, 200,
+        "one person's flood does not limit another"
+    );
+    assert!(rendered.contains("telemem_webapp_limited_total{limit=\"searches\"}"));
+    assert!(rendered.contains("telemem_embedding_queries_total{path=\"search\"}"));
+}

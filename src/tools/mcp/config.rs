@@ -20,6 +20,13 @@ use crate::ids::UserId;
 /// The longest tool name the model providers accept (OpenAI's limit; Anthropic's too).
 const MAX_TOOL_NAME_CHARS: usize = 64;
 
+/// The longest server name: its tools' names start with it, and the rest must tell them apart.
+const MAX_SERVER_NAME_CHARS: usize = 32;
+
+/// How many hex digits of a tool name's hash tell apart tools whose offered names had to be
+/// changed (a character replaced or the name cut).
+const NAME_HASH_DIGITS: usize = 8;
+
 /// Headers the MCP transport sets itself; a configured value would break the protocol.
 const RESERVED_HEADERS: [&str; 4] = [
     "accept",
@@ -130,10 +137,21 @@ impl McpConfig {
         let Value::Object(servers) = servers else {
             bail!("\"mcpServers\" must be an object of servers by name");
         };
-        let servers = servers
+        let servers: Vec<ServerConfig> = servers
             .iter()
             .map(|(name, server)| parse_server(name, server))
             .collect::<anyhow::Result<_>>()?;
+        let mut prefixes: BTreeMap<String, &str> = BTreeMap::new();
+        for server in &servers {
+            let prefix = offered_prefix(&server.name);
+            if let Some(first) = prefixes.insert(prefix, &server.name) {
+                bail!(
+                    "the MCP servers \"{first}\" and \"{}\" would offer their tools under the same \
+                     names; rename one",
+                    server.name
+                );
+            }
+        }
         Ok(Self { servers })
     }
 }
@@ -141,6 +159,18 @@ impl McpConfig {
 fn parse_server(name: &str, server: &Value) -> anyhow::Result<ServerConfig> {
     if name.trim().is_empty() {
         bail!("an MCP server has an empty name");
+    }
+    let offered = offered_characters(name);
+    if name.chars().count() > MAX_SERVER_NAME_CHARS
+        || offered.contains("__")
+        || offered.starts_with('_')
+        || offered.ends_with('_')
+    {
+        bail!(
+            "the MCP server name \"{name}\" cannot name its tools: at most \
+             {MAX_SERVER_NAME_CHARS} characters, not starting or ending with \"_\" and without \
+             \"__\" (the tools are offered as <server>__<tool>)"
+        );
     }
     let Value::Object(fields) = server else {
         bail!("the MCP server \"{name}\" must be an object");
@@ -279,10 +309,29 @@ impl Fields<'_> {
 }
 
 /// The name a server's tool is offered to the model under: `<server>__<tool>`, with every
-/// character outside `[A-Za-z0-9_-]` replaced by `_` and cut to the providers' 64 characters.
+/// character outside `[A-Za-z0-9_-]` replaced by `_`. When that changed the tool's name, or the
+/// whole is over the providers' 64 characters, it is cut and ends in a hash of the tool's own
+/// name, so two tools of a server never share an offered name. Server names are checked at
+/// start ([`McpConfig::parse`]) so that the part before the first `__` names one server.
 pub fn offered_tool_name(server: &str, tool: &str) -> String {
-    format!("{server}__{tool}")
-        .chars()
+    let name = format!(
+        "{}__{}",
+        offered_characters(server),
+        offered_characters(tool)
+    );
+    let changed = offered_characters(tool) != tool;
+    if !changed && name.chars().count() <= MAX_TOOL_NAME_CHARS {
+        return name;
+    }
+    let hash = name_hash(tool);
+    let kept = MAX_TOOL_NAME_CHARS - NAME_HASH_DIGITS - 1;
+    let head: String = name.chars().take(kept).collect();
+    format!("{head}_{hash}")
+}
+
+/// `text` with every character outside `[A-Za-z0-9_-]` replaced by `_`.
+fn offered_characters(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
                 c
@@ -290,13 +339,20 @@ pub fn offered_tool_name(server: &str, tool: &str) -> String {
                 '_'
             }
         })
-        .take(MAX_TOOL_NAME_CHARS)
         .collect()
 }
 
-/// The prefix every offered name of `server`'s tools starts with (possibly cut, like the names).
+/// [`NAME_HASH_DIGITS`] hex digits of FNV-1a over `text`: the same on every replica and run.
+fn name_hash(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    format!("{hash:016x}")[..NAME_HASH_DIGITS].to_owned()
+}
+
+/// The prefix every offered name of `server`'s tools starts with.
 pub fn offered_prefix(server: &str) -> String {
-    offered_tool_name(server, "")
+    format!("{}__", offered_characters(server))
 }
 
 #[cfg(test)]
@@ -306,12 +362,50 @@ mod tests {
     #[test]
     fn offered_names_keep_only_the_characters_providers_accept_and_fit_64() {
         assert_eq!(offered_tool_name("orders", "find"), "orders__find");
+        let changed = offered_tool_name("my.server", "list files");
+        assert!(changed.starts_with("my_server__list_files_"), "{changed}");
         assert_eq!(
-            offered_tool_name("my.server", "list files"),
-            "my_server__list_files"
+            changed.len(),
+            "my_server__list_files_".len() + NAME_HASH_DIGITS
         );
-        assert_eq!(offered_tool_name("é", "x"), "___x");
-        assert_eq!(offered_tool_name(&"s".repeat(70), "tool").len(), 64);
+        let long = offered_tool_name("s", &"t".repeat(80));
+        assert_eq!(long.chars().count(), 64);
+        assert!(long.starts_with("s__ttt"), "{long}");
+    }
+
+    #[test]
+    fn two_tools_of_a_server_never_share_an_offered_name() {
+        let names = [
+            "list files",
+            "list_files",
+            "list.files",
+            &format!("{}a", "x".repeat(70)),
+            &format!("{}b", "x".repeat(70)),
+        ]
+        .map(|tool| offered_tool_name("fs", tool));
+        let distinct: std::collections::HashSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+        assert!(names.iter().all(|name| name.chars().count() <= 64));
+    }
+
+    #[test]
+    fn server_names_that_would_mix_up_tool_names_are_refused_naming_them() {
+        let parse =
+            |servers: &str| McpConfig::parse(&format!(r#"{{"mcpServers": {{{servers}}}}}"#));
+        let error = parse(r#""x": {"command": "a"}, "x__fs": {"command": "b"}"#).unwrap_err();
+        assert!(format!("{error:#}").contains("\"x__fs\""), "{error:#}");
+        let error =
+            parse(r#""my.server": {"command": "a"}, "my server": {"command": "b"}"#).unwrap_err();
+        let shown = format!("{error:#}");
+        assert!(
+            shown.contains("my.server") && shown.contains("my server"),
+            "{shown}"
+        );
+        for name in ["x_", "_x", "a__b", &"s".repeat(33)] {
+            let servers = format!(r#""{name}": {{"command": "a"}}"#);
+            assert!(parse(&servers).is_err(), "{name}");
+        }
+        assert!(parse(r#""x": {"command": "a"}, "x-fs": {"command": "b"}"#).is_ok());
     }
 
     #[test]

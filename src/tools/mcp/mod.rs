@@ -4,7 +4,9 @@
 //! [`ToolOutput`] the model is told about.
 //!
 //! Start-up never waits for a server: tools appear when their server is up and disappear the
-//! moment it goes away. The configuration is `config.rs`, the HTTP transport on the bot's
+//! moment it goes away. A turn that comes while a server it may use is still making its first
+//! connection waits for it a little ([`McpSettings::start_wait`], [`McpServers::wait_for_starting`]),
+//! so the messages that waited while the bot was down are not answered without the tools. The configuration is `config.rs`, the HTTP transport on the bot's
 //! reqwest `http_client.rs`, the translation of schemas and results `output.rs`. Nothing here
 //! logs what a tool was given or gave back; only server, tool, duration and outcome.
 
@@ -13,8 +15,7 @@ mod http_client;
 mod output;
 mod supervisor;
 
-use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
@@ -38,6 +39,8 @@ pub struct McpSettings {
     pub call_timeout: Duration,
     /// The longest result, in characters, the model is given; longer ones are cut.
     pub max_result_chars: usize,
+    /// How long a turn waits for a server still making its first connection.
+    pub start_wait: Duration,
 }
 
 impl Default for McpSettings {
@@ -46,6 +49,7 @@ impl Default for McpSettings {
             start_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(60),
             max_result_chars: 20_000,
+            start_wait: Duration::from_secs(5),
         }
     }
 }
@@ -96,6 +100,8 @@ impl Drop for Inner {
 struct Server {
     config: ServerConfig,
     state: RwLock<ServerState>,
+    /// Cancelled once the first try to connect has ended, up or failed.
+    first_try_ended: CancellationToken,
 }
 
 #[derive(Default)]
@@ -137,6 +143,7 @@ impl Server {
         let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
         state.connection = Some(connection);
         state.last_error = None;
+        self.first_try_ended.cancel();
     }
 
     fn withdraw(&self, reason: String) {
@@ -148,6 +155,7 @@ impl Server {
     fn set_error(&self, error: String) {
         let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
         state.last_error = Some(error);
+        self.first_try_ended.cancel();
     }
 }
 
@@ -169,10 +177,10 @@ impl McpServers {
                 Arc::new(Server {
                     config,
                     state: RwLock::default(),
+                    first_try_ended: CancellationToken::new(),
                 })
             })
             .collect();
-        warn_of_shared_prefixes(&servers);
         for server in &servers {
             let supervisor = supervisor::supervise(server.clone(), settings.clone(), stop.clone());
             tasks.spawn(supervisor);
@@ -194,6 +202,21 @@ impl McpServers {
         self.inner.tasks.wait().await;
     }
 
+    /// Waits, up to [`McpSettings::start_wait`], for the servers `caller` may use that are still
+    /// making their first connection (right after a start); returns at once when none is.
+    pub async fn wait_for_starting(&self, caller: &Caller) {
+        let deadline = Instant::now() + self.inner.settings.start_wait;
+        for server in &self.inner.servers {
+            if server.config.allow.admits(caller) && !server.first_try_ended.is_cancelled() {
+                let first_try = server.first_try_ended.cancelled();
+                if tokio::time::timeout_at(deadline, first_try).await.is_err() {
+                    tracing::info!(server = %server.config.name, "answering without a server still starting");
+                    return;
+                }
+            }
+        }
+    }
+
     /// The tools `caller` may use now, from the servers that are up.
     pub fn tools(&self, caller: &Caller) -> Vec<ToolSpec> {
         let mut tools = Vec::new();
@@ -205,8 +228,8 @@ impl McpServers {
         tools
     }
 
-    /// Every connected server's tools, each name once: where two servers' names meet (see
-    /// [`warn_of_shared_prefixes`]), the server listed first keeps it.
+    /// Every connected server's tools, each name once (names are distinct by construction:
+    /// [`config::offered_tool_name`]).
     fn for_each_offered(
         &self,
         mut visit: impl FnMut(&Arc<Server>, &Arc<Connection>, &OfferedTool),
@@ -331,23 +354,4 @@ impl McpServers {
 
 fn unavailable(server: &str) -> ToolOutput {
     ToolOutput::error(format!("the server {server} is not available right now"))
-}
-
-/// Servers whose names become the same prefix offer tools under the same names: only the first
-/// one's are offered, which an admin should hear of once, at start-up.
-fn warn_of_shared_prefixes(servers: &[Arc<Server>]) {
-    let mut seen = HashMap::new();
-    for server in servers {
-        let prefix = config::offered_prefix(&server.config.name);
-        match seen.entry(prefix) {
-            Entry::Vacant(entry) => {
-                entry.insert(&server.config.name);
-            }
-            Entry::Occupied(first) => tracing::warn!(
-                server = %server.config.name,
-                first = %first.get(),
-                "two MCP servers' tools are offered under the same names; the first server keeps them"
-            ),
-        }
-    }
 }

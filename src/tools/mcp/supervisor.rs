@@ -222,14 +222,20 @@ async fn run(server: &Server, client: Client, tools: Vec<Tool>, stop: &Cancellat
     tracing::info!(server = %server.config.name, reason, "MCP server disconnected");
 }
 
-/// The server's tools under their offered names; a name given twice keeps its first tool.
+/// The server's tools under their offered names. Names are distinct by construction
+/// ([`offered_tool_name`]); a server listing one tool name twice keeps the first, loudly.
 fn offered_tools(server: &str, tools: &[Tool]) -> Vec<OfferedTool> {
     let mut seen = HashSet::new();
     let mut offered = Vec::with_capacity(tools.len());
     for tool in tools {
         let name = offered_tool_name(server, &tool.name);
         if !seen.insert(name.clone()) {
-            tracing::warn!(server, tool = %tool.name, name, "MCP tool name taken; tool skipped");
+            tracing::error!(
+                server,
+                tool = %tool.name,
+                name,
+                "the MCP server lists two tools under one name; the second is not offered"
+            );
             continue;
         }
         offered.push(OfferedTool {

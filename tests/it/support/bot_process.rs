@@ -104,6 +104,11 @@ impl BotProcess {
         }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Everything the bot has logged so far.
     pub fn logs(&self) -> String {
         self.logs.lock().unwrap().clone()

@@ -44,6 +44,7 @@ pub fn test_settings() -> McpSettings {
         start_timeout: PATIENCE,
         call_timeout: Duration::from_secs(10),
         max_result_chars: 1_000,
+        start_wait: PATIENCE,
     }
 }
 
