@@ -436,8 +436,8 @@ async fn persona(
                 confirmation: replies::persona_set(lang, persona.as_str()),
             }
         }
-        Err(PersonaError::TooLong { length, .. }) => {
-            CommandAnswer::Say(replies::persona_too_long(lang, length))
+        Err(PersonaError::TooLong { length, max }) => {
+            CommandAnswer::Say(replies::persona_too_long(lang, length, max))
         }
         Err(PersonaError::Empty) => CommandAnswer::Say(replies::persona_none(lang)),
     })

@@ -11,26 +11,8 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::ids::UserId;
+use crate::setting::Setting;
 use crate::storage::{BackendKind, StoreOptions};
-
-/// A setting read from a flag or an environment variable, named once by its variable: with
-/// `setting = "LLM_MAX_TOKENS"` in its `#[arg]`, a field is the flag `--llm-max-tokens`, the
-/// variable `LLM_MAX_TOKENS`, and shows the value name `LLM_MAX_TOKENS`, so that clap's messages
-/// about the flag name the variable too.
-pub trait Setting {
-    fn setting(self, variable: &'static str) -> Self;
-}
-
-impl Setting for clap::Arg {
-    fn setting(self, variable: &'static str) -> Self {
-        self.long(variable.to_lowercase().replace('_', "-"))
-            .env(variable)
-            .value_name(variable)
-            // One value after the flag, lists included (they are split by their delimiter): the
-            // derive, seeing no `long`, took a list for a positional argument that takes several.
-            .num_args(1)
-    }
-}
 
 /// The longest time window accepted anywhere: ten years, in seconds.
 const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
@@ -476,7 +458,7 @@ pub struct Config {
     pub memory: MemoryConfig,
 
     #[command(flatten)]
-    pub redaction: crate::memory::redact::RedactionConfig,
+    pub redaction: RedactionConfig,
 
     #[command(flatten)]
     pub telegram: TelegramConfig,
@@ -542,6 +524,27 @@ impl Config {
             .filter(|secret| !secret.is_empty())
             .collect()
     }
+}
+
+/// Extra patterns to mask, on top of the defaults.
+///
+/// The default patterns (API keys, Telegram bot tokens, passwords in URLs, long hex secrets,
+/// GitHub tokens, AWS access key ids, `Bearer` tokens and PEM private keys) are always on; these
+/// only add to them.
+#[derive(Clone, Debug, Args)]
+pub struct RedactionConfig {
+    /// Extra regular expression to mask in stored text before it reaches the model (Rust `regex`
+    /// syntax); repeat the flag, or put one per line in the variable. The built-in patterns
+    /// (API keys, bot tokens, URL passwords, private keys...) are always on. If a pattern has a
+    /// capture group, only the first group is masked (`password=(\S+)` keeps `password=`).
+    #[arg(
+        long = "redact-pattern",
+        env = "REDACT_PATTERNS",
+        value_name = "REDACT_PATTERNS",
+        value_delimiter = '\n',
+        global = true
+    )]
+    pub extra_patterns: Vec<String>,
 }
 
 /// Converts a duration to whole milliseconds, the unit of every stored time.

@@ -37,16 +37,14 @@ mod retry;
 mod tools;
 mod turn;
 
+pub use crate::replies::views::{ConversationStats, MemoryOverview, ToolActivity};
 pub use answer::Answer;
-pub use commands::{
-    ConversationStats, MemoryOverview, ModelMenu, NoteAddition, PERSONA_MAX_CHARS, Persona,
-    PersonaError,
-};
+pub use commands::{ModelMenu, NoteAddition, PERSONA_MAX_CHARS, Persona, PersonaError};
 pub use export::{ExportFile, ExportFormat};
 pub use own_memory::{FoundKind, FoundMemory};
 pub use reminders::PersonZone;
 pub use retry::{Retry, RetryStart};
-pub use tools::{ToolActivity, ToolSettings, ToolsOffer, activity_line};
+pub use tools::{ToolSettings, ToolsOffer, activity_line};
 pub use turn::{FinishedTurn, Turn, TurnInput, TurnRecord};
 
 use std::collections::HashMap;

@@ -64,6 +64,7 @@ pub mod replies;
 pub mod role;
 pub mod running_turns;
 pub mod secret;
+pub mod setting;
 pub mod storage;
 pub mod telegram;
 pub mod telemetry;

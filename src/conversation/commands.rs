@@ -10,9 +10,10 @@ use crate::clock::start_of_utc_day_ms;
 use crate::i18n::Lang;
 use crate::llm::ModelInUse;
 use crate::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
+use crate::replies::views::{ConversationStats, MemoryOverview};
 use crate::storage::{
-    ConversationKey, NoteAdded, NoteRecord, PurgeCounts, Setting, StoredMessage, SummaryRecord,
-    UserId, UserSettings,
+    ConversationKey, NoteAdded, NoteRecord, PurgeCounts, Setting, StoredMessage, UserId,
+    UserSettings,
 };
 
 /// The longest persona accepted, in characters.
@@ -52,28 +53,6 @@ impl Persona {
     }
 }
 
-/// Figures for `/stats`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConversationStats {
-    pub messages_stored: i64,
-    /// Messages the next prompt would carry verbatim.
-    pub messages_in_context: i64,
-    /// Tokens the person used today in all their chats (the daily limit counts those).
-    pub tokens_today: u64,
-    /// The person's daily token limit; `None`: no limit.
-    pub daily_token_limit: Option<u64>,
-    pub tokens_total: i64,
-    pub session_started_at_ms: Option<i64>,
-    pub last_activity_ms: Option<i64>,
-    pub now_ms: i64,
-    /// The model that answers the person.
-    pub model: ModelInUse,
-    /// Whether the conversation is in incognito.
-    pub incognito: bool,
-    /// Tokens the person's incognito turns used today, in all their chats.
-    pub incognito_tokens_today: i64,
-}
-
 /// The most people whose recorded language is remembered in memory; past it the memory starts
 /// over (the only cost: one more write per person).
 const RECORDED_LANGUAGES_MAX: usize = 100_000;
@@ -91,15 +70,6 @@ fn recordable_language_code(code: Option<&str>) -> Option<String> {
             .chars()
             .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_');
     looks_like_a_tag.then(|| code.to_owned())
-}
-
-/// What `/memory` shows: the notes and the summaries a prompt can draw on, and whether the
-/// conversation is in incognito (when prompts draw on none of them).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MemoryOverview {
-    pub notes: Vec<NoteRecord>,
-    pub summaries: Vec<SummaryRecord>,
-    pub incognito: bool,
 }
 
 /// What `/model` shows: the models on offer and the one that answers the person.

@@ -27,6 +27,7 @@ use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::notes::NoteText;
 use crate::memory::tokens::estimate_tokens;
 use crate::replies;
+use crate::replies::views::ToolActivity;
 use crate::storage::ConversationKey;
 use crate::time_zone::TimeZone;
 use crate::tools::builtin::{self, BuiltinCall, BuiltinOffer};
@@ -87,15 +88,6 @@ pub enum ToolsOffer {
         tools: Vec<ToolSpec>,
         incognito: bool,
     },
-}
-
-/// What the person sees while a tool runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ToolActivity {
-    SearchingMemory,
-    Remembering,
-    SettingReminder,
-    UsingTool,
 }
 
 impl ToolActivity {

@@ -10,8 +10,8 @@ use std::time::Duration;
 use super::anthropic::AnthropicDialect;
 use super::dialect::Dialect;
 use super::openai::OpenAiDialect;
-use crate::config::Setting;
 use crate::secret::Secret;
+use crate::setting::Setting;
 
 /// Which API dialect the LLM server speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::Setting;
 use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
 use crate::llm::{LlmConfig, model_name};
 use crate::secret::Secret;
+use crate::setting::Setting;
 
 /// The longest text sent to be embedded, in characters. Embedding models read a few hundred
 /// tokens at most (all-MiniLM-L6-v2 256, OpenAI's 8,191) and cut the rest themselves or, for

@@ -11,10 +11,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::config::Setting;
 use crate::llm::LlmConfig;
 use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
 use crate::secret::Secret;
+use crate::setting::Setting;
 
 /// Where voice notes are transcribed, from flags or environment variables.
 #[derive(Clone, Debug, clap::Args)]

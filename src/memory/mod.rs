@@ -18,4 +18,5 @@ pub mod relevance;
 mod strategies;
 pub mod summarizer;
 pub mod summary;
+pub mod terms;
 pub mod tokens;

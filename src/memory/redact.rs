@@ -18,32 +18,13 @@ use std::sync::Arc;
 
 use regex::{Regex, RegexSet};
 
+use crate::config::RedactionConfig;
+
 /// What a masked secret is replaced with.
 pub const MASK: &str = "[redacted]";
 
 /// The most passes [`Redactor::redact`] makes over one text (see there why more than one).
 const MAX_PASSES: usize = 8;
-
-/// Extra patterns to mask, on top of the defaults.
-///
-/// The default patterns (API keys, Telegram bot tokens, passwords in URLs, long hex secrets,
-/// GitHub tokens, AWS access key ids, `Bearer` tokens and PEM private keys) are always on; these
-/// only add to them.
-#[derive(Clone, Debug, clap::Args)]
-pub struct RedactionConfig {
-    /// Extra regular expression to mask in stored text before it reaches the model (Rust `regex`
-    /// syntax); repeat the flag, or put one per line in the variable. The built-in patterns
-    /// (API keys, bot tokens, URL passwords, private keys...) are always on. If a pattern has a
-    /// capture group, only the first group is masked (`password=(\S+)` keeps `password=`).
-    #[arg(
-        long = "redact-pattern",
-        env = "REDACT_PATTERNS",
-        value_name = "REDACT_PATTERNS",
-        value_delimiter = '\n',
-        global = true
-    )]
-    pub extra_patterns: Vec<String>,
-}
 
 /// Why the configured extra patterns cannot be used. Each message names the variable and quotes
 /// the pattern, so a bad configuration stops the program at start with a clear reason.

@@ -3,7 +3,7 @@
 //! message, not by their kind.
 //!
 //! Two signals rank the pool of candidates. By words: BM25 over the pool itself, with the same
-//! search terms recall sends to the full-text index ([`crate::memory::recall::recall_terms`]),
+//! search terms recall sends to the full-text index ([`crate::memory::terms::recall_terms`]),
 //! so that a summary sentence or a note that shares the question's words ranks beside the
 //! message that does. By meaning: the cosine similarity of each candidate's stored vector to the
 //! new message's, where the model gave one. The two rankings are fused by reciprocal rank

@@ -25,8 +25,8 @@ pub fn internal_error(lang: Lang) -> String {
 }
 
 /// The line a reply shows while a tool runs.
-pub fn tool_activity(lang: Lang, activity: crate::conversation::ToolActivity) -> String {
-    use crate::conversation::ToolActivity;
+pub fn tool_activity(lang: Lang, activity: super::views::ToolActivity) -> String {
+    use super::views::ToolActivity;
     let id = match activity {
         ToolActivity::SearchingMemory => "tool-searching-memory",
         ToolActivity::Remembering => "tool-remembering",

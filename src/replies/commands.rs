@@ -4,9 +4,9 @@
 //! commands a terminal cannot do.
 
 use super::numbers::{human_duration, thousands};
+use super::views::{ConversationStats, MemoryOverview};
 use super::{plain, value};
 use crate::clock::format_utc_ms;
-use crate::conversation::{ConversationStats, MemoryOverview, PERSONA_MAX_CHARS};
 use crate::i18n::{self, Lang};
 use crate::llm::ModelInUse;
 use crate::memory::notes::MAX_NOTES_BY_HAND;
@@ -113,11 +113,11 @@ pub fn persona_set(lang: Lang, persona: &str) -> String {
     i18n::text(lang, "persona-saved", [("persona", value(persona))])
 }
 
-pub fn persona_too_long(lang: Lang, length: usize) -> String {
+pub fn persona_too_long(lang: Lang, length: usize, max: usize) -> String {
     i18n::text(
         lang,
         "persona-too-long",
-        [("length", value(length)), ("max", value(PERSONA_MAX_CHARS))],
+        [("length", value(length)), ("max", value(max))],
     )
 }
 

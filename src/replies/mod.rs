@@ -7,7 +7,8 @@
 //! everyone's commands (`commands`), the admins' side and the refusals of strangers (`admin`),
 //! the tools' side: reminders, time zones, `/tools` (`tools`), the Mini App's buttons and
 //! `/settings` (`app`), and how numbers, sizes and
-//! durations read (`numbers`). Callers use them from here.
+//! durations read (`numbers`). Callers use them from here. The figures some replies are made
+//! from are plain values of `views`, which the conversation fills in.
 
 mod admin;
 mod app;
@@ -15,6 +16,7 @@ mod chat;
 mod commands;
 mod numbers;
 mod tools;
+pub mod views;
 
 pub use admin::*;
 pub use app::*;

@@ -1,7 +1,7 @@
 use super::numbers::counted;
+use super::views::{ConversationStats, MemoryOverview};
 use super::*;
 use crate::access_list::{AccessChange, AccessOverview};
-use crate::conversation::{ConversationStats, MemoryOverview};
 use crate::i18n::{self, Lang};
 use crate::llm::ModelInUse;
 use crate::quota::{LimitReached, LimitSource, PersonLimit};
@@ -51,7 +51,7 @@ fn english_sentences_read_as_before() {
         "Deleted 2 messages from 1 session. I no longer remember anything from this chat."
     );
     assert_eq!(
-        persona_too_long(Lang::En, 1_001),
+        persona_too_long(Lang::En, 1_001, 1_000),
         "That persona is 1001 characters long; at most 1000 are allowed. Please shorten it."
     );
     let greeting = Greeting {
@@ -117,7 +117,7 @@ fn every_sentence(lang: Lang) -> Vec<String> {
         persona_none(lang),
         persona_current(lang, "terse"),
         persona_set(lang, "terse"),
-        persona_too_long(lang, 1_001),
+        persona_too_long(lang, 1_001, 1_000),
         export_empty(lang),
         export_caption(lang),
         labels.title,

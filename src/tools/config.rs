@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::config::Setting;
+use crate::setting::Setting;
 use crate::time_zone::TimeZone;
 
 #[derive(Clone, Debug, Args)]

@@ -12,8 +12,9 @@ use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use teloxide::payloads::SendDocumentSetters;
 
+use super::limits::ExportTurn;
 use super::{ApiError, Person, WebApp};
-use crate::conversation::{ExportFormat, FoundKind, NoteAddition, Persona};
+use crate::conversation::{ExportFile, ExportFormat, FoundKind, NoteAddition, Persona};
 use crate::i18n;
 use crate::memory::notes::NoteText;
 use crate::replies;
@@ -482,9 +483,9 @@ pub(super) async fn change_settings(
         Some(text) if text.trim().is_empty() => Some(None),
         Some(text) => match Persona::parse(&text) {
             Ok(persona) => Some(Some(persona)),
-            Err(crate::conversation::PersonaError::TooLong { length, .. }) => {
+            Err(crate::conversation::PersonaError::TooLong { length, max }) => {
                 return Err(ApiError::BadRequest(replies::persona_too_long(
-                    lang, length,
+                    lang, length, max,
                 )));
             }
             Err(crate::conversation::PersonaError::Empty) => Some(None),
@@ -544,15 +545,15 @@ pub(super) struct ExportQuery {
     format: String,
 }
 
-/// `GET /app/api/export?format=json|markdown`: the chat's history as a file, as `/export`
-/// sends it.
-pub(super) async fn export(
-    State(app): State<WebApp>,
-    person: Person,
-    Query(query): Query<ExportQuery>,
-) -> Result<Response, ApiError> {
-    let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
-    let _export = app
+/// The chat's history as a file, built while the person has no other export being built (the
+/// turn is held until the file is delivered).
+async fn export_file(
+    app: &WebApp,
+    person: &Person,
+    query: &ExportQuery,
+) -> Result<(ExportTurn, ExportFile), ApiError> {
+    let key = ChatQuery { chat: query.chat }.key(app, person).await?;
+    let turn = app
         .0
         .limits
         .start_export(person.user_id)
@@ -563,9 +564,20 @@ pub(super) async fn export(
         .export_file(key, ExportFormat::parse(&query.format), person.lang)
         .await
         .map_err(person.failed())?;
-    let Some(file) = file else {
-        return Err(ApiError::BadRequest(replies::export_empty(person.lang)));
-    };
+    match file {
+        Some(file) => Ok((turn, file)),
+        None => Err(ApiError::BadRequest(replies::export_empty(person.lang))),
+    }
+}
+
+/// `GET /app/api/export?format=json|markdown`: the chat's history as a file, as `/export`
+/// sends it.
+pub(super) async fn export(
+    State(app): State<WebApp>,
+    person: Person,
+    Query(query): Query<ExportQuery>,
+) -> Result<Response, ApiError> {
+    let (_export, file) = export_file(&app, &person, &query).await?;
     Ok((
         [
             (header::CONTENT_TYPE, file.content_type.to_owned()),
@@ -596,21 +608,7 @@ pub(super) async fn send_export(
     let Some(bot) = &app.0.bot else {
         return Err(ApiError::NotFound);
     };
-    let key = ChatQuery { chat: query.chat }.key(&app, &person).await?;
-    let _export = app
-        .0
-        .limits
-        .start_export(person.user_id)
-        .map_err(person.too_many())?;
-    let file = app
-        .0
-        .conversations
-        .export_file(key, ExportFormat::parse(&query.format), person.lang)
-        .await
-        .map_err(person.failed())?;
-    let Some(file) = file else {
-        return Err(ApiError::BadRequest(replies::export_empty(person.lang)));
-    };
+    let (_export, file) = export_file(&app, &person, &query).await?;
     let document = teloxide::types::InputFile::memory(file.bytes).file_name(file.file_name);
     bot.send_document(teloxide::types::ChatId(person.user_id.0), document)
         .caption(replies::export_caption(person.lang))

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::config::Setting;
+use crate::setting::Setting;
 
 #[derive(Clone, Debug, Args)]
 pub struct WebAppConfig {
