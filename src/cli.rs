@@ -17,7 +17,6 @@ use crate::i18n::Lang;
 use crate::import::{self, command::ImportArgs};
 use crate::jobs;
 use crate::llm::{Completion, LlmError, Role};
-use crate::quota::TokenCheck;
 use crate::replies::{self, Greeting};
 use crate::storage::{ChatId, ConversationKey, PurgeCounts, Store, UserId, UserStats};
 use crate::telemetry;
@@ -554,8 +553,7 @@ async fn command_in_terminal(
 async fn chat_turn_in_terminal(services: &ChatServices, terminal: &Terminal, text: &str) -> String {
     let conversations = &services.conversations;
     let key = terminal.key;
-    if let Ok(TokenCheck::Reached(reached)) = conversations.quota().check_tokens(key.user_id).await
-    {
+    if let Some(reached) = conversations.daily_limit_reached(key.user_id).await {
         return replies::daily_limit_reached(terminal.lang, &reached);
     }
     let running = conversations.start_running(key, None);
@@ -579,6 +577,9 @@ async fn retry_in_terminal(conversations: &Conversations, terminal: &Terminal) -
         Ok(RetryStart::Ready(retry)) => retry,
         Ok(RetryStart::NothingToRetry) => return replies::nothing_to_retry(terminal.lang),
         Ok(RetryStart::StillRunning) => return replies::retry_while_running(terminal.lang),
+        Ok(RetryStart::LimitReached(reached)) => {
+            return replies::daily_limit_reached(terminal.lang, &reached);
+        }
         Err(error) => return format!("error: {error:#}"),
     };
     let running = conversations.start_running(key, None);

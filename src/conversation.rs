@@ -58,7 +58,7 @@ use crate::memory::embedder::EmbedderWake;
 use crate::memory::incognito::IncognitoMemory;
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::redact::Redactor;
-use crate::quota::{Quota, QuotaSettings};
+use crate::quota::{LimitReached, Quota, QuotaSettings, TokenCheck};
 use crate::running_turns::RunningTurns;
 use crate::storage::{Store, UserId};
 
@@ -181,6 +181,26 @@ impl Conversations {
     pub fn with_quota(mut self, settings: QuotaSettings) -> Self {
         self.quota = Quota::new(self.store.clone(), self.clock.clone(), settings);
         self
+    }
+
+    /// Whether `user_id` used up their daily tokens, so that their next turn (a message, a
+    /// retry, an inline question) is refused before it is stored or sent to the model. A failed
+    /// check lets the turn go on: the turn itself meets the same database next.
+    pub async fn daily_limit_reached(&self, user_id: UserId) -> Option<LimitReached> {
+        match self.quota.check_tokens(user_id).await {
+            Ok(TokenCheck::Within) => None,
+            Ok(TokenCheck::Reached(reached)) => {
+                tracing::info!(
+                    user_id = user_id.0,
+                    "refused a turn: the daily token limit is used up"
+                );
+                Some(reached)
+            }
+            Err(error) => {
+                tracing::warn!(error = ?error, "could not check the daily token limit");
+                None
+            }
+        }
     }
 
     /// The per-person limits.

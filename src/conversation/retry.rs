@@ -11,6 +11,7 @@ use anyhow::Context;
 use super::turn::reply_usage;
 use super::{Conversations, Turn, TurnRecord};
 use crate::llm::Completion;
+use crate::quota::LimitReached;
 use crate::storage::{ConversationKey, ExchangeReply, NewMessage, Role};
 
 /// A retry ready to ask the model.
@@ -41,6 +42,8 @@ pub enum RetryStart {
     NothingToRetry,
     /// A turn of the conversation is still running: its answer is not there to replace yet.
     StillRunning,
+    /// The person used up their daily tokens: a retry asks the model like any turn.
+    LimitReached(LimitReached),
 }
 
 impl Conversations {
@@ -49,6 +52,9 @@ impl Conversations {
     /// the notes as they are now). A summary of the message's own session is left out, since it
     /// was written from the answer being replaced.
     pub async fn begin_retry(&self, key: ConversationKey) -> anyhow::Result<RetryStart> {
+        if let Some(reached) = self.daily_limit_reached(key.user_id).await {
+            return Ok(RetryStart::LimitReached(reached));
+        }
         if self.running.is_running(key) {
             return Ok(RetryStart::StillRunning);
         }

@@ -82,7 +82,7 @@ use sqlite::{Connections, begin_write, roll_back_failed_command, unless_closed};
 pub use sqlite::{MIGRATOR, SqliteStore};
 pub use stats::{DatabaseTotals, UserStats};
 pub use summaries::SummaryRecord;
-pub use updates::{RecordedUpdate, UnfinishedUpdate, UpdateRecord, UpdateState};
+pub use updates::{LoadElsewhere, RecordedUpdate, UnfinishedUpdate, UpdateRecord, UpdateState};
 pub use usage::{DayTokens, PersonUsage, StoredBytes, TokensAndLimit};
 pub use vector_cache::VectorCounts;
 use vector_cache::{ConversationVectors, Held, VectorCache};

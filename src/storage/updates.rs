@@ -34,11 +34,27 @@ impl From<(i64, String)> for UpdateRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordedUpdate {
     /// Stored now. `behind_unfinished_elsewhere`: an older update of the same conversation was
-    /// still being answered by another replica, so this one waits for it.
-    New { behind_unfinished_elsewhere: bool },
+    /// still being answered by another replica, so this one waits for it. `elsewhere`: the
+    /// person's updates other replicas hold, for the per-person limits.
+    New {
+        behind_unfinished_elsewhere: bool,
+        elsewhere: LoadElsewhere,
+    },
     /// Recorded before (a redelivery): not answered again.
     SeenBefore,
 }
+
+/// A person's updates that other replicas took in, as one update of theirs was stored: those
+/// still unfinished, and those received in the last minute. Always none on SQLite, where one
+/// process takes in every update.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadElsewhere {
+    pub unfinished: u32,
+    pub last_minute: u32,
+}
+
+/// The window of [`LoadElsewhere::last_minute`].
+const MINUTE_MS: i64 = 60_000;
 
 /// Where an update stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::Type)]
@@ -171,9 +187,10 @@ impl Store {
 
     /// [`Store::record_updates`], telling for each new update also whether, as it was stored, an
     /// older update of its conversation received since `earlier_since_ms` was still being
-    /// answered by another replica (PostgreSQL; on SQLite one process answers them all, in
-    /// order). The check rides in the statement that stores the updates, so the usual turn (no
-    /// such update) costs no round trip of its own to keep a conversation's answers in order.
+    /// answered by another replica, and how many of the person's updates other replicas hold
+    /// ([`LoadElsewhere`]; PostgreSQL; on SQLite one process answers them all, in order). The
+    /// checks ride in the statement that stores the updates, so the usual turn costs no round
+    /// trip of its own to keep a conversation's answers in order and its person's limits.
     #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
     pub async fn record_updates_in_order<U>(
         &self,
@@ -226,6 +243,7 @@ impl Store {
                     .map(|update| match inserted.remove(&update.update_id) {
                         true => RecordedUpdate::New {
                             behind_unfinished_elsewhere: false,
+                            elsewhere: LoadElsewhere::default(),
                         },
                         false => RecordedUpdate::SeenBefore,
                     })
@@ -267,7 +285,19 @@ impl Store {
                                            AND earlier.state <> 'done'
                                            AND earlier.received_at >= $8
                                            AND earlier.claimed_by IS DISTINCT FROM $6)
-                                     AS "behind_unfinished_elsewhere!""#,
+                                     AS "behind_unfinished_elsewhere!",
+                                 (SELECT count(*) FROM processed_updates AS other
+                                  WHERE other.user_id = processed_updates.user_id
+                                    AND other.received_at >= $8
+                                    AND other.payload IS NOT NULL
+                                    AND other.state <> 'done'
+                                    AND other.claimed_by IS DISTINCT FROM $6)
+                                     AS "unfinished_elsewhere!",
+                                 (SELECT count(*) FROM processed_updates AS other
+                                  WHERE other.user_id = processed_updates.user_id
+                                    AND other.received_at >= $9
+                                    AND other.claimed_by IS DISTINCT FROM $6)
+                                     AS "last_minute_elsewhere!""#,
                     &ids,
                     &payloads,
                     &chats as &[Option<i64>],
@@ -276,20 +306,29 @@ impl Store {
                     &*db.replica,
                     now_ms + db.lease_ms,
                     earlier_since_ms,
+                    now_ms - MINUTE_MS,
                 )
                 .fetch_all(&db.pool)
                 .await?;
+                let count = |count: i64| u32::try_from(count).unwrap_or(u32::MAX);
                 // `remove`: an id given twice in one batch is new only the first time.
-                let mut inserted: HashMap<i64, bool> = inserted
+                let mut inserted: HashMap<i64, RecordedUpdate> = inserted
                     .into_iter()
-                    .map(|row| (row.update_id, row.behind_unfinished_elsewhere))
+                    .map(|row| {
+                        let recorded = RecordedUpdate::New {
+                            behind_unfinished_elsewhere: row.behind_unfinished_elsewhere,
+                            elsewhere: LoadElsewhere {
+                                unfinished: count(row.unfinished_elsewhere),
+                                last_minute: count(row.last_minute_elsewhere),
+                            },
+                        };
+                        (row.update_id, recorded)
+                    })
                     .collect();
                 Ok(ids
                     .iter()
                     .map(|id| match inserted.remove(id) {
-                        Some(behind_unfinished_elsewhere) => RecordedUpdate::New {
-                            behind_unfinished_elsewhere,
-                        },
+                        Some(recorded) => recorded,
                         None => RecordedUpdate::SeenBefore,
                     })
                     .collect())

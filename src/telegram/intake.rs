@@ -42,8 +42,8 @@ use tokio_util::sync::CancellationToken;
 use crate::clock::Clock;
 use crate::metrics;
 use crate::storage::{
-    BackendKind, Leadership, RecordedUpdate, SoleTask, Store, UndeliveredReply, UnfinishedUpdate,
-    UpdateRecord, UpdateState,
+    BackendKind, Leadership, LoadElsewhere, RecordedUpdate, SoleTask, Store, UndeliveredReply,
+    UnfinishedUpdate, UpdateRecord, UpdateState,
 };
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::bot::TelegramBot;
@@ -84,6 +84,9 @@ pub struct Incoming {
     /// When it was stored, no older update of its conversation was being answered by another
     /// replica: it need not wait for one ([`Intake::wait_for_earlier_updates`]).
     pub in_order: bool,
+    /// The person's updates other replicas held when it was stored: they count against the
+    /// per-person limits here too.
+    pub elsewhere: LoadElsewhere,
 }
 
 /// Stores updates and hands them to the scheduler; cheap to clone.
@@ -400,20 +403,22 @@ impl Intake {
         // None overtakes an older update of its chat that the replay hands over.
         self.replay_finished.cancelled().await;
         for update in updates {
-            let in_order = match recorded.get(&i64::from(update.id.0)) {
+            let (in_order, elsewhere) = match recorded.get(&i64::from(update.id.0)) {
                 Some(RecordedUpdate::SeenBefore) => {
                     tracing::info!(update_id = update.id.0, "dropped an update delivered twice");
                     continue;
                 }
                 Some(RecordedUpdate::New {
                     behind_unfinished_elsewhere,
-                }) => !behind_unfinished_elsewhere,
-                None => false,
+                    elsewhere,
+                }) => (!behind_unfinished_elsewhere, *elsewhere),
+                None => (false, LoadElsewhere::default()),
             };
             self.send(Incoming {
                 update: Box::new(update),
                 replayed: false,
                 in_order,
+                elsewhere,
             })
             .await;
         }
@@ -424,6 +429,7 @@ impl Intake {
             update: Box::new(update),
             replayed,
             in_order: false,
+            elsewhere: LoadElsewhere::default(),
         })
         .await;
     }

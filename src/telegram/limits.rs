@@ -3,12 +3,15 @@
 //! (`USER_MESSAGES_PER_MINUTE`). A message past a limit is not answered by the model; the person
 //! hears about it once per burst, not once per message. Administrators are exempt.
 //!
-//! The counts live in memory only: after a restart everybody starts with a clean slate, and the
+//! The counts live in memory: after a restart everybody starts with a clean slate, and the
 //! messages a person had waiting are handled again without being counted (they were let in once).
+//! With replicas (PostgreSQL), what the other replicas hold of the person's messages
+//! ([`LoadElsewhere`], read in the statement that stored the message) counts too, so the limits
+//! hold per person across replicas.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use crate::storage::UserId;
+use crate::storage::{LoadElsewhere, UserId};
 
 /// The window of the per-minute limit.
 const MINUTE_MS: i64 = 60_000;
@@ -79,8 +82,9 @@ impl UserLimits {
         }
     }
 
-    /// Decides on a new message of `user_id` at `now_ms` and counts it when accepted.
-    pub fn admit(&mut self, user_id: UserId, now_ms: i64) -> Admission {
+    /// Decides on a new message of `user_id` at `now_ms`, with what other replicas hold of theirs
+    /// (`elsewhere`), and counts it when accepted.
+    pub fn admit(&mut self, user_id: UserId, now_ms: i64, elsewhere: LoadElsewhere) -> Admission {
         if self.settings.exempt.contains(&user_id) {
             return Admission::Accepted;
         }
@@ -94,9 +98,14 @@ impl UserLimits {
         {
             load.recent_ms.pop_front();
         }
+        let pending = load.pending.saturating_add(elsewhere.unfinished);
+        let recent = load
+            .recent_ms
+            .len()
+            .saturating_add(elsewhere.last_minute as usize);
         let over = match (settings.max_pending, settings.per_minute) {
-            (Some(max), _) if load.pending >= max => Some(Limit::Pending(max)),
-            (_, Some(max)) if load.recent_ms.len() >= max as usize => Some(Limit::PerMinute(max)),
+            (Some(max), _) if pending >= max => Some(Limit::Pending(max)),
+            (_, Some(max)) if recent >= max as usize => Some(Limit::PerMinute(max)),
             _ => None,
         };
         if let Some(limit) = over {
@@ -146,6 +155,10 @@ impl UserLimits {
 mod tests {
     use super::*;
 
+    fn admit(limits: &mut UserLimits, user_id: UserId, now_ms: i64) -> Admission {
+        limits.admit(user_id, now_ms, LoadElsewhere::default())
+    }
+
     fn limits(max_pending: Option<u32>, per_minute: Option<u32>) -> UserLimits {
         UserLimits::new(LimitSettings {
             max_pending,
@@ -157,9 +170,9 @@ mod tests {
     #[test]
     fn past_the_pending_limit_messages_are_refused_and_the_person_is_told_once() {
         let mut limits = limits(Some(2), None);
-        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
-        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
-        let refusals: Vec<Admission> = (0..5).map(|_| limits.admit(UserId(1), 0)).collect();
+        assert_eq!(admit(&mut limits, UserId(1), 0), Admission::Accepted);
+        assert_eq!(admit(&mut limits, UserId(1), 0), Admission::Accepted);
+        let refusals: Vec<Admission> = (0..5).map(|_| admit(&mut limits, UserId(1), 0)).collect();
         assert_eq!(
             refusals[0],
             Admission::Refused {
@@ -177,15 +190,15 @@ mod tests {
     #[test]
     fn an_answered_message_makes_room_and_a_later_burst_is_told_again() {
         let mut limits = limits(Some(1), None);
-        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
+        assert_eq!(admit(&mut limits, UserId(1), 0), Admission::Accepted);
         assert!(matches!(
-            limits.admit(UserId(1), 0),
+            admit(&mut limits, UserId(1), 0),
             Admission::Refused { notify: true, .. }
         ));
         limits.finished(UserId(1));
-        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
+        assert_eq!(admit(&mut limits, UserId(1), 0), Admission::Accepted);
         assert!(matches!(
-            limits.admit(UserId(1), 0),
+            admit(&mut limits, UserId(1), 0),
             Admission::Refused { notify: true, .. }
         ));
     }
@@ -194,35 +207,35 @@ mod tests {
     fn the_per_minute_limit_counts_the_last_sixty_seconds() {
         let mut limits = limits(None, Some(3));
         for at in [0, 10_000, 20_000] {
-            assert_eq!(limits.admit(UserId(1), at), Admission::Accepted);
+            assert_eq!(admit(&mut limits, UserId(1), at), Admission::Accepted);
             limits.finished(UserId(1));
         }
         assert_eq!(
-            limits.admit(UserId(1), 59_999),
+            admit(&mut limits, UserId(1), 59_999),
             Admission::Refused {
                 limit: Limit::PerMinute(3),
                 notify: true
             }
         );
-        assert_eq!(limits.admit(UserId(1), 60_000), Admission::Accepted);
+        assert_eq!(admit(&mut limits, UserId(1), 60_000), Admission::Accepted);
     }
 
     #[test]
     fn one_persons_load_never_limits_another() {
         let mut limits = limits(Some(1), Some(1));
-        assert_eq!(limits.admit(UserId(1), 0), Admission::Accepted);
+        assert_eq!(admit(&mut limits, UserId(1), 0), Admission::Accepted);
         assert!(matches!(
-            limits.admit(UserId(1), 0),
+            admit(&mut limits, UserId(1), 0),
             Admission::Refused { .. }
         ));
-        assert_eq!(limits.admit(UserId(2), 0), Admission::Accepted);
+        assert_eq!(admit(&mut limits, UserId(2), 0), Admission::Accepted);
     }
 
     #[test]
     fn administrators_are_exempt() {
         let mut limits = limits(Some(1), Some(1));
         for _ in 0..100 {
-            assert_eq!(limits.admit(UserId(99), 0), Admission::Accepted);
+            assert_eq!(admit(&mut limits, UserId(99), 0), Admission::Accepted);
         }
     }
 
@@ -230,11 +243,45 @@ mod tests {
     fn people_idle_for_a_minute_are_forgotten() {
         let mut limits = limits(Some(5), Some(20));
         for user in 0..2_000 {
-            limits.admit(UserId(user), 0);
+            admit(&mut limits, UserId(user), 0);
             limits.finished(UserId(user));
         }
-        limits.admit(UserId(5_000), 0);
-        limits.admit(UserId(5_000), 61_000);
+        admit(&mut limits, UserId(5_000), 0);
+        admit(&mut limits, UserId(5_000), 61_000);
         assert_eq!(limits.tracked_users(), 1, "only the one waiting is kept");
+    }
+
+    #[test]
+    fn what_other_replicas_hold_of_the_person_counts_against_both_limits() {
+        let mut limits = limits(Some(3), Some(5));
+        let busy_elsewhere = LoadElsewhere {
+            unfinished: 2,
+            last_minute: 2,
+        };
+        let chatty_elsewhere = LoadElsewhere {
+            unfinished: 0,
+            last_minute: 4,
+        };
+
+        let first = limits.admit(UserId(1), 0, busy_elsewhere);
+        let second = limits.admit(UserId(1), 0, busy_elsewhere);
+        limits.finished(UserId(1));
+        let third = limits.admit(UserId(1), 0, chatty_elsewhere);
+
+        assert_eq!(first, Admission::Accepted);
+        assert_eq!(
+            second,
+            Admission::Refused {
+                limit: Limit::Pending(3),
+                notify: true
+            }
+        );
+        assert_eq!(
+            third,
+            Admission::Refused {
+                limit: Limit::PerMinute(5),
+                notify: false
+            }
+        );
     }
 }

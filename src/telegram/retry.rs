@@ -20,8 +20,7 @@ use crate::metrics;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
 use crate::telegram::turn::{
-    TurnContext, TurnOutcome, ask_showing_progress, count_tokens, daily_limit_notice,
-    deliver_stored, usable_answer,
+    TurnContext, TurnOutcome, ask_showing_progress, count_tokens, deliver_stored, usable_answer,
 };
 
 /// The retry itself, its answer starting in `preview`'s messages (those an earlier run sent for
@@ -30,12 +29,12 @@ pub(super) async fn retry_turn(
     turn: &TurnContext<'_>,
     preview: Preview,
 ) -> anyhow::Result<TurnOutcome> {
-    // A retry asks the model like any turn, so the daily limit holds for it too.
-    if let Some(notice) = daily_limit_notice(turn).await {
-        return turn.answer_with_notice(preview, &notice).await;
-    }
     let retry = match turn.conversations.begin_retry(turn.key).await {
         Ok(RetryStart::Ready(retry)) => retry,
+        Ok(RetryStart::LimitReached(reached)) => {
+            let notice = replies::daily_limit_reached(turn.lang, &reached);
+            return turn.answer_with_notice(preview, &notice).await;
+        }
         Ok(RetryStart::NothingToRetry) => {
             let notice = replies::nothing_to_retry(turn.lang);
             return turn.answer_with_notice(preview, &notice).await;

@@ -173,6 +173,7 @@ impl Scheduler {
             update,
             replayed,
             in_order,
+            elsewhere,
         } = incoming;
         if stop::is_stop_request(&update, &self.me) {
             tasks.spawn(Arc::clone(self).work_stop_request(update, Arc::clone(shared)));
@@ -184,14 +185,16 @@ impl Scheduler {
                 lock(&shared.limits).admit_unconditionally(user_id);
                 Some(user_id)
             }
-            Some(user_id) => match lock(&shared.limits).admit(user_id, self.clock.now_ms()) {
-                Admission::Accepted => Some(user_id),
-                Admission::Refused { limit, notify } => {
-                    metrics::update_limited(limit_label(limit));
-                    tasks.spawn(Arc::clone(self).turn_away(update, limit, notify));
-                    return;
+            Some(user_id) => {
+                match lock(&shared.limits).admit(user_id, self.clock.now_ms(), elsewhere) {
+                    Admission::Accepted => Some(user_id),
+                    Admission::Refused { limit, notify } => {
+                        metrics::update_limited(limit_label(limit));
+                        tasks.spawn(Arc::clone(self).turn_away(update, limit, notify));
+                        return;
+                    }
                 }
-            },
+            }
         };
         let queued = Queued {
             update,

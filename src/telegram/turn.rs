@@ -16,7 +16,7 @@ use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
 use crate::i18n::Lang;
 use crate::llm::LlmError;
 use crate::metrics;
-use crate::quota::{CapOutcome, TokenCheck};
+use crate::quota::CapOutcome;
 use crate::replies;
 use crate::running_turns::RunningTurn;
 use crate::storage::ConversationKey;
@@ -201,21 +201,8 @@ pub(super) async fn daily_limit_notice_for(
     user_id: crate::storage::UserId,
     lang: Lang,
 ) -> Option<String> {
-    match conversations.quota().check_tokens(user_id).await {
-        Ok(TokenCheck::Within) => None,
-        Ok(TokenCheck::Reached(reached)) => {
-            tracing::info!(
-                user_id = user_id.0,
-                "refused a turn: the daily token limit is used up"
-            );
-            Some(replies::daily_limit_reached(lang, &reached))
-        }
-        // The turn itself meets the same database next; the limit alone does not stop it.
-        Err(error) => {
-            tracing::warn!(error = ?error, "could not check the daily token limit");
-            None
-        }
-    }
+    let reached = conversations.daily_limit_reached(user_id).await?;
+    Some(replies::daily_limit_reached(lang, &reached))
 }
 
 /// One chat turn for a file: what it holds becomes the person's message (see [`media`]), or a

@@ -400,6 +400,50 @@ async fn chat_retries_the_last_answer_and_keeps_only_the_new_one() {
     );
 }
 
+/// A retry asks the model like any turn: past the daily token limit, `/retry` in the terminal is
+/// refused as in Telegram, and the stored answer stays.
+#[tokio::test]
+async fn chat_refuses_a_retry_past_the_daily_limit_and_keeps_the_answer() {
+    let db = TestDb::new().await;
+    let llm = FakeLlm::start().await;
+    llm.push(Behaviour::reply(
+        "An answer long enough to use up ten tokens of the day.",
+    ));
+
+    let output = chat_with_env(
+        &db.url,
+        &llm,
+        "Tell me a joke\n/retry\n/quit\n",
+        &[("USER_DAILY_TOKEN_LIMIT", "10")],
+    )
+    .await;
+
+    let printed = answers(&printed_by(&output));
+    assert_eq!(printed.len(), 2, "{printed:?}");
+    assert_eq!(
+        printed[0],
+        "An answer long enough to use up ten tokens of the day."
+    );
+    assert!(
+        printed[1].starts_with("You have used your 10 tokens for today"),
+        "{}",
+        printed[1]
+    );
+    assert_eq!(llm.requests().len(), 1, "the retry reached no model");
+    let history = db
+        .store
+        .all_messages(ConversationKey::new(ChatId(7), UserId(7)))
+        .await;
+    let contents: Vec<String> = history.unwrap().into_iter().map(|m| m.content).collect();
+    assert_eq!(
+        contents,
+        [
+            "Tell me a joke",
+            "An answer long enough to use up ten tokens of the day."
+        ]
+    );
+}
+
 #[tokio::test]
 async fn ctrl_c_in_chat_stops_the_answer_being_written_and_the_chat_goes_on() {
     let db = TestDb::new().await;

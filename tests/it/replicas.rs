@@ -26,12 +26,7 @@ fn answer_to(question: &str) -> String {
     format!("reply to: {question}")
 }
 
-/// One replica in webhook mode on its own port; with its webhook's URL.
-fn spawn_replica(around: &Surroundings) -> (BotProcess, String) {
-    spawn_replica_with(around, &[])
-}
-
-/// [`spawn_replica`] with `extra_env` on top.
+/// One replica in webhook mode on its own port, with `extra_env` on top; with its webhook's URL.
 fn spawn_replica_with(around: &Surroundings, extra_env: &[(&str, &str)]) -> (BotProcess, String) {
     let http_addr = format!("127.0.0.1:{}", free_port());
     let hook = format!("http://{http_addr}/telegram/hook");
@@ -75,8 +70,12 @@ fn two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
             .llm
             .set_responder(Arc::new(|body| answer_to(&question_in(body))));
         around.llm.set_default_delay(Duration::from_millis(300));
-        let (mut first, first_hook) = spawn_replica(&around);
-        let (second, second_hook) = spawn_replica(&around);
+        // Each person sends a question a round, faster than they are answered: more wait at once
+        // than USER_MAX_PENDING allows, a limit that holds across replicas and is not what this
+        // test is about.
+        let unlimited = [("USER_MAX_PENDING", "0")];
+        let (mut first, first_hook) = spawn_replica_with(&around, &unlimited);
+        let (second, second_hook) = spawn_replica_with(&around, &unlimited);
         around
             .telegram
             .wait_for(
@@ -318,4 +317,71 @@ fn an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_seco
 #[test]
 fn on_postgres_an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_second() {
     on_postgres(an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_second);
+}
+
+/// A person's messages spread over two replicas count against one per-minute limit: what the
+/// other replica took in counts on each.
+fn the_per_minute_limit_holds_for_a_person_whose_messages_reach_both_replicas() {
+    const ALICE: i64 = 111;
+    const PER_MINUTE: usize = 4;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let around = Surroundings::start().await;
+        around
+            .llm
+            .set_responder(Arc::new(|body| answer_to(&question_in(body))));
+        let per_minute = PER_MINUTE.to_string();
+        let limits = [
+            ("USER_MESSAGES_PER_MINUTE", per_minute.as_str()),
+            ("USER_MAX_PENDING", "50"),
+        ];
+        let (first, first_hook) = spawn_replica_with(&around, &limits);
+        let (second, second_hook) = spawn_replica_with(&around, &limits);
+        let telegram = &around.telegram;
+        let both_started = |calls: &[crate::support::fake_telegram::Call]| {
+            calls
+                .iter()
+                .filter(|call| call.method == "setWebhook")
+                .count()
+                >= 2
+        };
+        telegram.wait_for(both_started, PATIENCE).await;
+
+        for round in 0..2 * PER_MINUTE {
+            telegram.send_text(ALICE, ALICE, &format!("question {round}"));
+            let hook = if round % 2 == 0 {
+                &first_hook
+            } else {
+                &second_hook
+            };
+            for update in telegram.take_pending_updates() {
+                deliver_to_all(&[hook], &update).await;
+            }
+        }
+        let some_refused = eventually(
+            || async { telegram.sent_messages(ALICE).len() > PER_MINUTE },
+            PATIENCE,
+        )
+        .await;
+        // Time for any answer still on its way.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let answers = telegram
+            .sent_messages(ALICE)
+            .iter()
+            .filter(|text| text.starts_with("reply to: question"))
+            .count();
+        let model_calls = around.llm.requests().len();
+
+        assert!(some_refused, "{}\n{}", first.logs(), second.logs());
+        assert_eq!(answers, PER_MINUTE, "{:?}", telegram.sent_messages(ALICE));
+        assert_eq!(model_calls, PER_MINUTE);
+    });
+}
+
+#[test]
+fn on_postgres_the_per_minute_limit_holds_for_a_person_whose_messages_reach_both_replicas() {
+    on_postgres(the_per_minute_limit_holds_for_a_person_whose_messages_reach_both_replicas);
 }

@@ -3,8 +3,8 @@
 use std::collections::HashSet;
 
 use telemem::storage::{
-    BackendKind, ChatId, ConversationKey, NewMessage, NoteAdded, NoteUpdate, RecordedUpdate, Role,
-    Store, TurnOpening, TurnStartLimits, UpdateRecord, UpdateState, UserId,
+    BackendKind, ChatId, ConversationKey, LoadElsewhere, NewMessage, NoteAdded, NoteUpdate,
+    RecordedUpdate, Role, Store, TurnOpening, TurnStartLimits, UpdateRecord, UpdateState, UserId,
 };
 
 use crate::support::database::{ALICE_KEY, BOB_KEY, CAROL_KEY, TestDb, count_rows, message_in};
@@ -1635,6 +1635,75 @@ async fn a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came
     assert_eq!(store.open_session(CAROL_KEY).await.unwrap(), None);
 }
 
+/// As an update is stored, the person's updates other replicas hold are counted for the
+/// per-person limits: the unfinished ones, and those of the last minute.
+#[tokio::test]
+async fn an_update_stored_counts_what_other_replicas_hold_of_the_person() {
+    let db = TestDb::new().await;
+    let [first, second] = two_replicas(&db).await;
+    let owned_by = |key: ConversationKey, update_id: i64| UpdateRecord {
+        update_id,
+        owner: Some(key),
+        payload: "{}".to_owned(),
+    };
+    let elsewhere = |recorded: Vec<RecordedUpdate>| -> Vec<LoadElsewhere> {
+        recorded
+            .into_iter()
+            .map(|recorded| match recorded {
+                RecordedUpdate::New { elsewhere, .. } => elsewhere,
+                RecordedUpdate::SeenBefore => panic!("every update here is new"),
+            })
+            .collect()
+    };
+    let load = |unfinished: u32, last_minute: u32| LoadElsewhere {
+        unfinished,
+        last_minute,
+    };
+    let since = MIDNIGHT_MS - DAY_MS;
+    let record = |store: &Store, updates: Vec<UpdateRecord>, at: i64| {
+        let store = store.clone();
+        async move {
+            store
+                .record_updates_in_order(&updates, at, since)
+                .await
+                .unwrap()
+        }
+    };
+    let on_first = record(
+        &first,
+        vec![owned_by(ALICE_KEY, 1), owned_by(ALICE_KEY, 2)],
+        MIDNIGHT_MS,
+    )
+    .await;
+    let on_second = record(
+        &second,
+        vec![owned_by(ALICE_KEY, 3), owned_by(BOB_KEY, 4)],
+        MIDNIGHT_MS + SECOND_MS,
+    )
+    .await;
+    first.set_update_state(1, UpdateState::Done).await.unwrap();
+    let a_minute_later = record(
+        &second,
+        vec![owned_by(ALICE_KEY, 5)],
+        MIDNIGHT_MS + 61 * SECOND_MS,
+    )
+    .await;
+
+    assert_eq!(
+        elsewhere(on_first),
+        [load(0, 0), load(0, 0)],
+        "its own count here"
+    );
+    if db.store.kind() == BackendKind::Postgres {
+        assert_eq!(elsewhere(on_second), [load(2, 2), load(0, 0)]);
+        assert_eq!(elsewhere(a_minute_later), [load(1, 0)]);
+    } else {
+        // SQLite has one process, which takes in every update.
+        assert_eq!(elsewhere(on_second), [load(0, 0), load(0, 0)]);
+        assert_eq!(elsewhere(a_minute_later), [load(0, 0)]);
+    }
+}
+
 #[tokio::test]
 async fn an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so() {
     let db = TestDb::new().await;
@@ -1650,6 +1719,7 @@ async fn an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so
             .map(|recorded| match recorded {
                 RecordedUpdate::New {
                     behind_unfinished_elsewhere,
+                    ..
                 } => behind_unfinished_elsewhere,
                 RecordedUpdate::SeenBefore => panic!("every update here is new"),
             })
@@ -2016,6 +2086,7 @@ crate::postgres_variants!(
     two_replicas_handling_the_same_messages_at_once_store_each_once_in_one_open_session,
     a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came_before,
     an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so,
+    an_update_stored_counts_what_other_replicas_hold_of_the_person,
     many_turns_recording_their_deliveries_at_once_each_finish_their_own_update,
     incognito_token_counts_are_purged_in_time_and_the_switch_is_not,
     an_update_is_new_only_the_first_time,
