@@ -564,6 +564,9 @@ fn recall_turn_benchmark(criterion: &mut Criterion) {
         store
     });
     let key = ConversationKey::new(ChatId(3), UserId(3));
+    // As in a turn, whose new message is the newest: the search looks below it.
+    let newest = runtime.block_on(store.all_messages(key)).expect("messages");
+    let before_id = newest.last().map_or(i64::MAX, |message| message.id + 1);
     let vector = quantize(&pseudo_embedding(u64::MAX));
     let text = "Did the supplier send the parcel tracking and the delivery day?";
     let query = RecallQuery {
@@ -572,7 +575,7 @@ fn recall_turn_benchmark(criterion: &mut Criterion) {
         masked_text: text,
         now_ms: START_MS + MEANING_MESSAGES * 60_000,
         history: &[],
-        before_id: i64::MAX,
+        before_id,
         limit: i64::from(DEFAULT_RECALL_LIMIT),
         path: "turn",
     };

@@ -124,7 +124,13 @@ pub async fn recall_with(
 ) -> Result<MemoryPool, sqlx::Error> {
     let terms = recall_terms(query.text);
     let candidates = query.limit.saturating_mul(CANDIDATES_PER_RESULT);
-    let by_words = recall_by_words(store, query, &terms, candidates);
+    // Each list's neighbours are read as soon as that list is there: those of the hits by
+    // meaning while the search by words still runs.
+    let by_words = async {
+        let found = recall_by_words(store, query, &terms, candidates).await?;
+        let around = neighbours(store, query.key, found.iter().take(NEIGHBOURED_HITS)).await?;
+        Ok::<_, sqlx::Error>((found, around))
+    };
     let read_summaries = remembered.older_summaries.take();
     let older_summaries = async {
         match read_summaries {
@@ -137,22 +143,33 @@ pub async fn recall_with(
         }
     };
     let by_meaning = async {
-        match vector.await {
+        let found = match vector.await {
             Some(vector) => recall_by_meaning(store, &vector, query, candidates).await,
             None => ByMeaning::default(),
-        }
+        };
+        let hits = found.messages.iter().map(|(message, _)| message);
+        let around = neighbours(store, query.key, hits.take(NEIGHBOURED_HITS)).await?;
+        Ok::<_, sqlx::Error>((found, around))
     };
     let in_period = recall_period(store, query);
     let (by_words, older_summaries, by_meaning, in_period) =
         tokio::join!(by_words, older_summaries, by_meaning, in_period);
-    let mut found = Found {
-        by_words: by_words?,
+    let (by_words, mut neighbours) = by_words?;
+    let (by_meaning, around_by_meaning) = by_meaning?;
+    // A hit of both lists keeps its neighbours once.
+    let words_hits: HashSet<i64> = neighbours.iter().map(|neighbour| neighbour.of).collect();
+    neighbours.extend(
+        around_by_meaning
+            .into_iter()
+            .filter(|neighbour| !words_hits.contains(&neighbour.of)),
+    );
+    let found = Found {
+        by_words,
         older_summaries: older_summaries?,
         by_meaning,
         in_period: in_period?,
-        neighbours: Vec::new(),
+        neighbours,
     };
-    found.neighbours = neighbours(store, query.key, &found).await?;
     let history_ids = places_by_id(query.history);
     let mut pool = gather(&found, remembered, &history_ids);
     rank(&mut pool, query, &terms, &found, &history_ids);
@@ -165,24 +182,12 @@ pub async fn recall_with(
 /// ([`SAYS_SOMETHING_WORDS`]: an "Okay." between them is stepped over), among the messages
 /// stored within [`NEIGHBOUR_REACH`] ids of it (a busy bot interleaves other people's messages
 /// between a person's, so a neighbour farther away is not looked for).
-async fn neighbours(
+async fn neighbours<'a>(
     store: &Store,
     key: ConversationKey,
-    found: &Found,
+    hits: impl Iterator<Item = &'a StoredMessage>,
 ) -> Result<Vec<Neighbour>, sqlx::Error> {
-    let hits: Vec<&StoredMessage> = found
-        .by_words
-        .iter()
-        .take(NEIGHBOURED_HITS)
-        .chain(
-            found
-                .by_meaning
-                .messages
-                .iter()
-                .map(|(m, _)| m)
-                .take(NEIGHBOURED_HITS),
-        )
-        .collect();
+    let hits: Vec<&StoredMessage> = hits.collect();
     if hits.is_empty() {
         return Ok(Vec::new());
     }

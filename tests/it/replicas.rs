@@ -41,6 +41,26 @@ fn spawn_replica_with(around: &Surroundings, extra_env: &[(&str, &str)]) -> (Bot
     (bot, hook)
 }
 
+/// A runtime of its own for each test: the replicas run beside it as processes.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Waits until both replicas registered their webhook, so are taking updates.
+async fn both_started(around: &Surroundings) {
+    let registered = |calls: &[crate::support::fake_telegram::Call]| {
+        calls
+            .iter()
+            .filter(|call| call.method == "setWebhook")
+            .count()
+            >= 2
+    };
+    around.telegram.wait_for(registered, PATIENCE).await;
+}
+
 /// Posts `update` to every webhook in `hooks` at once, as a balancer that retries elsewhere
 /// would; a replica that is down simply does not answer.
 async fn deliver_to_all(hooks: &[&str], update: &serde_json::Value) {
@@ -60,11 +80,7 @@ async fn deliver_to_all(hooks: &[&str], update: &serde_json::Value) {
 }
 
 fn two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    runtime().block_on(async {
         let around = Surroundings::start().await;
         around
             .llm
@@ -76,19 +92,7 @@ fn two_replicas_answer_each_message_once_though_one_is_killed_mid_load() {
         let unlimited = [("USER_MAX_PENDING", "0")];
         let (mut first, first_hook) = spawn_replica_with(&around, &unlimited);
         let (second, second_hook) = spawn_replica_with(&around, &unlimited);
-        around
-            .telegram
-            .wait_for(
-                |calls| {
-                    calls
-                        .iter()
-                        .filter(|call| call.method == "setWebhook")
-                        .count()
-                        >= 2
-                },
-                PATIENCE,
-            )
-            .await;
+        both_started(&around).await;
 
         let mut asked: BTreeMap<i64, Vec<String>> = BTreeMap::new();
         for round in 0..ROUNDS {
@@ -160,23 +164,12 @@ fn on_postgres_two_replicas_answer_each_message_once_though_one_is_killed_mid_lo
 fn a_reminder_batch_whose_sending_outlasts_its_lease_is_sent_once_each() {
     const ALICE: i64 = 111;
     const TEXTS: [&str; 3] = ["water the ficus", "call the bank", "buy stamps"];
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    runtime().block_on(async {
         let around = Surroundings::start().await;
         let check = [("REMINDERS_CHECK_SECS", "1")];
         let (first, _) = spawn_replica_with(&around, &check);
         let (second, _) = spawn_replica_with(&around, &check);
-        let both_started = |calls: &[crate::support::fake_telegram::Call]| {
-            calls
-                .iter()
-                .filter(|call| call.method == "setWebhook")
-                .count()
-                >= 2
-        };
-        around.telegram.wait_for(both_started, PATIENCE).await;
+        both_started(&around).await;
         around.telegram.fail_next(
             "sendMessage",
             crate::support::fake_telegram::Fault::TooManyRequests { retry_after: 5 },
@@ -239,11 +232,7 @@ fn on_postgres_a_reminder_batch_whose_sending_outlasts_its_lease_is_sent_once_ea
 fn an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_second() {
     const ADMIN: i64 = 7;
     const ALICE: i64 = 111;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    runtime().block_on(async {
         let around = Surroundings::start().await;
         around
             .llm
@@ -252,14 +241,7 @@ fn an_admins_limit_and_block_through_one_replica_hold_on_the_other_within_a_seco
         let (first, first_hook) = spawn_replica_with(&around, &admins);
         let (second, second_hook) = spawn_replica_with(&around, &admins);
         let telegram = &around.telegram;
-        let both_started = |calls: &[crate::support::fake_telegram::Call]| {
-            calls
-                .iter()
-                .filter(|call| call.method == "setWebhook")
-                .count()
-                >= 2
-        };
-        telegram.wait_for(both_started, PATIENCE).await;
+        both_started(&around).await;
         // Each message goes to one replica only.
         let send = |chat: i64, text: &str, hook: &str| {
             telegram.send_text(chat, chat, text);
@@ -324,11 +306,7 @@ fn on_postgres_an_admins_limit_and_block_through_one_replica_hold_on_the_other_w
 fn the_per_minute_limit_holds_for_a_person_whose_messages_reach_both_replicas() {
     const ALICE: i64 = 111;
     const PER_MINUTE: usize = 4;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    runtime.block_on(async {
+    runtime().block_on(async {
         let around = Surroundings::start().await;
         around
             .llm
@@ -341,14 +319,7 @@ fn the_per_minute_limit_holds_for_a_person_whose_messages_reach_both_replicas() 
         let (first, first_hook) = spawn_replica_with(&around, &limits);
         let (second, second_hook) = spawn_replica_with(&around, &limits);
         let telegram = &around.telegram;
-        let both_started = |calls: &[crate::support::fake_telegram::Call]| {
-            calls
-                .iter()
-                .filter(|call| call.method == "setWebhook")
-                .count()
-                >= 2
-        };
-        telegram.wait_for(both_started, PATIENCE).await;
+        both_started(&around).await;
 
         for round in 0..2 * PER_MINUTE {
             telegram.send_text(ALICE, ALICE, &format!("question {round}"));

@@ -510,25 +510,36 @@ async fn an_mcp_servers_tool_runs_for_an_admin_through_the_bot_and_is_not_offere
     );
 }
 
+/// A bot whose MCP server `echo`, for everyone, takes `start_delay_ms` to start; a message
+/// waits for it up to `start_wait_secs`.
+async fn bot_with_slow_echo_server(
+    dir: &tempfile::TempDir,
+    start_delay_ms: u64,
+    start_wait_secs: u64,
+) -> TestBot {
+    let path = dir.path().join("mcp.json");
+    let config = json!({"mcpServers": {"echo": {
+        "command": crate::support::mcp::mcp_echo_path(),
+        "env": {"ECHO_START_DELAY_MS": start_delay_ms.to_string()},
+        "allow": "everyone"
+    }}});
+    std::fs::write(&path, config.to_string()).expect("write the MCP configuration");
+    let wait = start_wait_secs.to_string();
+    TestBot::start_with_args(&[
+        "--mcp-config",
+        path.to_str().unwrap(),
+        "--mcp-start-wait-secs",
+        &wait,
+    ])
+    .await
+}
+
 /// Messages that waited while the bot was down come in at once after a start: the first is
 /// answered with the MCP server's tools even though the server takes a while to connect.
 #[tokio::test]
 async fn a_message_right_after_a_start_waits_for_an_mcp_server_still_connecting() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("mcp.json");
-    let config = json!({"mcpServers": {"echo": {
-        "command": crate::support::mcp::mcp_echo_path(),
-        "env": {"ECHO_START_DELAY_MS": "1500"},
-        "allow": "everyone"
-    }}});
-    std::fs::write(&path, config.to_string()).expect("write the MCP configuration");
-    let mut bot = TestBot::start_with_args(&[
-        "--mcp-config",
-        path.to_str().unwrap(),
-        "--mcp-start-wait-secs",
-        "30",
-    ])
-    .await;
+    let mut bot = bot_with_slow_echo_server(&dir, 1500, 30).await;
     bot.llm.push(Behaviour::reply("Ready."));
 
     let reply = ask(&bot, "What can you look up?").await;
@@ -549,20 +560,7 @@ async fn a_message_right_after_a_start_waits_for_an_mcp_server_still_connecting(
 #[tokio::test]
 async fn a_message_is_answered_without_an_mcp_server_that_is_slower_than_the_start_wait() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("mcp.json");
-    let config = json!({"mcpServers": {"echo": {
-        "command": crate::support::mcp::mcp_echo_path(),
-        "env": {"ECHO_START_DELAY_MS": "60000"},
-        "allow": "everyone"
-    }}});
-    std::fs::write(&path, config.to_string()).expect("write the MCP configuration");
-    let mut bot = TestBot::start_with_args(&[
-        "--mcp-config",
-        path.to_str().unwrap(),
-        "--mcp-start-wait-secs",
-        "1",
-    ])
-    .await;
+    let mut bot = bot_with_slow_echo_server(&dir, 60000, 1).await;
     bot.llm.push(Behaviour::reply("Without it."));
 
     let started = std::time::Instant::now();
