@@ -14,11 +14,12 @@ use crate::config::{Config, duration_ms};
 use crate::conversation::{Answer, Conversations, RetryStart, Turn};
 use crate::http;
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::import::{self, command::ImportArgs};
 use crate::jobs;
 use crate::llm::{Completion, LlmError, Role};
 use crate::replies::{self, Greeting};
-use crate::storage::{ChatId, ConversationKey, PurgeCounts, Store, UserId, UserStats};
+use crate::storage::{ChatId, PurgeCounts, Store, UserId, UserStats};
 use crate::telemetry;
 use crate::tools::Caller;
 

@@ -16,9 +16,10 @@ use teloxide::utils::command::BotCommands;
 use crate::conversation::ToolsOffer;
 use crate::conversation::{Conversations, ModelMenu, NoteAddition, Persona, PersonaError};
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::memory::notes::{NoteError, NoteText};
 use crate::replies::{self, Greeting};
-use crate::storage::{ConversationKey, UserId};
+use crate::storage::UserId;
 use crate::time_zone::TimeZone;
 use crate::tools::Caller;
 

@@ -1,5 +1,6 @@
 //! Who and where: [`UserId`] and [`ChatId`], the two numbers every conversation is keyed on, as
-//! types the compiler tells apart so that a chat id can never be passed where a user id belongs.
+//! types the compiler tells apart so that a chat id can never be passed where a user id belongs,
+//! and [`ConversationKey`], the pair of them.
 //!
 //! Like [`crate::role`], they live beside the layers that share them (the store, the memory, the
 //! access policy, the command line) rather than in any one of them, and know nothing about
@@ -65,6 +66,20 @@ integer_id! {
 integer_id! {
     /// A Telegram chat: a private chat (whose id is the user's), a group or a channel.
     ChatId
+}
+
+/// One (chat, user) pair. History, sessions and summaries are keyed by both, so two members of a
+/// group chat never share history, and one user's private chat is separate from their groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConversationKey {
+    pub chat_id: ChatId,
+    pub user_id: UserId,
+}
+
+impl ConversationKey {
+    pub const fn new(chat_id: ChatId, user_id: UserId) -> Self {
+        Self { chat_id, user_id }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::storage::ConversationKey;
+use crate::ids::ConversationKey;
 
 /// The registry of running turns; cheap to clone, clones share it.
 #[derive(Clone, Debug, Default)]

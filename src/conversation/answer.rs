@@ -6,10 +6,10 @@
 use tokio::sync::watch;
 
 use super::{Conversations, Turn};
+use crate::ids::ConversationKey;
 use crate::llm::{Completion, LlmError};
 use crate::replies;
 use crate::running_turns::RunningTurn;
-use crate::storage::ConversationKey;
 
 /// What came of asking the model.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,12 +8,12 @@ use anyhow::Context;
 use super::Conversations;
 use crate::clock::start_of_utc_day_ms;
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::llm::ModelInUse;
 use crate::memory::notes::{MAX_NOTES_BY_HAND, NoteText};
 use crate::replies::views::{ConversationStats, MemoryOverview};
 use crate::storage::{
-    ConversationKey, NoteAdded, NoteRecord, PurgeCounts, Setting, StoredMessage, UserId,
-    UserSettings,
+    NoteAdded, NoteRecord, PurgeCounts, Setting, StoredMessage, UserId, UserSettings,
 };
 
 /// The longest persona accepted, in characters.

@@ -4,8 +4,9 @@
 
 use super::Conversations;
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::replies;
-use crate::storage::{ConversationKey, Reminder, Role, StoredMessage};
+use crate::storage::{Reminder, Role, StoredMessage};
 
 /// The format of an export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,10 +6,11 @@
 use anyhow::Context;
 
 use super::Conversations;
+use crate::ids::ConversationKey;
 use crate::memory::context::{MemoryPool, MemoryRef};
 use crate::memory::notes::{NoteLine, NoteText};
 use crate::memory::recall::{RecallQuery, Remembered, recall};
-use crate::storage::{ChatId, ConversationKey, NoteRecord, Role, SummaryRecord, UserId};
+use crate::storage::{ChatId, NoteRecord, Role, SummaryRecord, UserId};
 
 /// What a search of a person's memory found.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,7 +7,8 @@ use anyhow::Context;
 use chrono::{DateTime, FixedOffset};
 
 use super::Conversations;
-use crate::storage::{ConversationKey, DueReminder, NewReminder, Reminder, ReminderAdded, UserId};
+use crate::ids::ConversationKey;
+use crate::storage::{DueReminder, NewReminder, Reminder, ReminderAdded, UserId};
 use crate::time_zone::TimeZone;
 use crate::tools::ToolOutput;
 

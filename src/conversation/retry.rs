@@ -10,9 +10,10 @@ use anyhow::Context;
 
 use super::turn::reply_usage;
 use super::{Conversations, Turn, TurnRecord};
+use crate::ids::ConversationKey;
 use crate::llm::Completion;
 use crate::quota::LimitReached;
-use crate::storage::{ConversationKey, ExchangeReply, NewMessage, Role};
+use crate::storage::{ExchangeReply, NewMessage, Role};
 
 /// A retry ready to ask the model.
 #[derive(Clone, Debug)]

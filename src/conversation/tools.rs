@@ -19,6 +19,7 @@ use super::own_memory::{FoundKind, FoundMemory};
 use super::{Conversations, Turn, TurnRecord};
 use crate::clock::format_utc_ms;
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::llm::{
     ChatMessage, ChatRequest, Completion, LlmError, Role, ToolCall, ToolResult, ToolSpec,
 };
@@ -28,7 +29,6 @@ use crate::memory::notes::NoteText;
 use crate::memory::tokens::estimate_tokens;
 use crate::replies;
 use crate::replies::views::ToolActivity;
-use crate::storage::ConversationKey;
 use crate::time_zone::TimeZone;
 use crate::tools::builtin::{self, BuiltinCall, BuiltinOffer};
 use crate::tools::mcp::McpServers;

@@ -10,6 +10,7 @@ use anyhow::Context;
 use super::{Conversations, PersonZone};
 use crate::clock::start_of_utc_day_ms;
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::llm::{ChatRequest, Completion, Image};
 use crate::memory::context::{AssembledContext, ContextInputs, MemoryPool, NoteLine, assemble};
 use crate::memory::incognito::IncognitoTurn;
@@ -19,8 +20,8 @@ use crate::memory::recall::{OLDER_SUMMARIES_READ, RecallQuery, Remembered, recal
 use crate::memory::redact::Redactor;
 use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
-    ConversationKey, NewMessage, OpenedTurn, Role, StoredMessage, StoredTurnMessage, TurnOpening,
-    TurnStart, TurnStartLimits, UserId,
+    NewMessage, OpenedTurn, Role, StoredMessage, StoredTurnMessage, TurnOpening, TurnStart,
+    TurnStartLimits, UserId,
 };
 use crate::time_zone::TimeZone;
 
@@ -670,7 +671,7 @@ mod tests {
     use super::*;
 
     fn message(id: i64, created_at_ms: i64) -> StoredMessage {
-        let key = crate::storage::ConversationKey::new(crate::storage::ChatId(1), UserId(1));
+        let key = crate::ids::ConversationKey::new(crate::storage::ChatId(1), UserId(1));
         StoredMessage::new(
             id,
             key,

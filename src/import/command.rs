@@ -15,7 +15,8 @@ use super::{Format, History, Senders, read_history, sessions};
 use crate::app::ChatServices;
 use crate::clock::{Clock, format_utc_ms};
 use crate::config::{Config, duration_ms};
-use crate::storage::{ChatId, ConversationKey, ImportCounts, ImportSession, Store, UserId};
+use crate::ids::ConversationKey;
+use crate::storage::{ChatId, ImportCounts, ImportSession, Store, UserId};
 
 /// The arguments of `telemem import`.
 #[derive(Debug, clap::Args)]

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
-use crate::storage::ConversationKey;
+use crate::ids::ConversationKey;
 
 /// One incognito exchange: what the person wrote and what the model answered.
 #[derive(Clone, Debug, PartialEq, Eq)]

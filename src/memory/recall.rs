@@ -21,6 +21,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use crate::ids::ConversationKey;
 use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::period::asked_period;
@@ -30,9 +31,7 @@ use crate::memory::relevance::{
 };
 use crate::memory::summary::information_score;
 pub use crate::memory::terms::{recall_terms, search_terms};
-use crate::storage::{
-    ConversationKey, NoteRecord, SearchTerm, Store, StoredMessage, SummaryRecord,
-};
+use crate::storage::{NoteRecord, SearchTerm, Store, StoredMessage, SummaryRecord};
 
 /// Summaries read for each turn, the newest: older ones are reached through their messages
 /// and their vectors.

@@ -14,12 +14,13 @@ use futures_util::FutureExt;
 
 use crate::clock::Clock;
 use crate::config::{HistoryConfig, MemoryConfig, duration_ms};
+use crate::ids::ConversationKey;
 use crate::llm::LlmClient;
 use crate::memory::embedder::EmbedderWake;
 use crate::memory::notes::note_updates;
 use crate::memory::redact::Redactor;
 use crate::memory::summary::{extractive_summary, parse_summary_answer, summary_request};
-use crate::storage::{ConversationKey, SessionRecord, Store, StoredMessage};
+use crate::storage::{SessionRecord, Store, StoredMessage};
 
 /// Sessions summarized per look, so one look stays short and a backlog drains over a few.
 const SUMMARIES_PER_LOOK: i64 = 8;

@@ -57,7 +57,7 @@ mod usage;
 mod vector_cache;
 mod vectors;
 
-pub use crate::ids::{ChatId, UserId};
+pub use crate::ids::{ChatId, ConversationKey, UserId};
 pub use crate::role::Role;
 pub use access::{
     AccessRule, AccessRuleRecord, AccessRulesFingerprint, StrangerAlert, TokenLimitRecord,
@@ -113,20 +113,6 @@ fn schema_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
 
 /// What every operation of the store returns: its value, or the database's error.
 pub type Result<T, E = sqlx::Error> = std::result::Result<T, E>;
-
-/// One (chat, user) pair. History, sessions and summaries are keyed by both, so two members of a
-/// group chat never share history, and one user's private chat is separate from their groups.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct ConversationKey {
-    pub chat_id: ChatId,
-    pub user_id: UserId,
-}
-
-impl ConversationKey {
-    pub const fn new(chat_id: ChatId, user_id: UserId) -> Self {
-        Self { chat_id, user_id }
-    }
-}
 
 /// Which database a [`Store`] speaks to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,8 +6,9 @@ use teloxide::types::CallbackQuery;
 
 use crate::conversation::Conversations;
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::replies;
-use crate::storage::{ConversationKey, UserId};
+use crate::storage::UserId;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::reply::{HandlerResult, button_row, edit_confirmation, send_with_buttons};

@@ -6,8 +6,8 @@ use teloxide::prelude::*;
 use teloxide::types::InputFile;
 
 use crate::conversation::{Conversations, ExportFormat};
+use crate::ids::ConversationKey;
 use crate::replies;
-use crate::storage::ConversationKey;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::identity;
 use crate::telegram::reply::{HandlerResult, group_title, reply_privately, send_private_material};

@@ -19,7 +19,8 @@
 use teloxide::types::{Message, Update, UpdateKind, User};
 
 use crate::i18n::Lang;
-use crate::storage::{self, ConversationKey};
+use crate::ids::ConversationKey;
+use crate::storage;
 
 impl From<teloxide::types::ChatId> for storage::ChatId {
     fn from(chat_id: teloxide::types::ChatId) -> Self {

@@ -28,11 +28,11 @@ use tokio::time::Instant;
 
 use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::llm::LlmError;
 use crate::metrics;
 use crate::replies;
 use crate::running_turns::RunningTurn;
-use crate::storage::ConversationKey;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{

@@ -23,10 +23,10 @@ use crate::attachments::{self, Spoken};
 use crate::config::{MAX_TELEGRAM_DOWNLOAD_BYTES, MediaConfig};
 use crate::conversation::{Conversations, TurnInput};
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::llm::Image;
 use crate::llm::transcription::{Recording, TranscriptionError};
 use crate::replies;
-use crate::storage::ConversationKey;
 use crate::telegram::access::without_bot_mention;
 use crate::telegram::bot::TelegramBot;
 

@@ -35,9 +35,10 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::clock::Clock;
+use crate::ids::ConversationKey;
 use crate::metrics;
 use crate::replies;
-use crate::storage::{self, ConversationKey};
+use crate::storage;
 use crate::telegram::access::{AccessPolicy, is_addressed_to_bot};
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{ReplyTarget, send_plain_text};

@@ -14,12 +14,12 @@ use tokio::sync::watch;
 use crate::commands;
 use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
 use crate::i18n::Lang;
+use crate::ids::ConversationKey;
 use crate::llm::LlmError;
 use crate::metrics;
 use crate::quota::CapOutcome;
 use crate::replies;
 use crate::running_turns::RunningTurn;
-use crate::storage::ConversationKey;
 use crate::telegram::access::without_bot_mention;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{

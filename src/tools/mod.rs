@@ -14,7 +14,7 @@ pub mod mcp;
 /// Who a tool runs for: the person whose turn asked for it, in the chat it was asked in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Caller {
-    pub key: crate::storage::ConversationKey,
+    pub key: crate::ids::ConversationKey,
     /// Whether the person is one of the bot's admins (MCP servers are for admins by default).
     pub is_admin: bool,
 }

@@ -16,9 +16,10 @@ use super::limits::ExportTurn;
 use super::{ApiError, Person, WebApp};
 use crate::conversation::{ExportFile, ExportFormat, FoundKind, NoteAddition, Persona};
 use crate::i18n;
+use crate::ids::ConversationKey;
 use crate::memory::notes::NoteText;
 use crate::replies;
-use crate::storage::{ChatId, ConversationKey, DayTokens, NoteRecord, Role, SummaryRecord};
+use crate::storage::{ChatId, DayTokens, NoteRecord, Role, SummaryRecord};
 use crate::time_zone::TimeZone;
 
 /// The most summaries the memory view lists.

@@ -2,7 +2,8 @@
 //! which budget.
 
 use super::*;
-use crate::storage::{ChatId, ConversationKey, UserId};
+use crate::ids::ConversationKey;
+use crate::storage::{ChatId, UserId};
 
 const NOW: i64 = 1_796_047_506_789;
 

@@ -34,7 +34,7 @@ mod test_support {
     use crate::storage::{ChatId, Role, StoredMessage, UserId};
 
     pub(super) fn message(role: Role, content: &str) -> StoredMessage {
-        let key = crate::storage::ConversationKey::new(ChatId(1), UserId(1));
+        let key = crate::ids::ConversationKey::new(ChatId(1), UserId(1));
         StoredMessage::new(1, key, 1, role, content, 1_796_047_506_789)
     }
 
