@@ -833,11 +833,6 @@ async fn an_answers_messages_are_recorded_with_its_update_and_its_reply_is_found
     let db = TestDb::new().await;
     let session = db.session(ALICE_KEY, MIDNIGHT_MS).await;
     let (update_id, other_update) = (9_001, 9_002);
-    let owned_by = |owner, update_id| UpdateRecord {
-        update_id,
-        owner: Some(owner),
-        payload: "{}".to_owned(),
-    };
     db.store
         .record_updates(
             &[
@@ -1635,24 +1630,36 @@ async fn a_turn_opens_in_its_session_stores_its_message_once_and_reads_what_came
     assert_eq!(store.open_session(CAROL_KEY).await.unwrap(), None);
 }
 
+/// An update of `key`'s conversation, as the intake records it.
+fn owned_by(key: ConversationKey, update_id: i64) -> UpdateRecord {
+    UpdateRecord {
+        update_id,
+        owner: Some(key),
+        payload: "{}".to_owned(),
+    }
+}
+
+/// What the store said of updates that are all new: whether each waits for an older one on
+/// another replica, and what other replicas hold of its person.
+fn new_updates(recorded: Vec<RecordedUpdate>) -> impl Iterator<Item = (bool, LoadElsewhere)> {
+    recorded.into_iter().map(|recorded| match recorded {
+        RecordedUpdate::New {
+            behind_unfinished_elsewhere,
+            elsewhere,
+        } => (behind_unfinished_elsewhere, elsewhere),
+        RecordedUpdate::SeenBefore => panic!("every update here is new"),
+    })
+}
+
 /// As an update is stored, the person's updates other replicas hold are counted for the
 /// per-person limits: the unfinished ones, and those of the last minute.
 #[tokio::test]
 async fn an_update_stored_counts_what_other_replicas_hold_of_the_person() {
     let db = TestDb::new().await;
     let [first, second] = two_replicas(&db).await;
-    let owned_by = |key: ConversationKey, update_id: i64| UpdateRecord {
-        update_id,
-        owner: Some(key),
-        payload: "{}".to_owned(),
-    };
     let elsewhere = |recorded: Vec<RecordedUpdate>| -> Vec<LoadElsewhere> {
-        recorded
-            .into_iter()
-            .map(|recorded| match recorded {
-                RecordedUpdate::New { elsewhere, .. } => elsewhere,
-                RecordedUpdate::SeenBefore => panic!("every update here is new"),
-            })
+        new_updates(recorded)
+            .map(|(_, elsewhere)| elsewhere)
             .collect()
     };
     let load = |unfinished: u32, last_minute: u32| LoadElsewhere {
@@ -1708,22 +1715,8 @@ async fn an_update_stored_counts_what_other_replicas_hold_of_the_person() {
 async fn an_update_stored_behind_an_unfinished_one_of_another_replica_is_told_so() {
     let db = TestDb::new().await;
     let [first, second] = two_replicas(&db).await;
-    let owned_by = |key: ConversationKey, update_id: i64| UpdateRecord {
-        update_id,
-        owner: Some(key),
-        payload: "{}".to_owned(),
-    };
     let behind = |recorded: Vec<RecordedUpdate>| -> Vec<bool> {
-        recorded
-            .into_iter()
-            .map(|recorded| match recorded {
-                RecordedUpdate::New {
-                    behind_unfinished_elsewhere,
-                    ..
-                } => behind_unfinished_elsewhere,
-                RecordedUpdate::SeenBefore => panic!("every update here is new"),
-            })
-            .collect()
+        new_updates(recorded).map(|(behind, _)| behind).collect()
     };
     let since = MIDNIGHT_MS - DAY_MS;
     let recorded = first
