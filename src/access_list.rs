@@ -1,9 +1,9 @@
 //! Who may use the bot: the configured lists (`ADMIN_USERS`, `ALLOWED_USERS`, `ALLOW_ALL_USERS`)
 //! and what the admins changed with `/allow`, `/block` and `/unblock`. The admins' rules are stored
 //! in the database and held in memory: read at start, updated with every change made here, and
-//! read again when another replica changed them ([`AccessList::refresh`], twice a second from
-//! [`keep_admin_decisions_fresh`]), so deciding about a message costs no query and a change
-//! counts on every replica within a second.
+//! read again when another replica changed them (PostgreSQL: [`AccessList::refresh`], twice a
+//! second from [`keep_admin_decisions_fresh`]), so deciding about a message costs no query and a
+//! change counts on every replica within a second.
 //!
 //! The order of precedence: an admin is always allowed and cannot be blocked; a block wins over
 //! `ALLOWED_USERS` and `ALLOW_ALL_USERS`; then `ALLOW_ALL_USERS`, `ALLOWED_USERS` and the admins'

@@ -281,12 +281,16 @@ impl App {
             )
             .await?,
         );
-        let freshness = crate::access_list::keep_admin_decisions_fresh(
-            access_list.clone(),
-            self.services.conversations.quota().clone(),
-            background.clone(),
-        );
-        jobs.push(("admin decisions", tokio::spawn(freshness)));
+        // Replicas share the database: what an admin decides through another one counts here
+        // too. (On SQLite one process makes every change itself.)
+        if self.services.store.kind() == BackendKind::Postgres {
+            let freshness = crate::access_list::keep_admin_decisions_fresh(
+                access_list.clone(),
+                self.services.conversations.quota().clone(),
+                background.clone(),
+            );
+            jobs.push(("admin decisions", tokio::spawn(freshness)));
+        }
         let access = Arc::new(AccessPolicy::new(access_list.clone()));
         let (intake, updates) = Intake::new(
             self.services.store.clone(),
