@@ -188,15 +188,13 @@ impl Quota {
         if self.settings.daily_tokens.is_some() {
             return Ok(true);
         }
-        let any = self
+        if self.any_limit.get().is_none() {
+            self.refresh().await?;
+        }
+        Ok(self
             .any_limit
-            .get_or_try_init(|| async {
-                let any = self.store.any_own_token_limit().await?;
-                Ok::<_, sqlx::Error>(AtomicBool::new(any))
-            })
-            .await
-            .context("cannot read the token limits")?;
-        Ok(any.load(Ordering::Relaxed))
+            .get()
+            .is_some_and(|any| any.load(Ordering::Relaxed)))
     }
 
     /// Tokens `user_id` used today in all their chats, and their limit.
