@@ -242,12 +242,35 @@ pub struct QuotaConfig {
     #[arg(setting = "USER_MAX_STORED_MB", default_value_t = 0, global = true,
           value_parser = clap::value_parser!(u64).range(0..=16_000_000))]
     pub user_max_stored_mb: u64,
+
+    /// Pictures one person may have drawn per UTC day (/image and the `generate_image` tool);
+    /// past it they are refused before the image server is asked. 0: no limit. ADMIN_USERS are
+    /// exempt.
+    #[arg(setting = "USER_DAILY_IMAGES", default_value_t = 0, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub user_daily_images: u64,
+
+    /// Seconds of speech one person may be sent per UTC day (voice answers and /tts); past it
+    /// they get text only. 0: no limit. ADMIN_USERS are exempt.
+    #[arg(setting = "USER_DAILY_TTS_SECONDS", default_value_t = 0, global = true,
+          value_parser = clap::value_parser!(u64).range(0..=100_000_000))]
+    pub user_daily_tts_seconds: u64,
 }
 
 impl QuotaConfig {
     /// The daily token limit of people without one of their own; `None`: no limit.
     pub fn daily_token_limit(&self) -> Option<u64> {
         (self.user_daily_token_limit > 0).then_some(self.user_daily_token_limit)
+    }
+
+    /// Pictures a day per person; `None`: no limit.
+    pub fn daily_images(&self) -> Option<u64> {
+        (self.user_daily_images > 0).then_some(self.user_daily_images)
+    }
+
+    /// Seconds of speech a day per person; `None`: no limit.
+    pub fn daily_speech_seconds(&self) -> Option<u64> {
+        (self.user_daily_tts_seconds > 0).then_some(self.user_daily_tts_seconds)
     }
 
     /// The cap on one person's stored text, in bytes; `None`: no cap.
@@ -476,6 +499,12 @@ pub struct Config {
     pub transcription: crate::llm::transcription::TranscriptionConfig,
 
     #[command(flatten)]
+    pub speech: crate::llm::speech::SpeechConfig,
+
+    #[command(flatten)]
+    pub images: crate::llm::images::ImageConfig,
+
+    #[command(flatten)]
     pub media: MediaConfig,
 
     #[command(flatten)]
@@ -516,10 +545,18 @@ impl Config {
             .api_key
             .as_ref()
             .map(|key| key.expose().to_owned());
+        let side_keys = [
+            self.speech.api_key.as_ref(),
+            self.images.api_key.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|key| key.expose().to_owned());
         token
             .into_iter()
             .chain(api_key)
             .chain(transcription_key)
+            .chain(side_keys)
             .chain(self.storage.database_password())
             .filter(|secret| !secret.is_empty())
             .collect()

@@ -14,6 +14,10 @@
 //! nor the vectors, which go with their rows). Past the cap, their oldest closed sessions are
 //! deleted first, off the reply's path, and they are told once: the notice is stored, so neither
 //! later trims nor a restart repeat it, until their history is back under half the cap.
+//!
+//! **Pictures and speech.** Per UTC day, in [`media`].
+
+pub mod media;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,6 +43,10 @@ pub struct QuotaSettings {
     pub exempt: HashSet<UserId>,
     /// Rows deleted per transaction when trimming a person's history.
     pub batch_size: i64,
+    /// Pictures a day per person; `None`: no limit.
+    pub daily_images: Option<u64>,
+    /// Seconds of speech a day per person; `None`: no limit.
+    pub daily_speech_seconds: Option<u64>,
 }
 
 impl QuotaSettings {
@@ -48,6 +56,8 @@ impl QuotaSettings {
             max_stored_bytes: config.quota.max_stored_bytes(),
             exempt: config.telegram.admin_users.iter().copied().collect(),
             batch_size: i64::from(config.storage.purge_batch_size),
+            daily_images: config.quota.daily_images(),
+            daily_speech_seconds: config.quota.daily_speech_seconds(),
         }
     }
 }

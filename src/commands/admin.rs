@@ -221,6 +221,8 @@ async fn usage(quota: &Quota, lang: Lang, argument: &str) -> anyhow::Result<Stri
             messages: 0,
             tokens: 0,
             tokens_today: 0,
+            images: 0,
+            speech_seconds: 0,
         });
     let limit = quota.limit_of(user_id).await?;
     Ok(replies::usage_of(lang, user_id, &usage, &limit, USAGE_DAYS))

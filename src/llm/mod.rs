@@ -20,6 +20,9 @@
 //! - `embeddings.rs`: the embedding client (`/embeddings`) and its settings, for recall by meaning.
 //! - `transcription.rs`: the transcription client (`/audio/transcriptions`) and its settings, for
 //!   voice notes.
+//! - `speech.rs`: the speech client (`/audio/speech`) and its settings, the Opus checks and the
+//!   text read aloud, for voice answers and `/tts`.
+//! - `images.rs`: the picture client (`/images/generations`) and its settings, for `/image`.
 
 mod anthropic;
 mod chat;
@@ -28,10 +31,12 @@ mod config;
 mod dialect;
 pub mod embeddings;
 mod error;
+pub mod images;
 mod models;
 mod openai;
 mod retry;
 mod service;
+pub mod speech;
 mod sse;
 pub mod transcription;
 

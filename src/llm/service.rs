@@ -1,4 +1,4 @@
-//! What the OpenAI-compatible side servers share (embeddings, transcription): which base URL and
+//! What the OpenAI-compatible side servers share (embeddings, transcription, speech, images): which base URL and
 //! key apply (their own, else the chat server's when that speaks OpenAI), the endpoint under the
 //! base URL, the bearer key in a sensitive header, an HTTP client of their own, and one call
 //! tried once within a time limit. Each server's module decides what a request looks like, how
@@ -98,6 +98,38 @@ impl ServiceEndpoint {
         tokio::time::timeout(timeout, call)
             .await
             .unwrap_or(Err(CallFailure::Timeout))
+    }
+
+    /// Posts one request like [`Self::post`], but hands back the answer of any status with its
+    /// body, for a server whose refusals say why (an image server's safety system). Only a
+    /// timeout and a broken connection are failures here.
+    pub async fn post_reading_any_answer(
+        &self,
+        timeout: Duration,
+        with_body: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> Result<(u16, impl AsRef<[u8]>), CallFailure> {
+        let request = self
+            .http
+            .post(self.url.clone())
+            .headers(self.headers.clone());
+        let call = async {
+            let response = with_body(request)
+                .send()
+                .await
+                .map_err(CallFailure::Connect)?;
+            let status = response.status().as_u16();
+            let body = response.bytes().await.map_err(CallFailure::Connect)?;
+            Ok((status, body))
+        };
+        tokio::time::timeout(timeout, call)
+            .await
+            .unwrap_or(Err(CallFailure::Timeout))
+    }
+
+    /// The HTTP client of this endpoint, for a follow-up request to the same server (an image
+    /// server answering with a URL to download).
+    pub fn http(&self) -> &reqwest::Client {
+        &self.http
     }
 
     /// `path` under `base`, sending `key` as a bearer token. Fails on settings that cannot work,

@@ -302,6 +302,8 @@ fn admin_sentences(lang: Lang) -> Vec<String> {
         messages: 3,
         tokens: 1_500,
         tokens_today: 200,
+        images: 0,
+        speech_seconds: 0,
     };
     let mut sentences = vec![
         admin_help_heading(lang),
@@ -407,6 +409,8 @@ fn the_admins_listings_read_as_before_in_english() {
         messages: 1,
         tokens: 1_500,
         tokens_today: 200,
+        images: 0,
+        speech_seconds: 0,
     };
     let [setting, by_admin, exempt] = sample_limits();
     assert_eq!(

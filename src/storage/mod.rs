@@ -35,6 +35,7 @@ mod access;
 mod combined;
 mod exchanges;
 mod import;
+mod media_usage;
 mod incognito;
 mod messages;
 mod notes;
@@ -64,6 +65,7 @@ pub use access::{
 };
 pub use exchanges::{ExchangeReply, LastExchange};
 pub use import::{ImportCounts, ImportMessage, ImportSession, SessionSpan};
+pub use media_usage::MediaUsed;
 pub use messages::{NewMessage, SearchTerm, StoredMessage, UndeliveredReply};
 pub use notes::{EarlierValue, MAX_EARLIER_VALUES, NoteAdded, NoteRecord, NoteUpdate, Replaced};
 #[cfg(feature = "postgres")]

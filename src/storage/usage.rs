@@ -53,6 +53,10 @@ pub struct PersonUsage {
     pub tokens: i64,
     /// The part of `tokens` used today.
     pub tokens_today: i64,
+    /// Pictures drawn for them.
+    pub images: i64,
+    /// Seconds of speech made for them.
+    pub speech_seconds: i64,
 }
 
 /// Tokens a person used on one day, and the limit an admin set for them, if any.
@@ -134,7 +138,9 @@ impl Store {
                           sum(messages) AS "messages!: i64",
                           sum(tokens) AS "tokens!: i64",
                           sum(CASE WHEN day_start_at >= ?2 THEN tokens ELSE 0 END)
-                              AS "tokens_today!: i64"
+                              AS "tokens_today!: i64",
+                          sum(images) AS "images!: i64",
+                          sum(speech_seconds) AS "speech_seconds!: i64"
                    FROM daily_usage
                    WHERE day_start_at >= ?1 AND (?3 IS NULL OR user_id = ?3)
                    GROUP BY user_id
@@ -149,7 +155,9 @@ impl Store {
                           sum(messages)::bigint AS "messages!",
                           sum(tokens)::bigint AS "tokens!",
                           coalesce(sum(tokens) FILTER (WHERE day_start_at >= $2), 0)::bigint
-                              AS "tokens_today!"
+                              AS "tokens_today!",
+                          sum(images)::bigint AS "images!",
+                          sum(speech_seconds)::bigint AS "speech_seconds!"
                    FROM daily_usage
                    WHERE day_start_at >= $1 AND ($3::bigint IS NULL OR user_id = $3)
                    GROUP BY user_id
