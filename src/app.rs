@@ -99,6 +99,7 @@ impl ChatServices {
                  OpenAI-compatible transcription server"
             ),
         }
+        conversations = with_speech_and_pictures(conversations, config)?;
         let embedder = embeddings.map(|client| {
             Embedder::new(
                 store.clone(),
@@ -595,4 +596,24 @@ pub async fn cancel_on_signal(shutdown: CancellationToken) {
         let _ = interrupt.await;
     }
     shutdown.cancel();
+}
+
+/// `conversations` reading answers aloud and drawing pictures where their servers are set.
+fn with_speech_and_pictures(
+    mut conversations: Conversations,
+    config: &Config,
+) -> anyhow::Result<Conversations> {
+    let speech = crate::llm::speech::SpeechClient::from_config(&config.speech, &config.llm)
+        .context("invalid speech configuration")?;
+    match speech {
+        Some(speech) => conversations = conversations.with_speech(speech),
+        None => tracing::info!("answers are not read aloud: TTS_BASE_URL is not set"),
+    }
+    let images = crate::llm::images::ImageClient::from_config(&config.images, &config.llm)
+        .context("invalid image configuration")?;
+    match images {
+        Some(images) => conversations = conversations.with_images(images),
+        None => tracing::info!("pictures are not drawn: IMAGE_BASE_URL is not set"),
+    }
+    Ok(conversations)
 }

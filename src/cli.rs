@@ -515,6 +515,9 @@ async fn command_in_terminal(
         ) => text,
         Ok(CommandAnswer::ConfirmClear) => replies::terminal_cannot_clear(lang),
         Ok(CommandAnswer::Export(_)) => replies::terminal_cannot_export(lang),
+        Ok(CommandAnswer::ReadAloud(_) | CommandAnswer::Draw(_)) => {
+            replies::terminal_cannot_send_media(lang)
+        }
         Ok(CommandAnswer::ChooseModel { intro, menu }) => {
             // No buttons in a terminal: the list, to choose from by name.
             let mut text = format!("{intro}\n\n{}", replies::model_choose_by_name(lang));

@@ -13,7 +13,7 @@ pub mod admin;
 
 use teloxide::utils::command::BotCommands;
 
-use crate::conversation::ToolsOffer;
+use crate::conversation::{ToolsOffer, VoiceMode};
 use crate::conversation::{Conversations, ModelMenu, NoteAddition, Persona, PersonaError};
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
@@ -63,6 +63,12 @@ pub enum Command {
     Reminders,
     /// Show the tools I can use for you.
     Tools,
+    /// Choose when I answer aloud too: /voice on, /voice off, or /voice auto (when you speak).
+    Voice(String),
+    /// Read a text aloud as a voice message: /tts <text>.
+    Tts(String),
+    /// Draw a picture: /image <description>.
+    Image(String),
     /// Show your settings: persona, model, incognito, time zone.
     Settings,
 }
@@ -192,6 +198,10 @@ pub enum CommandAnswer {
     /// List the tools the person's model can use (`/tools`): which depends on whether the
     /// person is an admin, which only the front end knows.
     ListTools,
+    /// Read this text aloud as voice notes (`/tts`), where the front end can send them.
+    ReadAloud(String),
+    /// Draw a picture of this description (`/image`), where the front end can send it.
+    Draw(String),
 }
 
 /// Does `command`'s work on the conversation `key` and says how to answer it, in `lang`.
@@ -213,10 +223,7 @@ pub async fn answer(
         Command::Cancel => CommandAnswer::Say(replies::nothing_to_stop(lang)),
         Command::Retry => CommandAnswer::Retry,
         Command::Persona(argument) => persona(conversations, key, lang, &argument).await?,
-        Command::Stats => {
-            let stats = conversations.stats(key).await?;
-            CommandAnswer::SayPrivately(replies::stats(lang, &stats))
-        }
+        Command::Stats => CommandAnswer::SayPrivately(stats_text(conversations, key, lang).await?),
         Command::Memory => {
             let overview = conversations.memory_overview(key).await?;
             CommandAnswer::SayPrivatelyWithApp {
@@ -245,7 +252,46 @@ pub async fn answer(
         Command::Timezone(argument) => time_zone(conversations, key, lang, &argument).await?,
         Command::Reminders => CommandAnswer::ListReminders,
         Command::Tools => CommandAnswer::ListTools,
+        Command::Voice(argument) => voice(conversations, key, lang, &argument).await?,
+        Command::Tts(text) => CommandAnswer::ReadAloud(text),
+        Command::Image(description) => CommandAnswer::Draw(description),
     })
+}
+
+/// `/stats`: the conversation's figures, then today's pictures and speech where they are offered.
+async fn stats_text(
+    conversations: &Conversations,
+    key: ConversationKey,
+    lang: Lang,
+) -> anyhow::Result<String> {
+    let stats = conversations.stats(key).await?;
+    let mut text = replies::stats(lang, &stats);
+    let (images, speech) = (conversations.can_draw(), conversations.can_speak());
+    if images || speech {
+        let today = conversations.quota().media_today(key.user_id).await?;
+        text.push('\n');
+        text.push_str(&replies::media_today(lang, &today, images, speech));
+    }
+    Ok(text)
+}
+
+/// `/voice` shows how answers come; `/voice on|off|auto` changes it.
+async fn voice(
+    conversations: &Conversations,
+    key: ConversationKey,
+    lang: Lang,
+    argument: &str,
+) -> anyhow::Result<CommandAnswer> {
+    if !conversations.can_speak() {
+        return Ok(CommandAnswer::Say(replies::speech_not_set_up(lang)));
+    }
+    Ok(CommandAnswer::Say(match VoiceMode::parse(argument) {
+        Some(mode) => {
+            conversations.set_voice_mode(key.user_id, mode).await?;
+            replies::voice_set(lang, mode)
+        }
+        None => replies::voice_state(lang, conversations.voice_mode(key.user_id).await?),
+    }))
 }
 
 /// `/settings`: the person's persona, model and time zone, and incognito in this chat.
@@ -663,7 +709,7 @@ mod tests {
         );
         assert_eq!(
             german.lines().filter(|line| line.starts_with('/')).count(),
-            18
+            21
         );
     }
 

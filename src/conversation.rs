@@ -26,26 +26,31 @@
 //! A turn can be stopped while it asks the model ([`answer`]: `/cancel`, the Stop button, Ctrl-C
 //! in the terminal), and the last one can be asked again, its new answer replacing the old one
 //! ([`retry`]: `/retry`). The turn itself is in [`turn`]; what the per-conversation commands do
-//! to a conversation, in [`commands`].
+//! to a conversation, in [`commands`]; answers read aloud in [`voice`], pictures drawn in
+//! [`pictures`].
 
 mod answer;
 mod commands;
 mod export;
 mod own_memory;
+mod pictures;
 mod reminders;
 mod retry;
 mod tools;
 mod turn;
+mod voice;
 
 pub use crate::replies::views::{ConversationStats, MemoryOverview, ToolActivity};
 pub use answer::Answer;
 pub use commands::{ModelMenu, NoteAddition, PERSONA_MAX_CHARS, Persona, PersonaError};
 pub use export::{ExportFile, ExportFormat};
 pub use own_memory::{FoundKind, FoundMemory};
+pub use pictures::{Description, DescriptionError, DrawRefusal, DrawnPicture, drew_note};
 pub use reminders::PersonZone;
 pub use retry::{Retry, RetryStart};
 pub use tools::{ToolSettings, ToolsOffer, activity_line};
 pub use turn::{FinishedTurn, Turn, TurnInput, TurnRecord};
+pub use voice::{SpeakRefusal, VoiceMode};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -131,6 +136,12 @@ pub struct Conversations {
     quota: Quota,
     /// Turns recordings into text, when a transcription server is configured.
     transcriber: Option<TranscriptionClient>,
+    /// Reads answers aloud, when a speech server is configured ([`voice`]).
+    speech: Option<crate::llm::speech::SpeechClient>,
+    /// Draws pictures, when an image server is configured ([`pictures`]).
+    images: Option<crate::llm::images::ImageClient>,
+    /// Pictures the model drew during a turn, until the front end sends them.
+    drawn_for_turns: pictures::DrawnForTurns,
     /// The language code this process last recorded for each person, so that an unchanged one
     /// costs no write.
     recorded_languages: Arc<Mutex<HashMap<UserId, String>>>,
@@ -164,6 +175,9 @@ impl Conversations {
             running: RunningTurns::default(),
             quota,
             transcriber: None,
+            speech: None,
+            images: None,
+            drawn_for_turns: pictures::DrawnForTurns::default(),
             recorded_languages: Arc::default(),
             embedder_wake: EmbedderWake::default(),
             tools: None,

@@ -21,6 +21,10 @@
 //! | `telemem_embedding_failures_total` | counter | `path` (`turn`, `background`), `kind` | failed calls to the embedding server |
 //! | `telemem_recall_by_meaning_total` | counter | `outcome` (`used`, `failed`, `paused`) | turns that asked for the new message's vector, and what came of it |
 //! | `telemem_messages_waiting_for_vectors` | gauge | | messages not embedded yet |
+//! | `telemem_speech_calls_total` | counter | `outcome` (`ok`, `timeout`, `failed`, `refused`, `bad_audio`, `too_long`, ...) | voice notes made by the speech server, and failures by kind |
+//! | `telemem_speech_seconds_total` | counter | | seconds of speech made |
+//! | `telemem_image_calls_total` | counter | `outcome` (`ok`, `unsafe`, `timeout`, `failed`, ...) | pictures drawn by the image server, and failures by kind |
+//! | `telemem_media_refused_total` | counter | `kind` (`images`, `speech`) | requests refused by a daily picture or speech limit, before any call |
 //! | `telemem_job_running` | gauge | `job` (`purge`, `summarizer`, `embedder`) | 1 while the background job runs, 0 once it stopped (refreshed on every scrape) |
 //!
 //! Label values must come from small fixed sets (never user ids or message text): each distinct
@@ -54,6 +58,10 @@ const MESSAGES_WAITING_FOR_VECTORS: &str = "telemem_messages_waiting_for_vectors
 const TOOL_CALLS: &str = "telemem_tool_calls_total";
 const TOOL_LATENCY: &str = "telemem_tool_call_seconds";
 const REMINDERS_SENT: &str = "telemem_reminders_sent_total";
+const SPEECH_CALLS: &str = "telemem_speech_calls_total";
+const SPEECH_SECONDS: &str = "telemem_speech_seconds_total";
+const IMAGE_CALLS: &str = "telemem_image_calls_total";
+const MEDIA_REFUSED: &str = "telemem_media_refused_total";
 
 /// Upper bounds of the LLM latency buckets, in seconds: from a fast local model's first reply up
 /// to the largest `LLM_TIMEOUT_SECS` people set for slow ones.
@@ -197,6 +205,27 @@ pub fn tool_call_finished(tool: &str, duration: Duration, outcome: &'static str)
 /// One reminder was delivered (`on_time` or `late`) or given up on (`failed`).
 pub fn reminder_sent(outcome: &'static str) {
     metrics::counter!(REMINDERS_SENT, "outcome" => outcome).increment(1);
+}
+
+/// Speech ended with `outcome` other than `ok` (a failure's fixed kind, never a message).
+pub fn speech_call(outcome: &'static str) {
+    metrics::counter!(SPEECH_CALLS, "outcome" => outcome).increment(1);
+}
+
+/// `voice_notes` voice notes of `seconds` seconds together were made.
+pub fn speech_made(voice_notes: usize, seconds: u64) {
+    metrics::counter!(SPEECH_CALLS, "outcome" => "ok").increment(voice_notes as u64);
+    metrics::counter!(SPEECH_SECONDS).increment(seconds);
+}
+
+/// One call to the image server ended with `outcome` (`ok`, or a failure's fixed kind).
+pub fn image_call(outcome: &'static str) {
+    metrics::counter!(IMAGE_CALLS, "outcome" => outcome).increment(1);
+}
+
+/// A request was refused by the daily limit of `kind` (`images`, `speech`) before any call.
+pub fn media_refused(kind: &'static str) {
+    metrics::counter!(MEDIA_REFUSED, "kind" => kind).increment(1);
 }
 
 /// Tokens of one LLM call: `tokens_in` sent (the prompt), `tokens_out` received (the reply).

@@ -142,7 +142,7 @@ impl Conversations {
     /// The model's `generate_image`: draws, and keeps the picture for the front end to send
     /// after the turn's answer ([`Conversations::take_drawn_pictures`]). The turn's own reply
     /// records it in the history, from the tool's result.
-    pub(super) async fn draw_for_turn(
+    async fn draw_for_turn(
         &self,
         key: ConversationKey,
         description: &str,
@@ -151,6 +151,34 @@ impl Conversations {
         let note = drew_note(&drawn.description);
         self.drawn_for_turns.push(key, drawn);
         Ok(note)
+    }
+
+    /// `generate_image`: what the model reads back, the picture kept for the front end.
+    pub(super) async fn generate_image_for_tool(
+        &self,
+        key: ConversationKey,
+        description: &str,
+    ) -> crate::tools::ToolOutput {
+        use crate::tools::ToolOutput;
+        match self.draw_for_turn(key, description).await {
+            Ok(note) => ToolOutput::ok(format!(
+                "{note} The picture was drawn and is sent to the person as a photo after your \
+                 answer; do not describe it as missing."
+            )),
+            Err(DrawRefusal::Failed(ImageError::Unsafe { reason })) => ToolOutput::error(format!(
+                "the image service's safety system refused this description: {reason}"
+            )),
+            Err(DrawRefusal::LimitReached(_)) => {
+                ToolOutput::error("this person has no pictures left today")
+            }
+            Err(DrawRefusal::Description(problem)) => {
+                ToolOutput::error(format!("the description is not usable: {problem:?}"))
+            }
+            Err(other) => {
+                tracing::warn!(error = %other, "generate_image failed");
+                ToolOutput::error("the picture could not be drawn; try again later")
+            }
+        }
     }
 
     /// The pictures the model drew during `key`'s last turn, to send now.

@@ -234,7 +234,12 @@ impl Conversations {
         if let Some(runtime) = &self.tools {
             runtime.mcp.wait_for_starting(&caller).await;
         }
-        self.tool_specs(&caller, stored)
+        let mut specs = self.tool_specs(&caller, stored);
+        // Stores nothing itself, so incognito has it too; only with pictures left today.
+        if self.may_draw(caller.key.user_id).await {
+            specs.push(builtin::image_spec());
+        }
+        specs
     }
 
     /// Every tool offered to a turn; with `stored` false (incognito), only those that read and
@@ -401,6 +406,9 @@ impl Conversations {
             }
             BuiltinCall::SetTimeZone { zone } => {
                 self.set_time_zone_for_tool(caller.key.user_id, &zone).await
+            }
+            BuiltinCall::GenerateImage { description } => {
+                Ok(self.generate_image_for_tool(caller.key, &description).await)
             }
         };
         result.unwrap_or_else(|error| {

@@ -447,3 +447,38 @@ app-saved = Gespeichert.
 app-error = Etwas ist schiefgelaufen. Bitte versuche es noch einmal.
 app-forbidden = Das darfst du nicht.
 app-open-from-telegram = Öffne diese Seite über den Bot in Telegram.
+
+## Sprachantworten, /tts, /voice und /image
+
+command-voice = Wähle, wann ich auch laut antworte: /voice on, /voice off oder /voice auto (wenn du sprichst).
+command-tts = Einen Text als Sprachnachricht vorlesen: /tts <Text>.
+command-image = Ein Bild zeichnen: /image <Beschreibung>.
+voice-state = Sprachantworten: { $mode ->
+        [on] an (jede Antwort wird auch vorgelesen)
+        [off] aus (nur Text)
+       *[auto] automatisch (vorgelesen, wenn du eine Sprachnachricht schickst)
+    }. Ändern mit /voice on, /voice off oder /voice auto.
+voice-set = Erledigt. Sprachantworten: { $mode ->
+        [on] an (jede Antwort wird auch vorgelesen)
+        [off] aus (nur Text)
+       *[auto] automatisch (vorgelesen, wenn du eine Sprachnachricht schickst)
+    }.
+speech-not-set-up = Vorlesen ist bei diesem Bot nicht eingerichtet (der Betreiber kann TTS_BASE_URL setzen).
+tts-usage = Schreib den Text zum Vorlesen hinter den Befehl: /tts <Text>.
+tts-too-long = Dieser Text hat { $length } Zeichen; ich lese höchstens { $max } auf einmal vor. Bitte schick einen kürzeren.
+speech-failed = Ich konnte das gerade nicht vorlesen: Der Sprachdienst hat nicht geantwortet. Bitte versuch es später noch einmal.
+speech-limit-reached = Du hast die { $limit } Sekunden Sprache für heute aufgebraucht; bis { $resets_at } (in { $wait }) bekommst du nur Text.
+image-not-set-up = Zeichnen ist bei diesem Bot nicht eingerichtet (der Betreiber kann IMAGE_BASE_URL setzen).
+image-usage = Schreib hinter den Befehl, was ich zeichnen soll: /image <Beschreibung>, zum Beispiel /image ein roter Fuchs im Schnee.
+image-too-long = Diese Beschreibung hat { $length } Zeichen; höchstens { $max } sind erlaubt. Bitte kürze sie.
+image-unsafe = Der Bilddienst wollte das nicht zeichnen. Seine Begründung: { $reason }
+image-unsafe-no-reason = Der Bilddienst wollte das nicht zeichnen.
+image-timed-out = Der Bilddienst hat zu lange zum Zeichnen gebraucht. Bitte versuch es später noch einmal.
+image-failed = Ich konnte das gerade nicht zeichnen: Der Bilddienst ist ausgefallen. Bitte versuch es später noch einmal.
+image-limit-reached = Du hast die { $limit } Bilder für heute aufgebraucht. Nach { $resets_at } (in { $wait }) kannst du wieder welche bekommen.
+stats-images-today = Bilder heute: { $used }
+stats-images-today-limited = Bilder heute: { $used } von { $limit }
+stats-speech-today = Sprache heute: { $used } s
+stats-speech-today-limited = Sprache heute: { $used } s von { $limit } s
+usage-media = Bilder: { $images }, Sprache: { $seconds } s
+terminal-cannot-send-media = Sprachnachrichten und Bilder kommen in Telegram; ein Terminal kann sie nicht abspielen oder zeigen.

@@ -487,3 +487,39 @@ app-saved = Saved.
 app-error = Something went wrong. Please try again.
 app-forbidden = You may not do this.
 app-open-from-telegram = Open this page from the bot in Telegram.
+
+## Voice answers, /tts, /voice and /image
+
+command-voice = Choose when I answer aloud too: /voice on, /voice off, or /voice auto (when you speak).
+command-tts = Read a text aloud as a voice message: /tts <text>.
+command-image = Draw a picture: /image <description>.
+# $mode is on, off or auto.
+voice-state = Voice answers: { $mode ->
+        [on] on (every answer is read aloud too)
+        [off] off (text only)
+       *[auto] auto (read aloud when you send a voice message)
+    }. Change it with /voice on, /voice off or /voice auto.
+voice-set = Done. Voice answers: { $mode ->
+        [on] on (every answer is read aloud too)
+        [off] off (text only)
+       *[auto] auto (read aloud when you send a voice message)
+    }.
+speech-not-set-up = Speaking is not set up on this bot (the operator can set TTS_BASE_URL).
+tts-usage = Write the text to read after the command: /tts <text>.
+tts-too-long = That text has { $length } characters; I read at most { $max } aloud at once. Please send a shorter one.
+speech-failed = I could not read that aloud just now: the speech service did not answer. Please try again later.
+speech-limit-reached = You have used today's { $limit } seconds of speech, so you get text only until { $resets_at } (in { $wait }).
+image-not-set-up = Drawing is not set up on this bot (the operator can set IMAGE_BASE_URL).
+image-usage = Write what to draw after the command: /image <description>, for example /image a red fox in the snow.
+image-too-long = That description has { $length } characters; at most { $max } are accepted. Please shorten it.
+image-unsafe = The image service declined to draw that. Its reason: { $reason }
+image-unsafe-no-reason = The image service declined to draw that.
+image-timed-out = The image service took too long to draw that. Please try again later.
+image-failed = I could not draw that just now: the image service failed. Please try again later.
+image-limit-reached = You have used today's { $limit } pictures. You can ask for more after { $resets_at } (in { $wait }).
+stats-images-today = Pictures today: { $used }
+stats-images-today-limited = Pictures today: { $used } of { $limit }
+stats-speech-today = Speech today: { $used } s
+stats-speech-today-limited = Speech today: { $used } s of { $limit } s
+usage-media = Pictures: { $images }, speech: { $seconds } s
+terminal-cannot-send-media = Voice messages and pictures are sent in Telegram; a terminal cannot play or show them.

@@ -447,3 +447,38 @@ app-saved = Guardado.
 app-error = Algo salió mal. Inténtalo de nuevo.
 app-forbidden = No puedes hacer esto.
 app-open-from-telegram = Abre esta página desde el bot en Telegram.
+
+## Respuestas de voz, /tts, /voice e /image
+
+command-voice = Elige cuándo respondo también en voz alta: /voice on, /voice off o /voice auto (cuando hablas).
+command-tts = Leer un texto en voz alta como mensaje de voz: /tts <texto>.
+command-image = Dibujar una imagen: /image <descripción>.
+voice-state = Respuestas de voz: { $mode ->
+        [on] activadas (cada respuesta se lee también en voz alta)
+        [off] desactivadas (solo texto)
+       *[auto] automáticas (en voz alta cuando envías un mensaje de voz)
+    }. Cámbialo con /voice on, /voice off o /voice auto.
+voice-set = Hecho. Respuestas de voz: { $mode ->
+        [on] activadas (cada respuesta se lee también en voz alta)
+        [off] desactivadas (solo texto)
+       *[auto] automáticas (en voz alta cuando envías un mensaje de voz)
+    }.
+speech-not-set-up = La lectura en voz alta no está configurada en este bot (el operador puede definir TTS_BASE_URL).
+tts-usage = Escribe el texto que leer después del comando: /tts <texto>.
+tts-too-long = Ese texto tiene { $length } caracteres; leo como mucho { $max } de una vez. Envía uno más corto, por favor.
+speech-failed = No pude leer eso en voz alta ahora: el servicio de voz no respondió. Inténtalo más tarde, por favor.
+speech-limit-reached = Has usado los { $limit } segundos de voz de hoy; hasta las { $resets_at } (dentro de { $wait }) recibirás solo texto.
+image-not-set-up = El dibujo no está configurado en este bot (el operador puede definir IMAGE_BASE_URL).
+image-usage = Escribe qué dibujar después del comando: /image <descripción>, por ejemplo /image un zorro rojo en la nieve.
+image-too-long = Esa descripción tiene { $length } caracteres; se aceptan como mucho { $max }. Acórtala, por favor.
+image-unsafe = El servicio de imágenes se negó a dibujar eso. Su motivo: { $reason }
+image-unsafe-no-reason = El servicio de imágenes se negó a dibujar eso.
+image-timed-out = El servicio de imágenes tardó demasiado en dibujarlo. Inténtalo más tarde, por favor.
+image-failed = No pude dibujar eso ahora: el servicio de imágenes falló. Inténtalo más tarde, por favor.
+image-limit-reached = Has usado las { $limit } imágenes de hoy. Podrás pedir más después de las { $resets_at } (dentro de { $wait }).
+stats-images-today = Imágenes hoy: { $used }
+stats-images-today-limited = Imágenes hoy: { $used } de { $limit }
+stats-speech-today = Voz hoy: { $used } s
+stats-speech-today-limited = Voz hoy: { $used } s de { $limit } s
+usage-media = Imágenes: { $images }, voz: { $seconds } s
+terminal-cannot-send-media = Los mensajes de voz y las imágenes se envían en Telegram; un terminal no puede reproducirlos ni mostrarlos.

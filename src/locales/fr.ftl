@@ -447,3 +447,38 @@ app-saved = Enregistré.
 app-error = Un problème est survenu. Réessayez.
 app-forbidden = Vous ne pouvez pas faire cela.
 app-open-from-telegram = Ouvrez cette page depuis le bot dans Telegram.
+
+## Réponses vocales, /tts, /voice et /image
+
+command-voice = Choisir quand je réponds aussi à voix haute : /voice on, /voice off ou /voice auto (quand vous parlez).
+command-tts = Lire un texte à voix haute en message vocal : /tts <texte>.
+command-image = Dessiner une image : /image <description>.
+voice-state = Réponses vocales : { $mode ->
+        [on] activées (chaque réponse est aussi lue à voix haute)
+        [off] désactivées (texte seulement)
+       *[auto] automatiques (à voix haute quand vous envoyez un message vocal)
+    }. Modifiez-les avec /voice on, /voice off ou /voice auto.
+voice-set = C'est fait. Réponses vocales : { $mode ->
+        [on] activées (chaque réponse est aussi lue à voix haute)
+        [off] désactivées (texte seulement)
+       *[auto] automatiques (à voix haute quand vous envoyez un message vocal)
+    }.
+speech-not-set-up = La lecture à voix haute n'est pas configurée sur ce bot (l'opérateur peut définir TTS_BASE_URL).
+tts-usage = Écrivez le texte à lire après la commande : /tts <texte>.
+tts-too-long = Ce texte compte { $length } caractères ; j'en lis au plus { $max } à la fois. Envoyez-en un plus court, s'il vous plaît.
+speech-failed = Je n'ai pas pu lire cela à voix haute : le service vocal n'a pas répondu. Réessayez plus tard, s'il vous plaît.
+speech-limit-reached = Vous avez utilisé les { $limit } secondes de voix d'aujourd'hui ; jusqu'à { $resets_at } (dans { $wait }), vous recevez du texte seulement.
+image-not-set-up = Le dessin n'est pas configuré sur ce bot (l'opérateur peut définir IMAGE_BASE_URL).
+image-usage = Écrivez quoi dessiner après la commande : /image <description>, par exemple /image un renard roux dans la neige.
+image-too-long = Cette description compte { $length } caractères ; { $max } au plus sont acceptés. Raccourcissez-la, s'il vous plaît.
+image-unsafe = Le service d'images a refusé de dessiner cela. Sa raison : { $reason }
+image-unsafe-no-reason = Le service d'images a refusé de dessiner cela.
+image-timed-out = Le service d'images a mis trop de temps à dessiner cela. Réessayez plus tard, s'il vous plaît.
+image-failed = Je n'ai pas pu dessiner cela : le service d'images a échoué. Réessayez plus tard, s'il vous plaît.
+image-limit-reached = Vous avez utilisé les { $limit } images d'aujourd'hui. Vous pourrez en demander d'autres après { $resets_at } (dans { $wait }).
+stats-images-today = Images aujourd'hui : { $used }
+stats-images-today-limited = Images aujourd'hui : { $used } sur { $limit }
+stats-speech-today = Voix aujourd'hui : { $used } s
+stats-speech-today-limited = Voix aujourd'hui : { $used } s sur { $limit } s
+usage-media = Images : { $images }, voix : { $seconds } s
+terminal-cannot-send-media = Les messages vocaux et les images sont envoyés dans Telegram ; un terminal ne peut ni les lire ni les afficher.

@@ -131,7 +131,7 @@ pub fn usage_of(
         ),
         None => used_today,
     };
-    i18n::text(
+    let text = i18n::text(
         lang,
         "usage-of",
         [
@@ -145,7 +145,17 @@ pub fn usage_of(
             ),
             ("limit", value(limit_line(lang, limit))),
         ],
-    )
+    );
+    match media_line(lang, usage) {
+        Some(media) => format!("{text}\n{media}"),
+        None => text,
+    }
+}
+
+/// The pictures and speech a person used, when they used any.
+fn media_line(lang: Lang, usage: &PersonUsage) -> Option<String> {
+    (usage.images > 0 || usage.speech_seconds > 0)
+        .then(|| super::usage_media(lang, usage.images, usage.speech_seconds))
 }
 
 /// Everyone's `/usage`: tokens today and over `days` days, most first.
@@ -157,11 +167,15 @@ pub fn usage_report(lang: Lang, usage: &[PersonUsage], days: i64) -> String {
     text.push('\n');
     for person in usage {
         text.push_str(&format!(
-            "• {}: {} · {}\n",
+            "• {}: {} · {}",
             person.user_id,
             thousands(lang, person.tokens_today.max(0) as u64),
             thousands(lang, person.tokens.max(0) as u64),
         ));
+        if let Some(media) = media_line(lang, person) {
+            text.push_str(&format!(" · {media}"));
+        }
+        text.push('\n');
     }
     text
 }

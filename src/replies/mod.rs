@@ -6,7 +6,8 @@
 //! The sentences are grouped by who hears them: a chat turn's notices (`chat`), the answers to
 //! everyone's commands (`commands`), the admins' side and the refusals of strangers (`admin`),
 //! the tools' side: reminders, time zones, `/tools` (`tools`), the Mini App's buttons and
-//! `/settings` (`app`), and how numbers, sizes and
+//! `/settings` (`app`), voice answers, `/tts`, `/voice` and `/image` (`voice_and_pictures`),
+//! and how numbers, sizes and
 //! durations read (`numbers`). Callers use them from here. The figures some replies are made
 //! from are plain values of `views`, which the conversation fills in.
 
@@ -17,6 +18,7 @@ mod commands;
 mod numbers;
 mod tools;
 pub mod views;
+mod voice_and_pictures;
 
 pub use admin::*;
 pub use app::*;
@@ -24,6 +26,7 @@ pub use chat::*;
 pub use commands::*;
 pub use numbers::{human_bytes, human_duration, thousands};
 pub use tools::*;
+pub use voice_and_pictures::*;
 
 use fluent_bundle::FluentValue;
 

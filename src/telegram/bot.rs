@@ -19,6 +19,7 @@ use teloxide::net::Download;
 use teloxide::payloads::{
     AnswerCallbackQuery, AnswerInlineQuery, DeleteMessage, DeleteWebhook, EditMessageText,
     EditMessageTextInline, GetFile, GetMe, GetUpdates, SendChatAction, SendDocument, SendMessage,
+    SendPhoto, SendVoice,
     SetChatMenuButton, SetMyCommands, SetWebhook,
 };
 use teloxide::requests::{HasPayload, Output, Payload, Request, Requester};
@@ -178,6 +179,8 @@ bot_api_methods! {
     set_chat_menu_button() -> SetChatMenuButton;
     send_message(chat_id: impl Into<Recipient>, text: impl Into<String>) -> SendMessage;
     send_document(chat_id: impl Into<Recipient>, document: InputFile) -> SendDocument;
+    send_voice(chat_id: impl Into<Recipient>, voice: InputFile) -> SendVoice;
+    send_photo(chat_id: impl Into<Recipient>, photo: InputFile) -> SendPhoto;
     send_chat_action(chat_id: impl Into<Recipient>, action: ChatAction) -> SendChatAction;
     edit_message_text(
         chat_id: impl Into<Recipient>,

@@ -23,7 +23,9 @@ use crate::telegram::intake::Intake;
 use crate::telegram::reply::{HandlerResult, answer_once, reply_in_chat, reply_privately};
 use crate::telegram::settings::BotSettings;
 use crate::telegram::turn::{self, TurnContext};
-use crate::telegram::{admin, clear, export, mini_app, model_menu, reminders, retry, stop};
+use crate::telegram::{
+    admin, clear, export, mini_app, model_menu, pictures, reminders, retry, stop, voice,
+};
 use crate::tools::Caller;
 
 /// Filter: the message is for the bot (private chat, mention, reply, command).
@@ -295,6 +297,13 @@ async fn run_command(
             };
             let text = commands::tools_text(&conversations, &caller, lang).await?;
             reply_in_chat(&bot, &message, &text).await
+        }
+        CommandAnswer::ReadAloud(text) => {
+            voice::read_aloud(&bot, &message, key, lang, &conversations, &text).await
+        }
+        CommandAnswer::Draw(description) => {
+            let (bot, conversations) = (&bot, &conversations);
+            pictures::draw_on_request(bot, &message, key, lang, conversations, &description).await
         }
     }
 }

@@ -9,7 +9,8 @@
 //! - [`handlers`]: the tree's endpoints, one per kind of update.
 //! - the features with buttons or steps of their own: the admins' side ([`admin`]), `/clear`'s
 //!   confirmation ([`clear`]), `/export` ([`export`]), the `/model` menu ([`model_menu`]),
-//!   `/retry` ([`retry`]), inline mode ([`inline`]) and the Stop button ([`stop`]).
+//!   `/retry` ([`retry`]), inline mode ([`inline`]), the Stop button ([`stop`]), voice answers and
+//!   `/tts` ([`voice`]) and `/image` ([`pictures`]).
 //! - the machinery of a chat turn ([`turn`]) and the ways every endpoint answers ([`reply`]).
 //! - below them: reply delivery ([`delivery`]), rendering the model's Markdown to Telegram HTML
 //!   ([`render`]) and splitting it into messages Telegram accepts ([`split`]), the files of
@@ -36,6 +37,7 @@ pub mod media;
 pub mod menus;
 pub mod mini_app;
 pub mod model_menu;
+pub mod pictures;
 pub mod reminders;
 pub mod render;
 pub mod reply;
@@ -45,6 +47,7 @@ pub mod settings;
 pub mod split;
 pub mod stop;
 pub mod turn;
+pub mod voice;
 
 pub use bot::TelegramBot;
 pub use menus::register_commands;

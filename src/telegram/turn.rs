@@ -334,6 +334,10 @@ async fn answer_turn(
         }
         FinishedTurn::NotStored => deliver_unstored(turn, preview, &shown).await?,
     };
+    crate::telegram::pictures::send_drawn_pictures(turn).await;
+    if !answer.is_stopped() {
+        crate::telegram::voice::speak_answer(turn, &completion.text).await;
+    }
     Ok(outcome)
 }
 

@@ -12,6 +12,7 @@ pub const SEARCH_MEMORY: &str = "search_memory";
 pub const REMEMBER: &str = "remember";
 pub const SET_REMINDER: &str = "set_reminder";
 pub const SET_TIMEZONE: &str = "set_timezone";
+pub const GENERATE_IMAGE: &str = "generate_image";
 
 /// Longest note or reminder text the model may store, in characters (as `/remember` allows).
 pub const MAX_TEXT_CHARS: usize = 500;
@@ -40,6 +41,9 @@ pub enum BuiltinCall {
     },
     SetTimeZone {
         zone: String,
+    },
+    GenerateImage {
+        description: String,
     },
 }
 
@@ -97,6 +101,19 @@ pub fn specs(offer: BuiltinOffer) -> Vec<ToolSpec> {
     specs
 }
 
+/// `generate_image`, offered apart from the others: only with an image server, and only to a
+/// person who has pictures left today.
+pub fn image_spec() -> ToolSpec {
+    ToolSpec {
+        name: GENERATE_IMAGE.to_owned(),
+        description: "Draw a picture and send it to this person as a photo. Only when they ask \
+                      for a picture. Describe it fully in one text (subject, style, colours): \
+                      the image model sees nothing of the conversation."
+            .to_owned(),
+        parameters: object_schema(&[("description", "What to draw, in full.")]),
+    }
+}
+
 /// A JSON Schema object whose `properties` are all required strings.
 fn object_schema(properties: &[(&str, &str)]) -> Value {
     let described: serde_json::Map<String, Value> = properties
@@ -131,6 +148,8 @@ pub fn parse(name: &str, arguments: &Value) -> Option<Result<BuiltinCall, String
         SET_TIMEZONE => {
             text_argument(arguments, "zone").map(|zone| BuiltinCall::SetTimeZone { zone })
         }
+        GENERATE_IMAGE => text_argument(arguments, "description")
+            .map(|description| BuiltinCall::GenerateImage { description }),
         _ => return None,
     };
     Some(call)
