@@ -45,22 +45,22 @@ pub struct ImageConfig {
     pub api_key: Option<Secret>,
 
     /// Size of a picture, `WIDTHxHEIGHT` as the server knows it (`1024x1024`, `1792x1024`, ...).
-    #[arg(setting = "IMAGE_SIZE", default_value = "1024x1024", global = true,
+    #[arg(id = "image_size", setting = "IMAGE_SIZE", default_value = "1024x1024", global = true,
           value_parser = parse_image_size)]
     pub size: String,
 
     /// Quality, as the server knows it (`standard`, `hd`; `low`, `medium`, `high`, `auto`).
-    #[arg(setting = "IMAGE_QUALITY", default_value = "standard", global = true,
+    #[arg(id = "image_quality", setting = "IMAGE_QUALITY", default_value = "standard", global = true,
           value_parser = parse_image_quality)]
     pub quality: String,
 
     /// Time a picture may take to be drawn (and downloaded).
-    #[arg(setting = "IMAGE_TIMEOUT_SECS", default_value_t = 120, global = true,
+    #[arg(id = "image_timeout_secs", setting = "IMAGE_TIMEOUT_SECS", default_value_t = 120, global = true,
           value_parser = clap::value_parser!(u64).range(1..=900))]
     pub timeout_secs: u64,
 
     /// Longest description of a picture, in characters; longer ones get a polite refusal.
-    #[arg(setting = "IMAGE_MAX_DESCRIPTION_CHARS", default_value_t = 1_000, global = true,
+    #[arg(id = "image_max_description_chars", setting = "IMAGE_MAX_DESCRIPTION_CHARS", default_value_t = 1_000, global = true,
           value_parser = clap::value_parser!(u32).range(10..=32_000))]
     pub max_description_chars: u32,
 }

@@ -50,18 +50,18 @@ pub struct SpeechConfig {
     pub api_key: Option<Secret>,
 
     /// Time one part of speech may take to arrive.
-    #[arg(setting = "TTS_TIMEOUT_SECS", default_value_t = 60, global = true,
+    #[arg(id = "tts_timeout_secs", setting = "TTS_TIMEOUT_SECS", default_value_t = 60, global = true,
           value_parser = clap::value_parser!(u64).range(1..=600))]
     pub timeout_secs: u64,
 
     /// Most characters the speech server takes in one request (OpenAI: 4096); longer text is
     /// read in parts, each its own voice note.
-    #[arg(setting = "TTS_MAX_INPUT_CHARS", default_value_t = 4_096, global = true,
+    #[arg(id = "tts_max_input_chars", setting = "TTS_MAX_INPUT_CHARS", default_value_t = 4_096, global = true,
           value_parser = clap::value_parser!(u32).range(100..=100_000))]
     pub max_input_chars: u32,
 
     /// Most characters read aloud at once (/tts, or an answer); longer text is not read.
-    #[arg(setting = "TTS_MAX_TEXT_CHARS", default_value_t = 12_000, global = true,
+    #[arg(id = "tts_max_text_chars", setting = "TTS_MAX_TEXT_CHARS", default_value_t = 12_000, global = true,
           value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
     pub max_text_chars: u32,
 }
