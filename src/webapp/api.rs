@@ -627,6 +627,25 @@ pub(super) struct Usage {
     days: Vec<Day>,
     limit: Option<u64>,
     today: u64,
+    /// Pictures drawn today and their limit; `None` when the bot draws none.
+    images: Option<MediaFigure>,
+    /// Seconds of speech today and their limit; `None` when the bot speaks not.
+    speech_seconds: Option<MediaFigure>,
+}
+
+#[derive(Serialize)]
+pub(super) struct MediaFigure {
+    used: u64,
+    limit: Option<u64>,
+}
+
+impl From<crate::quota::media::MediaAllowance> for MediaFigure {
+    fn from(allowance: crate::quota::media::MediaAllowance) -> Self {
+        Self {
+            used: allowance.used,
+            limit: allowance.limit,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -645,7 +664,7 @@ pub(super) fn days(days: Vec<DayTokens>) -> Vec<Day> {
 }
 
 /// `GET /app/api/usage`: the person's tokens on each of the last 30 days, in all their chats,
-/// and their daily limit.
+/// and their daily limit; today's pictures and speech where the bot offers them.
 pub(super) async fn usage(
     State(app): State<WebApp>,
     person: Person,
@@ -659,9 +678,16 @@ pub(super) async fn usage(
         .tokens_today(person.user_id)
         .await
         .map_err(person.failed())?;
+    let conversations = &app.0.conversations;
+    let media = quota
+        .media_today(person.user_id)
+        .await
+        .map_err(person.failed())?;
     Ok(Json(Usage {
         days: days(per_day),
         limit: today.limit,
         today: today.used,
+        images: conversations.can_draw().then(|| media.images.into()),
+        speech_seconds: conversations.can_speak().then(|| media.speech_seconds.into()),
     }))
 }

@@ -522,9 +522,20 @@ async function loadUsage() {
     $('#usage-today').textContent = `${t('app-today')}: ${number(usage.today)}`;
     $('#usage-limit').textContent = usage.limit === null
       ? t('app-no-limit') : `${t('app-daily-limit')}: ${number(usage.limit)}`;
+    $('#usage-media').textContent = [
+      mediaLine('app-images-today', usage.images, ''),
+      mediaLine('app-speech-today', usage.speech_seconds, ' s'),
+    ].filter(Boolean).join(' · ');
   } catch (error) {
     fail(error);
   }
+}
+
+/** "Pictures today: 2 of 5", or nothing where the bot does not offer them (`figure` null). */
+function mediaLine(id, figure, unit) {
+  if (!figure) return '';
+  const used = `${number(figure.used)}${unit}`;
+  return figure.limit === null ? `${t(id)}: ${used}` : `${t(id)}: ${used} / ${number(figure.limit)}${unit}`;
 }
 
 /** Draws `days` ({day_ms, tokens}, oldest first) as bars in `chart`, with `limit` as a line. */
