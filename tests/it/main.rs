@@ -50,5 +50,6 @@ mod stop_and_retry;
 mod storage;
 mod support;
 mod tools;
+mod voice_and_pictures;
 mod webapp;
 mod webapp_browser;

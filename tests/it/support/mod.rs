@@ -1,9 +1,10 @@
 //! What the specifications share and do not specify: test doubles for the network (a fake
 //! Telegram Bot API server with Telegram's HTML checks, a fake LLM server and a modest model to
-//! answer through it, a fake embedding server), the harnesses that run the real bot against them,
-//! the load generator, plain retrieval baselines (BM25 and cosine top-k) to measure memory
-//! against, and small helpers for test databases and for waiting. Nothing here asserts
-//! a behaviour of telemem; the specs beside this folder do.
+//! answer through it, a fake embedding server, fake speech and image servers and a real speech
+//! server on espeak-ng), the harnesses that run the real bot against them, the load generator,
+//! plain retrieval baselines (BM25 and cosine top-k) to measure memory against, and small helpers
+//! for test databases and for waiting. Nothing here asserts a behaviour of telemem; the specs
+//! beside this folder do.
 //!
 //! `fake_llm`, `fake_telegram`, `telegram_html`, `run_command` and `loadgen` are also compiled
 //! into `examples/loadgen.rs` (the first three into `examples/docker_smoke.rs` and
@@ -19,6 +20,7 @@ pub mod config;
 pub mod database;
 pub mod fake_embeddings;
 pub mod fake_llm;
+pub mod fake_media;
 pub mod fake_telegram;
 pub mod loadgen;
 pub mod mcp;

@@ -1,6 +1,6 @@
 //! The Bot API methods telemem calls, carried out on the recorded chat state the way Telegram
 //! does them: `getUpdates` with offsets, limits and allowed kinds, sending, editing and deleting
-//! messages, documents, command menus per language, and Telegram's refusals (too long, not
+//! messages, documents, voice notes and photos, command menus per language, and Telegram's refusals (too long, not
 //! modified, not found, 403).
 
 use std::time::Duration;
@@ -39,7 +39,9 @@ impl State {
             "editmessagetext" => self.edit_message_text(params),
             "editmessagereplymarkup" => self.edit_message_reply_markup(params),
             "deletemessage" => self.delete_message(params),
-            "senddocument" => self.send_document(params, uploads),
+            "senddocument" => self.send_file(params, uploads, "document"),
+            "sendvoice" => self.send_file(params, uploads, "voice"),
+            "sendphoto" => self.send_file(params, uploads, "photo"),
             "sendchataction" => match chat_id_param(params) {
                 Ok(_) => Reply::Ok(json!(true)),
                 Err(reply) => reply,
@@ -224,14 +226,16 @@ impl State {
         }
     }
 
-    fn send_document(&mut self, params: &Value, uploads: Vec<Upload>) -> Reply {
+    /// `sendDocument`, `sendVoice` or `sendPhoto`: the file uploaded in the parameter `kind`
+    /// (`document`, `voice`, `photo`), recorded with its caption (and a voice note's duration).
+    fn send_file(&mut self, params: &Value, uploads: Vec<Upload>, kind: &'static str) -> Reply {
         let chat_id = match self.writable_chat(params) {
             Ok(chat_id) => chat_id,
             Err(reply) => return reply,
         };
-        // teloxide names the upload's part in `document` as `attach://<part name>`.
-        let Some(reference) = params["document"].as_str() else {
-            return Reply::bad_request("Bad Request: there is no document in the request");
+        // teloxide names the upload's part in the parameter as `attach://<part name>`.
+        let Some(reference) = params[kind].as_str() else {
+            return Reply::bad_request(&format!("Bad Request: there is no {kind} in the request"));
         };
         let upload = reference
             .strip_prefix("attach://")
@@ -257,22 +261,39 @@ impl State {
             "date": unix_now(),
             "chat": self.chat(chat_id),
             "from": bot_user(),
-            "document": {
-                "file_id": format!("document-{}", self.last_message_id),
-                "file_unique_id": format!("udocument-{}", self.last_message_id),
-                "file_size": bytes.len()
-            }
         });
-        if let Some(file_name) = &file_name {
+        let file = json!({
+            "file_id": format!("{kind}-{}", self.last_message_id),
+            "file_unique_id": format!("u{kind}-{}", self.last_message_id),
+            "file_size": bytes.len()
+        });
+        let duration = integer_param(params, "duration");
+        message[kind] = match kind {
+            "photo" => json!([{
+                "file_id": file["file_id"], "file_unique_id": file["file_unique_id"],
+                "file_size": bytes.len(), "width": 1024, "height": 1024
+            }]),
+            "voice" => {
+                let mut voice = file;
+                voice["duration"] = json!(duration.unwrap_or(0));
+                voice
+            }
+            _ => file,
+        };
+        if let Some(file_name) = &file_name
+            && kind == "document"
+        {
             message["document"]["file_name"] = json!(file_name);
         }
         if let Some(caption) = &caption {
             message["caption"] = json!(caption);
         }
         self.documents.push(SentDocument {
+            kind,
             chat_id,
             file_name,
             caption,
+            duration,
             bytes,
         });
         Reply::Ok(message)

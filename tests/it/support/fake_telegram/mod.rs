@@ -133,9 +133,13 @@ impl BotMessage {
     }
 }
 
-/// A file the bot uploaded with `sendDocument`.
+/// A file the bot uploaded with `sendDocument`, `sendVoice` or `sendPhoto`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SentDocument {
+    /// `document`, `voice` or `photo`.
+    pub kind: &'static str,
+    /// A voice note's length in seconds, as the bot gave it.
+    pub duration: Option<i64>,
     pub chat_id: i64,
     pub file_name: Option<String>,
     pub caption: Option<String>,
@@ -258,9 +262,23 @@ impl FakeTelegram {
 
     /// The documents the bot sent into `chat_id`.
     pub fn documents_in(&self, chat_id: i64) -> Vec<SentDocument> {
+        self.files_in(chat_id, "document")
+    }
+
+    /// The voice notes the bot sent into `chat_id`.
+    pub fn voices_in(&self, chat_id: i64) -> Vec<SentDocument> {
+        self.files_in(chat_id, "voice")
+    }
+
+    /// The photos the bot sent into `chat_id`.
+    pub fn photos_in(&self, chat_id: i64) -> Vec<SentDocument> {
+        self.files_in(chat_id, "photo")
+    }
+
+    fn files_in(&self, chat_id: i64, kind: &str) -> Vec<SentDocument> {
         self.sent_documents()
             .into_iter()
-            .filter(|document| document.chat_id == chat_id)
+            .filter(|file| file.chat_id == chat_id && file.kind == kind)
             .collect()
     }
 
