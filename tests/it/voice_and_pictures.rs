@@ -115,7 +115,7 @@ async fn voice_on_reads_every_answer_aloud_in_parts_the_server_takes() {
     bot.llm.push(Behaviour::reply(&long));
 
     say(&bot, "Tell me something long").await;
-    let voices = wait_for_voices(&bot, ALICE, 2).await;
+    let voices = wait_for_voices(&bot, ALICE, 3).await;
     bot.stop().await;
 
     let inputs: Vec<String> = media
@@ -123,10 +123,10 @@ async fn voice_on_reads_every_answer_aloud_in_parts_the_server_takes() {
         .iter()
         .map(|request| request["input"].as_str().unwrap_or_default().to_owned())
         .collect();
-    assert_eq!(inputs.len(), 2, "{inputs:?}");
+    assert_eq!(inputs.len(), 3, "{inputs:?}");
     assert!(inputs.iter().all(|input| input.chars().count() <= 100));
     assert_eq!(inputs.join(" "), long.trim());
-    assert_eq!(voices.len(), 2);
+    assert_eq!(voices.len(), 3);
 }
 
 #[tokio::test]
@@ -224,7 +224,7 @@ async fn an_empty_or_overlong_description_gets_a_clear_answer_and_no_call() {
     bot.stop().await;
 
     assert!(empty.contains("/image <description>"), "{empty}");
-    assert!(long.contains("40 characters") && long.contains("20"), "{long}");
+    assert!(long.contains("35 characters") && long.contains("20"), "{long}");
     assert!(media.requests().is_empty());
 }
 
