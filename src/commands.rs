@@ -13,8 +13,8 @@ pub mod admin;
 
 use teloxide::utils::command::BotCommands;
 
-use crate::conversation::{ToolsOffer, VoiceMode};
 use crate::conversation::{Conversations, ModelMenu, NoteAddition, Persona, PersonaError};
+use crate::conversation::{ToolsOffer, VoiceMode};
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
 use crate::memory::notes::{NoteError, NoteText};

@@ -545,13 +545,10 @@ impl Config {
             .api_key
             .as_ref()
             .map(|key| key.expose().to_owned());
-        let side_keys = [
-            self.speech.api_key.as_ref(),
-            self.images.api_key.as_ref(),
-        ]
-        .into_iter()
-        .flatten()
-        .map(|key| key.expose().to_owned());
+        let side_keys = [self.speech.api_key.as_ref(), self.images.api_key.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(|key| key.expose().to_owned());
         token
             .into_iter()
             .chain(api_key)

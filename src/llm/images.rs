@@ -32,7 +32,12 @@ pub struct ImageConfig {
     pub base_url: Option<reqwest::Url>,
 
     /// Image model, as the server knows it (`dall-e-3`, `gpt-image-1`, `stablediffusion`, ...).
-    #[arg(id = "image_model", setting = "IMAGE_MODEL", default_value = "dall-e-3", global = true)]
+    #[arg(
+        id = "image_model",
+        setting = "IMAGE_MODEL",
+        default_value = "dall-e-3",
+        global = true
+    )]
     pub model: String,
 
     /// API key of the image server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
@@ -68,9 +73,10 @@ pub struct ImageConfig {
 fn parse_image_size(value: &str) -> Result<String, String> {
     let valid = value == "auto"
         || value.split_once('x').is_some_and(|(width, height)| {
-            [width, height]
-                .iter()
-                .all(|side| side.parse::<u32>().is_ok_and(|pixels| (64..=8192).contains(&pixels)))
+            [width, height].iter().all(|side| {
+                side.parse::<u32>()
+                    .is_ok_and(|pixels| (64..=8192).contains(&pixels))
+            })
         });
     if valid {
         Ok(value.to_owned())
@@ -211,8 +217,7 @@ impl ImageClient {
                 api_key: "IMAGE_API_KEY",
             },
         };
-        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "images/generations")?
-        else {
+        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "images/generations")? else {
             return Ok(None);
         };
         let model = config.model.trim();
@@ -364,7 +369,11 @@ mod tests {
             "http://127.0.0.1:8080/v1/images/generations"
         );
         assert_eq!(
-            (client.model.as_str(), client.size.as_str(), client.quality.as_str()),
+            (
+                client.model.as_str(),
+                client.size.as_str(),
+                client.quality.as_str()
+            ),
             ("dall-e-3", "1024x1024", "standard")
         );
     }
@@ -372,8 +381,13 @@ mod tests {
     #[test]
     fn a_wrong_size_or_quality_stops_the_start_naming_the_setting() {
         for args in [["--image-size", "huge"], ["--image-quality", "best"]] {
-            let refused = parse_flags_with::<ImageConfig>(&args).err().expect("refused");
-            let setting = args[0].trim_start_matches("--").replace('-', "_").to_uppercase();
+            let refused = parse_flags_with::<ImageConfig>(&args)
+                .err()
+                .expect("refused");
+            let setting = args[0]
+                .trim_start_matches("--")
+                .replace('-', "_")
+                .to_uppercase();
             assert!(refused.to_string().contains(&setting), "{refused}");
         }
     }
@@ -389,8 +403,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let other = refusal(400, br#"{"error": {"message": "bad size 12x12"}}"#);
-        assert!(matches!(other, ImageError::Refused { status: 400 }), "{other:?}");
-        assert!(matches!(refusal(503, b"oops"), ImageError::Failed { status: 503 }));
+        assert!(
+            matches!(other, ImageError::Refused { status: 400 }),
+            "{other:?}"
+        );
+        assert!(matches!(
+            refusal(503, b"oops"),
+            ImageError::Failed { status: 503 }
+        ));
     }
 
     #[test]

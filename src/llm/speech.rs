@@ -33,11 +33,21 @@ pub struct SpeechConfig {
     pub base_url: Option<reqwest::Url>,
 
     /// Speech model, as the server knows it (`tts-1`, `kokoro`, ...).
-    #[arg(id = "tts_model", setting = "TTS_MODEL", default_value = "tts-1", global = true)]
+    #[arg(
+        id = "tts_model",
+        setting = "TTS_MODEL",
+        default_value = "tts-1",
+        global = true
+    )]
     pub model: String,
 
     /// Voice, as the server knows it (`alloy`, `af_heart`, ...).
-    #[arg(id = "tts_voice", setting = "TTS_VOICE", default_value = "alloy", global = true)]
+    #[arg(
+        id = "tts_voice",
+        setting = "TTS_VOICE",
+        default_value = "alloy",
+        global = true
+    )]
     pub voice: String,
 
     /// API key of the speech server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
@@ -230,7 +240,11 @@ mod tests {
 
     #[test]
     fn speech_is_off_until_its_server_is_set_and_uses_the_defaults() {
-        assert!(client(&["--llm-base-url", "http://localhost:8080/v1"]).unwrap().is_none());
+        assert!(
+            client(&["--llm-base-url", "http://localhost:8080/v1"])
+                .unwrap()
+                .is_none()
+        );
         let client = client(&["--tts-base-url", "http://127.0.0.1:8880/v1/"])
             .unwrap()
             .expect("a client");
@@ -238,19 +252,30 @@ mod tests {
             client.endpoint.url.as_str(),
             "http://127.0.0.1:8880/v1/audio/speech"
         );
-        assert_eq!((client.model.as_str(), client.voice.as_str()), ("tts-1", "alloy"));
+        assert_eq!(
+            (client.model.as_str(), client.voice.as_str()),
+            ("tts-1", "alloy")
+        );
         assert_eq!(client.max_input_chars, 4_096);
     }
 
     #[test]
     fn a_wrong_setting_stops_the_start_naming_it() {
-        let error = client(&["--tts-base-url", "http://127.0.0.1:8880", "--tts-voice", " "])
-            .unwrap_err();
+        let error = client(&[
+            "--tts-base-url",
+            "http://127.0.0.1:8880",
+            "--tts-voice",
+            " ",
+        ])
+        .unwrap_err();
         assert_eq!(error.to_string(), "TTS_VOICE is empty");
         let refused = parse_flags_with::<SpeechConfig>(&["--tts-max-input-chars", "5"])
             .err()
             .expect("refused");
-        assert!(refused.to_string().contains("TTS_MAX_INPUT_CHARS"), "{refused}");
+        assert!(
+            refused.to_string().contains("TTS_MAX_INPUT_CHARS"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -129,7 +129,10 @@ pub fn usage_media(lang: Lang, images: i64, speech_seconds: i64) -> String {
         "usage-media",
         [
             ("images", value(thousands(lang, images.max(0) as u64))),
-            ("seconds", value(thousands(lang, speech_seconds.max(0) as u64))),
+            (
+                "seconds",
+                value(thousands(lang, speech_seconds.max(0) as u64)),
+            ),
         ],
     )
 }

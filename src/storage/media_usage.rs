@@ -88,12 +88,14 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO user_settings (user_id, voice_replies, created_at, last_active_at)
+                sqlite =
+                    "INSERT INTO user_settings (user_id, voice_replies, created_at, last_active_at)
                           VALUES (?1, ?2, ?3, ?3)
                           ON CONFLICT (user_id) DO UPDATE
                               SET voice_replies = excluded.voice_replies,
                                   last_active_at = max(last_active_at, excluded.last_active_at)",
-                postgres = "INSERT INTO user_settings (user_id, voice_replies, created_at, last_active_at)
+                postgres =
+                    "INSERT INTO user_settings (user_id, voice_replies, created_at, last_active_at)
                             VALUES ($1, $2, $3, $3)
                             ON CONFLICT (user_id) DO UPDATE
                                 SET voice_replies = excluded.voice_replies,

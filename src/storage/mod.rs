@@ -35,8 +35,8 @@ mod access;
 mod combined;
 mod exchanges;
 mod import;
-mod media_usage;
 mod incognito;
+mod media_usage;
 mod messages;
 mod notes;
 #[cfg(feature = "postgres")]

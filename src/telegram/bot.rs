@@ -19,8 +19,7 @@ use teloxide::net::Download;
 use teloxide::payloads::{
     AnswerCallbackQuery, AnswerInlineQuery, DeleteMessage, DeleteWebhook, EditMessageText,
     EditMessageTextInline, GetFile, GetMe, GetUpdates, SendChatAction, SendDocument, SendMessage,
-    SendPhoto, SendVoice,
-    SetChatMenuButton, SetMyCommands, SetWebhook,
+    SendPhoto, SendVoice, SetChatMenuButton, SetMyCommands, SetWebhook,
 };
 use teloxide::requests::{HasPayload, Output, Payload, Request, Requester};
 use teloxide::types::{

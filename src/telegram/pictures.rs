@@ -81,7 +81,11 @@ pub(super) async fn send_drawn_pictures(turn: &TurnContext<'_>) {
 }
 
 /// Sends `drawn` as a photo captioned with its description.
-async fn send_picture(bot: &TelegramBot, target: ReplyTarget, drawn: DrawnPicture) -> HandlerResult {
+async fn send_picture(
+    bot: &TelegramBot,
+    target: ReplyTarget,
+    drawn: DrawnPicture,
+) -> HandlerResult {
     let caption: String = drawn.description.chars().take(CAPTION_MAX_CHARS).collect();
     let photo = InputFile::memory(drawn.picture.bytes).file_name("picture.png");
     let mut request = bot.send_photo(target.chat_id, photo).caption(caption);

@@ -106,7 +106,10 @@ async fn send_voice_notes(
             format!("answer-{}.ogg", index + 1)
         };
         let mut request = bot
-            .send_voice(target.chat_id, InputFile::memory(clip.bytes).file_name(name))
+            .send_voice(
+                target.chat_id,
+                InputFile::memory(clip.bytes).file_name(name),
+            )
             .duration(seconds);
         if let Some(reply_to) = target.reply_to {
             let reply = ReplyParameters::new(reply_to).allow_sending_without_reply();

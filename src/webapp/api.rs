@@ -688,6 +688,8 @@ pub(super) async fn usage(
         limit: today.limit,
         today: today.used,
         images: conversations.can_draw().then(|| media.images.into()),
-        speech_seconds: conversations.can_speak().then(|| media.speech_seconds.into()),
+        speech_seconds: conversations
+            .can_speak()
+            .then(|| media.speech_seconds.into()),
     }))
 }

@@ -1,10 +1,11 @@
 //! Specifications of the store's per-person bookkeeping and the admins' decisions, on real SQLite
 //! files: daily usage (counted as messages are stored, by whichever path stores them) and stored
 //! bytes (kept by triggers), the trim of one person's oldest
-//! sessions, access rules, token limits, alerts about strangers and the cap's notices.
+//! sessions, access rules, token limits, alerts about strangers and the cap's notices; the
+//! pictures and seconds of speech per day, and the voice setting.
 
 use telemem::storage::{
-    AccessRule, AccessRuleRecord, ChatId, ConversationKey, NewMessage, NoteUpdate, Role,
+    AccessRule, AccessRuleRecord, ChatId, ConversationKey, MediaUsed, NewMessage, NoteUpdate, Role,
     TokenLimitRecord, UserId,
 };
 
@@ -576,4 +577,98 @@ crate::postgres_variants!(
     the_purge_deletes_usage_days_before_the_cutoffs_day_and_never_today,
     stored_bytes_of_a_cleared_conversation_are_given_back_and_nobody_elses,
     trimming_one_person_deletes_their_oldest_closed_sessions_in_all_chats_until_under_the_cap,
+    pictures_and_speech_are_counted_per_person_and_day_beside_their_messages_and_tokens,
+    the_voice_setting_is_stored_per_person_and_forgotten_with_their_settings,
 );
+
+#[tokio::test]
+async fn pictures_and_speech_are_counted_per_person_and_day_beside_their_messages_and_tokens() {
+    let db = TestDb::new().await;
+    two_days_of_use(&db).await;
+    let alice = ALICE_KEY.user_id;
+    let count = |images, speech_seconds| MediaUsed {
+        images,
+        speech_seconds,
+    };
+    let today = MIDNIGHT_MS + DAY_MS;
+
+    db.store
+        .count_media_use(alice, today, count(1, 0))
+        .await
+        .unwrap();
+    db.store
+        .count_media_use(alice, today, count(0, 7))
+        .await
+        .unwrap();
+    db.store
+        .count_media_use(alice, today, count(2, 5))
+        .await
+        .unwrap();
+    db.store
+        .count_media_use(BOB_KEY.user_id, MIDNIGHT_MS, count(1, 1))
+        .await
+        .unwrap();
+
+    assert_eq!(
+        db.store.media_used(alice, today).await.unwrap(),
+        count(3, 12)
+    );
+    assert_eq!(
+        db.store.media_used(alice, MIDNIGHT_MS).await.unwrap(),
+        count(0, 0)
+    );
+    let nobody = UserId(999);
+    assert_eq!(
+        db.store.media_used(nobody, today).await.unwrap(),
+        count(0, 0)
+    );
+    let usage = db
+        .store
+        .usage_by_person(MIDNIGHT_MS, today, Some(alice))
+        .await
+        .unwrap();
+    assert_eq!((usage[0].images, usage[0].speech_seconds), (3, 12));
+    // The messages and tokens of the same day are untouched by the media counts.
+    let before = daily_usage_rows(&db.url).await;
+    db.store
+        .count_media_use(alice, today, count(1, 1))
+        .await
+        .unwrap();
+    let after = daily_usage_rows(&db.url).await;
+    assert_eq!(before, after);
+}
+
+#[tokio::test]
+async fn the_voice_setting_is_stored_per_person_and_forgotten_with_their_settings() {
+    let db = TestDb::new().await;
+    let alice = ALICE_KEY.user_id;
+    assert_eq!(db.store.voice_replies(alice).await.unwrap(), None);
+
+    db.store
+        .set_voice_replies(alice, Some("on"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_voice_replies(BOB_KEY.user_id, Some("off"), MIDNIGHT_MS)
+        .await
+        .unwrap();
+    db.store
+        .set_voice_replies(alice, Some("auto"), MIDNIGHT_MS + HOUR_MS)
+        .await
+        .unwrap();
+
+    assert_eq!(
+        db.store.voice_replies(alice).await.unwrap().as_deref(),
+        Some("auto")
+    );
+    assert_eq!(
+        db.store
+            .voice_replies(BOB_KEY.user_id)
+            .await
+            .unwrap()
+            .as_deref(),
+        Some("off")
+    );
+    db.store.clear_user_settings(alice).await.unwrap();
+    assert_eq!(db.store.voice_replies(alice).await.unwrap(), None);
+}

@@ -85,8 +85,11 @@ async fn a_voice_note_is_answered_in_text_and_aloud_under_voice_auto_and_in_text
     let media = FakeMedia::start(Answer::Plain).await;
     let mut bot = start_with(&media, &[]).await;
 
-    bot.telegram
-        .send_voice(ALICE, ALICE, UserFile::new("What is the capital of France?"));
+    bot.telegram.send_voice(
+        ALICE,
+        ALICE,
+        UserFile::new("What is the capital of France?"),
+    );
     let answers = bot.wait_for_messages(ALICE, 1).await;
     let voices = wait_for_voices(&bot, ALICE, 1).await;
     assert!(answers[0].contains("capital of France"), "{answers:?}");
@@ -141,8 +144,14 @@ async fn a_failing_or_silent_speech_server_leaves_the_text_answer() {
         let tts = say(&bot, "/tts hello").await;
         bot.stop().await;
 
-        assert!(answers[0].contains("Is anyone there?"), "{fault:?}: {answers:?}");
-        assert!(tts.contains("could not read that aloud"), "{fault:?}: {tts}");
+        assert!(
+            answers[0].contains("Is anyone there?"),
+            "{fault:?}: {answers:?}"
+        );
+        assert!(
+            tts.contains("could not read that aloud"),
+            "{fault:?}: {tts}"
+        );
         assert!(bot.telegram.voices_in(ALICE).is_empty());
         assert_eq!(media.requests().len(), 2, "{fault:?}");
     }
@@ -158,7 +167,10 @@ async fn tts_without_text_or_with_too_much_gets_a_clear_answer_and_no_call() {
     bot.stop().await;
 
     assert!(empty.contains("/tts <text>"), "{empty}");
-    assert!(long.contains("199 characters") && long.contains("100"), "{long}");
+    assert!(
+        long.contains("199 characters") && long.contains("100"),
+        "{long}"
+    );
     assert!(media.requests().is_empty());
 }
 
@@ -178,8 +190,10 @@ async fn image_sends_a_photo_with_its_description_and_the_next_prompt_knows_what
         assert_eq!(photos[0].bytes, fake_png());
         assert_eq!(
             media.requests(),
-            [json!({"model": "dall-e-3", "prompt": "a red fox", "n": 1, "size": "1024x1024",
-                    "quality": "standard", "response_format": "b64_json"})]
+            [
+                json!({"model": "dall-e-3", "prompt": "a red fox", "n": 1, "size": "1024x1024",
+                    "quality": "standard", "response_format": "b64_json"})
+            ]
         );
         let sent = next.everything_sent();
         assert!(sent.contains("[drew: a red fox]"), "{sent}");
@@ -224,7 +238,10 @@ async fn an_empty_or_overlong_description_gets_a_clear_answer_and_no_call() {
     bot.stop().await;
 
     assert!(empty.contains("/image <description>"), "{empty}");
-    assert!(long.contains("35 characters") && long.contains("20"), "{long}");
+    assert!(
+        long.contains("35 characters") && long.contains("20"),
+        "{long}"
+    );
     assert!(media.requests().is_empty());
 }
 
@@ -240,14 +257,19 @@ async fn past_the_daily_pictures_a_request_is_refused_without_a_call_and_admins_
     let refused = say(&bot, "/image a cat").await;
     let stats = say(&bot, "/stats").await;
     for animal in ["an owl", "a bat"] {
-        bot.telegram.send_text(BOB, BOB, &format!("/image {animal}"));
+        bot.telegram
+            .send_text(BOB, BOB, &format!("/image {animal}"));
     }
     wait_for_photos(&bot, BOB, 2).await;
     bot.stop().await;
 
     assert!(refused.contains("today's 1 pictures"), "{refused}");
     assert!(stats.contains("Pictures today: 1 of 1"), "{stats}");
-    let prompts: Vec<_> = media.requests().iter().map(|r| r["prompt"].clone()).collect();
+    let prompts: Vec<_> = media
+        .requests()
+        .iter()
+        .map(|r| r["prompt"].clone())
+        .collect();
     assert_eq!(prompts, [json!("a fox"), json!("an owl"), json!("a bat")]);
 }
 
@@ -294,11 +316,17 @@ async fn the_model_draws_with_generate_image_and_the_photo_follows_its_answer() 
     bot.stop().await;
 
     assert_eq!(answer, "Here is your whale.");
-    assert_eq!(photos[0].caption.as_deref(), Some("a blue whale, watercolour"));
+    assert_eq!(
+        photos[0].caption.as_deref(),
+        Some("a blue whale, watercolour")
+    );
     let offered = requests[0].body["tools"].to_string();
     assert!(offered.contains("generate_image"), "{offered}");
     let result = requests[1].everything_sent();
-    assert!(result.contains("[drew: a blue whale, watercolour]"), "{result}");
+    assert!(
+        result.contains("[drew: a blue whale, watercolour]"),
+        "{result}"
+    );
     assert!(!after.body["tools"].to_string().contains("generate_image"));
     assert_eq!(media.requests().len(), 1);
 }
@@ -328,8 +356,11 @@ async fn a_real_local_speech_server_makes_a_playable_voice_note() {
     let url = espeak.base_url();
     let mut bot = TestBot::start_with_args(&["--tts-base-url", &url]).await;
 
-    bot.telegram
-        .send_text(ALICE, ALICE, "/tts Good morning. The weather is fine today.");
+    bot.telegram.send_text(
+        ALICE,
+        ALICE,
+        "/tts Good morning. The weather is fine today.",
+    );
     let voices = wait_for_voices(&bot, ALICE, 1).await;
     bot.stop().await;
 

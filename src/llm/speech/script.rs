@@ -17,9 +17,7 @@ pub fn speakable_text(markdown: &str) -> String {
             Event::End(TagEnd::CodeBlock) => in_code_block = false,
             Event::Text(text) | Event::Code(text) if !in_code_block => spoken.push_str(&text),
             Event::SoftBreak | Event::HardBreak => spoken.push(' '),
-            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::Item) => {
-                spoken.push('\n')
-            }
+            Event::End(TagEnd::Paragraph | TagEnd::Heading(_) | TagEnd::Item) => spoken.push('\n'),
             _ => {}
         }
     }
@@ -154,11 +152,18 @@ mod tests {
         let text = "First sentence here. Second one follows.\nA new paragraph.";
         assert_eq!(
             parts_for_speech(text, 45),
-            ["First sentence here. Second one follows.", "A new paragraph."]
+            [
+                "First sentence here. Second one follows.",
+                "A new paragraph."
+            ]
         );
         assert_eq!(
             parts_for_speech(text, 25),
-            ["First sentence here.", "Second one follows.", "A new paragraph."]
+            [
+                "First sentence here.",
+                "Second one follows.",
+                "A new paragraph."
+            ]
         );
         assert_eq!(
             parts_for_speech("one two three four", 9),
@@ -174,6 +179,9 @@ mod tests {
         let parts = parts_for_speech(&text, 4096);
         assert!(parts.iter().all(|part| part.chars().count() <= 4096));
         let words = |text: &str| text.split_whitespace().count();
-        assert_eq!(parts.iter().map(|part| words(part)).sum::<usize>(), words(&text));
+        assert_eq!(
+            parts.iter().map(|part| words(part)).sum::<usize>(),
+            words(&text)
+        );
     }
 }

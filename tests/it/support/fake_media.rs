@@ -78,7 +78,9 @@ impl FakeMedia {
             .route("/v1/files/picture.png", get(picture))
             .with_state(Arc::clone(&shared));
         let server = tokio::spawn(async move {
-            axum::serve(listener, app).await.expect("the fake media server");
+            axum::serve(listener, app)
+                .await
+                .expect("the fake media server");
         });
         Self { shared, server }
     }
@@ -112,7 +114,11 @@ async fn hang() -> Response {
 
 async fn speech(State(shared): State<Arc<Shared>>, body: axum::body::Bytes) -> Response {
     let (answer, request) = record(&shared, &body);
-    let characters = request["input"].as_str().unwrap_or_default().chars().count() as u64;
+    let characters = request["input"]
+        .as_str()
+        .unwrap_or_default()
+        .chars()
+        .count() as u64;
     let ogg = telemem::llm::speech::sample_opus_file(characters * SPEECH_MS_PER_CHAR);
     match answer {
         Answer::Plain => ([(header::CONTENT_TYPE, "audio/ogg")], ogg).into_response(),
