@@ -372,3 +372,53 @@ async fn a_real_local_speech_server_makes_a_playable_voice_note() {
     );
     assert_eq!(voices[0].duration, Some(audio.whole_seconds() as i64));
 }
+
+/// What a voice answer adds to a turn, for docs/PERFORMANCE.md: voice notes answered under
+/// `/voice auto` against the real local speech server (the fake one where espeak-ng is missing),
+/// each timed from the voice note to its text answer and from the text answer to its voice note.
+/// `cargo test --test it voice_answer_timing -- --nocapture` prints the figures.
+#[tokio::test]
+async fn voice_answer_timing_every_voice_note_gets_its_voice_answer_after_its_text() {
+    const TURNS: usize = 30;
+    let answer = "The capital of France is Paris. It lies on the Seine, with about two million \
+                  people in the city and twelve million around it. It is known for the Eiffel \
+                  Tower, the Louvre and its cafés.";
+    let espeak = EspeakSpeech::start().await;
+    let fake = FakeMedia::start(Answer::Plain).await;
+    let (server, url) = match &espeak {
+        Some(espeak) => ("espeak-ng + opusenc", espeak.base_url()),
+        None => ("the fake speech server", fake.base_url()),
+    };
+    let args = ["--tts-base-url", &url, "--user-messages-per-minute", "0"];
+    let mut bot = TestBot::start_with_args(&args).await;
+    let mut text_ms = Vec::new();
+    let mut added_ms = Vec::new();
+    for turn in 0..TURNS {
+        bot.llm.push(Behaviour::reply(answer));
+        let sent = std::time::Instant::now();
+        bot.telegram
+            .send_voice(ALICE, ALICE, UserFile::new(format!("Question {turn}?")));
+        bot.wait_for_messages(ALICE, turn + 1).await;
+        let text_at = sent.elapsed();
+        wait_for_voices(&bot, ALICE, turn + 1).await;
+        text_ms.push(text_at.as_secs_f64() * 1_000.0);
+        added_ms.push((sent.elapsed() - text_at).as_secs_f64() * 1_000.0);
+    }
+    bot.stop().await;
+
+    assert_eq!(bot.telegram.voices_in(ALICE).len(), TURNS);
+    let percentile = |values: &mut Vec<f64>, share: f64| {
+        values.sort_by(f64::total_cmp);
+        let rank = ((share * values.len() as f64).ceil() as usize).clamp(1, values.len());
+        values[rank - 1]
+    };
+    println!(
+        "voice answers, {TURNS} voice notes of a {}-character answer, {server}: text answer \
+         p50 {:.1} / p99 {:.1} ms; the voice answer adds p50 {:.1} / p99 {:.1} ms",
+        answer.chars().count(),
+        percentile(&mut text_ms, 0.5),
+        percentile(&mut text_ms, 0.99),
+        percentile(&mut added_ms, 0.5),
+        percentile(&mut added_ms, 0.99),
+    );
+}
