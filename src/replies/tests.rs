@@ -165,6 +165,56 @@ fn every_sentence(lang: Lang) -> Vec<String> {
     sentences.extend(turn_sentences(lang));
     sentences.extend(command_sentences(lang));
     sentences.extend(admin_sentences(lang));
+    sentences.extend(voice_and_picture_sentences(lang));
+    sentences
+}
+
+/// The sentences of voice answers, /tts, /voice and /image.
+fn voice_and_picture_sentences(lang: Lang) -> Vec<String> {
+    use crate::conversation::VoiceMode;
+    use crate::quota::media::{MediaAllowance, MediaKind, MediaLimitReached, MediaToday};
+    let reached = |kind| MediaLimitReached {
+        kind,
+        used: 5,
+        limit: 5,
+        resets_at_ms: 86_400_000,
+        now_ms: 3_600_000,
+    };
+    let today = MediaToday {
+        images: MediaAllowance {
+            used: 1,
+            limit: Some(5),
+        },
+        speech_seconds: MediaAllowance {
+            used: 30,
+            limit: None,
+        },
+    };
+    let mut sentences: Vec<String> = [VoiceMode::On, VoiceMode::Off, VoiceMode::Auto]
+        .into_iter()
+        .flat_map(|mode| [voice_state(lang, mode), voice_set(lang, mode)])
+        .collect();
+    sentences.extend([
+        speech_not_set_up(lang),
+        tts_usage(lang),
+        tts_too_long(lang, 5_000, 4_096),
+        speech_failed(lang),
+        speech_limit_reached(lang, &reached(MediaKind::SpeechSeconds)),
+        image_not_set_up(lang),
+        image_usage(lang),
+        image_description_too_long(lang, 1_200, 1_000),
+        image_unsafe(lang, "rejected by the safety system"),
+        image_unsafe(lang, ""),
+        image_timed_out(lang),
+        image_failed(lang),
+        image_limit_reached(lang, &reached(MediaKind::Images)),
+        media_today(lang, &today, true, true),
+        usage_media(lang, 3, 42),
+        terminal_cannot_send_media(lang),
+    ]);
+    sentences.extend(
+        ["voice", "tts", "image"].map(|name| command_description(lang, name).unwrap_or_default()),
+    );
     sentences
 }
 
