@@ -381,9 +381,7 @@ mod tests {
     #[test]
     fn a_wrong_size_or_quality_stops_the_start_naming_the_setting() {
         for args in [["--image-size", "huge"], ["--image-quality", "best"]] {
-            let refused = parse_flags_with::<ImageConfig>(&args)
-                .err()
-                .expect("refused");
+            let refused = parse_flags_with::<ImageConfig>(&args).expect_err("refused");
             let setting = args[0]
                 .trim_start_matches("--")
                 .replace('-', "_")

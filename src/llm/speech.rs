@@ -269,9 +269,8 @@ mod tests {
         ])
         .unwrap_err();
         assert_eq!(error.to_string(), "TTS_VOICE is empty");
-        let refused = parse_flags_with::<SpeechConfig>(&["--tts-max-input-chars", "5"])
-            .err()
-            .expect("refused");
+        let refused =
+            parse_flags_with::<SpeechConfig>(&["--tts-max-input-chars", "5"]).expect_err("refused");
         assert!(
             refused.to_string().contains("TTS_MAX_INPUT_CHARS"),
             "{refused}"

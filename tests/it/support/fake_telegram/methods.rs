@@ -235,7 +235,7 @@ impl State {
         };
         // teloxide names the upload's part in the parameter as `attach://<part name>`.
         let Some(reference) = params[kind].as_str() else {
-            return Reply::bad_request(&format!("Bad Request: there is no {kind} in the request"));
+            return Reply::bad_request(format!("Bad Request: there is no {kind} in the request"));
         };
         let upload = reference
             .strip_prefix("attach://")
