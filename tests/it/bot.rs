@@ -466,6 +466,9 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
         "/export",
         "/cancel",
         "/retry",
+        "/voice",
+        "/tts",
+        "/image",
     ] {
         assert!(replies[1].contains(command), "help lacks {command}");
     }
@@ -483,7 +486,7 @@ async fn start_and_help_explain_the_bot_and_its_commands() {
     assert!(
         registered.params["commands"]
             .as_array()
-            .is_some_and(|c| c.len() == 18)
+            .is_some_and(|c| c.len() == 21)
     );
     assert!(bot.llm.requests().is_empty());
 }

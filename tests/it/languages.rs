@@ -536,7 +536,7 @@ async fn an_admins_help_and_menu_carry_the_admin_commands_in_their_language() {
     );
     assert_eq!(
         bot.telegram.command_menu(None).unwrap().len(),
-        18,
+        21,
         "everyone's menu"
     );
 }
