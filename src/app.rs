@@ -78,6 +78,7 @@ impl ChatServices {
             redactor.clone(),
             ConversationSettings {
                 default_time_zone: config.tools.default_timezone,
+                max_message_chars: config.telegram.max_message_chars as usize,
                 ..ConversationSettings::from_config(&config.history, &config.memory)
             },
         )

@@ -50,5 +50,6 @@ mod stop_and_retry;
 mod storage;
 mod support;
 mod tools;
+mod turn_sequence;
 mod webapp;
 mod webapp_browser;
