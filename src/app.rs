@@ -36,6 +36,7 @@ use crate::telegram::{self, TelegramBot};
 use crate::tools::config::ToolsConfig;
 use crate::tools::mcp::{McpConfig, McpServers, McpSettings};
 use crate::webapp::WebAppParts;
+use crate::webapp::limits::ApiLimitSettings;
 use teloxide::payloads::SetWebhookSetters;
 use teloxide::types::{AllowedUpdate, Me};
 
@@ -77,6 +78,7 @@ impl ChatServices {
             redactor.clone(),
             ConversationSettings {
                 default_time_zone: config.tools.default_timezone,
+                max_message_chars: config.telegram.max_message_chars as usize,
                 ..ConversationSettings::from_config(&config.history, &config.memory)
             },
         )
@@ -310,7 +312,7 @@ impl App {
             access: access_list,
             bot_token: self.bot.token().to_owned(),
             max_age: config.webapp.max_age(),
-            limits: config.webapp.api_limits(),
+            limits: ApiLimitSettings::from_config(&config.webapp),
             clock: self.services.clock.clone(),
             bot: Some(bot.clone()),
         });

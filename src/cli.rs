@@ -11,13 +11,15 @@ use crate::app::{App, ChatServices, join_jobs};
 use crate::clock::{Clock, SystemClock, format_utc_ms, start_of_utc_day_ms};
 use crate::commands::{self, Command as BotCommand, CommandAnswer};
 use crate::config::{Config, duration_ms};
-use crate::conversation::{Answer, Conversations, RetryStart, Turn};
+use crate::conversation::{
+    Asked, Conversations, NoticeLater, ReplyRecord, TurnFrontEnd, TurnRequest,
+};
 use crate::http;
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
 use crate::import::{self, command::ImportArgs};
 use crate::jobs;
-use crate::llm::{Completion, LlmError, Role};
+use crate::llm::Role;
 use crate::replies::{self, Greeting};
 use crate::storage::{ChatId, PurgeCounts, Store, UserId, UserStats};
 use crate::telemetry;
@@ -555,117 +557,95 @@ async fn command_in_terminal(
 
 /// One chat turn, printing the reply as it streams in.
 async fn chat_turn_in_terminal(services: &ChatServices, terminal: &Terminal, text: &str) -> String {
-    let conversations = &services.conversations;
-    let key = terminal.key;
-    if let Some(reached) = conversations.daily_limit_reached(key.user_id).await {
-        return replies::daily_limit_reached(terminal.lang, &reached);
-    }
-    let running = conversations.start_running(key, None);
-    let turn = match conversations.begin_turn(key, text, None).await {
-        Ok(turn) => turn,
-        Err(error) => return format!("error: {error:#}"),
-    };
-    let (answer, printed) = ask_printing(conversations, &turn, running).await;
-    let store = async |completion: &Completion| {
-        conversations.finish_turn(&turn, completion, None).await?;
-        Ok(())
-    };
-    end_of_answer(Asked::Turn, answer, &printed, store).await
+    take_turn_in_terminal(
+        &services.conversations,
+        terminal,
+        Asked::Text(text.to_owned()),
+    )
+    .await
 }
 
 /// `/retry` in the terminal: the new answer to the last message, printed as it streams in; the
 /// history keeps it instead of the old one.
 async fn retry_in_terminal(conversations: &Conversations, terminal: &Terminal) -> String {
-    let key = terminal.key;
-    let retry = match conversations.begin_retry(key).await {
-        Ok(RetryStart::Ready(retry)) => retry,
-        Ok(RetryStart::NothingToRetry) => return replies::nothing_to_retry(terminal.lang),
-        Ok(RetryStart::StillRunning) => return replies::retry_while_running(terminal.lang),
-        Ok(RetryStart::LimitReached(reached)) => {
-            return replies::daily_limit_reached(terminal.lang, &reached);
-        }
-        Err(error) => return format!("error: {error:#}"),
-    };
-    let running = conversations.start_running(key, None);
-    let (answer, printed) = ask_printing(conversations, &retry.turn, running).await;
-    let store = async |completion: &Completion| {
-        conversations.finish_retry(&retry, completion, None).await?;
-        Ok(())
-    };
-    end_of_answer(Asked::Retry, answer, &printed, store).await
+    take_turn_in_terminal(conversations, terminal, Asked::Retry).await
 }
 
-/// What the terminal asked the model for, which decides what stays when the answer is lost.
-#[derive(Clone, Copy)]
-enum Asked {
-    /// A new message: it is saved whatever becomes of the answer.
-    Turn,
-    /// `/retry`: the earlier answer stays unless the new one is stored.
-    Retry,
-}
-
-/// The end of an answer streamed to the terminal: once `store` has kept it, what was not
-/// printed yet; otherwise a note on what went wrong and what stays.
-async fn end_of_answer(
+/// A turn of the terminal's conversation; returns what is left to print once it is over.
+async fn take_turn_in_terminal(
+    conversations: &Conversations,
+    terminal: &Terminal,
     asked: Asked,
-    answer: Result<Answer, LlmError>,
-    printed: &str,
-    store: impl AsyncFnOnce(&Completion) -> anyhow::Result<()>,
 ) -> String {
-    let answer = match answer {
-        Ok(answer) => answer,
-        Err(error) => {
-            let stays = match asked {
-                Asked::Turn => "your message is saved",
-                Asked::Retry => "the earlier answer stays",
-            };
-            return format!("\n(the model did not answer: {error}; {stays})");
-        }
+    let request = TurnRequest {
+        key: terminal.key,
+        asked,
+        lang: terminal.lang,
+        is_admin: false,
+        update_id: None,
+        telegram_message_id: None,
     };
-    let completion = answer.completion();
-    let rest = unprinted(completion, printed);
-    match (store(completion).await, asked) {
-        (Ok(()), _) => rest,
-        (Err(error), Asked::Turn) => format!("{rest}\n(error storing the reply: {error:#})"),
-        (Err(error), Asked::Retry) => {
-            format!("{rest}\n(error storing the answer: {error:#}; the earlier answer stays)")
-        }
+    let mut front = TerminalTurn::default();
+    match conversations.take_turn(request, &mut front).await {
+        Ok(_) => front.left_to_print,
+        // The terminal's user runs the bot, so the error is theirs to read.
+        Err(error) => format!("{}\n(error: {error:#})", front.left_to_print),
     }
 }
 
-/// Asks the model for `turn`, printing the text as it streams in, until the answer is complete
-/// or `running` is stopped (Ctrl-C). Returns the answer and the text printed.
-async fn ask_printing(
-    conversations: &Conversations,
-    turn: &Turn,
-    running: crate::running_turns::RunningTurn,
-) -> (Result<Answer, LlmError>, String) {
-    let (progress, mut seen) = tokio::sync::watch::channel(String::new());
-    let printer = tokio::spawn(async move {
-        let mut printed = String::new();
-        while seen.changed().await.is_ok() {
-            let text = seen.borrow_and_update().clone();
-            if let Some(new) = text.get(printed.len()..) {
-                print!("{new}");
-                use std::io::Write;
-                let _ = std::io::stdout().flush();
-            }
-            printed = text;
-        }
-        printed
-    });
-    let answer = conversations
-        .ask_until_stopped(turn, Some(&progress), &running)
-        .await;
-    drop(running);
-    drop(progress);
-    (answer, printer.await.unwrap_or_default())
+/// A turn as the terminal shows it: the answer printed as it streams in, the rest (or a notice)
+/// returned to be printed once the turn is over.
+#[derive(Default)]
+struct TerminalTurn {
+    printed: String,
+    left_to_print: String,
 }
 
-/// The part of `completion`'s text not printed yet: what followed the text streamed so far (a
+impl TurnFrontEnd for TerminalTurn {
+    fn streams(&self) -> bool {
+        true
+    }
+
+    async fn show_progress(&mut self, mut progress: tokio::sync::watch::Receiver<String>) {
+        use std::io::Write;
+        while progress.changed().await.is_ok() {
+            let text = progress.borrow_and_update().clone();
+            if let Some(new) = text.get(self.printed.len()..) {
+                print!("{new}");
+                let _ = std::io::stdout().flush();
+            }
+            self.printed = text;
+        }
+    }
+
+    async fn notice(&mut self, notice: &str) -> anyhow::Result<()> {
+        self.left_to_print = if self.printed.is_empty() {
+            notice.to_owned()
+        } else {
+            format!("\n{notice}")
+        };
+        Ok(())
+    }
+
+    async fn deliver(
+        &mut self,
+        markdown: &str,
+        _record: ReplyRecord,
+    ) -> anyhow::Result<Option<i64>> {
+        self.left_to_print = unprinted(markdown, &self.printed);
+        Ok(None)
+    }
+
+    fn notice_later(&self) -> Option<NoticeLater> {
+        Some(Box::new(|notice: String| {
+            Box::pin(async move { println!("\n{notice}") })
+        }))
+    }
+}
+
+/// The part of the answer `text` not printed yet: what followed the text streamed so far (a
 /// stopped answer's mark comes after the text with its trailing spaces trimmed).
-fn unprinted(completion: &Completion, printed: &str) -> String {
-    let text = completion.text.as_str();
+fn unprinted(text: &str, printed: &str) -> String {
     let rest = text
         .strip_prefix(printed)
         .or_else(|| text.strip_prefix(printed.trim_end()));

@@ -14,6 +14,8 @@ use crate::ids::UserId;
 use crate::setting::Setting;
 use crate::storage::{BackendKind, StoreOptions};
 
+pub mod webapp;
+
 /// The longest time window accepted anywhere: ten years, in seconds.
 const MAX_WINDOW_SECS: u64 = 10 * 365 * 24 * 60 * 60;
 
@@ -514,7 +516,7 @@ pub struct Config {
     pub tools: crate::tools::config::ToolsConfig,
 
     #[command(flatten)]
-    pub webapp: crate::webapp::config::WebAppConfig,
+    pub webapp: webapp::WebAppConfig,
 
     /// Log line format; the level is set with RUST_LOG (default `info`).
     #[arg(setting = "LOG_FORMAT", value_enum, default_value_t = LogFormat::Pretty, global = true)]

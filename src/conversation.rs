@@ -16,12 +16,12 @@
 //! text stored for it, the text and pictures the model gets. Transcribing a recording is offered
 //! here too ([`Conversations::transcribe`]), so the front end only fetches files.
 //!
-//! A turn is split in three steps: [`Conversations::begin_turn`] stores the user's message before
-//! the model is called, so it is never lost; [`Conversations::ask`] calls the model;
-//! [`Conversations::finish_turn`] stores the reply. The Telegram side stores the reply before
-//! sending it, in one transaction with the update's `replying` mark (one write of well under a
-//! millisecond), because that is what lets a crash at any moment leave neither a gap in the
-//! history nor a second answer.
+//! Every front end runs a turn through one entry, [`Conversations::take_turn`] ([`chat_turn`]):
+//! the checks, the daily limit, storing the message before the model is called
+//! ([`Conversations::begin_turn`]), asking the model ([`Conversations::ask`]), storing the reply
+//! ([`Conversations::finish_turn`]) before it is delivered (on Telegram in one transaction with the
+//! update's `replying` mark, one write of well under a millisecond), because that is what lets a
+//! crash at any moment leave neither a gap in the history nor a second answer.
 //!
 //! A turn can be stopped while it asks the model ([`answer`]: `/cancel`, the Stop button, Ctrl-C
 //! in the terminal), and the last one can be asked again, its new answer replacing the old one
@@ -30,6 +30,7 @@
 //! [`pictures`].
 
 mod answer;
+mod chat_turn;
 mod commands;
 mod export;
 mod own_memory;
@@ -42,6 +43,9 @@ mod voice;
 
 pub use crate::replies::views::{ConversationStats, MemoryOverview, ToolActivity};
 pub use answer::Answer;
+pub use chat_turn::{
+    Asked, NoticeLater, PreparedInput, ReplyRecord, TurnEnd, TurnFrontEnd, TurnRequest,
+};
 pub use commands::{ModelMenu, NoteAddition, PERSONA_MAX_CHARS, Persona, PersonaError};
 pub use export::{ExportFile, ExportFormat};
 pub use own_memory::{FoundKind, FoundMemory};
@@ -67,6 +71,9 @@ use crate::quota::{LimitReached, Quota, QuotaSettings, TokenCheck};
 use crate::running_turns::RunningTurns;
 use crate::storage::{Store, UserId};
 
+/// `MAX_MESSAGE_CHARS`'s default.
+const DEFAULT_MAX_MESSAGE_CHARS: usize = 4_096;
+
 /// What a turn needs besides storage and the model.
 #[derive(Clone, Debug)]
 pub struct ConversationSettings {
@@ -79,6 +86,8 @@ pub struct ConversationSettings {
     pub recall_limit: i64,
     pub notes_enabled: bool,
     pub memory_budget_tokens: usize,
+    /// Longest message (in characters) a turn takes (`MAX_MESSAGE_CHARS`).
+    pub max_message_chars: usize,
     /// The time zone of people who have not chosen theirs.
     pub default_time_zone: crate::time_zone::TimeZone,
     /// How long, and how many, incognito turns the process keeps for the next prompts.
@@ -101,6 +110,7 @@ impl ConversationSettings {
             recall_limit: i64::from(memory.recall_limit),
             notes_enabled: true,
             memory_budget_tokens: memory.context_token_budget as usize,
+            max_message_chars: DEFAULT_MAX_MESSAGE_CHARS,
             incognito_window_ms: duration_ms(memory.incognito_window()),
             incognito_max_turns: memory.incognito_max_turns as usize,
             default_time_zone: crate::time_zone::TimeZone::UTC,

@@ -38,6 +38,7 @@
 //!   rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
 //! - [`time_zone`]: a person's time zone: reading its name, showing a moment on their clock.
+//! - [`tokens`]: the token estimate every budget and count uses (no tokenizer).
 //! - [`tools`]: the tools the model may call (built-in ones and MCP servers'), Telegram-free.
 //! - [`webapp`]: the Mini App: its page and JSON API on the HTTP listener, signed in by
 //!   Telegram's init data.
@@ -69,5 +70,6 @@ pub mod storage;
 pub mod telegram;
 pub mod telemetry;
 pub mod time_zone;
+pub mod tokens;
 pub mod tools;
 pub mod webapp;

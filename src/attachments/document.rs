@@ -2,7 +2,7 @@
 //! and the two forms that text takes in a turn: the prompt's, within a token budget and cut with
 //! a visible marker, and the stored message's, the name, the caption and the first lines.
 
-use crate::memory::tokens::estimate_tokens;
+use crate::tokens::estimate_tokens;
 
 /// How much of a document's text the stored message keeps: enough for summaries and recall to
 /// know what the file was about, little enough not to crowd the history.

@@ -26,10 +26,10 @@ use crate::llm::{
 use crate::memory::context::add_guidance;
 use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::notes::NoteText;
-use crate::memory::tokens::estimate_tokens;
 use crate::replies;
 use crate::replies::views::ToolActivity;
 use crate::time_zone::TimeZone;
+use crate::tokens::estimate_tokens;
 use crate::tools::builtin::{self, BuiltinCall, BuiltinOffer};
 use crate::tools::mcp::McpServers;
 use crate::tools::{Caller, ToolOutput};

@@ -18,12 +18,12 @@ use crate::memory::notes::NoteText;
 use crate::memory::preferences::standing_preferences;
 use crate::memory::recall::{OLDER_SUMMARIES_READ, RecallQuery, Remembered, recall};
 use crate::memory::redact::Redactor;
-use crate::memory::tokens::estimate_tokens;
 use crate::storage::{
     NewMessage, OpenedTurn, Role, StoredMessage, StoredTurnMessage, TurnOpening, TurnStart,
     TurnStartLimits, UserId,
 };
 use crate::time_zone::TimeZone;
+use crate::tokens::estimate_tokens;
 
 /// A turn in progress: the prompt is ready, and the user's message stored unless in incognito.
 #[derive(Clone, Debug)]

@@ -33,9 +33,9 @@ use crate::clock::{format_utc_day, format_utc_ms, format_utc_time_of_day, start_
 use crate::llm::{ChatMessage, ChatRequest, Role};
 use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::relevance::sentences;
-use crate::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use crate::storage::{StoredMessage, SummaryRecord};
 use crate::time_zone::TimeZone;
+use crate::tokens::{estimate_message_tokens, estimate_tokens};
 
 /// Notes may take up to this share of the memory budget before they compete with the rest.
 const NOTES_SHARE: usize = 4;

@@ -9,6 +9,14 @@
 //! `EMBEDDING_MIN_SIMILARITY`, when set, replaces the calibration. Above the floor, only the
 //! order of similarities counts ([`crate::memory::relevance`]).
 //!
+//! Small talk is near everything: with multilingual-e5-small "Okay, I have to go. Bye!" scores
+//! higher against "Where do I live now?" than "We moved! Our new address is …" does, so a
+//! chat's greetings would crowd out what answers. The calibration therefore also embeds a few
+//! lines of small talk in several languages, and a question's vector is moved away from their
+//! mean before it is compared ([`away_from_small_talk`]): a text's score loses what it owes to
+//! sounding like small talk, whatever its language. The floor is calibrated on the moved
+//! questions, so it stays on the same scale. With a configured floor nothing is moved.
+//!
 //! A turn asks the embedding server for one vector and waits at most `EMBEDDING_TIMEOUT_MS`.
 //! When the server is slow or failing, the turn recalls by words alone and the failure is
 //! logged and counted; the turns of the next [`PAUSE_AFTER_FAILURE`] then do not ask at all, so
@@ -65,6 +73,40 @@ const CALIBRATION_PAIRS: [(&str, &str); 8] = [
     ),
 ];
 
+/// Lines of small talk, as people write them to a chat bot in the languages it speaks: their
+/// mean vector is the direction a question is moved away from.
+const SMALL_TALK: [&str; 16] = [
+    "Hi! Do you have a minute?",
+    "Okay, I have to go. Bye!",
+    "Good night, sweet dreams!",
+    "Thanks, noted.",
+    "Haha, that happens to everyone.",
+    "Sounds great!",
+    "Hallo! Wie geht's?",
+    "Tschüss, bis morgen!",
+    "Привет! Как дела?",
+    "Пока! До скорого.",
+    "¡Hola! ¿Qué tal?",
+    "¡Buenas noches!",
+    "Salut, ça va ?",
+    "Bonne nuit !",
+    "Ciao! Come va?",
+    "Olá! Tudo bem?",
+];
+
+/// How far a question's vector is moved away from small talk's mean: its whole length, which
+/// on the development conversations puts the statements that answer above the greetings.
+const SMALL_TALK_WEIGHT: f32 = 1.0;
+
+/// What the calibration found for the model in use.
+#[derive(Clone, Debug)]
+struct Calibration {
+    /// Least similarity of a related text ([`similarity_floor`]), for moved questions.
+    floor: f64,
+    /// The mean vector of [`SMALL_TALK`], as passages.
+    small_talk: Vec<f32>,
+}
+
 /// The embedding model as a turn uses it: the client, how long to wait, and when to stop asking
 /// for a while.
 #[derive(Debug)]
@@ -73,7 +115,7 @@ pub struct MeaningRecall {
     timeout: Duration,
     /// `EMBEDDING_MIN_SIMILARITY`, which replaces the calibration.
     configured_floor: Option<f64>,
-    calibrated_floor: Mutex<Option<f64>>,
+    calibration: Mutex<Option<Calibration>>,
     /// Held while a calibration runs: turns that come meanwhile do not start another.
     calibrating: tokio::sync::Mutex<()>,
     paused_until: Mutex<Option<Instant>>,
@@ -85,7 +127,7 @@ impl MeaningRecall {
             client,
             timeout: config.timeout(),
             configured_floor: config.min_similarity,
-            calibrated_floor: Mutex::new(None),
+            calibration: Mutex::new(None),
             calibrating: tokio::sync::Mutex::new(()),
             paused_until: Mutex::new(None),
         }
@@ -95,14 +137,14 @@ impl MeaningRecall {
     /// the calibrated one; before a calibration succeeded, none (the ranking alone decides).
     pub fn similarity_floor(&self) -> f64 {
         self.configured_floor
-            .or(*lock(&self.calibrated_floor))
+            .or_else(|| lock(&self.calibration).as_ref().map(|found| found.floor))
             .unwrap_or(-1.0)
     }
 
     /// Calibrates the floor for the model, unless configured, done or running, beside the first
     /// turn's own request and within its wait; a failure leaves it for the next turn to try again.
     pub async fn calibrate(&self) {
-        if self.configured_floor.is_some() || lock(&self.calibrated_floor).is_some() {
+        if self.configured_floor.is_some() || lock(&self.calibration).is_some() {
             return;
         }
         let Ok(_calibrating) = self.calibrating.try_lock() else {
@@ -110,20 +152,26 @@ impl MeaningRecall {
         };
         let questions: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(q, _)| *q).collect();
         let answers: Vec<&str> = CALIBRATION_PAIRS.iter().map(|(_, a)| *a).collect();
-        let (questions, answers) = tokio::join!(
+        let (questions, answers, small_talk) = tokio::join!(
             self.client.embed_queries(&questions, self.timeout),
             self.client.embed_passages(&answers, self.timeout),
+            self.client.embed_passages(&SMALL_TALK, self.timeout),
         );
-        match (questions, answers) {
-            (Ok(questions), Ok(answers)) => {
-                let floor = similarity_floor(&questions, &answers);
+        match (questions, answers, small_talk) {
+            (Ok(questions), Ok(answers), Ok(small_talk)) => {
+                let small_talk = mean(&small_talk);
+                let moved: Vec<Vec<f32>> = questions
+                    .iter()
+                    .map(|question| away_from_small_talk(question, &small_talk))
+                    .collect();
+                let floor = similarity_floor(&moved, &answers);
                 tracing::info!(
                     floor,
                     "calibrated the similarity floor of the embedding model"
                 );
-                *lock(&self.calibrated_floor) = Some(floor);
+                *lock(&self.calibration) = Some(Calibration { floor, small_talk });
             }
-            (Err(error), _) | (_, Err(error)) => {
+            (Err(error), _, _) | (_, Err(error), _) | (_, _, Err(error)) => {
                 tracing::warn!(error = %error, "could not calibrate the embedding model yet");
             }
         }
@@ -146,7 +194,13 @@ impl MeaningRecall {
         match vector {
             Ok(mut vectors) => {
                 metrics::recall_by_meaning("used");
-                vectors.pop().map(|vector| quantize(&vector))
+                let calibration = lock(&self.calibration).clone();
+                vectors.pop().map(|vector| match calibration {
+                    Some(found) if self.configured_floor.is_none() => {
+                        quantize(&away_from_small_talk(&vector, &found.small_talk))
+                    }
+                    _ => quantize(&vector),
+                })
             }
             Err(error) => {
                 tracing::warn!(
@@ -194,6 +248,35 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f64 {
     let norm = |v: &[f32]| v.iter().map(|x| f64::from(*x).powi(2)).sum::<f64>().sqrt();
     let norms = norm(a) * norm(b);
     if norms > 0.0 { dot / norms } else { 0.0 }
+}
+
+/// `question`'s vector moved away from `small_talk`'s direction by [`SMALL_TALK_WEIGHT`]:
+/// compared with a stored text, it scores what the question shares with that text beyond what
+/// any small talk would.
+pub fn away_from_small_talk(question: &[f32], small_talk: &[f32]) -> Vec<f32> {
+    if question.len() != small_talk.len() {
+        return question.to_vec();
+    }
+    question
+        .iter()
+        .zip(small_talk)
+        .map(|(value, away)| value - SMALL_TALK_WEIGHT * away)
+        .collect()
+}
+
+/// The mean of `vectors` (all of one length); empty for none.
+fn mean(vectors: &[Vec<f32>]) -> Vec<f32> {
+    let Some(first) = vectors.first() else {
+        return Vec::new();
+    };
+    let mut sum = vec![0.0_f32; first.len()];
+    for vector in vectors {
+        for (total, value) in sum.iter_mut().zip(vector) {
+            *total += value;
+        }
+    }
+    let count = vectors.len() as f32;
+    sum.iter().map(|total| total / count).collect()
 }
 
 /// The floor for a model that gave `questions` and `answers` (pair by pair): the mean
@@ -311,6 +394,20 @@ mod tests {
                 "{unrelated}: {floor}"
             );
         }
+    }
+
+    #[test]
+    fn a_question_moved_away_from_small_talk_ranks_what_answers_above_a_greeting() {
+        let small_talk = [0.9_f32, 0.1, 0.0];
+        let question = [0.8_f32, 0.6, 0.0];
+        let greeting = [1.0_f32, 0.0, 0.0];
+        let statement = [0.1_f32, 0.99, 0.0];
+        assert!(super::cosine(&question, &greeting) > super::cosine(&question, &statement));
+        let moved = away_from_small_talk(&question, &small_talk);
+        assert!(super::cosine(&moved, &statement) > super::cosine(&moved, &greeting));
+        // A vector of another length (another model's) is left as it is.
+        assert_eq!(away_from_small_talk(&question, &[1.0]), question);
+        assert_eq!(mean(&[vec![1.0, 3.0], vec![3.0, 5.0]]), [2.0, 4.0]);
     }
 
     #[test]

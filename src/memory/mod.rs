@@ -19,4 +19,3 @@ mod strategies;
 pub mod summarizer;
 pub mod summary;
 pub mod terms;
-pub mod tokens;

@@ -242,8 +242,10 @@ const NEIGHBOUR_REACH: i64 = 2;
 /// statement it replaces often shares more words with the question.
 const CHANGE_WEIGHT: f64 = 1.5;
 
-/// What of its hit's score a neighbour gets on top of its own.
-const NEIGHBOUR_SHARE: f64 = 0.5;
+/// What of its hit's score a neighbour gets on top of its own: enough to bring the reply to a
+/// hit in when it says something itself, not so much that a hit's small-talk neighbours push
+/// out other hits.
+const NEIGHBOUR_SHARE: f64 = 0.2;
 
 /// What of the summed scores of its session's candidates a message gets on top of its own: a
 /// session where several messages answer is about the question.

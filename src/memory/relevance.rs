@@ -24,10 +24,11 @@ const BM25_B: f64 = 0.75;
 
 /// The constant of reciprocal rank fusion: a candidate's score is the sum of `1 / (K + rank)`
 /// over the rankings it appears in. The method's authors use 60, for rankings of a thousand
-/// documents; a prompt holds a few dozen candidates, and at 10 the first places count clearly
-/// more than the twentieth (measured on LoCoMo, docs/PERFORMANCE.md), while a candidate both
+/// documents; a prompt holds a few dozen candidates, and at 2 the first places of each ranking
+/// count clearly more than the tenth (measured on LoCoMo, docs/PERFORMANCE.md: the turn that
+/// answers is usually near the top of one ranking, rarely high in all), while a candidate both
 /// rankings place well still beats one that only one places first.
-pub const FUSION_K: f64 = 10.0;
+pub const FUSION_K: f64 = 2.0;
 
 /// The words of lowercased `text` as the lexical scoring sees them: runs of letters and digits.
 fn words(text: &str) -> impl Iterator<Item = &str> {

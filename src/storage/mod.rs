@@ -102,6 +102,15 @@ pub fn is_storage_full(error: &sqlx::Error) -> bool {
     )
 }
 
+/// Whether anything in `error`'s chain says the storage is full ([`is_storage_full`]).
+pub fn is_storage_full_error(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<sqlx::Error>()
+            .is_some_and(is_storage_full)
+    })
+}
+
 /// Says in so many words that the database is newer than this binary.
 fn schema_error(error: sqlx::migrate::MigrateError) -> anyhow::Error {
     match error {

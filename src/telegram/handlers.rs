@@ -3,7 +3,7 @@
 //! [`Conversations`] (and [`commands`] for commands) and choose the user-facing sentence from
 //! [`replies`]; they hold no chat logic themselves. A chat turn's machinery is in [`turn`], the
 //! ways of answering every endpoint shares in [`reply`], and each feature with buttons of its own
-//! in its module ([`admin`], [`clear`], [`model_menu`], [`stop`]; `/retry` in [`retry`]).
+//! in its module ([`admin`], [`clear`], [`model_menu`], [`stop`]; `/retry` in [`super::retry`]).
 //!
 //! Everything is keyed on the sender's identity ([`identity`]), and every sentence is in the
 //! sender's language ([`identity::message_language`]).
@@ -24,7 +24,7 @@ use crate::telegram::reply::{HandlerResult, answer_once, reply_in_chat, reply_pr
 use crate::telegram::settings::BotSettings;
 use crate::telegram::turn::{self, TurnContext};
 use crate::telegram::{
-    admin, clear, export, mini_app, model_menu, pictures, reminders, retry, stop, voice,
+    admin, clear, export, mini_app, model_menu, pictures, reminders, stop, voice,
 };
 use crate::tools::Caller;
 
@@ -119,7 +119,7 @@ pub enum MessageKind {
     /// [`media::attachment_of`](crate::telegram::media::attachment_of)): the turn is about what
     /// the file holds.
     Media,
-    /// `/retry`: the model asked again for the sender's last message in this chat ([`retry`]).
+    /// `/retry`: the model asked again for the sender's last message in this chat ([`super::retry`]).
     Retry,
 }
 
@@ -175,15 +175,7 @@ pub async fn turn_message(
         me: &me,
         settings: &settings,
     };
-    let turn = &turn;
-    turn::finish_or_answer(turn, resumption, |preview| async move {
-        match kind {
-            MessageKind::Text => turn::chat_turn(turn, preview).await,
-            MessageKind::Media => turn::media_turn(turn, preview).await,
-            MessageKind::Retry => retry::retry_turn(turn, preview).await,
-        }
-    })
-    .await
+    turn::answer_update(&turn, resumption, kind).await
 }
 
 /// Which of the buttons under the bot's messages an allowed person pressed.

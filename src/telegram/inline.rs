@@ -26,13 +26,12 @@ use teloxide::types::{
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::conversation::{Answer, Conversations, FinishedTurn, Turn, TurnInput};
+use crate::conversation::{
+    Asked, Conversations, NoticeLater, ReplyRecord, TurnFrontEnd, TurnRequest,
+};
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
-use crate::llm::LlmError;
-use crate::metrics;
 use crate::replies;
-use crate::running_turns::RunningTurn;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{
@@ -44,10 +43,6 @@ use crate::telegram::intake::Intake;
 use crate::telegram::reply::{HandlerResult, answer_once};
 use crate::telegram::settings::BotSettings;
 use crate::telegram::stop;
-use crate::telegram::turn::{
-    count_model_call, count_tokens, daily_limit_notice_for, failed_start_notice,
-    keep_stored_history_under_cap_then, usable_answer_in,
-};
 
 /// The id of the one result an inline query offers.
 const RESULT_ID: &str = "ask";
@@ -128,7 +123,7 @@ pub async fn chosen_result(
 ) -> HandlerResult {
     let update_id = i64::from(update.id.0);
     let resumption = intake.take_resumption(update_id);
-    let Some(turn) = InlineTurn::of(&chosen, update_id, &bot, &conversations, &settings) else {
+    let Some(turn) = InlineTurn::of(&chosen, update_id, &bot, &settings, &intake) else {
         tracing::warn!(
             update_id,
             "a chosen inline result without its message; nothing to answer in"
@@ -141,22 +136,27 @@ pub async fn chosen_result(
     conversations
         .record_language(user_id, user.language_code.as_deref())
         .await;
+    let mut request = turn.request();
     let outcome = match resumption.stored_reply {
         Some(reply) => {
             tracing::info!(
                 update_id,
                 "delivering an inline answer stored by the last run"
             );
-            deliver_inline_reply(&bot, &turn.inline, &reply.content, Instant::now())
+            let mut front = turn;
+            conversations
+                .deliver_stored_reply(&request, &mut front, reply.id, &reply.content)
                 .await
-                .map_err(anyhow::Error::from)
         }
-        None => turn.answer(chosen.query.trim(), &intake).await,
+        None => {
+            request.asked = Asked::Text(chosen.query.trim().to_owned());
+            let mut front = turn;
+            conversations.take_turn(request, &mut front).await
+        }
     };
     // Done even when the message could not be edited: it would not be editable next time either.
     intake.done(update_id).await;
-    keep_history_under_cap(&bot, &conversations, turn.key, turn.lang);
-    outcome
+    outcome.map(|_| ())
 }
 
 /// Shows `notice` in the message a chosen result posted, in place of an answer (a per-user limit
@@ -184,13 +184,15 @@ pub async fn answer_chosen_with_notice(
 /// A chat turn answered in an inline message.
 struct InlineTurn<'a> {
     bot: &'a TelegramBot,
-    conversations: &'a Conversations,
     settings: &'a BotSettings,
+    intake: &'a Intake,
     /// The person's private chat, whose turn this is.
     key: ConversationKey,
     lang: Lang,
     update_id: i64,
     inline: InlineMessage,
+    /// When the inline message may be edited next.
+    next_edit_at: Instant,
 }
 
 impl<'a> InlineTurn<'a> {
@@ -199,8 +201,8 @@ impl<'a> InlineTurn<'a> {
         chosen: &ChosenInlineResult,
         update_id: i64,
         bot: &'a TelegramBot,
-        conversations: &'a Conversations,
         settings: &'a BotSettings,
+        intake: &'a Intake,
     ) -> Option<Self> {
         let inline = InlineMessage {
             id: chosen.inline_message_id.clone()?,
@@ -208,134 +210,82 @@ impl<'a> InlineTurn<'a> {
         };
         Some(Self {
             bot,
-            conversations,
             settings,
+            intake,
             key: identity::private_conversation(&chosen.from),
             lang: identity::user_language(&chosen.from),
             update_id,
             inline,
+            next_edit_at: Instant::now(),
         })
     }
 
-    /// Answers `question` like a message in the private chat: checked, stored, asked while the
-    /// answer streams in, stored and delivered; or a notice instead.
-    async fn answer(&self, question: &str, intake: &Intake) -> anyhow::Result<()> {
-        let lang = self.lang;
-        let length = question.chars().count();
-        let refusal = if question.is_empty() {
-            Some(replies::empty_message(lang))
-        } else if length > self.settings.max_message_chars {
-            Some(replies::message_too_long(
-                lang,
-                length,
-                self.settings.max_message_chars,
-            ))
-        } else {
-            daily_limit_notice_for(self.conversations, self.key.user_id, lang).await
-        };
-        if let Some(notice) = refusal {
-            return self.notice(intake, &notice, Instant::now()).await;
+    /// The turn as a message in the person's private chat.
+    fn request(&self) -> TurnRequest {
+        TurnRequest {
+            key: self.key,
+            asked: Asked::Prepared,
+            lang: self.lang,
+            is_admin: self.settings.is_admin(self.key.user_id),
+            update_id: Some(self.update_id),
+            telegram_message_id: None,
         }
-        let running = self
-            .conversations
-            .start_running(self.key, Some(self.update_id));
-        let input = TurnInput::text(question);
-        let started = match self
-            .conversations
-            .begin_turn_with(self.key, input, None)
-            .await
-        {
-            Ok(started) => started,
-            Err(error) => {
-                let notice = failed_start_notice(&error, lang);
-                self.notice(intake, &notice, Instant::now()).await?;
-                return Err(error.context("could not start an inline turn"));
-            }
-        };
-        let (answer, next_edit_at) = self.ask_showing_progress(&started, running).await;
-        let answer = match usable_answer_in(lang, &started, answer) {
-            Ok(answer) => answer,
-            Err(notice) => return self.notice(intake, &notice, next_edit_at).await,
-        };
-        count_tokens(&answer);
-        let completion = answer.completion();
-        // Stored before it is shown, with the update's `replying` mark, as in a private chat.
-        let finished = self
-            .conversations
-            .finish_turn(&started, completion, Some(self.update_id))
-            .await?;
-        if finished == FinishedTurn::NotStored {
-            // Incognito: nothing to resume from, so a crash from here on does not answer twice.
-            intake.replying(self.update_id).await;
-        }
-        deliver_inline_reply(self.bot, &self.inline, &completion.text, next_edit_at).await?;
-        metrics::reply_sent();
-        Ok(())
+    }
+}
+
+impl TurnFrontEnd for InlineTurn<'_> {
+    fn streams(&self) -> bool {
+        self.settings.stream_replies
     }
 
-    /// Asks the model while the inline message shows the answer so far (when replies stream)
-    /// with a Stop button, until the answer is complete or `running` is stopped. Returns the
-    /// answer and when the message may be edited next.
-    async fn ask_showing_progress(
-        &self,
-        started: &Turn,
-        running: RunningTurn,
-    ) -> (Result<Answer, LlmError>, Instant) {
-        let stream = self.settings.stream_replies;
-        let (progress_sender, progress) = watch::channel(String::new());
+    /// The inline message shows the answer so far (when replies stream) with a Stop button.
+    async fn show_progress(&mut self, progress: watch::Receiver<String>) {
         let buttons = stop::stop_button(self.lang, self.key.user_id, self.update_id);
-        let display = tokio::spawn(show_inline_progress(
+        let display = show_inline_progress(
             self.bot.clone(),
             progress,
             self.inline.clone(),
             Some(buttons),
-        ));
-        let started = Turn {
-            is_admin: self.settings.is_admin(self.key.user_id),
-            lang: self.lang,
-            ..started.clone()
-        };
-        let asked_at = std::time::Instant::now();
-        let answer = self
-            .conversations
-            .ask_until_stopped(&started, stream.then_some(&progress_sender), &running)
-            .await;
-        // The model call is over: from here on there is nothing left to stop.
-        drop(running);
-        drop(progress_sender);
-        count_model_call(&answer, asked_at);
-        let next_edit_at = display.await.unwrap_or_else(|_| Instant::now());
-        (answer, next_edit_at)
+        );
+        self.next_edit_at = display.await;
     }
 
     /// Shows `notice` in place of the answer; from here on the update counts as answered.
-    async fn notice(
-        &self,
-        intake: &Intake,
-        notice: &str,
-        next_edit_at: Instant,
-    ) -> anyhow::Result<()> {
-        intake.replying(self.update_id).await;
-        show_inline_notice(self.bot, &self.inline, notice, next_edit_at).await?;
+    async fn notice(&mut self, notice: &str) -> anyhow::Result<()> {
+        self.intake.replying(self.update_id).await;
+        show_inline_notice(self.bot, &self.inline, notice, self.next_edit_at).await?;
         Ok(())
     }
-}
 
-/// [`keep_stored_history_under_cap_then`] for an inline turn: the person hears about the cap in
-/// their private chat, in `lang`.
-fn keep_history_under_cap(
-    bot: &TelegramBot,
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-) {
-    let bot = bot.clone();
-    keep_stored_history_under_cap_then(conversations, key.user_id, move |max_bytes| async move {
+    async fn deliver(
+        &mut self,
+        markdown: &str,
+        record: ReplyRecord,
+    ) -> anyhow::Result<Option<i64>> {
+        if record == ReplyRecord::NotStored {
+            // Incognito: nothing to resume from, so a crash from here on does not answer twice.
+            self.intake.replying(self.update_id).await;
+        }
+        deliver_inline_reply(self.bot, &self.inline, markdown, self.next_edit_at).await?;
+        Ok(None)
+    }
+
+    /// The person hears about the stored-history cap in their private chat.
+    fn notice_later(&self) -> Option<NoticeLater> {
+        let bot = self.bot.clone();
         let target = ReplyTarget {
-            chat_id: teloxide::types::ChatId(key.chat_id.0),
+            chat_id: teloxide::types::ChatId(self.key.chat_id.0),
             reply_to: None,
         };
-        let notice = replies::stored_history_capped(lang, max_bytes);
-        send_plain_text(&bot, target, &notice).await
-    });
+        Some(Box::new(move |notice: String| {
+            Box::pin(async move {
+                if let Err(error) = send_plain_text(&bot, target, &notice).await {
+                    tracing::warn!(
+                        error = crate::telegram::errors::loggable(&error),
+                        "could not tell a person about the stored-history cap"
+                    );
+                }
+            })
+        }))
+    }
 }

@@ -21,7 +21,7 @@ use crate::attachments::document::{self, DocumentError, DocumentKind};
 use crate::attachments::image::{IMAGE_MAX_BYTES, image_media_type, pick_photo_size};
 use crate::attachments::{self, Spoken};
 use crate::config::{MAX_TELEGRAM_DOWNLOAD_BYTES, MediaConfig};
-use crate::conversation::{Conversations, TurnInput};
+use crate::conversation::{Conversations, PreparedInput, TurnInput};
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
 use crate::llm::Image;
@@ -213,14 +213,6 @@ impl MediaProblem {
     }
 }
 
-/// A turn's input made from an attachment, and what is shown above the model's answer (what was
-/// heard, that a document was cut), as Markdown; empty when nothing is.
-#[derive(Debug)]
-pub struct Prepared {
-    pub input: TurnInput,
-    pub header: String,
-}
-
 /// One message's attachment on its way into a turn.
 pub struct MediaTurn<'a> {
     pub bot: &'a TelegramBot,
@@ -239,7 +231,7 @@ impl MediaTurn<'_> {
         &self,
         attachment: &Attachment,
         caption: &str,
-    ) -> Result<Prepared, MediaProblem> {
+    ) -> Result<PreparedInput, MediaProblem> {
         let deadline = Instant::now() + self.settings.timeout;
         let preparing = self.prepare_until(attachment, caption, deadline);
         tokio::time::timeout_at(deadline, preparing)
@@ -252,7 +244,7 @@ impl MediaTurn<'_> {
         attachment: &Attachment,
         caption: &str,
         deadline: Instant,
-    ) -> Result<Prepared, MediaProblem> {
+    ) -> Result<PreparedInput, MediaProblem> {
         match attachment {
             Attachment::Photo(file) | Attachment::ImageFile(file) => {
                 self.picture(file, caption).await
@@ -276,7 +268,7 @@ impl MediaTurn<'_> {
         }
     }
 
-    async fn picture(&self, file: &FileMeta, caption: &str) -> Result<Prepared, MediaProblem> {
+    async fn picture(&self, file: &FileMeta, caption: &str) -> Result<PreparedInput, MediaProblem> {
         let bytes = fetch(self.bot, file, SizeLimit::Image).await?;
         let media_type = image_media_type(&bytes).ok_or(MediaProblem::ImageUnreadable)?;
         let input = TurnInput {
@@ -288,7 +280,7 @@ impl MediaTurn<'_> {
             model: self.settings.vision_model.clone(),
             ..TurnInput::default()
         };
-        Ok(Prepared {
+        Ok(PreparedInput {
             input,
             header: String::new(),
         })
@@ -302,7 +294,7 @@ impl MediaTurn<'_> {
         spoken: Spoken,
         mut recording: Recording,
         deadline: Instant,
-    ) -> Result<Prepared, MediaProblem> {
+    ) -> Result<PreparedInput, MediaProblem> {
         let stored = self
             .conversations
             .stored_message_text(self.key, self.telegram_message_id)
@@ -334,7 +326,7 @@ impl MediaTurn<'_> {
         kind: DocumentKind,
         name: &str,
         caption: &str,
-    ) -> Result<Prepared, MediaProblem> {
+    ) -> Result<PreparedInput, MediaProblem> {
         let limit = SizeLimit::Document(self.settings.document_max_bytes);
         let bytes = fetch(self.bot, file, limit).await?;
         let text = match kind {
@@ -351,7 +343,7 @@ impl MediaTurn<'_> {
             )),
             None => String::new(),
         };
-        Ok(Prepared {
+        Ok(PreparedInput {
             input: TurnInput {
                 stored_text: turn.stored,
                 prompt_text: Some(turn.prompt),
@@ -363,11 +355,11 @@ impl MediaTurn<'_> {
 }
 
 /// The turn for a stored spoken message, quoting what was heard above the answer.
-fn spoken_turn(stored_text: String, lang: Lang) -> Prepared {
+fn spoken_turn(stored_text: String, lang: Lang) -> PreparedInput {
     let header = attachments::transcript_in(&stored_text)
         .map(|transcript| header_markdown(&replies::heard(lang, transcript)))
         .unwrap_or_default();
-    Prepared {
+    PreparedInput {
         input: TurnInput {
             stored_text,
             ..TurnInput::default()

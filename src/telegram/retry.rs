@@ -1,5 +1,6 @@
-//! `/retry` on Telegram: a chat turn for the person's last message ([`Conversations::begin_retry`]),
-//! whose answer takes the old answer's place in the history and in the chat.
+//! `/retry` on Telegram: where the new answer to the person's last message shows
+//! ([`RetryPlacement`]); the turn itself is `Conversations::take_turn`'s, its new answer taking the
+//! old answer's place in the history.
 //!
 //! In the chat, the old answer's messages become the new answer when nothing came between them
 //! and the `/retry` and the new answer fits in them: the new answer streams into them (with its
@@ -15,66 +16,56 @@
 
 use teloxide::types::MessageId;
 
-use crate::conversation::{Retry, RetryStart};
-use crate::metrics;
+use crate::conversation::Retry;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
-use crate::telegram::turn::{
-    TurnContext, TurnOutcome, ask_showing_progress, count_tokens, deliver_stored, usable_answer,
-};
+use crate::telegram::turn::TurnContext;
 
-/// The retry itself, its answer starting in `preview`'s messages (those an earlier run sent for
-/// it, if any).
-pub(super) async fn retry_turn(
-    turn: &TurnContext<'_>,
-    preview: Preview,
-) -> anyhow::Result<TurnOutcome> {
-    let retry = match turn.conversations.begin_retry(turn.key).await {
-        Ok(RetryStart::Ready(retry)) => retry,
-        Ok(RetryStart::LimitReached(reached)) => {
-            let notice = replies::daily_limit_reached(turn.lang, &reached);
-            return turn.answer_with_notice(preview, &notice).await;
+/// Where a retry's new answer goes: into the old answer's messages, or messages of its own.
+pub(super) struct RetryPlacement {
+    old_answer: OldAnswer,
+    /// Whether the new answer streams into the old answer's messages.
+    pub(super) in_place: bool,
+}
+
+impl RetryPlacement {
+    /// The placement for `retry`, whose answer starts in `preview`'s messages (those an earlier
+    /// run sent for it, if any).
+    pub(super) fn of(turn: &TurnContext<'_>, retry: &Retry, preview: &Preview) -> Self {
+        let old_answer = OldAnswer::of(retry);
+        let in_place = old_answer.takes_the_new_one(turn, preview);
+        Self {
+            old_answer,
+            in_place,
         }
-        Ok(RetryStart::NothingToRetry) => {
-            let notice = replies::nothing_to_retry(turn.lang);
-            return turn.answer_with_notice(preview, &notice).await;
+    }
+
+    /// The messages the new answer starts in: the old answer's when it goes in their place,
+    /// recorded before anything is sent for the `/retry`, so that a restart delivers into them.
+    pub(super) async fn first_preview(&self, turn: &TurnContext<'_>, preview: Preview) -> Preview {
+        if self.in_place && preview.message_ids.is_empty() {
+            turn.answer.record(&self.old_answer.message_ids).await;
+            Preview::of(self.old_answer.message_ids.clone())
+        } else {
+            preview
         }
-        Ok(RetryStart::StillRunning) => {
-            let notice = replies::retry_while_running(turn.lang);
-            return turn.answer_with_notice(preview, &notice).await;
+    }
+
+    /// Before the new answer `text` is stored: when it does not go into the old answer's
+    /// messages (or no longer fits in them), the old answer is marked as replaced, and the
+    /// messages it goes into are its own.
+    pub(super) async fn make_way(
+        &self,
+        turn: &TurnContext<'_>,
+        preview: Preview,
+        text: &str,
+    ) -> Preview {
+        let old_ids = &self.old_answer.message_ids;
+        if self.in_place && messages_needed(text) <= old_ids.len() {
+            return preview;
         }
-        Err(error) => {
-            metrics::error("database");
-            let notice = replies::internal_error(turn.lang);
-            turn.answer_with_notice(preview, &notice).await?;
-            return Err(error.context("could not start the retry"));
-        }
-    };
-    let running = turn.start_running();
-    let old_answer = OldAnswer::of(&retry);
-    let in_place = old_answer.takes_the_new_one(turn, &preview);
-    let preview = if in_place && preview.message_ids.is_empty() {
-        // Before anything is sent for the /retry: a restart delivers into these messages.
-        turn.answer.record(&old_answer.message_ids).await;
-        Preview::of(old_answer.message_ids.clone())
-    } else {
-        preview
-    };
-    let (answer, preview) = ask_showing_progress(turn, &retry.turn, preview, running, "").await;
-    let answer = match usable_answer(turn, &retry.turn, answer) {
-        Ok(answer) => answer,
-        Err(notice) if in_place => {
-            return keep_old_answer(turn, &old_answer, preview, &notice).await;
-        }
-        Err(notice) => return turn.answer_with_notice(preview, &notice).await,
-    };
-    let text = &answer.completion().text;
-    let fits = in_place && messages_needed(text) <= old_answer.message_ids.len();
-    let preview = if fits {
-        preview
-    } else {
-        old_answer.retire(turn).await;
-        if in_place {
+        self.old_answer.retire(turn).await;
+        if self.in_place {
             // The new answer goes into messages of its own: no restart may put it into these.
             turn.answer.record(&[]).await;
         }
@@ -82,17 +73,24 @@ pub(super) async fn retry_turn(
             message_ids: preview
                 .message_ids
                 .into_iter()
-                .filter(|id| !old_answer.message_ids.contains(id))
+                .filter(|id| !old_ids.contains(id))
                 .collect(),
             next_edit_at: preview.next_edit_at,
         }
-    };
-    count_tokens(&answer);
-    let reply_id = turn
-        .conversations
-        .finish_retry(&retry, answer.completion(), Some(turn.update_id))
-        .await?;
-    deliver_stored(turn, preview, reply_id, text).await
+    }
+
+    /// A retry that streamed into the old answer's messages and then failed: the old answer is
+    /// shown again as it was (the failure's notice comes below it).
+    pub(super) async fn keep_old_answer(&self, turn: &TurnContext<'_>, preview: Preview) {
+        let target = ReplyTarget::answering(turn.message);
+        let old_text = self.old_answer.single_text.as_deref().unwrap_or_default();
+        if let Err(error) = deliver_reply(turn.bot, target, preview, old_text, &turn.answer).await {
+            tracing::warn!(
+                error = crate::telegram::errors::loggable(&error),
+                "could not show the old answer again"
+            );
+        }
+    }
 }
 
 /// The answer a retry replaces, as the chat shows it.
@@ -155,24 +153,4 @@ impl OldAnswer {
             );
         }
     }
-}
-
-/// A retry that streamed into the old answer's messages and then failed: the old answer is shown
-/// again as it was, and the failure's notice comes below it.
-async fn keep_old_answer(
-    turn: &TurnContext<'_>,
-    old_answer: &OldAnswer,
-    preview: Preview,
-    notice: &str,
-) -> anyhow::Result<TurnOutcome> {
-    let target = ReplyTarget::answering(turn.message);
-    let old_text = old_answer.single_text.as_deref().unwrap_or_default();
-    if let Err(error) = deliver_reply(turn.bot, target, preview, old_text, &turn.answer).await {
-        tracing::warn!(
-            error = crate::telegram::errors::loggable(&error),
-            "could not show the old answer again"
-        );
-    }
-    turn.answer_with_notice(Preview::of(Vec::new()), notice)
-        .await
 }

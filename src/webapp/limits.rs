@@ -10,6 +10,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::config::webapp::WebAppConfig;
 use crate::storage::UserId;
 
 /// The window of the per-minute limits.
@@ -26,6 +27,15 @@ const EXPORT_RETRY_SECS: u64 = 5;
 pub struct ApiLimitSettings {
     pub requests_per_minute: u32,
     pub searches_per_minute: u32,
+}
+
+impl ApiLimitSettings {
+    pub fn from_config(config: &WebAppConfig) -> Self {
+        Self {
+            requests_per_minute: config.webapp_requests_per_minute,
+            searches_per_minute: config.webapp_searches_per_minute,
+        }
+    }
 }
 
 /// Which limit turned a call away, and when to try again.

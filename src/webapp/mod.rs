@@ -14,7 +14,6 @@
 
 mod admin;
 mod api;
-pub mod config;
 pub mod init_data;
 pub mod limits;
 

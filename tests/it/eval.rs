@@ -50,8 +50,8 @@ use telemem::memory::context::{EARLIER_HEADING, NOTES_HEADING, SUMMARY_LINE_STAR
 use telemem::memory::embedder::Embedder;
 use telemem::memory::redact::Redactor;
 use telemem::memory::summarizer::{Summarizer, SummarizerReport};
-use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
 use telemem::storage::ConversationKey;
+use telemem::tokens::{estimate_message_tokens, estimate_tokens};
 
 use crate::support::config::parse_config;
 use crate::support::database::TempDatabase;

@@ -50,6 +50,7 @@ mod stop_and_retry;
 mod storage;
 mod support;
 mod tools;
+mod turn_sequence;
 mod voice_and_pictures;
 mod webapp;
 mod webapp_browser;

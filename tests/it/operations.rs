@@ -324,3 +324,22 @@ crate::postgres_variants!(
     sigterm_in_the_middle_of_a_turn_lets_it_finish_and_loses_nothing,
     the_bot_token_never_appears_in_logs_even_at_trace_level,
 );
+
+/// docs/CONTRACTS.md is the storage and conversation contracts in one place each: every public
+/// method of `Store` and `Conversations` by topic, written from the code by `scripts/contracts`.
+/// This keeps it current: a method added, renamed or documented differently fails here until the
+/// page is written again.
+#[test]
+fn the_contracts_page_lists_every_public_method_of_the_store_and_the_conversations() {
+    let output = std::process::Command::new("python3")
+        .args(["scripts/contracts", "--check"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs scripts/contracts");
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use telemem::memory::recall::search_terms;
-use telemem::memory::tokens::{estimate_message_tokens, estimate_tokens};
+use telemem::tokens::{estimate_message_tokens, estimate_tokens};
 
 /// The system message of every baseline prompt.
 pub const BASELINE_SYSTEM: &str =

@@ -34,13 +34,6 @@ pub struct WebAppConfig {
 }
 
 impl WebAppConfig {
-    pub fn api_limits(&self) -> super::limits::ApiLimitSettings {
-        super::limits::ApiLimitSettings {
-            requests_per_minute: self.webapp_requests_per_minute,
-            searches_per_minute: self.webapp_searches_per_minute,
-        }
-    }
-
     pub fn max_age(&self) -> Duration {
         Duration::from_secs(self.webapp_max_age_secs)
     }
