@@ -37,6 +37,7 @@
 //!   endpoints, which stand on a chat turn's machinery and the ways every endpoint answers;
 //!   rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
+//! - [`ticks`]: waking a periodic background loop until shutdown, alike for every job.
 //! - [`time_zone`]: a person's time zone: reading its name, showing a moment on their clock.
 //! - [`tokens`]: the token estimate every budget and count uses (no tokenizer).
 //! - [`tools`]: the tools the model may call (built-in ones and MCP servers'), Telegram-free.
@@ -69,6 +70,7 @@ pub mod setting;
 pub mod storage;
 pub mod telegram;
 pub mod telemetry;
+pub mod ticks;
 pub mod time_zone;
 pub mod tokens;
 pub mod tools;
