@@ -26,6 +26,7 @@
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
 //!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
+//! - [`per_person`]: the per-minute counts both front ends keep of each active person.
 //! - [`quota`]: what one person may use: tokens per day and stored history.
 //! - [`replies`]: every sentence users see, in the person's language, for both front ends,
 //!   grouped by who hears it.
@@ -61,6 +62,7 @@ pub mod jobs;
 pub mod llm;
 pub mod memory;
 pub mod metrics;
+pub mod per_person;
 pub mod quota;
 pub mod replies;
 pub mod role;
