@@ -137,3 +137,29 @@ pub(super) fn picture_question() -> ChatRequest {
         ..Default::default()
     }
 }
+
+/// Test support: one round of tools, an assistant turn calling `remember` with `{"text": "a"}`
+/// as `call_id` and the user turn carrying what it gave back.
+#[cfg(test)]
+pub(super) fn remember_round(call_id: &str, content: &str, is_error: bool) -> Vec<ChatMessage> {
+    let call = ToolCall {
+        id: call_id.to_owned(),
+        name: "remember".to_owned(),
+        arguments: serde_json::json!({"text": "a"}),
+    };
+    let result = ToolResult {
+        call_id: call_id.to_owned(),
+        content: content.to_owned(),
+        is_error,
+    };
+    vec![
+        ChatMessage {
+            tool_calls: vec![call],
+            ..ChatMessage::assistant("")
+        },
+        ChatMessage {
+            tool_results: vec![result],
+            ..ChatMessage::user("")
+        },
+    ]
+}
