@@ -29,8 +29,8 @@ pub struct ChatMessage {
 }
 
 /// A tool offered to the model: its name, what it does, and its arguments as a JSON Schema
-/// object.
-#[derive(Clone, Debug, PartialEq)]
+/// object. Serialized, it is the OpenAI dialect's `function` object as it stands.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,

@@ -123,24 +123,13 @@ struct ImageUrl {
 struct Tool<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    function: Function<'a>,
-}
-
-#[derive(Debug, Serialize)]
-struct Function<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a serde_json::Value,
+    function: &'a ToolSpec,
 }
 
 fn tool(spec: &ToolSpec) -> Tool<'_> {
     Tool {
         kind: "function",
-        function: Function {
-            name: &spec.name,
-            description: &spec.description,
-            parameters: &spec.parameters,
-        },
+        function: spec,
     }
 }
 
