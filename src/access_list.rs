@@ -23,6 +23,7 @@ use crate::quota::Quota;
 use crate::storage::{
     AccessRule, AccessRuleRecord, AccessRulesFingerprint, Store, StrangerAlert, UserId,
 };
+use crate::ticks;
 
 /// How often every replica looks whether admins changed a decision elsewhere: a change counts
 /// everywhere within a second.
@@ -351,13 +352,8 @@ pub async fn keep_admin_decisions_fresh(
     quota: Quota,
     shutdown: CancellationToken,
 ) {
-    let mut ticks = tokio::time::interval(ADMIN_DECISIONS_REFRESH);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            _ = ticks.tick() => {}
-        }
+    let mut ticks = ticks::every(ADMIN_DECISIONS_REFRESH);
+    while ticks::next(&mut ticks, &shutdown).await {
         if let Err(error) = access.refresh().await {
             tracing::warn!(error = ?error, "could not read the admins' access rules again");
         }

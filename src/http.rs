@@ -32,6 +32,7 @@ use crate::clock::Clock;
 use crate::config::{HttpConfig, duration_ms};
 use crate::metrics::{self, BackgroundJobs, LastContact};
 use crate::storage::Store;
+use crate::ticks;
 
 /// A database read slower than this counts as a failure: a health check must answer quickly.
 const DATABASE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -233,13 +234,8 @@ async fn check_database(store: &Store) -> Result<(), DatabaseProblem> {
 /// Keeps `/metrics`' database size gauge current, every [`SIZE_REFRESH_INTERVAL`] until
 /// `shutdown`. A failed read leaves the gauge at its last value; `/healthz` reports the database.
 pub async fn refresh_database_size(store: Store, shutdown: CancellationToken) {
-    let mut ticks = tokio::time::interval(SIZE_REFRESH_INTERVAL);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            _ = ticks.tick() => {}
-        }
+    let mut ticks = ticks::every(SIZE_REFRESH_INTERVAL);
+    while ticks::next(&mut ticks, &shutdown).await {
         record_database_size(&store).await;
     }
 }

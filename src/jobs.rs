@@ -14,7 +14,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
@@ -22,6 +22,7 @@ use crate::config::{StorageConfig, duration_ms};
 use crate::memory::summarizer::{Summarizer, SummarizerReport};
 use crate::metrics::BackgroundJobs;
 use crate::storage::{PurgeCounts, SoleTask, Store};
+use crate::ticks;
 
 /// One purge: deletes everything older than the configured retention, in batches.
 pub async fn purge_once(
@@ -47,14 +48,8 @@ pub async fn run_purge_job(
     shutdown: CancellationToken,
 ) {
     let first_run = Instant::now() + config.purge_first_run();
-    let mut ticks = tokio::time::interval_at(first_run, config.purge_interval());
-    // After a long pause (a suspended laptop), run once, not once per missed interval.
-    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => break,
-            _ = ticks.tick() => {}
-        }
+    let mut ticks = ticks::starting_at(first_run, config.purge_interval());
+    while ticks::next(&mut ticks, &shutdown).await {
         // A purge in progress is not interrupted mid-batch: each batch commits on its own, so
         // finishing the current run is short and leaves nothing half-done.
         match purge_once(&store, clock.as_ref(), &config).await {
@@ -84,13 +79,8 @@ pub async fn run_summarizer_job(
     interval: std::time::Duration,
     shutdown: CancellationToken,
 ) {
-    let mut ticks = tokio::time::interval(interval);
-    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => break,
-            _ = ticks.tick() => {}
-        }
+    let mut ticks = ticks::every(interval);
+    while ticks::next(&mut ticks, &shutdown).await {
         match summarizer.summarize_pending_once().await {
             Ok(report) if report != SummarizerReport::default() => tracing::info!(
                 closed_idle = report.closed_idle,

@@ -26,6 +26,7 @@
 //! - [`memory`]: sessions, summaries and notes (and the summarizer that writes them), recall,
 //!   redaction, the escaping of stored text in prompts, context assembly and its token budget.
 //! - [`metrics`]: Prometheus metrics and the time of the last contact with Telegram.
+//! - [`per_person`]: the per-minute counts both front ends keep of each active person.
 //! - [`quota`]: what one person may use: tokens per day and stored history.
 //! - [`replies`]: every sentence users see, in the person's language, for both front ends,
 //!   grouped by who hears it.
@@ -37,6 +38,7 @@
 //!   endpoints, which stand on a chat turn's machinery and the ways every endpoint answers;
 //!   rendering and reply delivery.
 //! - [`telemetry`]: tracing subscriber set-up.
+//! - [`ticks`]: waking a periodic background loop until shutdown, alike for every job.
 //! - [`time_zone`]: a person's time zone: reading its name, showing a moment on their clock.
 //! - [`tokens`]: the token estimate every budget and count uses (no tokenizer).
 //! - [`tools`]: the tools the model may call (built-in ones and MCP servers'), Telegram-free.
@@ -60,6 +62,7 @@ pub mod jobs;
 pub mod llm;
 pub mod memory;
 pub mod metrics;
+pub mod per_person;
 pub mod quota;
 pub mod replies;
 pub mod role;
@@ -69,6 +72,7 @@ pub mod setting;
 pub mod storage;
 pub mod telegram;
 pub mod telemetry;
+pub mod ticks;
 pub mod time_zone;
 pub mod tokens;
 pub mod tools;

@@ -39,6 +39,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::{Clock, SystemClock};
+use crate::ticks;
 
 const UPDATES_RECEIVED: &str = "telemem_updates_received_total";
 const UPDATES_LIMITED: &str = "telemem_updates_limited_total";
@@ -164,13 +165,9 @@ fn describe() {
 /// Folds recorded histogram samples into their buckets every few seconds until `shutdown`.
 /// Rendering `/metrics` does the same, but without a scraper the raw samples would pile up.
 pub async fn run_upkeep(handle: PrometheusHandle, shutdown: CancellationToken) {
-    let mut ticks = tokio::time::interval(UPKEEP_INTERVAL);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = shutdown.cancelled() => return,
-            _ = ticks.tick() => handle.run_upkeep(),
-        }
+    let mut ticks = ticks::every(UPKEEP_INTERVAL);
+    while ticks::next(&mut ticks, &shutdown).await {
+        handle.run_upkeep();
     }
 }
 

@@ -372,7 +372,7 @@ fn stream_error(kind: &str) -> LlmError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::chat::picture_question;
+    use crate::llm::chat::{picture_question, remember_round};
     use serde_json::json;
 
     fn event(name: &str, data: serde_json::Value) -> SseEvent {
@@ -550,24 +550,7 @@ mod tests {
     #[test]
     fn a_turn_calling_tools_carries_no_empty_text_block_and_results_come_first() {
         let request = ChatRequest {
-            messages: vec![
-                ChatMessage {
-                    tool_calls: vec![ToolCall {
-                        id: "toolu_1".to_owned(),
-                        name: "remember".to_owned(),
-                        arguments: json!({"text": "a"}),
-                    }],
-                    ..ChatMessage::assistant("")
-                },
-                ChatMessage {
-                    tool_results: vec![crate::llm::ToolResult {
-                        call_id: "toolu_1".to_owned(),
-                        content: "failed".to_owned(),
-                        is_error: true,
-                    }],
-                    ..ChatMessage::user("")
-                },
-            ],
+            messages: remember_round("toolu_1", "failed", true),
             ..Default::default()
         };
         let value = body(&request, false);

@@ -29,8 +29,8 @@ pub struct ChatMessage {
 }
 
 /// A tool offered to the model: its name, what it does, and its arguments as a JSON Schema
-/// object.
-#[derive(Clone, Debug, PartialEq)]
+/// object. Serialized, it is the OpenAI dialect's `function` object as it stands.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ToolSpec {
     pub name: String,
     pub description: String,
@@ -136,4 +136,30 @@ pub(super) fn picture_question() -> ChatRequest {
         messages: vec![ChatMessage::assistant("earlier answer"), question],
         ..Default::default()
     }
+}
+
+/// Test support: one round of tools, an assistant turn calling `remember` with `{"text": "a"}`
+/// as `call_id` and the user turn carrying what it gave back.
+#[cfg(test)]
+pub(super) fn remember_round(call_id: &str, content: &str, is_error: bool) -> Vec<ChatMessage> {
+    let call = ToolCall {
+        id: call_id.to_owned(),
+        name: "remember".to_owned(),
+        arguments: serde_json::json!({"text": "a"}),
+    };
+    let result = ToolResult {
+        call_id: call_id.to_owned(),
+        content: content.to_owned(),
+        is_error,
+    };
+    vec![
+        ChatMessage {
+            tool_calls: vec![call],
+            ..ChatMessage::assistant("")
+        },
+        ChatMessage {
+            tool_results: vec![result],
+            ..ChatMessage::user("")
+        },
+    ]
 }

@@ -123,24 +123,13 @@ struct ImageUrl {
 struct Tool<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
-    function: Function<'a>,
-}
-
-#[derive(Debug, Serialize)]
-struct Function<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a serde_json::Value,
+    function: &'a ToolSpec,
 }
 
 fn tool(spec: &ToolSpec) -> Tool<'_> {
     Tool {
         kind: "function",
-        function: Function {
-            name: &spec.name,
-            description: &spec.description,
-            parameters: &spec.parameters,
-        },
+        function: spec,
     }
 }
 
@@ -352,7 +341,7 @@ impl StreamDecode for StreamDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::chat::picture_question;
+    use crate::llm::chat::{picture_question, remember_round};
     use serde_json::json;
 
     fn event(data: &str) -> SseEvent {
@@ -485,25 +474,11 @@ mod tests {
     #[test]
     fn tools_are_offered_as_functions_and_results_follow_the_call_as_tool_messages() {
         let request = ChatRequest {
-            messages: vec![
-                ChatMessage::user("hi"),
-                ChatMessage {
-                    tool_calls: vec![ToolCall {
-                        id: "c1".to_owned(),
-                        name: "remember".to_owned(),
-                        arguments: json!({"text": "a"}),
-                    }],
-                    ..ChatMessage::assistant("")
-                },
-                ChatMessage {
-                    tool_results: vec![crate::llm::ToolResult {
-                        call_id: "c1".to_owned(),
-                        content: "noted".to_owned(),
-                        is_error: false,
-                    }],
-                    ..ChatMessage::user("")
-                },
-            ],
+            messages: [
+                vec![ChatMessage::user("hi")],
+                remember_round("c1", "noted", false),
+            ]
+            .concat(),
             tools: vec![ToolSpec {
                 name: "remember".to_owned(),
                 description: "keep a note".to_owned(),

@@ -79,7 +79,7 @@ pub use sessions::{
 };
 pub use settings::{Setting, UserSettings};
 #[cfg(feature = "sqlite")]
-use sqlite::{Connections, begin_write, roll_back_failed_command, unless_closed};
+use sqlite::{Connections, after_interval, begin_write, roll_back_failed_command, unless_closed};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{MIGRATOR, SqliteStore};
 pub use stats::{DatabaseTotals, UserStats};

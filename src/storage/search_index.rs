@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 use super::Result;
 use super::messages::fts_owner_token;
 use super::{
-    Connections, ConversationKey, SearchTerm, SqliteStore, is_storage_full,
+    Connections, ConversationKey, SearchTerm, SqliteStore, after_interval, is_storage_full,
     roll_back_failed_command, unless_closed,
 };
 
@@ -51,19 +51,12 @@ const SEARCH_CATCHES_UP_AT_MOST: i64 = 10 * INDEX_BATCH;
 const INTERVALS_AFTER_A_FAILURE: u32 = 25;
 
 /// Indexes pending messages every [`INDEX_INTERVAL`] until the store is closed or dropped.
-pub(super) async fn index_in_background(connections: Weak<Connections>, stop: CancellationToken) {
+pub(super) async fn index_in_background(store: Weak<Connections>, stop: CancellationToken) {
     // Whether the last attempt failed: a lasting failure (a full disk, say) is logged once, not
     // at every interval, and retried only after a few intervals.
     let mut failing = false;
     let mut intervals_to_skip = 0;
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => break,
-            () = tokio::time::sleep(INDEX_INTERVAL) => {}
-        }
-        let Some(connections) = connections.upgrade() else {
-            break;
-        };
+    while let Some(connections) = after_interval(&store, &stop, INDEX_INTERVAL).await {
         if !connections.index_pending.load(Ordering::Acquire) {
             continue;
         }

@@ -112,6 +112,20 @@ pub(super) fn unless_closed(guard: MutexGuard<'_, Option<SqliteConnection>>) -> 
     MutexGuard::try_map(guard, Option::as_mut).map_err(|_| sqlx::Error::PoolClosed)
 }
 
+/// What a background task of the store waits on between rounds: after `interval`, the store's
+/// connections, or `None` once `stop` is cancelled or the store is dropped (the task ends).
+pub(super) async fn after_interval(
+    store: &std::sync::Weak<Connections>,
+    stop: &tokio_util::sync::CancellationToken,
+    interval: Duration,
+) -> Option<Arc<Connections>> {
+    tokio::select! {
+        () = stop.cancelled() => return None,
+        () = tokio::time::sleep(interval) => {}
+    }
+    store.upgrade()
+}
+
 impl SqliteStore {
     /// Opens (creating if missing, with its parent directory) the database at `database_url`.
     /// A database file telemem creates is readable by its owner only (0600), and so are its
@@ -305,17 +319,10 @@ const CHECKPOINT_INTERVAL: Duration = Duration::from_millis(100);
 /// runs only when the writer was taken since the last one, or the last did not copy the log
 /// completely: an idle bot does not wake at every interval for nothing.
 async fn checkpoint_wal(
-    connections: std::sync::Weak<Connections>,
+    store: std::sync::Weak<Connections>,
     stop: tokio_util::sync::CancellationToken,
 ) {
-    loop {
-        tokio::select! {
-            () = stop.cancelled() => break,
-            () = tokio::time::sleep(CHECKPOINT_INTERVAL) => {}
-        }
-        let Some(connections) = connections.upgrade() else {
-            break;
-        };
+    while let Some(connections) = after_interval(&store, &stop, CHECKPOINT_INTERVAL).await {
         // Nothing written, nothing to copy: an idle bot wakes for no checkpoint.
         if !connections
             .written_since_checkpoint

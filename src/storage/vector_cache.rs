@@ -356,6 +356,12 @@ mod tests {
         values.iter().map(|value| *value as u8).collect()
     }
 
+    /// A conversation's vectors of three dimensions, as read after every one of them was added.
+    fn held(vectors: Vec<(i64, Vec<u8>)>) -> ConversationVectors {
+        let added = vectors.len() as i64;
+        ConversationVectors::new(counts(added, 0), 3, vectors)
+    }
+
     #[test]
     fn the_distance_is_exact_at_every_length_and_at_the_extremes() {
         // Every pair of byte values, and lengths that leave remainders after any lane width.
@@ -389,15 +395,11 @@ mod tests {
 
     #[test]
     fn vectors_of_another_length_than_the_query_are_left_out() {
-        let held = ConversationVectors::new(
-            counts(3, 0),
-            3,
-            vec![
-                (1, vector([10, 9, 0])),
-                (2, vec![10, 10]),
-                (3, vector([0, 0, 0])),
-            ],
-        );
+        let held = held(vec![
+            (1, vector([10, 9, 0])),
+            (2, vec![10, 10]),
+            (3, vector([0, 0, 0])),
+        ]);
         let found: Vec<i64> = held
             .nearest(&vector([10, 10, 0]), i64::MAX, 10)
             .into_iter()
@@ -408,16 +410,12 @@ mod tests {
 
     #[test]
     fn nearest_ranks_older_vectors_by_distance_and_ties_by_id() {
-        let held = ConversationVectors::new(
-            counts(4, 0),
-            3,
-            vec![
-                (1, vector([127, 0, 0])),
-                (2, vector([0, 127, 0])),
-                (3, vector([127, 0, 0])),
-                (9, vector([127, 0, 0])),
-            ],
-        );
+        let held = held(vec![
+            (1, vector([127, 0, 0])),
+            (2, vector([0, 127, 0])),
+            (3, vector([127, 0, 0])),
+            (9, vector([127, 0, 0])),
+        ]);
         let found = held.nearest(&vector([127, 0, 0]), 9, 10);
         assert_eq!(
             found.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
@@ -440,10 +438,7 @@ mod tests {
             cache.look_up(key(1), counts(1, 0), 3),
             Held::Missing
         ));
-        cache.hold(
-            key(1),
-            ConversationVectors::new(counts(1, 0), 3, vec![(5, vector([1, 2, 3]))]),
-        );
+        cache.hold(key(1), held(vec![(5, vector([1, 2, 3]))]));
         assert!(matches!(
             cache.look_up(key(1), counts(1, 0), 3),
             Held::Current(_)
@@ -473,13 +468,13 @@ mod tests {
         let per_conversation = 2 * (3 + 8);
         let cache = VectorCache::new(2 * per_conversation);
         let two = |id| vec![(id, vector([1, 1, 1])), (id + 1, vector([2, 2, 2]))];
-        cache.hold(key(1), ConversationVectors::new(counts(2, 0), 3, two(1)));
-        cache.hold(key(2), ConversationVectors::new(counts(2, 0), 3, two(1)));
+        cache.hold(key(1), held(two(1)));
+        cache.hold(key(2), held(two(1)));
         assert!(matches!(
             cache.look_up(key(1), counts(2, 0), 3),
             Held::Current(_)
         ));
-        cache.hold(key(3), ConversationVectors::new(counts(2, 0), 3, two(1)));
+        cache.hold(key(3), held(two(1)));
         assert!(matches!(
             cache.look_up(key(2), counts(2, 0), 3),
             Held::Missing
@@ -495,7 +490,7 @@ mod tests {
         assert_eq!(cache.bytes_held(), 2 * per_conversation);
 
         let tiny = VectorCache::new(per_conversation - 1);
-        tiny.hold(key(1), ConversationVectors::new(counts(2, 0), 3, two(1)));
+        tiny.hold(key(1), held(two(1)));
         assert!(matches!(
             tiny.look_up(key(1), counts(2, 0), 3),
             Held::Missing

@@ -19,17 +19,16 @@
 use std::future::Future;
 use std::time::Duration;
 
-use teloxide::payloads::{
-    EditMessageTextInlineSetters, EditMessageTextSetters, SendMessageSetters,
-};
+use teloxide::payloads::{EditMessageText, EditMessageTextInline, SendMessageSetters};
 use teloxide::prelude::*;
+use teloxide::requests::HasPayload;
 use teloxide::types::{ChatAction, InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters};
 use teloxide::{ApiError, RequestError};
 use tokio::sync::watch;
 use tokio::time::Instant;
 
 use crate::backoff::Backoff;
-use crate::telegram::bot::TelegramBot;
+use crate::telegram::bot::{BotApiMethod, TelegramBot, TelegramRequest};
 use crate::telegram::intake::AnswerMessages;
 use crate::telegram::render::markdown_to_telegram_html;
 use crate::telegram::split::{TELEGRAM_MAX_CHARS, split_for_telegram, split_plain_text};
@@ -454,20 +453,51 @@ async fn edit_part(
     part: Part<'_>,
     patience: Patience,
 ) -> Result<(), RequestError> {
+    edit_to(part, patience, |text| {
+        bot.edit_message_text(chat_id, message_id, text)
+    })
+    .await
+}
+
+/// Edits a message to `part`, in its format and with its keyboard: `edit` starts the request
+/// for the new text (a chat's message or an inline one). A message that already reads so ("not
+/// modified") counts as edited.
+async fn edit_to<P>(
+    part: Part<'_>,
+    patience: Patience,
+    edit: impl Fn(&str) -> TelegramRequest<P>,
+) -> Result<(), RequestError>
+where
+    P: BotApiMethod + EditedText,
+{
     let result = with_retry(patience, || {
-        let mut request = bot.edit_message_text(chat_id, message_id, part.text);
-        if let Some(parse_mode) = part.parse_mode {
-            request = request.parse_mode(parse_mode);
-        }
-        if let Some(keyboard) = part.keyboard {
-            request = request.reply_markup(keyboard.clone());
-        }
+        let mut request = edit(part.text);
+        request.payload_mut().format_as(&part);
         request.send()
     })
     .await;
     match result {
         Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
         Err(error) => Err(error),
+    }
+}
+
+/// The payload of an edit of a message's text: both kinds take a part's format and keyboard.
+trait EditedText {
+    fn format_as(&mut self, part: &Part<'_>);
+}
+
+impl EditedText for EditMessageText {
+    fn format_as(&mut self, part: &Part<'_>) {
+        self.parse_mode = part.parse_mode;
+        self.reply_markup = part.keyboard.cloned();
+    }
+}
+
+impl EditedText for EditMessageTextInline {
+    fn format_as(&mut self, part: &Part<'_>) {
+        self.parse_mode = part.parse_mode;
+        self.reply_markup = part.keyboard.cloned();
     }
 }
 
@@ -583,21 +613,10 @@ async fn edit_inline_part(
     part: Part<'_>,
     patience: Patience,
 ) -> Result<(), RequestError> {
-    let result = with_retry(patience, || {
-        let mut request = bot.edit_message_text_inline(inline_message_id, part.text);
-        if let Some(parse_mode) = part.parse_mode {
-            request = request.parse_mode(parse_mode);
-        }
-        if let Some(keyboard) = part.keyboard {
-            request = request.reply_markup(keyboard.clone());
-        }
-        request.send()
+    edit_to(part, patience, |text| {
+        bot.edit_message_text_inline(inline_message_id, text)
     })
-    .await;
-    match result {
-        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
-        Err(error) => Err(error),
-    }
+    .await
 }
 
 /// How long a request keeps trying through network errors.

@@ -9,12 +9,10 @@
 //! ([`LoadElsewhere`], read in the statement that stored the message) counts too, so the limits
 //! hold per person across replicas.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 
+use crate::per_person::{ActivePeople, Load, forget_older_than_a_minute, quiet_for_a_minute};
 use crate::storage::{LoadElsewhere, UserId};
-
-/// The window of the per-minute limit.
-const MINUTE_MS: i64 = 60_000;
 
 /// The limits as configured; `None` turns one off.
 #[derive(Clone, Debug, Default)]
@@ -54,13 +52,9 @@ struct UserLoad {
     notified: bool,
 }
 
-impl UserLoad {
+impl Load for UserLoad {
     fn is_idle(&self, now_ms: i64) -> bool {
-        self.pending == 0
-            && self
-                .recent_ms
-                .back()
-                .is_none_or(|&last| now_ms - last >= MINUTE_MS)
+        self.pending == 0 && quiet_for_a_minute(&self.recent_ms, now_ms)
     }
 }
 
@@ -68,17 +62,14 @@ impl UserLoad {
 #[derive(Debug)]
 pub struct UserLimits {
     settings: LimitSettings,
-    users: HashMap<UserId, UserLoad>,
-    /// When idle people were last forgotten.
-    last_sweep_ms: i64,
+    users: ActivePeople<UserLoad>,
 }
 
 impl UserLimits {
     pub fn new(settings: LimitSettings) -> Self {
         Self {
             settings,
-            users: HashMap::new(),
-            last_sweep_ms: 0,
+            users: ActivePeople::default(),
         }
     }
 
@@ -88,16 +79,9 @@ impl UserLimits {
         if self.settings.exempt.contains(&user_id) {
             return Admission::Accepted;
         }
-        self.sweep_once_a_minute(now_ms);
         let settings = &self.settings;
-        let load = self.users.entry(user_id).or_default();
-        while load
-            .recent_ms
-            .front()
-            .is_some_and(|&at| now_ms - at >= MINUTE_MS)
-        {
-            load.recent_ms.pop_front();
-        }
+        let load = self.users.load_at(user_id, now_ms);
+        forget_older_than_a_minute(&mut load.recent_ms, now_ms);
         let pending = load.pending.saturating_add(elsewhere.unfinished);
         let recent = load
             .recent_ms
@@ -124,30 +108,20 @@ impl UserLimits {
     /// Counts a message let in without a decision (one the last run had already let in).
     pub fn admit_unconditionally(&mut self, user_id: UserId) {
         if !self.settings.exempt.contains(&user_id) {
-            self.users.entry(user_id).or_default().pending += 1;
+            self.users.load(user_id).pending += 1;
         }
     }
 
     /// One of the person's messages let in has been answered (or otherwise finished).
     pub fn finished(&mut self, user_id: UserId) {
-        if let Some(load) = self.users.get_mut(&user_id) {
+        if let Some(load) = self.users.get_mut(user_id) {
             load.pending = load.pending.saturating_sub(1);
         }
     }
 
     /// How many people are being counted (for tests of the memory bound).
     pub fn tracked_users(&self) -> usize {
-        self.users.len()
-    }
-
-    /// Forgets people with nothing waiting and no message in the last minute, so the map holds
-    /// only the people active in the last two minutes.
-    fn sweep_once_a_minute(&mut self, now_ms: i64) {
-        if now_ms - self.last_sweep_ms < MINUTE_MS {
-            return;
-        }
-        self.last_sweep_ms = now_ms;
-        self.users.retain(|_, load| !load.is_idle(now_ms));
+        self.users.tracked()
     }
 }
 

@@ -16,8 +16,7 @@ use crate::i18n::Lang;
 use crate::replies;
 use crate::storage::UserId;
 use crate::telegram::bot::TelegramBot;
-use crate::telegram::identity;
-use crate::telegram::reply::{HandlerResult, edit_with_buttons, send_with_buttons};
+use crate::telegram::reply::{HandlerResult, edit_with_buttons, own_press, send_with_buttons};
 
 /// What every model button's callback data starts with.
 const PREFIX: &str = "model:";
@@ -114,13 +113,11 @@ pub(super) async fn press_model_button(
     query: CallbackQuery,
     conversations: Conversations,
 ) -> HandlerResult {
-    let presser = identity::user_id(&query.from);
-    let lang = identity::user_language(&query.from);
-    let button = query.data.as_deref().and_then(ModelButton::parse);
-    let Some(button) = button.filter(|button| button.owner == presser) else {
-        bot.answer_callback_query(query.id.clone())
-            .text(replies::model_menu_not_yours(lang))
-            .await?;
+    let read = ModelButton::parse;
+    let owner = |button: &ModelButton| button.owner;
+    let not_yours = replies::model_menu_not_yours;
+    let Some((presser, lang, button)) = own_press(&bot, &query, read, owner, not_yours).await?
+    else {
         return Ok(());
     };
     let chosen = match button.model(conversations.models().names()) {

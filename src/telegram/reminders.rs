@@ -26,7 +26,7 @@ use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::with_flood_retry;
 use crate::telegram::errors::loggable;
 use crate::telegram::identity;
-use crate::telegram::reply::{HandlerResult, edit_with_buttons, send_private_material};
+use crate::telegram::reply::{HandlerResult, edit_with_buttons, own_press, send_private_material};
 
 /// Reminders claimed at once.
 const CLAIM_BATCH: i64 = 50;
@@ -274,13 +274,11 @@ pub(super) async fn press_reminder_button(
     query: CallbackQuery,
     conversations: Conversations,
 ) -> HandlerResult {
-    let presser = identity::user_id(&query.from);
-    let lang = identity::user_language(&query.from);
-    let button = query.data.as_deref().and_then(parse_button);
-    let Some((id, _)) = button.filter(|(_, owner)| *owner == presser) else {
-        bot.answer_callback_query(query.id.clone())
-            .text(replies::reminder_not_yours(lang))
-            .await?;
+    let owner = |&(_, owner): &(i64, UserId)| owner;
+    let not_yours = replies::reminder_not_yours;
+    let Some((presser, lang, (id, _))) =
+        own_press(&bot, &query, parse_button, owner, not_yours).await?
+    else {
         return Ok(());
     };
     let cancelled = conversations.cancel_reminder(presser, id).await?;

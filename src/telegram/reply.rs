@@ -8,9 +8,13 @@
 use std::future::Future;
 
 use teloxide::prelude::*;
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ReplyParameters};
+use teloxide::types::{
+    CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ReplyParameters,
+};
 use teloxide::{ApiError, RequestError};
 
+use crate::i18n::Lang;
+use crate::ids::UserId;
 use crate::replies;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{
@@ -74,6 +78,31 @@ pub(crate) async fn edit_with_buttons(
     match edited {
         Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
         Err(error) => Err(error.into()),
+    }
+}
+
+/// A press on a button of a message the bot sent for one person: the presser, their language and
+/// the button `read` from the press's data, when the button is the presser's (`owner` says whose
+/// it is). Anyone else's press, or data that is not such a button, is answered with the short
+/// notice `not_yours` and gives `None`.
+pub(crate) async fn own_press<B>(
+    bot: &TelegramBot,
+    query: &CallbackQuery,
+    read: impl FnOnce(&str) -> Option<B>,
+    owner: impl FnOnce(&B) -> UserId,
+    not_yours: impl FnOnce(Lang) -> String,
+) -> Result<Option<(UserId, Lang, B)>, RequestError> {
+    let presser = identity::user_id(&query.from);
+    let lang = identity::user_language(&query.from);
+    let button = query.data.as_deref().and_then(read);
+    match button.filter(|button| owner(button) == presser) {
+        Some(button) => Ok(Some((presser, lang, button))),
+        None => {
+            bot.answer_callback_query(query.id.clone())
+                .text(not_yours(lang))
+                .await?;
+            Ok(None)
+        }
     }
 }
 

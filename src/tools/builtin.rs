@@ -181,14 +181,22 @@ fn text_argument(arguments: &Value, name: &str) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    /// The specs of the built-in tools when memory and reminders are offered or not.
+    fn specs_offering(memory: bool, reminders: bool) -> Vec<ToolSpec> {
+        specs(BuiltinOffer { memory, reminders })
+    }
+
+    fn names(specs: &[ToolSpec]) -> Vec<&str> {
+        specs.iter().map(|spec| spec.name.as_str()).collect()
+    }
+
     #[test]
     fn every_offered_tool_has_an_object_schema_requiring_its_arguments() {
-        let all = specs(BuiltinOffer {
-            memory: true,
-            reminders: true,
-        });
-        let names: Vec<&str> = all.iter().map(|spec| spec.name.as_str()).collect();
-        assert_eq!(names, [SEARCH_MEMORY, REMEMBER, SET_REMINDER, SET_TIMEZONE]);
+        let all = specs_offering(true, true);
+        assert_eq!(
+            names(&all),
+            [SEARCH_MEMORY, REMEMBER, SET_REMINDER, SET_TIMEZONE]
+        );
         let reminder = &all[2].parameters;
         assert_eq!(reminder["type"], "object");
         assert_eq!(reminder["required"], json!(["text", "at"]));
@@ -197,12 +205,8 @@ mod tests {
 
     #[test]
     fn only_the_tools_offered_are_specified() {
-        let offered = specs(BuiltinOffer {
-            memory: false,
-            reminders: true,
-        });
-        let names: Vec<&str> = offered.iter().map(|spec| spec.name.as_str()).collect();
-        assert_eq!(names, [SET_REMINDER, SET_TIMEZONE]);
+        let offered = specs_offering(false, true);
+        assert_eq!(names(&offered), [SET_REMINDER, SET_TIMEZONE]);
     }
 
     #[test]

@@ -7,12 +7,14 @@
 use axum::Json;
 use axum::extract::State;
 use axum::extract::rejection::JsonRejection;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::api::{Day, USAGE_DAYS, days};
 use super::{ApiError, Person, WebApp};
 use crate::access_list::Verdict;
 use crate::commands::admin::{self, AdminCommand, AdminServices};
+use crate::i18n::Lang;
 use crate::storage::UserId;
 
 /// The most strangers listed.
@@ -115,6 +117,25 @@ pub(super) struct Changed {
     message: String,
 }
 
+/// A change an admin makes on the page: the admin command it stands for.
+pub(super) trait Change: DeserializeOwned {
+    /// The command, or the command's usage (in `lang`) when the change is not one.
+    fn command(self, lang: Lang) -> Result<AdminCommand, ApiError>;
+}
+
+/// `POST /app/api/admin/access` ([`AccessChange`]) and `POST /app/api/admin/limit`
+/// ([`LimitChange`]): runs the change's admin command as the admin `person`.
+pub(super) async fn change<C: Change>(
+    State(app): State<WebApp>,
+    person: Person,
+    body: Result<Json<C>, JsonRejection>,
+) -> Result<Json<Changed>, ApiError> {
+    admin_only(&person)?;
+    let Json(change) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
+    let command = change.command(person.lang)?;
+    run(&app, &person, command).await
+}
+
 #[derive(Deserialize)]
 pub(super) struct AccessChange {
     user_id: i64,
@@ -129,21 +150,16 @@ enum AccessAction {
     Unblock,
 }
 
-/// `POST /app/api/admin/access`: `/allow`, `/block` or `/unblock` for `user_id`.
-pub(super) async fn change_access(
-    State(app): State<WebApp>,
-    person: Person,
-    body: Result<Json<AccessChange>, JsonRejection>,
-) -> Result<Json<Changed>, ApiError> {
-    admin_only(&person)?;
-    let Json(change) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
-    let id = change.user_id.to_string();
-    let command = match change.action {
-        AccessAction::Allow => AdminCommand::Allow(id),
-        AccessAction::Block => AdminCommand::Block(id),
-        AccessAction::Unblock => AdminCommand::Unblock(id),
-    };
-    run(&app, &person, command).await
+/// `/allow`, `/block` or `/unblock` for `user_id`.
+impl Change for AccessChange {
+    fn command(self, _lang: Lang) -> Result<AdminCommand, ApiError> {
+        let id = self.user_id.to_string();
+        Ok(match self.action {
+            AccessAction::Allow => AdminCommand::Allow(id),
+            AccessAction::Block => AdminCommand::Block(id),
+            AccessAction::Unblock => AdminCommand::Unblock(id),
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -153,30 +169,20 @@ pub(super) struct LimitChange {
     limit: serde_json::Value,
 }
 
-/// `POST /app/api/admin/limit`: `/limit <user_id> <limit>`.
-pub(super) async fn change_limit(
-    State(app): State<WebApp>,
-    person: Person,
-    body: Result<Json<LimitChange>, JsonRejection>,
-) -> Result<Json<Changed>, ApiError> {
-    admin_only(&person)?;
-    let Json(change) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
-    let limit = match &change.limit {
-        serde_json::Value::Number(tokens) if tokens.is_u64() => tokens.to_string(),
-        serde_json::Value::String(word) => word.trim().to_owned(),
-        _ => {
-            return Err(ApiError::BadRequest(crate::replies::limit_usage(
-                person.lang,
-            )));
+/// `/limit <user_id> <limit>`.
+impl Change for LimitChange {
+    fn command(self, lang: Lang) -> Result<AdminCommand, ApiError> {
+        let usage = || ApiError::BadRequest(crate::replies::limit_usage(lang));
+        let limit = match &self.limit {
+            serde_json::Value::Number(tokens) if tokens.is_u64() => tokens.to_string(),
+            serde_json::Value::String(word) => word.trim().to_owned(),
+            _ => return Err(usage()),
+        };
+        if limit.is_empty() || limit.contains(char::is_whitespace) {
+            return Err(usage());
         }
-    };
-    if limit.is_empty() || limit.contains(char::is_whitespace) {
-        return Err(ApiError::BadRequest(crate::replies::limit_usage(
-            person.lang,
-        )));
+        Ok(AdminCommand::Limit(format!("{} {limit}", self.user_id)))
     }
-    let command = AdminCommand::Limit(format!("{} {limit}", change.user_id));
-    run(&app, &person, command).await
 }
 
 /// Runs the admin command as the admin `person`, answering its sentence.

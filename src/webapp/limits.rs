@@ -7,14 +7,14 @@
 //! The counts are per replica and in memory: behind a balancer that spreads one person's calls
 //! over `n` replicas, they may make up to `n` times as many.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::config::webapp::WebAppConfig;
+use crate::per_person::{
+    ActivePeople, Load, MINUTE_MS, forget_older_than_a_minute, quiet_for_a_minute,
+};
 use crate::storage::UserId;
-
-/// The window of the per-minute limits.
-const MINUTE_MS: i64 = 60_000;
 
 /// Exports one person may have running at once.
 const EXPORTS_AT_ONCE: u32 = 1;
@@ -54,12 +54,11 @@ struct PersonLoad {
     exports_running: u32,
 }
 
-impl PersonLoad {
+impl Load for PersonLoad {
     fn is_idle(&self, now_ms: i64) -> bool {
         self.exports_running == 0
-            && [&self.requests_ms, &self.searches_ms]
-                .iter()
-                .all(|times| times.back().is_none_or(|&last| now_ms - last >= MINUTE_MS))
+            && quiet_for_a_minute(&self.requests_ms, now_ms)
+            && quiet_for_a_minute(&self.searches_ms, now_ms)
     }
 }
 
@@ -67,14 +66,7 @@ impl PersonLoad {
 #[derive(Clone, Debug)]
 pub struct ApiLimits {
     settings: ApiLimitSettings,
-    people: Arc<Mutex<People>>,
-}
-
-#[derive(Debug, Default)]
-struct People {
-    loads: HashMap<UserId, PersonLoad>,
-    /// When idle people were last forgotten.
-    last_sweep_ms: i64,
+    people: Arc<Mutex<ActivePeople<PersonLoad>>>,
 }
 
 /// One export running; the person may start another once it is dropped.
@@ -87,7 +79,7 @@ pub struct ExportTurn {
 impl Drop for ExportTurn {
     fn drop(&mut self) {
         let mut people = self.limits.lock();
-        if let Some(load) = people.loads.get_mut(&self.user_id) {
+        if let Some(load) = people.get_mut(self.user_id) {
             load.exports_running = load.exports_running.saturating_sub(1);
         }
     }
@@ -120,7 +112,7 @@ impl ApiLimits {
     /// Starts an export of `user_id`, unless one is still being built.
     pub fn start_export(&self, user_id: UserId) -> Result<ExportTurn, Limited> {
         let mut people = self.lock();
-        let load = people.loads.entry(user_id).or_default();
+        let load = people.load(user_id);
         if load.exports_running >= EXPORTS_AT_ONCE {
             return Err(Limited {
                 limit: "exports",
@@ -136,7 +128,7 @@ impl ApiLimits {
 
     /// How many people are being counted (for tests of the memory bound).
     pub fn tracked_people(&self) -> usize {
-        self.lock().loads.len()
+        self.lock().tracked()
     }
 
     fn admit(
@@ -148,11 +140,8 @@ impl ApiLimits {
         times: impl FnOnce(&mut PersonLoad) -> &mut VecDeque<i64>,
     ) -> Result<(), Limited> {
         let mut people = self.lock();
-        people.sweep_once_a_minute(now_ms);
-        let times = times(people.loads.entry(user_id).or_default());
-        while times.front().is_some_and(|&at| now_ms - at >= MINUTE_MS) {
-            times.pop_front();
-        }
+        let times = times(people.load_at(user_id, now_ms));
+        forget_older_than_a_minute(times, now_ms);
         if times.len() >= max as usize {
             let oldest = times.front().copied().unwrap_or(now_ms);
             let wait_ms = u64::try_from(oldest + MINUTE_MS - now_ms).unwrap_or(0);
@@ -165,19 +154,8 @@ impl ApiLimits {
         Ok(())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, People> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ActivePeople<PersonLoad>> {
         self.people.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl People {
-    /// Forgets people with nothing running and no call in the last minute.
-    fn sweep_once_a_minute(&mut self, now_ms: i64) {
-        if now_ms - self.last_sweep_ms < MINUTE_MS {
-            return;
-        }
-        self.last_sweep_ms = now_ms;
-        self.loads.retain(|_, load| !load.is_idle(now_ms));
     }
 }
 

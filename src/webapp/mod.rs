@@ -94,8 +94,8 @@ pub fn router(parts: WebAppParts) -> Router {
         .route("/export/send", post(api::send_export))
         .route("/usage", get(api::usage))
         .route("/admin", get(admin::overview))
-        .route("/admin/access", post(admin::change_access))
-        .route("/admin/limit", post(admin::change_limit))
+        .route("/admin/access", post(admin::change::<admin::AccessChange>))
+        .route("/admin/limit", post(admin::change::<admin::LimitChange>))
         .fallback(|| async { ApiError::NotFound })
         .layer(axum::middleware::map_response(no_store));
     Router::new()

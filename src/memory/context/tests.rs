@@ -146,16 +146,22 @@ fn everything_fits_in_a_large_budget_in_the_documented_order() {
     );
 }
 
+/// Asserts that the system prompt holds each of `shown` and none of `left_out`.
+fn assert_holds(system: &str, shown: &[&str], left_out: &[&str]) {
+    for text in shown {
+        assert!(system.contains(text), "{text:?} is missing: {system}");
+    }
+    for text in left_out {
+        assert!(!system.contains(text), "{text:?} is there: {system}");
+    }
+}
+
 #[test]
 fn what_is_not_ranked_stays_out_but_the_gist_the_notes_and_the_raw_turns_come() {
     let context = assemble_with_budget(&fixture(), 100_000);
     let system = &context.request.system;
     assert_eq!(parts_used(&context), (1, 1, 0, 10));
-    assert!(system.contains("summary 3 first"), "{system}");
-    assert!(
-        !system.contains("summary 1") && !system.contains("recalled"),
-        "{system}"
-    );
+    assert_holds(system, &["summary 3 first"], &["summary 1", "recalled"]);
 }
 
 #[test]
@@ -167,11 +173,10 @@ fn one_relevant_sentence_of_a_summary_comes_without_the_rest() {
         sentence: 1,
     }];
     let system = assemble_with_budget(&fixture, 100_000).request.system;
-    assert!(system.contains(SUMMARY_LINE_START), "{system}");
-    assert!(system.contains(": … second 1 "), "{system}");
-    assert!(
-        !system.contains("summary 1 first") && !system.contains("third 1"),
-        "{system}"
+    assert_holds(
+        &system,
+        &[SUMMARY_LINE_START, ": … second 1 "],
+        &["summary 1 first", "third 1"],
     );
 }
 

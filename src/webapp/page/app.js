@@ -316,7 +316,7 @@ function noteItem(note) {
   const meta = el('p', { class: 'meta', text: `${t('app-since')} ${when(note.since_ms)}` });
   const actions = el('div', { class: 'actions' },
     button('note-edit', 'app-edit', () => editNote(item, note)),
-    button('note-remove danger', 'app-remove', () => removeNote(note)));
+    button('note-remove danger', 'app-remove', () => removeFromMemory(`notes/${note.id}`)));
   item.append(text, meta);
   if (note.earlier && note.earlier.length > 0) item.append(earlierList(note.earlier));
   item.append(actions);
@@ -352,9 +352,10 @@ function editNote(item, note) {
   editor.focus();
 }
 
-async function removeNote(note) {
+/** Removes one note or summary (`notes/5`, `summaries/7`), then shows the memory as it is now. */
+async function removeFromMemory(path) {
   try {
-    await api(`notes/${note.id}?${chatQuery()}`, { method: 'DELETE' });
+    await api(`${path}?${chatQuery()}`, { method: 'DELETE' });
     await loadMemory();
   } catch (error) {
     fail(error);
@@ -392,17 +393,8 @@ function renderSummaries(summaries) {
 function askToRemove(actions, summary, offer) {
   actions.replaceChildren(
     el('p', { class: 'confirm-question', text: t('app-confirm-remove-summary') }),
-    button('summary-remove-confirm danger', 'app-remove', () => removeSummary(summary)),
+    button('summary-remove-confirm danger', 'app-remove', () => removeFromMemory(`summaries/${summary.id}`)),
     button('summary-remove-cancel', 'app-cancel', offer));
-}
-
-async function removeSummary(summary) {
-  try {
-    await api(`summaries/${summary.id}?${chatQuery()}`, { method: 'DELETE' });
-    await loadMemory();
-  } catch (error) {
-    fail(error);
-  }
 }
 
 // --- Search ----------------------------------------------------------------------------------
