@@ -42,6 +42,7 @@ mod turn;
 mod voice;
 
 pub use crate::replies::views::{ConversationStats, MemoryOverview, ToolActivity};
+pub use crate::voice_mode::VoiceMode;
 pub use answer::Answer;
 pub use chat_turn::{
     Asked, NoticeLater, PreparedInput, ReplyRecord, TurnEnd, TurnFrontEnd, TurnRequest,
@@ -54,7 +55,7 @@ pub use reminders::PersonZone;
 pub use retry::{Retry, RetryStart};
 pub use tools::{ToolSettings, ToolsOffer, activity_line};
 pub use turn::{FinishedTurn, Turn, TurnInput, TurnRecord};
-pub use voice::{SpeakRefusal, VoiceMode};
+pub use voice::SpeakRefusal;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -42,6 +42,7 @@
 //! - [`time_zone`]: a person's time zone: reading its name, showing a moment on their clock.
 //! - [`tokens`]: the token estimate every budget and count uses (no tokenizer).
 //! - [`tools`]: the tools the model may call (built-in ones and MCP servers'), Telegram-free.
+//! - [`voice_mode`]: how a person wants their answers (`/voice on|off|auto`).
 //! - [`webapp`]: the Mini App: its page and JSON API on the HTTP listener, signed in by
 //!   Telegram's init data.
 
@@ -76,4 +77,5 @@ pub mod ticks;
 pub mod time_zone;
 pub mod tokens;
 pub mod tools;
+pub mod voice_mode;
 pub mod webapp;

@@ -171,8 +171,8 @@ fn every_sentence(lang: Lang) -> Vec<String> {
 
 /// The sentences of voice answers, /tts, /voice and /image.
 fn voice_and_picture_sentences(lang: Lang) -> Vec<String> {
-    use crate::conversation::VoiceMode;
     use crate::quota::media::{MediaAllowance, MediaKind, MediaLimitReached, MediaToday};
+    use crate::voice_mode::VoiceMode;
     let reached = |kind| MediaLimitReached {
         kind,
         used: 5,

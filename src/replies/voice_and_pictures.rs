@@ -5,9 +5,9 @@
 use super::numbers::{human_duration, thousands};
 use super::{plain, value};
 use crate::clock::format_utc_ms;
-use crate::conversation::VoiceMode;
 use crate::i18n::{self, Lang};
 use crate::quota::media::{MediaAllowance, MediaLimitReached, MediaToday};
+use crate::voice_mode::VoiceMode;
 
 /// `/voice`: how answers come now, and how to change it.
 pub fn voice_state(lang: Lang, mode: VoiceMode) -> String {

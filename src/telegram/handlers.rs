@@ -22,7 +22,9 @@ use crate::telegram::identity::{self, conversation_key};
 use crate::telegram::intake::Intake;
 use crate::telegram::reply::{HandlerResult, answer_once, reply_in_chat, reply_privately};
 use crate::telegram::settings::BotSettings;
-use crate::telegram::turn::{self, TurnContext};
+use crate::telegram::turn;
+pub use crate::telegram::turn_context::MessageKind;
+use crate::telegram::turn_context::TurnContext;
 use crate::telegram::{
     admin, clear, export, mini_app, model_menu, pictures, reminders, stop, voice,
 };
@@ -108,19 +110,6 @@ async fn record_language(user: &teloxide::types::User, conversations: &Conversat
 pub async fn ignored(update: Update, intake: Intake) -> HandlerResult {
     intake.done(i64::from(update.id.0)).await;
     Ok(())
-}
-
-/// What kind of chat turn a message starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MessageKind {
-    /// A text message.
-    Text,
-    /// A photo, voice note, audio file, video note or readable document (see
-    /// [`media::attachment_of`](crate::telegram::media::attachment_of)): the turn is about what
-    /// the file holds.
-    Media,
-    /// `/retry`: the model asked again for the sender's last message in this chat ([`super::retry`]).
-    Retry,
 }
 
 /// A message that starts a chat turn, with what it carries. The message is shared, not copied:

@@ -47,6 +47,7 @@ pub mod settings;
 pub mod split;
 pub mod stop;
 pub mod turn;
+pub mod turn_context;
 pub mod voice;
 
 pub use bot::TelegramBot;

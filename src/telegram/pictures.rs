@@ -15,7 +15,7 @@ use crate::replies;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::ReplyTarget;
 use crate::telegram::reply::{HandlerResult, reply_in_chat};
-use crate::telegram::turn::TurnContext;
+use crate::telegram::turn_context::TurnContext;
 
 /// Telegram's limit on a photo's caption, in characters.
 const CAPTION_MAX_CHARS: usize = 1024;

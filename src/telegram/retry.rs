@@ -19,7 +19,7 @@ use teloxide::types::MessageId;
 use crate::conversation::Retry;
 use crate::replies;
 use crate::telegram::delivery::{self, Preview, ReplyTarget, deliver_reply, messages_needed};
-use crate::telegram::turn::TurnContext;
+use crate::telegram::turn_context::TurnContext;
 
 /// Where a retry's new answer goes: into the old answer's messages, or messages of its own.
 pub(super) struct RetryPlacement {

@@ -5,51 +5,26 @@
 //! turn the last run left unfinished is finished here too ([`answer_update`]): a stored reply is
 //! delivered rather than asked for again.
 
-use teloxide::prelude::*;
-use teloxide::types::{ChatAction, Me};
+use teloxide::types::ChatAction;
 use tokio::sync::watch;
 
 use crate::commands;
 use crate::conversation::{
-    Asked, Conversations, NoticeLater, PreparedInput, ReplyRecord, Retry, TurnEnd, TurnFrontEnd,
-    TurnRequest,
+    Asked, NoticeLater, PreparedInput, ReplyRecord, Retry, TurnEnd, TurnFrontEnd, TurnRequest,
 };
-use crate::i18n::Lang;
-use crate::ids::ConversationKey;
 use crate::metrics;
 use crate::replies;
 use crate::telegram::access::without_bot_mention;
-use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{
     Preview, ProgressDisplay, ReplyTarget, deliver_reply, replace_preview_with_notice,
     show_progress,
 };
-use crate::telegram::handlers::MessageKind;
-use crate::telegram::intake::{AnswerMessages, Intake, Resumption};
+use crate::telegram::intake::Resumption;
 use crate::telegram::media::{self, MediaTurn};
 use crate::telegram::reply::{HandlerResult, tell_sender_privately};
 use crate::telegram::retry::RetryPlacement;
-use crate::telegram::settings::BotSettings;
 use crate::telegram::stop;
-
-/// What a chat turn's steps share: the update being answered and where the answer goes.
-pub(super) struct TurnContext<'a> {
-    pub(super) bot: &'a TelegramBot,
-    pub(super) message: &'a Message,
-    pub(super) key: ConversationKey,
-    /// The language the sender reads.
-    pub(super) lang: Lang,
-    /// Whether the sender is one of the bot's admins (some tools are theirs alone).
-    pub(super) is_admin: bool,
-    pub(super) conversations: &'a Conversations,
-    pub(super) intake: &'a Intake,
-    pub(super) update_id: i64,
-    /// Where the messages carrying the answer are recorded as they are sent.
-    pub(super) answer: AnswerMessages,
-    /// The bot itself, whose mention is taken out of a group message.
-    pub(super) me: &'a Me,
-    pub(super) settings: &'a BotSettings,
-}
+use crate::telegram::turn_context::{MessageKind, TurnContext};
 
 /// Answers the update of `turn`, a message of `kind`, its answer starting in the messages an
 /// earlier run sent for it; or, when the last run stored a reply for it, delivers that reply

@@ -16,7 +16,7 @@ use crate::replies;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::ReplyTarget;
 use crate::telegram::reply::{HandlerResult, reply_in_chat};
-use crate::telegram::turn::TurnContext;
+use crate::telegram::turn_context::TurnContext;
 
 /// Whether `message` was spoken: a voice note, an audio file or a video note.
 fn is_spoken(message: &Message) -> bool {
