@@ -177,6 +177,9 @@ impl TurnFrontEnd for TelegramTurn<'_, '_> {
         turn.intake.replying(turn.update_id).await;
         let target = ReplyTarget::answering(turn.message);
         replace_preview_with_notice(turn.bot, target, preview, notice).await?;
+        // A picture the model drew before the turn failed was made and counted: it is sent now,
+        // not with some later answer.
+        crate::telegram::pictures::send_drawn_pictures(turn).await;
         Ok(())
     }
 

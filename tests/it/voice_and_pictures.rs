@@ -331,6 +331,35 @@ async fn the_model_draws_with_generate_image_and_the_photo_follows_its_answer() 
     assert_eq!(media.requests().len(), 1);
 }
 
+/// A picture the model drew is made and counted even when the turn then fails: it comes with the
+/// failure's notice, not with some later answer.
+#[tokio::test]
+async fn a_picture_drawn_before_the_model_failed_comes_with_the_notice() {
+    let media = FakeMedia::start(Answer::Plain).await;
+    let mut bot = start_with(&media, &[]).await;
+    bot.llm.push(Behaviour::ToolCalls {
+        text: String::new(),
+        calls: vec![(
+            "generate_image".to_owned(),
+            json!({"description": "a red fox in the snow"}),
+        )],
+    });
+    // Failing on every retry the client makes.
+    for _ in 0..6 {
+        bot.llm.push(Behaviour::Status(500, None));
+    }
+
+    let answer = say(&bot, "Draw me a fox").await;
+    let photos = wait_for_photos(&bot, ALICE, 1).await;
+    bot.stop().await;
+
+    assert_eq!(
+        answer,
+        telemem::replies::model_unavailable(telemem::i18n::Lang::En)
+    );
+    assert_eq!(photos[0].caption.as_deref(), Some("a red fox in the snow"));
+}
+
 #[tokio::test]
 async fn strangers_get_neither_pictures_nor_speech() {
     let media = FakeMedia::start(Answer::Plain).await;
