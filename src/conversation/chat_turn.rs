@@ -20,7 +20,7 @@
 //!    transaction with the Telegram update's `replying` mark: a crash from there on leaves the
 //!    reply in the history and the next start delivers it instead of asking again;
 //! 9. the reply delivered, and the message that carried it recorded; then what goes with it
-//!    (a voice answer, a picture the model drew);
+//!    (a picture the model drew, a voice answer; after a failed answer, the picture only);
 //! 10. the person's stored history kept under `USER_MAX_STORED_MB`, in the background.
 //!
 //! A rule for every turn goes here, and every front end has it.
@@ -137,9 +137,10 @@ pub trait TurnFrontEnd: Send {
         delivery: ReplyRecord,
     ) -> impl Future<Output = anyhow::Result<Option<i64>>> + Send;
 
-    /// After the reply `text` was delivered: what the front end sends besides it (a voice
-    /// answer, a picture the model drew); `stopped`: the person stopped the answer.
-    fn after_delivery(&mut self, _text: &str, _stopped: bool) -> impl Future<Output = ()> + Send {
+    /// After the model answered: what the front end sends besides the answer (a picture the
+    /// model drew), and the answer's text to read aloud if it wants (`None` when the answer was
+    /// stopped or failed).
+    fn after_answer(&mut self, _read_aloud: Option<&str>) -> impl Future<Output = ()> + Send {
         async {}
     }
 
@@ -161,7 +162,7 @@ impl Conversations {
             Asked::Retry => self.take_retry(&request, front).await,
             _ => self.take_message_turn(&request, front).await,
         };
-        self.keep_history_under_cap(&request, front);
+        self.keep_history_under_cap(request.key, request.lang, front);
         end
     }
 
@@ -169,7 +170,8 @@ impl Conversations {
     /// not asked again), then records the message that carried it.
     pub async fn deliver_stored_reply(
         &self,
-        request: &TurnRequest,
+        key: ConversationKey,
+        lang: Lang,
         front: &mut impl TurnFrontEnd,
         reply_id: i64,
         markdown: &str,
@@ -177,7 +179,7 @@ impl Conversations {
         let end = self
             .deliver(front, markdown, ReplyRecord::Stored { reply_id })
             .await;
-        self.keep_history_under_cap(request, front);
+        self.keep_history_under_cap(key, lang, front);
         end
     }
 
@@ -228,31 +230,22 @@ impl Conversations {
             lang,
             ..started
         };
-        let answer = self
-            .ask_showing_progress(front, &started, running, &prepared.header)
-            .await;
-        let answer = match usable_answer(lang, &started, answer) {
-            Ok(answer) => answer,
-            Err(notice) => {
-                front.notice(&notice).await?;
-                return Ok(TurnEnd::Answered);
-            }
+        let Some(answer) = self
+            .usable_answer(front, &started, running, &prepared.header)
+            .await?
+        else {
+            return Ok(TurnEnd::Answered);
         };
-        count_tokens(&answer);
         let completion = answer.completion();
         let finished = self
             .finish_turn(&started, completion, request.update_id)
             .await?;
-        let delivery = match finished {
+        let record = match finished {
             FinishedTurn::Stored { reply_id } => ReplyRecord::Stored { reply_id },
             FinishedTurn::NotStored => ReplyRecord::NotStored,
         };
         let shown = format!("{}{}", prepared.header, completion.text);
-        let end = self.deliver(front, &shown, delivery).await?;
-        front
-            .after_delivery(&completion.text, answer.is_stopped())
-            .await;
-        Ok(end)
+        self.deliver_answer(front, &shown, &answer, record).await
     }
 
     async fn take_retry(
@@ -261,51 +254,89 @@ impl Conversations {
         front: &mut impl TurnFrontEnd,
     ) -> anyhow::Result<TurnEnd> {
         let lang = request.lang;
-        let refusal = match self.begin_retry(request.key).await {
-            Ok(RetryStart::Ready(retry)) => Err(retry),
-            Ok(RetryStart::LimitReached(reached)) => {
-                Ok(replies::daily_limit_reached(lang, &reached))
-            }
-            Ok(RetryStart::NothingToRetry) => Ok(replies::nothing_to_retry(lang)),
-            Ok(RetryStart::StillRunning) => Ok(replies::retry_while_running(lang)),
+        let notice = match self.begin_retry(request.key).await {
+            Ok(RetryStart::Ready(retry)) => return self.answer_retry(request, front, retry).await,
+            Ok(RetryStart::LimitReached(reached)) => replies::daily_limit_reached(lang, &reached),
+            Ok(RetryStart::NothingToRetry) => replies::nothing_to_retry(lang),
+            Ok(RetryStart::StillRunning) => replies::retry_while_running(lang),
             Err(error) => {
                 metrics::error("database");
                 front.notice(&replies::internal_error(lang)).await?;
                 return Err(error.context("could not start the retry"));
             }
         };
-        let retry = match refusal {
-            Ok(notice) => {
-                front.notice(&notice).await?;
-                return Ok(TurnEnd::Answered);
-            }
-            Err(retry) => retry,
-        };
+        front.notice(&notice).await?;
+        Ok(TurnEnd::Answered)
+    }
+
+    /// A retry ready to ask the model: its new answer replaces the old one in the history
+    /// before it is delivered.
+    async fn answer_retry(
+        &self,
+        request: &TurnRequest,
+        front: &mut impl TurnFrontEnd,
+        retry: Retry,
+    ) -> anyhow::Result<TurnEnd> {
         let running = self.start_running(request.key, request.update_id);
         front.retry_starts(&retry).await;
         let asked = Turn {
             is_admin: request.is_admin,
-            lang,
+            lang: request.lang,
             ..retry.turn.clone()
         };
-        let answer = self.ask_showing_progress(front, &asked, running, "").await;
-        let answer = match usable_answer(lang, &asked, answer) {
-            Ok(answer) => answer,
-            Err(notice) => {
-                front.notice(&notice).await?;
-                return Ok(TurnEnd::Answered);
-            }
+        let Some(answer) = self.usable_answer(front, &asked, running, "").await? else {
+            return Ok(TurnEnd::Answered);
         };
         let text = &answer.completion().text;
         front.before_storing(text).await;
-        count_tokens(&answer);
         let reply_id = self
             .finish_retry(&retry, answer.completion(), request.update_id)
             .await?;
-        let end = self
-            .deliver(front, text, ReplyRecord::Stored { reply_id })
-            .await?;
-        front.after_delivery(text, answer.is_stopped()).await;
+        self.deliver_answer(front, text, &answer, ReplyRecord::Stored { reply_id })
+            .await
+    }
+
+    /// Asks the model while `front` shows progress (below `header`) and checks the answer. A
+    /// usable one has its tokens counted, once, as soon as the model answered (they are spent
+    /// even if delivery fails). Otherwise `front` answers with the notice, then gets what the
+    /// model made meanwhile (a picture it drew), and there is no answer.
+    async fn usable_answer(
+        &self,
+        front: &mut impl TurnFrontEnd,
+        turn: &Turn,
+        running: crate::running_turns::RunningTurn,
+        header: &str,
+    ) -> anyhow::Result<Option<Answer>> {
+        let answer = self
+            .ask_showing_progress(front, turn, running, header)
+            .await;
+        match answer_or_notice(turn.lang, turn, answer) {
+            Ok(answer) => {
+                count_tokens(&answer);
+                Ok(Some(answer))
+            }
+            Err(notice) => {
+                front.notice(&notice).await?;
+                front.after_answer(None).await;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Delivers `shown` (the answer, below any header), records the message that carried it,
+    /// then lets `front` add what goes with the answer (read aloud unless it was stopped).
+    async fn deliver_answer(
+        &self,
+        front: &mut impl TurnFrontEnd,
+        shown: &str,
+        answer: &Answer,
+        record: ReplyRecord,
+    ) -> anyhow::Result<TurnEnd> {
+        let end = self.deliver(front, shown, record).await?;
+        let text = &answer.completion().text;
+        front
+            .after_answer((!answer.is_stopped()).then_some(text.as_str()))
+            .await;
         Ok(end)
     }
 
@@ -373,13 +404,13 @@ impl Conversations {
 
     /// After a turn, in the background: trims the person's oldest sessions if their stored
     /// history is over `USER_MAX_STORED_MB`, and the first time tells them through `front`.
-    fn keep_history_under_cap(&self, request: &TurnRequest, front: &impl TurnFrontEnd) {
+    fn keep_history_under_cap(&self, key: ConversationKey, lang: Lang, front: &impl TurnFrontEnd) {
         let quota = self.quota().clone();
         let Some(max_bytes) = quota.settings().max_stored_bytes else {
             return;
         };
-        let user_id = request.key.user_id;
-        let notice = replies::stored_history_capped(request.lang, max_bytes);
+        let user_id = key.user_id;
+        let notice = replies::stored_history_capped(lang, max_bytes);
         let tell = front.notice_later();
         tokio::spawn(async move {
             match quota.keep_stored_history_under_cap(user_id).await {
@@ -414,7 +445,7 @@ async fn show_below(
 
 /// The answer to store and deliver, or the notice that answers instead when the model failed or
 /// said nothing.
-fn usable_answer(
+fn answer_or_notice(
     lang: Lang,
     started: &Turn,
     answer: Result<Answer, LlmError>,

@@ -80,24 +80,14 @@ impl ServiceEndpoint {
         timeout: Duration,
         with_body: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
     ) -> Result<impl AsRef<[u8]>, CallFailure> {
-        let request = self
-            .http
-            .post(self.url.clone())
-            .headers(self.headers.clone());
-        let call = async {
-            let response = with_body(request)
-                .send()
-                .await
-                .map_err(CallFailure::Connect)?;
+        self.exchange(timeout, with_body, |response| async move {
             let status = response.status();
             if !status.is_success() {
                 return Err(CallFailure::Status(status.as_u16()));
             }
             response.bytes().await.map_err(CallFailure::Connect)
-        };
-        tokio::time::timeout(timeout, call)
-            .await
-            .unwrap_or(Err(CallFailure::Timeout))
+        })
+        .await
     }
 
     /// Posts one request like [`Self::post`], but hands back the answer of any status with its
@@ -108,6 +98,24 @@ impl ServiceEndpoint {
         timeout: Duration,
         with_body: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
     ) -> Result<(u16, impl AsRef<[u8]>), CallFailure> {
+        self.exchange(timeout, with_body, |response| async move {
+            let status = response.status().as_u16();
+            let body = response.bytes().await.map_err(CallFailure::Connect)?;
+            Ok((status, body))
+        })
+        .await
+    }
+
+    /// Sends one request and reads its answer with `read`, all within `timeout`.
+    async fn exchange<T, Reading>(
+        &self,
+        timeout: Duration,
+        with_body: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+        read: impl FnOnce(reqwest::Response) -> Reading,
+    ) -> Result<T, CallFailure>
+    where
+        Reading: Future<Output = Result<T, CallFailure>>,
+    {
         let request = self
             .http
             .post(self.url.clone())
@@ -117,9 +125,7 @@ impl ServiceEndpoint {
                 .send()
                 .await
                 .map_err(CallFailure::Connect)?;
-            let status = response.status().as_u16();
-            let body = response.bytes().await.map_err(CallFailure::Connect)?;
-            Ok((status, body))
+            read(response).await
         };
         tokio::time::timeout(timeout, call)
             .await

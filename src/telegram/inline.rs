@@ -136,21 +136,20 @@ pub async fn chosen_result(
     conversations
         .record_language(user_id, user.language_code.as_deref())
         .await;
-    let mut request = turn.request();
+    let (key, lang) = (turn.key, turn.lang);
+    let mut front = turn;
     let outcome = match resumption.stored_reply {
         Some(reply) => {
             tracing::info!(
                 update_id,
                 "delivering an inline answer stored by the last run"
             );
-            let mut front = turn;
             conversations
-                .deliver_stored_reply(&request, &mut front, reply.id, &reply.content)
+                .deliver_stored_reply(key, lang, &mut front, reply.id, &reply.content)
                 .await
         }
         None => {
-            request.asked = Asked::Text(chosen.query.trim().to_owned());
-            let mut front = turn;
+            let request = front.request(Asked::Text(chosen.query.trim().to_owned()));
             conversations.take_turn(request, &mut front).await
         }
     };
@@ -220,11 +219,11 @@ impl<'a> InlineTurn<'a> {
         })
     }
 
-    /// The turn as a message in the person's private chat.
-    fn request(&self) -> TurnRequest {
+    /// The turn of `asked`, as a message in the person's private chat.
+    fn request(&self, asked: Asked) -> TurnRequest {
         TurnRequest {
             key: self.key,
-            asked: Asked::Prepared,
+            asked,
             lang: self.lang,
             is_admin: self.settings.is_admin(self.key.user_id),
             update_id: Some(self.update_id),

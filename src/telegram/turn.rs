@@ -40,14 +40,6 @@ pub(super) async fn answer_update(
         preview: Preview::of(resumption.message_ids),
         retry: None,
     };
-    let mut request = TurnRequest {
-        key: turn.key,
-        asked: Asked::Prepared,
-        lang: turn.lang,
-        is_admin: turn.is_admin,
-        update_id: Some(turn.update_id),
-        telegram_message_id: Some(i64::from(turn.message.id.0)),
-    };
     let end = match resumption.stored_reply {
         Some(reply) => {
             // The model is not asked again: the person gets the reply already in the history.
@@ -59,12 +51,19 @@ pub(super) async fn answer_update(
                 media::resumed_header(turn.conversations, turn.key, turn.message, turn.lang).await;
             let shown = format!("{header}{}", reply.content);
             turn.conversations
-                .deliver_stored_reply(&request, &mut front, reply.id, &shown)
+                .deliver_stored_reply(turn.key, turn.lang, &mut front, reply.id, &shown)
                 .await?
         }
         None => match what_was_asked(turn, kind) {
             Ok(asked) => {
-                request.asked = asked;
+                let request = TurnRequest {
+                    key: turn.key,
+                    asked,
+                    lang: turn.lang,
+                    is_admin: turn.is_admin,
+                    update_id: Some(turn.update_id),
+                    telegram_message_id: Some(i64::from(turn.message.id.0)),
+                };
                 turn.conversations.take_turn(request, &mut front).await?
             }
             Err(notice) => {
@@ -177,9 +176,6 @@ impl TurnFrontEnd for TelegramTurn<'_, '_> {
         turn.intake.replying(turn.update_id).await;
         let target = ReplyTarget::answering(turn.message);
         replace_preview_with_notice(turn.bot, target, preview, notice).await?;
-        // A picture the model drew before the turn failed was made and counted: it is sent now,
-        // not with some later answer.
-        crate::telegram::pictures::send_drawn_pictures(turn).await;
         Ok(())
     }
 
@@ -229,10 +225,10 @@ impl TurnFrontEnd for TelegramTurn<'_, '_> {
     }
 
     /// The pictures the model drew, then the answer read aloud when the person's `/voice`
-    /// asks for it (not for a stopped answer).
-    async fn after_delivery(&mut self, text: &str, stopped: bool) {
+    /// asks for it.
+    async fn after_answer(&mut self, read_aloud: Option<&str>) {
         crate::telegram::pictures::send_drawn_pictures(self.turn).await;
-        if !stopped {
+        if let Some(text) = read_aloud {
             crate::telegram::voice::speak_answer(self.turn, text).await;
         }
     }

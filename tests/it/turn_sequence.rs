@@ -105,6 +105,17 @@ impl TurnFrontEnd for RecordingFrontEnd {
     }
 }
 
+/// One turn of `text` through a recording front end; returns how it ended.
+async fn take_text(pipeline: &Pipeline, text: &str) -> TurnEnd {
+    let mut front = RecordingFrontEnd::new(&pipeline.core.store);
+    pipeline
+        .core
+        .conversations
+        .take_turn(request(Asked::Text(text.to_owned())), &mut front)
+        .await
+        .unwrap()
+}
+
 fn request(asked: Asked) -> TurnRequest {
     TurnRequest {
         key: KEY,
@@ -172,14 +183,7 @@ async fn past_the_daily_limit_nothing_is_fetched_stored_or_asked_for_a_message_o
         "An answer long enough to use up ten tokens of the day.",
     ));
     let conversations = &pipeline.core.conversations;
-    let mut first = RecordingFrontEnd::new(&pipeline.core.store);
-    conversations
-        .take_turn(
-            request(Asked::Text("Tell me a joke".to_owned())),
-            &mut first,
-        )
-        .await
-        .unwrap();
+    take_text(&pipeline, "Tell me a joke").await;
     let history_before = history_of(&pipeline.core.store).await;
     let requests_before = pipeline.llm.requests().len();
 
@@ -261,14 +265,7 @@ async fn a_retry_replaces_the_answer_in_the_history_before_the_new_one_is_delive
     pipeline.llm.push(Behaviour::reply("The first answer."));
     pipeline.llm.push(Behaviour::reply("A better answer."));
     let conversations = &pipeline.core.conversations;
-    let mut first = RecordingFrontEnd::new(&pipeline.core.store);
-    conversations
-        .take_turn(
-            request(Asked::Text("Tell me a joke".to_owned())),
-            &mut first,
-        )
-        .await
-        .unwrap();
+    take_text(&pipeline, "Tell me a joke").await;
 
     let mut retry = RecordingFrontEnd::new(&pipeline.core.store);
     retry.carried_by = None;
