@@ -51,25 +51,29 @@ pub fn start_of_utc_day_ms(now_ms: i64) -> i64 {
 
 /// Formats a time for people and for prompts, e.g. `2026-11-30 14:05 UTC`.
 pub fn format_utc_ms(time_ms: i64) -> String {
-    match chrono::DateTime::from_timestamp_millis(time_ms) {
-        Some(time) => time.format("%Y-%m-%d %H:%M UTC").to_string(),
-        None => format!("{time_ms} ms"),
-    }
+    format_utc(time_ms, "%Y-%m-%d %H:%M UTC")
+}
+
+/// A time where the text around it says the zone, e.g. `2026-11-30 14:05`.
+pub fn format_utc_minute(time_ms: i64) -> String {
+    format_utc(time_ms, "%Y-%m-%d %H:%M")
 }
 
 /// A day for a heading, with its weekday (what "last Saturday" is counted from), e.g.
 /// `2026-11-30 (Monday)`.
 pub fn format_utc_day(time_ms: i64) -> String {
-    match chrono::DateTime::from_timestamp_millis(time_ms) {
-        Some(time) => time.format("%Y-%m-%d (%A)").to_string(),
-        None => format!("{time_ms} ms"),
-    }
+    format_utc(time_ms, "%Y-%m-%d (%A)")
 }
 
 /// The time of day under such a heading, e.g. `14:05`.
 pub fn format_utc_time_of_day(time_ms: i64) -> String {
+    format_utc(time_ms, "%H:%M")
+}
+
+/// `time_ms` in UTC by chrono's `pattern`; a time chrono cannot represent, as its milliseconds.
+fn format_utc(time_ms: i64, pattern: &str) -> String {
     match chrono::DateTime::from_timestamp_millis(time_ms) {
-        Some(time) => time.format("%H:%M").to_string(),
+        Some(time) => time.format(pattern).to_string(),
         None => format!("{time_ms} ms"),
     }
 }

@@ -13,9 +13,15 @@ pub const MESSAGE_OVERHEAD_TOKENS: usize = 4;
 
 /// Estimated tokens of `text`.
 pub fn estimate_tokens(text: &str) -> usize {
-    let bytes = text.len();
+    estimate_quarter_tokens(text).div_ceil(4)
+}
+
+/// [`estimate_tokens`] before it is rounded up, in quarters of a token. The costs of many short
+/// lines, summed this way, give the estimate of the lines joined; summed as whole tokens, every
+/// line would be rounded up on its own.
+pub fn estimate_quarter_tokens(text: &str) -> usize {
     let wide_chars = text.chars().filter(|c| c.len_utf8() >= 3).count();
-    (bytes.div_ceil(4)).max(wide_chars)
+    text.len().max(4 * wide_chars)
 }
 
 /// Estimated tokens of one chat message with its framing.
@@ -36,6 +42,21 @@ mod tests {
     #[test]
     fn cjk_counts_at_least_a_token_a_character() {
         assert_eq!(estimate_tokens("包裹在哪里"), 5);
+    }
+
+    #[test]
+    fn quarters_add_up_to_the_joined_text() {
+        let lines = ["- 09:00 a", "- 09:01 bb", "包裹"];
+        let quarters: usize = lines.iter().map(|line| estimate_quarter_tokens(line)).sum();
+        assert_eq!(quarters, 9 + 10 + 8);
+        assert_eq!(quarters.div_ceil(4), 7);
+        assert_eq!(
+            lines
+                .iter()
+                .map(|line| estimate_tokens(line))
+                .sum::<usize>(),
+            8
+        );
     }
 
     #[test]

@@ -29,13 +29,15 @@
 
 use std::collections::HashSet;
 
-use crate::clock::{format_utc_day, format_utc_ms, format_utc_time_of_day, start_of_utc_day_ms};
+use crate::clock::{
+    format_utc_day, format_utc_minute, format_utc_ms, format_utc_time_of_day, start_of_utc_day_ms,
+};
 use crate::llm::{ChatMessage, ChatRequest, Role};
 use crate::memory::escape::{escape_stored_text, one_line};
 use crate::memory::relevance::sentences;
 use crate::storage::{StoredMessage, SummaryRecord};
 use crate::time_zone::TimeZone;
-use crate::tokens::{estimate_message_tokens, estimate_tokens};
+use crate::tokens::{estimate_message_tokens, estimate_quarter_tokens, estimate_tokens};
 
 /// Notes may take up to this share of the memory budget before they compete with the rest.
 const NOTES_SHARE: usize = 4;
@@ -45,6 +47,10 @@ const NOTES_SHARE: usize = 4;
 const GIST_SHARE: usize = 16;
 /// The latest raw turns, newest first, are kept first, up to this share of the budget.
 const RECENT_TURNS_SHARE: usize = 3;
+/// The selection counts in quarters of a token ([`estimate_quarter_tokens`]).
+const QUARTERS: usize = 4;
+/// What a line break (or the space between two sentences of a summary) costs, in quarters.
+const LINE_BREAK: usize = 1;
 
 pub use crate::memory::notes::{NoteLine, note_line};
 
@@ -140,7 +146,10 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
         None => (&[][..], None),
     };
     let mut selection = Selection::new(inputs.memory, previous);
-    selection.fill(inputs.memory, inputs.memory_budget_tokens);
+    selection.fill(
+        inputs.memory,
+        inputs.memory_budget_tokens.saturating_mul(QUARTERS),
+    );
 
     let system = system_prompt(inputs, &selection);
     let mut messages: Vec<ChatMessage> = previous
@@ -165,7 +174,7 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
             messages,
             tools: Vec::new(),
         },
-        memory_tokens: selection.used,
+        memory_tokens: selection.used.div_ceil(QUARTERS),
         total_tokens,
         notes_used: count(&selection.notes),
         summaries_used: selection
@@ -182,6 +191,8 @@ pub fn assemble(inputs: &ContextInputs<'_>) -> AssembledContext {
 struct Selection<'a> {
     memory: &'a MemoryPool,
     previous: &'a [StoredMessage],
+    /// What the kept items cost, in quarters of a token ([`estimate_quarter_tokens`]): a line
+    /// of memory costs what its characters do, not a whole token more for rounding up.
     used: usize,
     notes: Vec<bool>,
     sentences: Vec<Vec<bool>>,
@@ -209,7 +220,7 @@ impl<'a> Selection<'a> {
         }
     }
 
-    /// Fills `budget` in the order the module's overview gives.
+    /// Fills `budget` (in quarters of a token) in the order the module's overview gives.
     fn fill(&mut self, memory: &MemoryPool, budget: usize) {
         for index in (0..self.previous.len()).rev() {
             if !self.keep(MemoryRef::History(index), budget / RECENT_TURNS_SHARE) {
@@ -274,18 +285,22 @@ impl<'a> Selection<'a> {
         }
     }
 
-    /// What `item` adds to the prompt; a summary's first sentence also pays for its heading.
+    /// What `item` adds to the prompt, in quarters of a token, with the line break after it; a
+    /// summary's first sentence also pays for its heading, and a day's first message for the
+    /// day's.
     fn cost(&self, item: MemoryRef) -> usize {
         match item {
-            MemoryRef::Note(index) => estimate_tokens(&note_line(&self.memory.notes[index])),
+            MemoryRef::Note(index) => {
+                estimate_quarter_tokens(&note_line(&self.memory.notes[index])) + LINE_BREAK
+            }
             MemoryRef::Sentence { summary, sentence } => {
                 let parts = &self.memory.summaries[summary];
                 let heading = if self.sentences[summary].contains(&true) {
                     0
                 } else {
-                    estimate_tokens(&summary_heading(&parts.record))
+                    estimate_quarter_tokens(&summary_heading(&parts.record))
                 };
-                heading + estimate_tokens(&parts.sentences[sentence]) + 1
+                heading + estimate_quarter_tokens(&parts.sentences[sentence]) + LINE_BREAK
             }
             MemoryRef::Message(index) => {
                 let message = &self.memory.messages[index];
@@ -295,12 +310,12 @@ impl<'a> Selection<'a> {
                 {
                     0
                 } else {
-                    estimate_tokens(&day_heading(message.created_at_ms)) + 1
+                    estimate_quarter_tokens(&day_heading(message.created_at_ms)) + LINE_BREAK
                 };
-                heading + estimate_tokens(&recalled_line(message)) + 1
+                heading + estimate_quarter_tokens(&recalled_line(message)) + LINE_BREAK
             }
             MemoryRef::History(index) => {
-                estimate_message_tokens(&history_content(&self.previous[index]))
+                QUARTERS * estimate_message_tokens(&history_content(&self.previous[index]))
             }
         }
     }
@@ -382,10 +397,11 @@ fn system_prompt(inputs: &ContextInputs<'_>, selection: &Selection<'_>) -> Strin
 /// The headings of the memory block's parts, in their order.
 pub const NOTES_HEADING: &str =
     "Notes kept about this person from earlier conversations (facts and preferences, as noted):";
-pub const EARLIER_HEADING: &str =
-    "Earlier sessions (summaries) and older messages by day, newest first (times in UTC):";
-/// How a summary's line starts in the earlier part; a recalled message's starts with `- [`.
-pub const SUMMARY_LINE_START: &str = "- Session of ";
+pub const EARLIER_HEADING: &str = "Earlier sessions (summaries) and older messages by day, \
+     newest first (UTC; your replies: \"you:\"):";
+/// How a summary's line starts in the earlier part; a recalled message's line starts with its
+/// time of day, under its day's heading.
+pub const SUMMARY_LINE_START: &str = "- Session ";
 /// Stands between two kept sentences of a summary where sentences were left out.
 pub const LEFT_OUT: &str = " … ";
 
@@ -436,12 +452,19 @@ fn day_heading(at_ms: i64) -> String {
     format!("{}:", format_utc_day(at_ms))
 }
 
+/// A summary's heading: its session's start and end, the end without its date when the session
+/// ended on the day it started (the memory block's heading says the times are UTC).
 fn summary_heading(summary: &SummaryRecord) -> String {
-    format!(
-        "{SUMMARY_LINE_START}{} to {}: ",
-        format_utc_ms(summary.session_started_at_ms),
-        format_utc_ms(summary.session_last_activity_at_ms),
-    )
+    let (started, ended) = (
+        summary.session_started_at_ms,
+        summary.session_last_activity_at_ms,
+    );
+    let end = if start_of_utc_day_ms(started) == start_of_utc_day_ms(ended) {
+        format!("–{}", format_utc_time_of_day(ended))
+    } else {
+        format!(" to {}", format_utc_minute(ended))
+    };
+    format!("{SUMMARY_LINE_START}{}{end}: ", format_utc_minute(started))
 }
 
 /// A summary's line with its kept sentences, in their order, [`LEFT_OUT`] marking a gap.
@@ -464,15 +487,17 @@ fn summary_line(parts: &SummaryParts, kept: &[bool]) -> String {
     line
 }
 
-/// A recalled message's line under its day's heading.
+/// A recalled message's line under its day's heading: its time and text, the bot's own marked
+/// as such. The person's messages are most of what recall brings, so theirs carry no speaker:
+/// every framing character is paid on every line, out of the budget of what is recalled.
 fn recalled_line(message: &StoredMessage) -> String {
     let speaker = match message.role {
-        Role::User => "person",
-        Role::Assistant => "you",
-        Role::System => "system",
+        Role::User => "",
+        Role::Assistant => "you: ",
+        Role::System => "notice: ",
     };
     format!(
-        "- {} {speaker}: {}",
+        "{} {speaker}{}",
         format_utc_time_of_day(message.created_at_ms),
         message.content.trim()
     )

@@ -26,8 +26,8 @@ use crate::memory::context::{MemoryPool, MemoryRef, NoteLine, SummaryParts};
 use crate::memory::meaning::MeaningRecall;
 use crate::memory::period::asked_period;
 use crate::memory::relevance::{
-    WordSet, announces_change, fuse_rankings, lexical_scores, near_duplicates, places, ranking,
-    word_set,
+    FUSION_K, WordSet, announces_change, fuse_rankings, lexical_scores, near_duplicates, places,
+    ranking, word_set,
 };
 use crate::memory::summary::information_score;
 pub use crate::memory::terms::{recall_terms, search_terms};
@@ -247,9 +247,15 @@ const CHANGE_WEIGHT: f64 = 1.5;
 /// out other hits.
 const NEIGHBOUR_SHARE: f64 = 0.2;
 
-/// What of the summed scores of its session's candidates a message gets on top of its own: a
-/// session where several messages answer is about the question.
+/// What of the summed scores of its session's strong candidates a message gets on top of its
+/// own: a session where several messages answer is about the question.
 const SESSION_SHARE: f64 = 0.15;
+
+/// A message counts towards its session's sum when its own score is at least what the 12th
+/// place of one ranking gives. A session's many weak candidates (small talk that a model finds
+/// faintly near everything) say nothing about it, and summed they would lift the whole session
+/// above the one message that answers elsewhere.
+const SESSION_STRONG_SCORE: f64 = 1.0 / (FUSION_K + 13.0);
 
 /// A summary sentence's score is weighed by this before it competes with messages: a summary
 /// is dense with the people's names and the session's topics, so it matches many questions a
@@ -497,7 +503,8 @@ impl Candidates {
     }
 
     /// Adds to each neighbour [`NEIGHBOUR_SHARE`] of its hit's score, and to each older
-    /// message [`SESSION_SHARE`] of the scores of its session's older messages.
+    /// message [`SESSION_SHARE`] of the scores of its session's strong older messages
+    /// ([`SESSION_STRONG_SCORE`]).
     fn share_with_neighbours_and_sessions(
         &self,
         pool: &MemoryPool,
@@ -524,10 +531,12 @@ impl Candidates {
             })
             .collect();
         for (place, session) in &messages {
-            *sessions.entry(*session).or_default() += own[*place];
+            if own[*place] >= SESSION_STRONG_SCORE {
+                *sessions.entry(*session).or_default() += own[*place];
+            }
         }
         for (place, session) in messages {
-            scores[place] += SESSION_SHARE * sessions[&session];
+            scores[place] += SESSION_SHARE * sessions.get(&session).copied().unwrap_or(0.0);
         }
     }
 
@@ -747,5 +756,41 @@ mod tests {
             .collect();
 
         assert_eq!(kept, [7, 5, 2]);
+    }
+
+    /// The score of a candidate at `place` (0 the first) of one ranking.
+    fn at_place(place: usize) -> f64 {
+        1.0 / (FUSION_K + place as f64 + 1.0)
+    }
+
+    #[test]
+    fn a_sessions_weak_candidates_do_not_lift_it_above_a_message_that_answers_elsewhere() {
+        let key = ConversationKey::new(ChatId(1), UserId(1));
+        let message = |id: i64, session: i64| {
+            StoredMessage::new(id, key, session, crate::storage::Role::User, "text", id)
+        };
+        // Session 1: the best hit, a second strong one, and twenty lines of small talk a model
+        // found faintly near the question; session 2: the one message that answers, fifth.
+        let mut messages = vec![message(1, 1), message(2, 1)];
+        messages.extend((3..23).map(|id| message(id, 1)));
+        messages.push(message(23, 2));
+        let pool = MemoryPool {
+            messages,
+            ..MemoryPool::default()
+        };
+        let candidates = Candidates::of(&pool, &[]);
+        let mut own = vec![at_place(0), at_place(1)];
+        own.extend((0..20).map(|weak| at_place(30 + weak)));
+        own.push(at_place(4));
+        let mut scores = own.clone();
+
+        candidates.share_with_neighbours_and_sessions(&pool, &[], &mut scores);
+
+        let answer = scores[22];
+        let best_weak = scores[2..22].iter().copied().fold(f64::MIN, f64::max);
+        assert!(answer > best_weak, "{answer} against {best_weak}");
+        let strong_sum = own[0] + own[1];
+        assert!((scores[1] - own[1] - SESSION_SHARE * strong_sum).abs() < 1e-12);
+        assert!((scores[2] - own[2] - SESSION_SHARE * strong_sum).abs() < 1e-12);
     }
 }

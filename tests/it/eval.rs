@@ -503,17 +503,12 @@ fn prompt_parts(body: &Value) -> [usize; PART_NAMES.len()] {
 }
 
 /// The tokens of the summaries and of the recalled messages in the memory block's one list of
-/// earlier material: each item starts a line with `- `, a message with `- [`.
+/// earlier material: a summary is one line starting with [`SUMMARY_LINE_START`]; the rest are
+/// the recalled messages and their days' headings.
 fn earlier_parts(section: &str) -> (usize, usize) {
     let (mut summaries, mut recalled) = (String::new(), String::new());
-    let mut in_summary = false;
     for line in section.lines().skip(1) {
-        if line.starts_with(SUMMARY_LINE_START) {
-            in_summary = true;
-        } else if line.starts_with("- [") {
-            in_summary = false;
-        }
-        let part = if in_summary {
+        let part = if line.starts_with(SUMMARY_LINE_START) {
             &mut summaries
         } else {
             &mut recalled

@@ -125,10 +125,7 @@ async fn a_closed_session_is_summarized_and_the_summary_and_notes_reach_later_pr
         system.contains("- Always answer in English (noted"),
         "{system}"
     );
-    assert!(
-        system.contains("Session of 2026-11-30 09:00 UTC"),
-        "{system}"
-    );
+    assert!(system.contains("- Session 2026-11-30 09:00"), "{system}");
     assert!(
         system.contains("UPS tracking 1Z999AA10123456784"),
         "{system}"
@@ -163,12 +160,12 @@ async fn an_older_message_relevant_to_the_new_one_is_recalled_with_its_date() {
 
     let system = request.system_prompt();
     assert!(
-        system.contains("older messages by day, newest first (times in UTC)"),
+        system.contains("older messages by day, newest first (UTC; your replies: \"you:\")"),
         "{system}"
     );
     assert!(
         system.contains(
-            "2026-11-30 (Monday):\n- 09:00 person: The Chemitek parcel has tracking number 1Z999AA10123456784."
+            "2026-11-30 (Monday):\n09:00 The Chemitek parcel has tracking number 1Z999AA10123456784."
         ),
         "{system}"
     );
@@ -806,7 +803,7 @@ async fn a_line_repeated_with_small_changes_takes_one_place() {
     let memory = &system[system.find("<memory>").expect("a memory block")..];
     assert_eq!(
         memory
-            .matches("person: Yesterday I watched a documentary about whales")
+            .matches("Yesterday I watched a documentary about whales")
             .count(),
         1,
         "{memory}"
