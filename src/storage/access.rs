@@ -96,16 +96,11 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                          VALUES (?1, ?2, ?3, ?4)
-                          ON CONFLICT (user_id) DO UPDATE
-                              SET rule = excluded.rule, changed_by = excluded.changed_by,
-                                  changed_at = excluded.changed_at",
-                postgres = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                            VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (user_id) DO UPDATE
-                                SET rule = excluded.rule, changed_by = excluded.changed_by,
-                                    changed_at = excluded.changed_at",
+                sql = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (user_id) DO UPDATE
+                           SET rule = excluded.rule, changed_by = excluded.changed_by,
+                               changed_at = excluded.changed_at",
                 record.user_id.0,
                 record.rule as AccessRule,
                 record.changed_by.0,
@@ -120,8 +115,7 @@ impl Store {
         let deleted = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM access_rules WHERE user_id = ?1",
-                postgres = "DELETE FROM access_rules WHERE user_id = $1",
+                sql = "DELETE FROM access_rules WHERE user_id = $1",
                 user_id.0,
             ),
         )?;
@@ -134,10 +128,8 @@ impl Store {
         let inserted = run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
-                          ON CONFLICT (user_id) DO NOTHING",
-                postgres = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
-                            ON CONFLICT (user_id) DO NOTHING",
+                sql = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
+                       ON CONFLICT (user_id) DO NOTHING",
                 user_id.0,
                 now_ms,
             ),
@@ -194,16 +186,11 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                          VALUES (?1, ?2, ?3, ?4)
-                          ON CONFLICT (user_id) DO UPDATE
-                              SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                                  set_at = excluded.set_at",
-                postgres = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                            VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (user_id) DO UPDATE
-                                SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                                    set_at = excluded.set_at",
+                sql = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (user_id) DO UPDATE
+                           SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                               set_at = excluded.set_at",
                 record.user_id.0,
                 record.daily_tokens,
                 record.set_by.0,
@@ -218,8 +205,7 @@ impl Store {
         let deleted = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM token_limits WHERE user_id = ?1",
-                postgres = "DELETE FROM token_limits WHERE user_id = $1",
+                sql = "DELETE FROM token_limits WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

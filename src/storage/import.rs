@@ -87,10 +87,8 @@ impl Store {
         run!(
             self.reader.fetch_all,
             query_scalar!(
-                sqlite = r#"SELECT import_key AS "import_key!" FROM messages
-                            WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
-                postgres = r#"SELECT import_key AS "import_key!" FROM messages
-                              WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
+                sql = r#"SELECT import_key AS "import_key!" FROM messages
+                         WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),

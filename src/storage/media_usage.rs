@@ -70,8 +70,7 @@ impl Store {
         let chosen = run!(
             self.reader.fetch_optional,
             query_scalar!(
-                sqlite = "SELECT voice_replies FROM user_settings WHERE user_id = ?1",
-                postgres = "SELECT voice_replies FROM user_settings WHERE user_id = $1",
+                sql = "SELECT voice_replies FROM user_settings WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

@@ -229,12 +229,9 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 StoredMessage,
-                sqlite = r#"FROM messages
-                            WHERE chat_id = ?1 AND user_id = ?2
-                            ORDER BY created_at ASC, id ASC"#,
-                postgres = r#"FROM messages
-                              WHERE chat_id = $1 AND user_id = $2
-                              ORDER BY created_at ASC, id ASC"#,
+                sql = r#"FROM messages
+                         WHERE chat_id = $1 AND user_id = $2
+                         ORDER BY created_at ASC, id ASC"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -271,12 +268,9 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 StoredMessage,
-                sqlite = r#"FROM messages
-                            WHERE session_id = ?1
-                            ORDER BY created_at ASC, id ASC"#,
-                postgres = r#"FROM messages
-                              WHERE session_id = $1
-                              ORDER BY created_at ASC, id ASC"#,
+                sql = r#"FROM messages
+                         WHERE session_id = $1
+                         ORDER BY created_at ASC, id ASC"#,
                 session_id,
             ),
         )

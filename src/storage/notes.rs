@@ -428,10 +428,8 @@ impl Store {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "DELETE FROM user_notes
-                          WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
-                postgres = "DELETE FROM user_notes
-                            WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
+                sql = "DELETE FROM user_notes
+                       WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
                 note_id,
                 chat_id,
                 user_id,
@@ -465,8 +463,7 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                postgres = "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
+                sql = "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
                 note_id,
                 key.chat_id.0,
                 key.user_id.0,
@@ -539,12 +536,9 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
-                                                source_session_id = ?6
-                          WHERE id = ?1",
-                postgres = "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
-                                                  source_session_id = $6
-                            WHERE id = $1",
+                sql = "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
+                                             source_session_id = $6
+                       WHERE id = $1",
                 rewrite.id,
                 rewrite.note,
                 source.now_ms,
@@ -568,16 +562,11 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                                   confirmed_at, valid_from, earlier)
-                            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
-                            ON CONFLICT (chat_id, user_id, note)
-                                DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
-                postgres = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                                     confirmed_at, valid_from, earlier)
-                              VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
-                              ON CONFLICT (chat_id, user_id, note)
-                                  DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+                sql = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                                confirmed_at, valid_from, earlier)
+                         VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
+                         ON CONFLICT (chat_id, user_id, note)
+                             DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
                 chat_id,
                 user_id,
                 note,
@@ -597,8 +586,7 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
-                postgres = "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
+                sql = "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
                 chat_id,
                 user_id,
             ),

@@ -200,10 +200,8 @@ impl Store {
             processed_updates: run_in!(
                 transaction.execute,
                 query!(
-                    sqlite = "UPDATE processed_updates SET payload = NULL
-                              WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
-                    postgres = "UPDATE processed_updates SET payload = NULL
-                                WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
+                    sql = "UPDATE processed_updates SET payload = NULL
+                           WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
                     chat_id,
                     user_id,
                 ),

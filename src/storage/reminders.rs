@@ -159,10 +159,8 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 ReminderRow,
-                sqlite = "FROM reminders WHERE user_id = ?1 AND state IN ('pending', 'claimed')
-                          ORDER BY due_at, id",
-                postgres = "FROM reminders WHERE user_id = $1 AND state IN ('pending', 'claimed')
-                            ORDER BY due_at, id",
+                sql = "FROM reminders WHERE user_id = $1 AND state IN ('pending', 'claimed')
+                       ORDER BY due_at, id",
                 user_id.0,
             ),
         )?;
@@ -176,8 +174,7 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 ReminderRow,
-                sqlite = "FROM reminders WHERE chat_id = ?1 AND user_id = ?2 ORDER BY due_at, id",
-                postgres = "FROM reminders WHERE chat_id = $1 AND user_id = $2 ORDER BY due_at, id",
+                sql = "FROM reminders WHERE chat_id = $1 AND user_id = $2 ORDER BY due_at, id",
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -191,10 +188,8 @@ impl Store {
         let cancelled = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE reminders SET state = 'cancelled'
-                          WHERE id = ?1 AND user_id = ?2 AND state = 'pending'",
-                postgres = "UPDATE reminders SET state = 'cancelled'
-                            WHERE id = $1 AND user_id = $2 AND state = 'pending'",
+                sql = "UPDATE reminders SET state = 'cancelled'
+                       WHERE id = $1 AND user_id = $2 AND state = 'pending'",
                 id,
                 user_id.0,
             ),
@@ -264,10 +259,8 @@ impl Store {
         let renewed = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE reminders SET lease_until = ?3
-                          WHERE id = ?1 AND claimed_by = ?2 AND state = 'claimed'",
-                postgres = "UPDATE reminders SET lease_until = $3
-                            WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
+                sql = "UPDATE reminders SET lease_until = $3
+                       WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
                 id,
                 claimant,
                 lease_until,
@@ -288,14 +281,10 @@ impl Store {
         let marked = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE reminders
-                          SET state = 'sent', sent_at = ?3, telegram_message_id = ?4,
-                              lease_until = NULL
-                          WHERE id = ?1 AND claimed_by = ?2 AND state = 'claimed'",
-                postgres = "UPDATE reminders
-                            SET state = 'sent', sent_at = $3, telegram_message_id = $4,
-                                lease_until = NULL
-                            WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
+                sql = "UPDATE reminders
+                       SET state = 'sent', sent_at = $3, telegram_message_id = $4,
+                           lease_until = NULL
+                       WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
                 id,
                 claimant,
                 sent_at_ms,

@@ -177,10 +177,8 @@ impl Store {
             self.reader.fetch_optional,
             select!(
                 SessionRecord,
-                sqlite = r#"FROM sessions
-                            WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
-                postgres = r#"FROM sessions
-                              WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
+                sql = r#"FROM sessions
+                         WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -399,10 +397,8 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE sessions SET closed_at = last_activity_at
-                          WHERE closed_at IS NULL AND last_activity_at < ?1",
-                postgres = "UPDATE sessions SET closed_at = last_activity_at
-                            WHERE closed_at IS NULL AND last_activity_at < $1",
+                sql = "UPDATE sessions SET closed_at = last_activity_at
+                       WHERE closed_at IS NULL AND last_activity_at < $1",
                 idle_before_ms,
             ),
         )?;
@@ -543,11 +539,7 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            query!(
-                sqlite = "DELETE FROM sessions WHERE id = ?1",
-                postgres = "DELETE FROM sessions WHERE id = $1",
-                session_id,
-            ),
+            query!(sql = "DELETE FROM sessions WHERE id = $1", session_id,),
         )
     }
 }

@@ -123,8 +123,7 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM user_settings WHERE user_id = ?1",
-                postgres = "DELETE FROM user_settings WHERE user_id = $1",
+                sql = "DELETE FROM user_settings WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

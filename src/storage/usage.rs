@@ -239,10 +239,8 @@ impl Store {
         let inserted = run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
-                          ON CONFLICT (user_id) DO NOTHING",
-                postgres = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
-                            ON CONFLICT (user_id) DO NOTHING",
+                sql = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
+                       ON CONFLICT (user_id) DO NOTHING",
                 user_id.0,
                 now_ms,
             ),
@@ -255,8 +253,7 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
-                postgres = "DELETE FROM stored_bytes_notices WHERE user_id = $1",
+                sql = "DELETE FROM stored_bytes_notices WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

@@ -426,10 +426,8 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 VectorCounts,
-                sqlite = r#"SELECT added, removed FROM message_vector_counts
-                            WHERE chat_id = ?1 AND user_id = ?2"#,
-                postgres = r#"SELECT added, removed FROM message_vector_counts
-                              WHERE chat_id = $1 AND user_id = $2"#,
+                sql = r#"SELECT added, removed FROM message_vector_counts
+                         WHERE chat_id = $1 AND user_id = $2"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -447,12 +445,9 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 StoredVector,
-                sqlite = r#"SELECT source_id, vector FROM memory_vectors
-                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
-                            ORDER BY source_id"#,
-                postgres = r#"SELECT source_id, vector FROM memory_vectors
-                              WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
-                              ORDER BY source_id"#,
+                sql = r#"SELECT source_id, vector FROM memory_vectors
+                         WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
+                         ORDER BY source_id"#,
                 key.chat_id.0,
                 key.user_id.0,
                 after_id,
@@ -605,14 +600,10 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 StoredVector,
-                sqlite = r#"SELECT source_id, vector FROM memory_vectors
-                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3
-                              AND source_id > ?4 AND source_id < ?5
-                            ORDER BY source_id LIMIT ?6"#,
-                postgres = r#"SELECT source_id, vector FROM memory_vectors
-                              WHERE chat_id = $1 AND user_id = $2 AND kind = $3
-                                AND source_id > $4 AND source_id < $5
-                              ORDER BY source_id LIMIT $6"#,
+                sql = r#"SELECT source_id, vector FROM memory_vectors
+                         WHERE chat_id = $1 AND user_id = $2 AND kind = $3
+                           AND source_id > $4 AND source_id < $5
+                         ORDER BY source_id LIMIT $6"#,
                 chat_id,
                 user_id,
                 kind,
