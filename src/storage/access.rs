@@ -59,13 +59,10 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 AccessRuleRecord,
-                sqlite = r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
-                                   changed_by AS "changed_by: UserId",
-                                   changed_at AS changed_at_ms
-                            FROM access_rules ORDER BY user_id"#,
-                postgres = r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
-                                     changed_at AS changed_at_ms
-                              FROM access_rules ORDER BY user_id"#,
+                sql = r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
+                                changed_by AS "changed_by: UserId",
+                                changed_at AS changed_at_ms
+                         FROM access_rules ORDER BY user_id"#,
             ),
         )
     }
@@ -143,10 +140,8 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 StrangerAlert,
-                sqlite = r#"SELECT user_id AS "user_id!: UserId", alerted_at AS "alerted_at_ms!"
-                            FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT ?1"#,
-                postgres = r#"SELECT user_id, alerted_at AS alerted_at_ms
-                              FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT $1"#,
+                sql = r#"SELECT user_id AS "user_id!: UserId", alerted_at AS "alerted_at_ms!"
+                         FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT $1"#,
                 limit,
             ),
         )
@@ -158,11 +153,9 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 TokenLimitRecord,
-                sqlite = r#"SELECT user_id AS "user_id!", daily_tokens,
-                                   set_by AS "set_by: UserId", set_at AS set_at_ms
-                            FROM token_limits WHERE user_id = ?1"#,
-                postgres = r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
-                              FROM token_limits WHERE user_id = $1"#,
+                sql = r#"SELECT user_id AS "user_id!", daily_tokens,
+                                set_by AS "set_by: UserId", set_at AS set_at_ms
+                         FROM token_limits WHERE user_id = $1"#,
                 user_id.0,
             ),
         )
@@ -173,10 +166,8 @@ impl Store {
         run!(
             self.reader.fetch_one,
             query_scalar!(
-                sqlite = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                                AS "any!: bool""#,
-                postgres = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                                  AS "any!""#,
+                sql = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                             AS "any!: bool""#,
             ),
         )
     }

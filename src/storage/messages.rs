@@ -249,12 +249,9 @@ impl Store {
         run!(
             self.reader.fetch_optional,
             query_scalar!(
-                sqlite = r#"SELECT content AS "content!" FROM messages
-                            WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
-                              AND user_id = ?3"#,
-                postgres = r#"SELECT content FROM messages
-                              WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
-                                AND user_id = $3"#,
+                sql = r#"SELECT content AS "content!" FROM messages
+                         WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
+                           AND user_id = $3"#,
                 key.chat_id.0,
                 telegram_message_id,
                 key.user_id.0,

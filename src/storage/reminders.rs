@@ -125,10 +125,8 @@ impl Store {
         let waiting = run_in!(
             transaction.fetch_one,
             query_scalar!(
-                sqlite = r#"SELECT count(*) AS "count!: i64" FROM reminders
-                            WHERE user_id = ?1 AND state IN ('pending', 'claimed')"#,
-                postgres = r#"SELECT count(*) AS "count!" FROM reminders
-                              WHERE user_id = $1 AND state IN ('pending', 'claimed')"#,
+                sql = r#"SELECT count(*) AS "count!: i64" FROM reminders
+                         WHERE user_id = $1 AND state IN ('pending', 'claimed')"#,
                 user_id,
             ),
         )?;
@@ -138,10 +136,8 @@ impl Store {
         let id = run_in!(
             transaction.fetch_one,
             query_scalar!(
-                sqlite = r#"INSERT INTO reminders (chat_id, user_id, text, due_at, created_at)
-                            VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id AS "id!: i64""#,
-                postgres = r#"INSERT INTO reminders (chat_id, user_id, text, due_at, created_at)
-                              VALUES ($1, $2, $3, $4, $5) RETURNING id"#,
+                sql = r#"INSERT INTO reminders (chat_id, user_id, text, due_at, created_at)
+                         VALUES ($1, $2, $3, $4, $5) RETURNING id AS "id!: i64""#,
                 chat_id,
                 user_id,
                 &*text,

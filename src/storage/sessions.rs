@@ -157,14 +157,10 @@ impl Store {
         let chat_ids: Vec<i64> = run!(
             self.reader.fetch_all,
             query_scalar!(
-                sqlite = r#"SELECT DISTINCT chat_id AS "chat_id!" FROM sessions WHERE user_id = ?1
-                            UNION
-                            SELECT DISTINCT chat_id FROM user_notes WHERE user_id = ?1
-                            ORDER BY 1"#,
-                postgres = r#"SELECT chat_id AS "chat_id!" FROM sessions WHERE user_id = $1
-                              UNION
-                              SELECT chat_id FROM user_notes WHERE user_id = $1
-                              ORDER BY 1"#,
+                sql = r#"SELECT chat_id AS "chat_id!" FROM sessions WHERE user_id = $1
+                         UNION
+                         SELECT chat_id FROM user_notes WHERE user_id = $1
+                         ORDER BY 1"#,
                 user_id.0,
             ),
         )?;
@@ -328,12 +324,9 @@ impl Store {
             let closed_now = run_in!(
                 transaction.fetch_optional,
                 query_scalar!(
-                    sqlite = r#"UPDATE sessions SET closed_at = last_activity_at
-                                WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-                                RETURNING id AS "id!""#,
-                    postgres = r#"UPDATE sessions SET closed_at = last_activity_at
-                                  WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
-                                  RETURNING id"#,
+                    sql = r#"UPDATE sessions SET closed_at = last_activity_at
+                             WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                             RETURNING id AS "id!""#,
                     chat_id,
                     user_id,
                 ),
@@ -436,9 +429,7 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite =
-                    "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
-                postgres =
+                sql =
                     "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
                 session_id,
             ),
@@ -452,14 +443,10 @@ impl Store {
         run!(
             self.writer.fetch_one,
             query_scalar!(
-                sqlite = r#"UPDATE sessions
-                            SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
-                            WHERE id = ?1
-                            RETURNING summary_attempts AS "summary_attempts!""#,
-                postgres = r#"UPDATE sessions
-                              SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
-                              WHERE id = $1
-                              RETURNING summary_attempts"#,
+                sql = r#"UPDATE sessions
+                         SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
+                         WHERE id = $1
+                         RETURNING summary_attempts AS "summary_attempts!""#,
                 session_id,
                 retry_at_ms,
             ),
@@ -471,10 +458,7 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite =
-                    "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
-                postgres =
-                    "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
+                sql = "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
                 session_id,
                 retry_at_ms,
             ),
