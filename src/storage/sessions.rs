@@ -523,7 +523,7 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            query!(sql = "DELETE FROM sessions WHERE id = $1", session_id,),
+            query!(sql = "DELETE FROM sessions WHERE id = $1", session_id),
         )
     }
 }
