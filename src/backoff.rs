@@ -3,7 +3,8 @@
 //! embedding).
 //!
 //! It only computes durations; sleeping, giving up and time budgets stay with the callers, which
-//! differ in all three.
+//! differ in all three. Beside it, [`LastingFailure`]: how a background job that keeps retrying
+//! logs a failure that lasts (once, not at every attempt).
 
 use std::time::Duration;
 
@@ -39,6 +40,47 @@ impl Backoff {
     /// After a success: the next failure waits the shortest time again.
     pub fn reset(&mut self) {
         self.failures = 0;
+    }
+}
+
+/// Whether a background job's last attempt failed, so that a lasting failure (a server down, a
+/// full disk) is logged once as a warning, then at debug level while it lasts, and its end once.
+#[derive(Debug)]
+pub struct LastingFailure {
+    /// What the job does, for the log lines: "embedding", "indexing new messages for search".
+    job: &'static str,
+    failing: bool,
+}
+
+impl LastingFailure {
+    pub const fn new(job: &'static str) -> Self {
+        Self {
+            job,
+            failing: false,
+        }
+    }
+
+    /// Whether the last attempt failed.
+    pub fn is_failing(&self) -> bool {
+        self.failing
+    }
+
+    /// After a successful attempt.
+    pub fn worked(&mut self) {
+        if self.failing {
+            tracing::info!("{} works again", self.job);
+        }
+        self.failing = false;
+    }
+
+    /// After a failed attempt, which the job tries again later.
+    pub fn failed(&mut self, error: &dyn std::fmt::Display) {
+        if self.failing {
+            tracing::debug!(error = %error, "{} failed again", self.job);
+        } else {
+            tracing::warn!(error = %error, "{} failed; trying again later", self.job);
+        }
+        self.failing = true;
     }
 }
 

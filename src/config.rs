@@ -544,13 +544,17 @@ impl Config {
         let api_key = self.llm.api_key.as_ref().map(|key| key.expose().to_owned());
         let transcription_key = self
             .transcription
+            .server
             .api_key
             .as_ref()
             .map(|key| key.expose().to_owned());
-        let side_keys = [self.speech.api_key.as_ref(), self.images.api_key.as_ref()]
-            .into_iter()
-            .flatten()
-            .map(|key| key.expose().to_owned());
+        let side_keys = [
+            self.speech.server.api_key.as_ref(),
+            self.images.server.api_key.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|key| key.expose().to_owned());
         token
             .into_iter()
             .chain(api_key)

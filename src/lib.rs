@@ -9,6 +9,7 @@
 //! - [`attachments`]: what photos, voice notes and documents become in a conversation (stored
 //!   text, prompt text), and the checks on their bytes.
 //! - [`backoff`]: doubling waits between retries, shared by Telegram and the LLM client.
+//! - [`bounded_text`]: the length check of a text a person gives (persona, note, description).
 //! - [`cli`]: the `telemem` command line and one function per subcommand.
 //! - [`clock`]: where "now" comes from (integer UTC milliseconds), fakeable in tests.
 //! - [`commands`]: the bot's commands and what each answers, for Telegram and `telemem chat`;
@@ -50,6 +51,7 @@ pub mod access_list;
 pub mod app;
 pub mod attachments;
 pub mod backoff;
+pub mod bounded_text;
 pub mod cli;
 pub mod clock;
 pub mod commands;

@@ -6,6 +6,7 @@
 use anyhow::Context;
 
 use super::Conversations;
+use crate::bounded_text::{LengthError, within_length};
 use crate::clock::start_of_utc_day_ms;
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
@@ -24,28 +25,11 @@ pub const PERSONA_MAX_CHARS: usize = 1_000;
 pub struct Persona(String);
 
 /// Why a persona text was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum PersonaError {
-    #[error("the persona is empty")]
-    Empty,
-    #[error("the persona is {length} characters long; at most {max} are allowed")]
-    TooLong { length: usize, max: usize },
-}
+pub type PersonaError = LengthError;
 
 impl Persona {
     pub fn parse(text: &str) -> Result<Self, PersonaError> {
-        let trimmed = text.trim();
-        let length = trimmed.chars().count();
-        if length == 0 {
-            return Err(PersonaError::Empty);
-        }
-        if length > PERSONA_MAX_CHARS {
-            return Err(PersonaError::TooLong {
-                length,
-                max: PERSONA_MAX_CHARS,
-            });
-        }
-        Ok(Self(trimmed.to_owned()))
+        within_length(text.trim().to_owned(), PERSONA_MAX_CHARS).map(Self)
     }
 
     pub fn as_str(&self) -> &str {

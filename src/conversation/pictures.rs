@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::bounded_text::{LengthError, within_length};
 use crate::ids::ConversationKey;
 use crate::llm::Completion;
 use crate::llm::images::{ImageClient, ImageError, Picture};
@@ -24,26 +25,11 @@ const DREW_MARKER: &str = "[drew: ";
 pub struct Description(String);
 
 /// Why a description is refused before anyone is asked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DescriptionError {
-    Empty,
-    TooLong { length: usize, max: usize },
-}
+pub type DescriptionError = LengthError;
 
 impl Description {
     pub fn parse(text: &str, max_chars: usize) -> Result<Self, DescriptionError> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(DescriptionError::Empty);
-        }
-        let length = text.chars().count();
-        if length > max_chars {
-            return Err(DescriptionError::TooLong {
-                length,
-                max: max_chars,
-            });
-        }
-        Ok(Self(text.to_owned()))
+        within_length(text.trim().to_owned(), max_chars).map(Self)
     }
 
     pub fn as_str(&self) -> &str {

@@ -148,6 +148,17 @@ pub(super) fn parse_flags_with<T: clap::Args + clap::FromArgMatches>(
     ))
 }
 
+/// Test support: the client `from_config` makes of a side server's settings `T`, read from the
+/// flags `args` with the LLM settings.
+#[cfg(test)]
+pub(super) fn client_from_flags<T: clap::Args + clap::FromArgMatches, Client>(
+    args: &[&str],
+    from_config: impl FnOnce(&T, &LlmConfig) -> anyhow::Result<Option<Client>>,
+) -> anyhow::Result<Option<Client>> {
+    let (llm, settings) = parse_flags_with::<T>(args).expect("valid flags");
+    from_config(&settings, &llm)
+}
+
 /// Test support: the LLM settings alone, read from the flags `args`.
 #[cfg(test)]
 pub(super) fn parse_flags(args: &[&str]) -> Result<LlmConfig, clap::Error> {

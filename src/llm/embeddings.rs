@@ -19,9 +19,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
+use crate::llm::server_settings::{EmbeddingServer, ServerSettings};
+use crate::llm::service::{CallFailure, ServiceEndpoint};
 use crate::llm::{LlmConfig, model_name};
-use crate::secret::Secret;
 use crate::setting::Setting;
 
 /// The longest text sent to be embedded, in characters. Embedding models read a few hundred
@@ -33,28 +33,10 @@ pub const MAX_INPUT_CHARS: usize = 2_000;
 /// `EMBEDDING_MODEL`, recall is by words only.
 #[derive(Clone, Debug, clap::Args)]
 pub struct EmbeddingConfig {
-    /// Embedding model for recall by meaning (e.g. `all-minilm`, `nomic-embed-text`,
-    /// `text-embedding-3-small`); unset: recall by words only.
-    #[arg(id = "embedding_model", setting = "EMBEDDING_MODEL", global = true)]
-    pub model: Option<String>,
-
-    /// Base URL of an OpenAI-compatible API with `/embeddings`. Default: `LLM_BASE_URL` when
-    /// `LLM_PROVIDER` is openai (Anthropic has no embeddings API).
-    #[arg(
-        id = "embedding_base_url",
-        setting = "EMBEDDING_BASE_URL",
-        global = true
-    )]
-    pub base_url: Option<reqwest::Url>,
-
-    /// API key of the embedding server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
-    #[arg(
-        id = "embedding_api_key",
-        setting = "EMBEDDING_API_KEY",
-        hide_env_values = true,
-        global = true
-    )]
-    pub api_key: Option<Secret>,
+    /// `EMBEDDING_MODEL` (unset: recall by words only), `EMBEDDING_BASE_URL` and
+    /// `EMBEDDING_API_KEY`.
+    #[command(flatten)]
+    pub server: ServerSettings<EmbeddingServer>,
 
     /// How long a turn waits for the new message's vector before it recalls by words alone.
     #[arg(
@@ -192,7 +174,7 @@ fn parse_similarity(value: &str) -> Result<f64, String> {
 impl EmbeddingConfig {
     /// The model, unless unset or empty.
     pub fn model(&self) -> Option<&str> {
-        model_name(self.model.as_deref())
+        self.server.model()
     }
 
     pub fn timeout(&self) -> Duration {
@@ -213,12 +195,9 @@ impl EmbeddingConfig {
 /// Why texts could not be embedded. Messages never contain the key or the server's body.
 #[derive(Debug, thiserror::Error)]
 pub enum EmbeddingError {
-    #[error("the embedding server did not answer in time")]
-    Timeout,
-    #[error("could not reach the embedding server")]
-    Connect(#[source] reqwest::Error),
-    #[error("the embedding server answered HTTP {status}")]
-    Status { status: u16 },
+    /// The server did not answer, or refused or failed the request.
+    #[error(transparent)]
+    Call(#[from] CallFailure),
     #[error("the embedding server sent an unusable response: {0}")]
     BadResponse(String),
 }
@@ -227,9 +206,9 @@ impl EmbeddingError {
     /// A short label for metrics.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::Timeout => "timeout",
-            Self::Connect(_) => "connect",
-            Self::Status { .. } => "status",
+            // Both kinds of HTTP failure are one word on the embedder's metrics.
+            Self::Call(CallFailure::Refused { .. } | CallFailure::Failed { .. }) => "status",
+            Self::Call(failure) => failure.kind(),
             Self::BadResponse(_) => "bad_response",
         }
     }
@@ -237,30 +216,22 @@ impl EmbeddingError {
     /// Whether the server refused these texts themselves (HTTP 4xx other than 429): sending
     /// the same batch again cannot help, one text at a time may.
     pub fn is_rejection(&self) -> bool {
-        matches!(self, Self::Status { status } if (400..500).contains(status) && *status != 429)
+        matches!(
+            self,
+            Self::Call(CallFailure::Refused { status, .. }) if (400..500).contains(status)
+        )
     }
 }
 
 /// A client for one configured embedding model. Cloning is cheap and clones share connections.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct EmbeddingClient {
+    /// Where texts are sent, and the model asked for questions.
     endpoint: ServiceEndpoint,
-    model: String,
     /// The model name sent with passages: `model` unless the server picks the role by name.
     passage_model: String,
     /// The prefixes in use (never `Auto`).
     prefixes: RolePrefixes,
-}
-
-impl std::fmt::Debug for EmbeddingClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EmbeddingClient")
-            .field("endpoint", &self.endpoint.url.as_str())
-            .field("model", &self.model)
-            .field("passage_model", &self.passage_model)
-            .field("prefixes", &self.prefixes)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(Deserialize)]
@@ -282,15 +253,8 @@ impl EmbeddingClient {
         let Some(model) = config.model() else {
             return Ok(None);
         };
-        let own = OwnSettings {
-            base_url: config.base_url.as_ref(),
-            api_key: config.api_key.as_ref(),
-            names: SettingNames {
-                base_url: "EMBEDDING_BASE_URL",
-                api_key: "EMBEDDING_API_KEY",
-            },
-        };
-        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "embeddings")? else {
+        let Some(endpoint) = ServiceEndpoint::from_settings(&config.server, llm, "embeddings")?
+        else {
             anyhow::bail!(
                 "EMBEDDING_MODEL is set but EMBEDDING_BASE_URL is not, and Anthropic has no \
                  embeddings API: set EMBEDDING_BASE_URL to an OpenAI-compatible server"
@@ -299,7 +263,6 @@ impl EmbeddingClient {
         let passage_model = config.passage_model();
         Ok(Some(Self {
             endpoint,
-            model: model.to_owned(),
             passage_model: passage_model.unwrap_or(model).to_owned(),
             prefixes: config.roles.for_model(model, passage_model.is_some()),
         }))
@@ -307,17 +270,17 @@ impl EmbeddingClient {
 
     /// The model's name, as configured.
     pub fn model(&self) -> &str {
-        &self.model
+        &self.endpoint.model
     }
 
     /// What the stored vectors must have been made with to be compared with this client's: the
     /// model, and how roles reach it. Without roles it is the model's name alone.
     pub fn vector_space(&self) -> String {
-        let mut space = self.model.clone();
+        let mut space = self.endpoint.model.clone();
         if self.prefixes != RolePrefixes::None {
             space.push_str(&format!(" (roles: {})", self.prefixes.name()));
         }
-        if self.passage_model != self.model {
+        if self.passage_model != self.endpoint.model {
             space.push_str(&format!(" (passages: {})", self.passage_model));
         }
         space
@@ -359,7 +322,7 @@ impl EmbeddingClient {
             .map(|text| format!("{prefix}{}", cut(text)))
             .collect();
         let model = match role {
-            EmbeddingRole::Query => &self.model,
+            EmbeddingRole::Query => &self.endpoint.model,
             EmbeddingRole::Passage => &self.passage_model,
         };
         let body = serde_json::json!({ "model": model, "input": input });
@@ -368,16 +331,6 @@ impl EmbeddingClient {
             .post(timeout, |request| request.json(&body))
             .await?;
         parse_response(answer.as_ref(), texts.len())
-    }
-}
-
-impl From<CallFailure> for EmbeddingError {
-    fn from(failure: CallFailure) -> Self {
-        match failure {
-            CallFailure::Timeout => Self::Timeout,
-            CallFailure::Connect(error) => Self::Connect(error),
-            CallFailure::Status(status) => Self::Status { status },
-        }
     }
 }
 
@@ -427,6 +380,7 @@ fn parse_response(body: &[u8], expected: usize) -> Result<Vec<Vec<f32>>, Embeddi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::llm::config::client_from_flags;
 
     #[test]
     fn vectors_come_back_in_input_order() {
@@ -516,10 +470,14 @@ mod tests {
 
     #[test]
     fn rejections_are_4xx_other_than_429() {
-        assert!(EmbeddingError::Status { status: 400 }.is_rejection());
-        assert!(EmbeddingError::Status { status: 413 }.is_rejection());
-        assert!(!EmbeddingError::Status { status: 429 }.is_rejection());
-        assert!(!EmbeddingError::Status { status: 500 }.is_rejection());
-        assert!(!EmbeddingError::Timeout.is_rejection());
+        let client = client_from_flags(&["--embedding-model", "m"], EmbeddingClient::from_config)
+            .unwrap()
+            .expect("a client");
+        let answered = |status| EmbeddingError::from(client.endpoint.status_failure(status));
+        assert!(answered(400).is_rejection());
+        assert!(answered(413).is_rejection());
+        assert!(!answered(429).is_rejection());
+        assert!(!answered(500).is_rejection());
+        assert!(!EmbeddingError::from(client.endpoint.timed_out()).is_rejection());
     }
 }

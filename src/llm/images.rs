@@ -13,8 +13,8 @@ use std::time::Duration;
 use base64::Engine;
 
 use crate::llm::LlmConfig;
-use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
-use crate::secret::Secret;
+use crate::llm::server_settings::{ImageServer, ServerSettings};
+use crate::llm::service::{CallFailure, ServiceEndpoint};
 use crate::setting::Setting;
 
 /// Largest picture accepted from a server or a download: Telegram takes photos up to 10 MB.
@@ -26,28 +26,10 @@ const MAX_REASON_CHARS: usize = 300;
 /// Where and how pictures are drawn, from flags or environment variables.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ImageConfig {
-    /// Base URL of an OpenAI-compatible API with `/images/generations` (OpenAI, LocalAI, ...).
-    /// Unset: no /image and no `generate_image` tool.
-    #[arg(id = "image_base_url", setting = "IMAGE_BASE_URL", global = true)]
-    pub base_url: Option<reqwest::Url>,
-
-    /// Image model, as the server knows it (`dall-e-3`, `gpt-image-1`, `stablediffusion`, ...).
-    #[arg(
-        id = "image_model",
-        setting = "IMAGE_MODEL",
-        default_value = "dall-e-3",
-        global = true
-    )]
-    pub model: String,
-
-    /// API key of the image server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
-    #[arg(
-        id = "image_api_key",
-        setting = "IMAGE_API_KEY",
-        hide_env_values = true,
-        global = true
-    )]
-    pub api_key: Option<Secret>,
+    /// `IMAGE_BASE_URL` (unset: no /image and no `generate_image` tool), `IMAGE_MODEL` and
+    /// `IMAGE_API_KEY`.
+    #[command(flatten)]
+    pub server: ServerSettings<ImageServer>,
 
     /// Size of a picture, `WIDTHxHEIGHT` as the server knows it (`1024x1024`, `1792x1024`, ...).
     #[arg(id = "image_size", setting = "IMAGE_SIZE", default_value = "1024x1024", global = true,
@@ -111,20 +93,13 @@ impl std::fmt::Debug for Picture {
 /// Why a picture could not be drawn.
 #[derive(Debug, thiserror::Error)]
 pub enum ImageError {
-    #[error("the image server did not answer in time")]
-    Timeout,
-    #[error("could not reach the image server")]
-    Connect(#[source] reqwest::Error),
+    /// The server did not answer, or refused the request or the settings, or failed.
+    #[error(transparent)]
+    Call(#[from] CallFailure),
     /// The server's safety system refused the description; `reason` is the server's message,
     /// cut short, meant to be shown.
     #[error("the image server's safety system refused the description")]
     Unsafe { reason: String },
-    /// Another 4xx other than 429: the server refused the request or the settings.
-    #[error("the image server refused the request (HTTP {status})")]
-    Refused { status: u16 },
-    /// 429 or 5xx: the server is busy or broken.
-    #[error("the image server failed (HTTP {status})")]
-    Failed { status: u16 },
     #[error("the image server sent an unusable answer: {0}")]
     BadResponse(&'static str),
 }
@@ -133,51 +108,21 @@ impl ImageError {
     /// A short fixed name for metrics and logs.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::Timeout => "timeout",
-            Self::Connect(_) => "connect",
+            Self::Call(failure) => failure.kind(),
             Self::Unsafe { .. } => "unsafe",
-            Self::Refused { .. } => "refused",
-            Self::Failed { .. } => "failed",
             Self::BadResponse(_) => "bad_response",
         }
     }
 }
 
-impl From<CallFailure> for ImageError {
-    fn from(failure: CallFailure) -> Self {
-        match failure {
-            CallFailure::Timeout => Self::Timeout,
-            CallFailure::Connect(error) => Self::Connect(error),
-            CallFailure::Status(status) => status_error(status),
-        }
-    }
-}
-
-fn status_error(status: u16) -> ImageError {
-    match status {
-        429 | 500..=599 => ImageError::Failed { status },
-        _ => ImageError::Refused { status },
-    }
-}
-
 /// A client for the configured image server. Cloning is cheap and clones share connections.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct ImageClient {
     endpoint: ServiceEndpoint,
-    model: String,
     size: String,
     quality: String,
     timeout: Duration,
     max_description_chars: usize,
-}
-
-impl std::fmt::Debug for ImageClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ImageClient")
-            .field("endpoint", &self.endpoint.url.as_str())
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(serde::Serialize)]
@@ -206,25 +151,16 @@ impl ImageClient {
     /// The client for `config`, or `None` when `IMAGE_BASE_URL` is unset. Fails on settings
     /// that cannot work.
     pub fn from_config(config: &ImageConfig, llm: &LlmConfig) -> anyhow::Result<Option<Self>> {
-        let Some(base_url) = config.base_url.as_ref() else {
+        if config.server.base_url.is_none() {
+            return Ok(None);
+        }
+        let Some(endpoint) =
+            ServiceEndpoint::from_settings(&config.server, llm, "images/generations")?
+        else {
             return Ok(None);
         };
-        let own = OwnSettings {
-            base_url: Some(base_url),
-            api_key: config.api_key.as_ref(),
-            names: SettingNames {
-                base_url: "IMAGE_BASE_URL",
-                api_key: "IMAGE_API_KEY",
-            },
-        };
-        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "images/generations")? else {
-            return Ok(None);
-        };
-        let model = config.model.trim();
-        anyhow::ensure!(!model.is_empty(), "IMAGE_MODEL is empty");
         Ok(Some(Self {
             endpoint,
-            model: model.to_owned(),
             size: config.size.clone(),
             quality: config.quality.clone(),
             timeout: Duration::from_secs(config.timeout_secs),
@@ -252,26 +188,26 @@ impl ImageClient {
         };
         tokio::time::timeout(self.timeout, call)
             .await
-            .unwrap_or(Err(ImageError::Timeout))
+            .unwrap_or_else(|_| Err(self.endpoint.timed_out().into()))
     }
 
     /// The first picture the server describes in its answer to `description`.
     async fn generate(&self, description: &str) -> Result<GeneratedImage, ImageError> {
         let request = GenerationRequest {
-            model: &self.model,
+            model: &self.endpoint.model,
             prompt: description,
             n: 1,
             size: &self.size,
             quality: &self.quality,
             // The GPT image models always answer base64 and refuse the field.
-            response_format: (!self.model.starts_with("gpt-image")).then_some("b64_json"),
+            response_format: (!self.endpoint.model.starts_with("gpt-image")).then_some("b64_json"),
         };
         let (status, body) = self
             .endpoint
             .post_reading_any_answer(self.timeout, |builder| builder.json(&request))
             .await?;
         if !(200..300).contains(&status) {
-            return Err(refusal(status, body.as_ref()));
+            return Err(self.refusal(status, body.as_ref()));
         }
         let answer: GenerationAnswer = serde_json::from_slice(body.as_ref())
             .map_err(|_| ImageError::BadResponse("not the expected JSON"))?;
@@ -294,17 +230,31 @@ impl ImageClient {
             .get(url)
             .send()
             .await
-            .map_err(ImageError::Connect)?;
+            .map_err(|error| self.endpoint.unreachable(error))?;
         if !response.status().is_success() {
-            return Err(status_error(response.status().as_u16()));
+            return Err(self
+                .endpoint
+                .status_failure(response.status().as_u16())
+                .into());
         }
-        let bytes = response.bytes().await.map_err(ImageError::Connect)?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|error| self.endpoint.unreachable(error))?;
         Ok(bytes.to_vec())
+    }
+
+    /// What a failed answer means: a safety refusal (with its reason), or a failure by status.
+    fn refusal(&self, status: u16, body: &[u8]) -> ImageError {
+        match safety_reason(status, body) {
+            Some(reason) => ImageError::Unsafe { reason },
+            None => self.endpoint.status_failure(status).into(),
+        }
     }
 }
 
-/// What a failed answer means: a safety refusal (with its reason), or a failure by status.
-fn refusal(status: u16, body: &[u8]) -> ImageError {
+/// The reason the server's safety system gave, when a failed answer is its refusal.
+fn safety_reason(status: u16, body: &[u8]) -> Option<String> {
     let error = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|json| json.get("error").cloned());
@@ -326,11 +276,10 @@ fn refusal(status: u16, body: &[u8]) -> ImageError {
             about_safety(&message)
         });
     if !is_safety {
-        return status_error(status);
+        return None;
     }
     let message = field("message");
-    let reason: String = message.trim().chars().take(MAX_REASON_CHARS).collect();
-    ImageError::Unsafe { reason }
+    Some(message.trim().chars().take(MAX_REASON_CHARS).collect())
 }
 
 /// `bytes` if they are a picture Telegram shows (PNG, JPEG, WebP) of a size it takes.
@@ -351,11 +300,10 @@ fn checked_picture(bytes: Vec<u8>) -> Result<Picture, ImageError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::config::parse_flags_with;
+    use crate::llm::config::{client_from_flags, parse_flags_with};
 
     fn client(args: &[&str]) -> anyhow::Result<Option<ImageClient>> {
-        let (llm, images) = parse_flags_with::<ImageConfig>(args).expect("valid flags");
-        ImageClient::from_config(&images, &llm)
+        client_from_flags(args, ImageClient::from_config)
     }
 
     #[test]
@@ -365,16 +313,12 @@ mod tests {
             .unwrap()
             .expect("a client");
         assert_eq!(
-            client.endpoint.url.as_str(),
-            "http://127.0.0.1:8080/v1/images/generations"
+            format!("{:?}", client.endpoint),
+            "http://127.0.0.1:8080/v1/images/generations (dall-e-3)"
         );
         assert_eq!(
-            (
-                client.model.as_str(),
-                client.size.as_str(),
-                client.quality.as_str()
-            ),
-            ("dall-e-3", "1024x1024", "standard")
+            (client.size.as_str(), client.quality.as_str()),
+            ("1024x1024", "standard")
         );
     }
 
@@ -394,20 +338,26 @@ mod tests {
     fn a_safety_refusal_carries_its_reason_and_other_failures_do_not() {
         let body = br#"{"error": {"code": "content_policy_violation",
                         "message": "Your request was rejected by our safety system."}}"#;
-        match refusal(400, body) {
+        let client = client(&["--image-base-url", "http://127.0.0.1:8080/v1"])
+            .unwrap()
+            .expect("a client");
+        match client.refusal(400, body) {
             ImageError::Unsafe { reason } => {
                 assert_eq!(reason, "Your request was rejected by our safety system.")
             }
             other => panic!("{other:?}"),
         }
-        let other = refusal(400, br#"{"error": {"message": "bad size 12x12"}}"#);
+        let other = client.refusal(400, br#"{"error": {"message": "bad size 12x12"}}"#);
         assert!(
-            matches!(other, ImageError::Refused { status: 400 }),
+            matches!(
+                other,
+                ImageError::Call(CallFailure::Refused { status: 400, .. })
+            ),
             "{other:?}"
         );
         assert!(matches!(
-            refusal(503, b"oops"),
-            ImageError::Failed { status: 503 }
+            client.refusal(503, b"oops"),
+            ImageError::Call(CallFailure::Failed { status: 503, .. })
         ));
     }
 

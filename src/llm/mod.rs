@@ -23,6 +23,8 @@
 //! - `speech.rs`: the speech client (`/audio/speech`) and its settings, the Opus checks and the
 //!   text read aloud, for voice answers and `/tts`.
 //! - `images.rs`: the picture client (`/images/generations`) and its settings, for `/image`.
+//! - `server_settings.rs`: the base URL, model and key settings of those four side servers;
+//!   `service.rs`: what their clients share on the wire.
 
 mod anthropic;
 mod chat;
@@ -35,6 +37,7 @@ pub mod images;
 mod models;
 mod openai;
 mod retry;
+pub mod server_settings;
 mod service;
 pub mod speech;
 mod sse;
@@ -46,3 +49,4 @@ pub use client::LlmClient;
 pub use config::{LlmConfig, Provider, model_name};
 pub use error::LlmError;
 pub use models::{ModelInUse, ModelList};
+pub use service::CallFailure;

@@ -1,47 +1,70 @@
-//! What the OpenAI-compatible side servers share (embeddings, transcription, speech, images): which base URL and
-//! key apply (their own, else the chat server's when that speaks OpenAI), the endpoint under the
-//! base URL, the bearer key in a sensitive header, an HTTP client of their own, and one call
-//! tried once within a time limit. Each server's module decides what a request looks like, how
-//! to read the answer and what each failure means to its callers.
+//! What the OpenAI-compatible side servers share (embeddings, transcription, speech, images): which
+//! base URL and key apply (their own, else the chat server's when that speaks OpenAI), the
+//! endpoint under the base URL with the model its requests ask for, the bearer key in a sensitive
+//! header, an HTTP client of their own, one call tried once within a time limit, and what a failed
+//! call means ([`CallFailure`]: no answer, unreachable, refused, failed). Each server's module
+//! decides what a request looks like and how to read the answer.
 
 use std::time::Duration;
 
 use anyhow::Context;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
+use crate::llm::server_settings::{ServerSettings, SideServer};
 use crate::llm::{LlmConfig, Provider};
 use crate::secret::Secret;
 
-/// A side server's endpoint, with the headers every request carries.
+/// A side server's endpoint, with the headers every request carries and the model requests ask
+/// for.
 #[derive(Clone)]
 pub(crate) struct ServiceEndpoint {
     pub http: reqwest::Client,
     pub url: reqwest::Url,
     pub headers: HeaderMap,
+    pub model: String,
+    /// The server's name in failures (`speech`: "could not reach the speech server").
+    server: &'static str,
 }
 
-/// The settings that name one side server's address and key, for the messages of a wrong one.
-pub(crate) struct SettingNames {
-    pub base_url: &'static str,
-    pub api_key: &'static str,
+/// The URL and the model, never the headers: they carry the key.
+impl std::fmt::Debug for ServiceEndpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.url, self.model)
+    }
 }
 
-/// A side server's own address and key, each unset meaning "the chat server's".
-pub(crate) struct OwnSettings<'a> {
-    pub base_url: Option<&'a reqwest::Url>,
-    pub api_key: Option<&'a Secret>,
-    pub names: SettingNames,
-}
-
-/// Why one call to a side server failed before its answer could be read.
-#[derive(Debug)]
-pub(crate) enum CallFailure {
+/// Why one call to a side server failed before its answer could be read. Messages name the
+/// server and never carry its key or its body.
+#[derive(Debug, thiserror::Error)]
+pub enum CallFailure {
     /// No complete answer within the time limit.
-    Timeout,
+    #[error("the {server} server did not answer in time")]
+    Timeout { server: &'static str },
     /// The server could not be reached, or the answer broke off.
-    Connect(reqwest::Error),
-    /// The server answered with this unsuccessful HTTP status.
-    Status(u16),
+    #[error("could not reach the {server} server")]
+    Connect {
+        server: &'static str,
+        #[source]
+        error: reqwest::Error,
+    },
+    /// 4xx other than 429: the server refused the request; sending it again cannot help.
+    #[error("the {server} server refused the request (HTTP {status})")]
+    Refused { server: &'static str, status: u16 },
+    /// 429 or 5xx: the server is busy or broken; later may work.
+    #[error("the {server} server failed (HTTP {status})")]
+    Failed { server: &'static str, status: u16 },
+}
+
+impl CallFailure {
+    /// A short fixed name for metrics and logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Timeout { .. } => "timeout",
+            Self::Connect { .. } => "connect",
+            Self::Refused { .. } => "refused",
+            Self::Failed { .. } => "failed",
+        }
+    }
 }
 
 /// The key for a side server: its own, else the chat key when the chat provider is OpenAI (the
@@ -57,19 +80,46 @@ fn own_or_chat_key<'a>(own: Option<&'a Secret>, llm: &'a LlmConfig) -> Option<&'
 impl ServiceEndpoint {
     /// `path` under the side server's own base URL, else under the chat server's when the chat
     /// provider is OpenAI; `None` when there is neither (Anthropic serves only chat). Fails on
-    /// settings that cannot work, naming the setting and never the key.
-    pub fn from_settings(
-        own: OwnSettings<'_>,
+    /// settings that cannot work (a blank model among them), naming the setting and never the
+    /// key.
+    pub fn from_settings<S: SideServer>(
+        own: &ServerSettings<S>,
         llm: &LlmConfig,
         path: &str,
     ) -> anyhow::Result<Option<Self>> {
-        let base = match (own.base_url, llm.provider) {
+        let base = match (own.base_url.as_ref(), llm.provider) {
             (Some(url), _) => url.clone(),
             (None, Provider::OpenAi) => llm.base_url(),
             (None, Provider::Anthropic) => return Ok(None),
         };
-        let key = own_or_chat_key(own.api_key, llm);
-        Self::new(&base, path, key, own.names).map(Some)
+        let key = own_or_chat_key(own.api_key.as_ref(), llm);
+        let model = own.required_model()?;
+        Self::new::<S>(&base, path, key, model).map(Some)
+    }
+
+    /// The call took longer than its time limit.
+    pub fn timed_out(&self) -> CallFailure {
+        CallFailure::Timeout {
+            server: self.server,
+        }
+    }
+
+    /// The server could not be reached, or its answer broke off.
+    pub fn unreachable(&self, error: reqwest::Error) -> CallFailure {
+        CallFailure::Connect {
+            server: self.server,
+            error,
+        }
+    }
+
+    /// What an unsuccessful HTTP `status` means: 429 and 5xx a busy or broken server, any other
+    /// a refusal.
+    pub fn status_failure(&self, status: u16) -> CallFailure {
+        let server = self.server;
+        match status {
+            429 | 500..=599 => CallFailure::Failed { server, status },
+            _ => CallFailure::Refused { server, status },
+        }
     }
 
     /// Posts one request, its body set by `with_body` (JSON, a form), and reads the whole
@@ -83,9 +133,12 @@ impl ServiceEndpoint {
         self.exchange(timeout, with_body, |response| async move {
             let status = response.status();
             if !status.is_success() {
-                return Err(CallFailure::Status(status.as_u16()));
+                return Err(self.status_failure(status.as_u16()));
             }
-            response.bytes().await.map_err(CallFailure::Connect)
+            response
+                .bytes()
+                .await
+                .map_err(|error| self.unreachable(error))
         })
         .await
     }
@@ -100,7 +153,10 @@ impl ServiceEndpoint {
     ) -> Result<(u16, impl AsRef<[u8]>), CallFailure> {
         self.exchange(timeout, with_body, |response| async move {
             let status = response.status().as_u16();
-            let body = response.bytes().await.map_err(CallFailure::Connect)?;
+            let body = response
+                .bytes()
+                .await
+                .map_err(|error| self.unreachable(error))?;
             Ok((status, body))
         })
         .await
@@ -124,12 +180,12 @@ impl ServiceEndpoint {
             let response = with_body(request)
                 .send()
                 .await
-                .map_err(CallFailure::Connect)?;
+                .map_err(|error| self.unreachable(error))?;
             read(response).await
         };
         tokio::time::timeout(timeout, call)
             .await
-            .unwrap_or(Err(CallFailure::Timeout))
+            .unwrap_or_else(|_| Err(self.timed_out()))
     }
 
     /// The HTTP client of this endpoint, for a follow-up request to the same server (an image
@@ -140,12 +196,13 @@ impl ServiceEndpoint {
 
     /// `path` under `base`, sending `key` as a bearer token. Fails on settings that cannot work,
     /// naming the setting and never the key.
-    fn new(
+    fn new<S: SideServer>(
         base: &reqwest::Url,
         path: &str,
         key: Option<&Secret>,
-        settings: SettingNames,
+        model: &str,
     ) -> anyhow::Result<Self> {
+        let settings = &S::NAMES;
         anyhow::ensure!(
             matches!(base.scheme(), "http" | "https"),
             "{} must be an http or https URL",
@@ -171,6 +228,12 @@ impl ServiceEndpoint {
             .connect_timeout(Duration::from_secs(5))
             .build()
             .context("building an HTTP client")?;
-        Ok(Self { http, url, headers })
+        Ok(Self {
+            http,
+            url,
+            headers,
+            model: model.to_owned(),
+            server: settings.server,
+        })
     }
 }

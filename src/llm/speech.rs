@@ -20,26 +20,16 @@ use std::time::Duration;
 use base64::Engine;
 
 use crate::llm::LlmConfig;
-use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
-use crate::secret::Secret;
+use crate::llm::server_settings::{ServerSettings, SpeechServer};
+use crate::llm::service::{CallFailure, ServiceEndpoint};
 use crate::setting::Setting;
 
 /// Where and how text is read aloud, from flags or environment variables.
 #[derive(Clone, Debug, clap::Args)]
 pub struct SpeechConfig {
-    /// Base URL of an OpenAI-compatible API with `/audio/speech` (OpenAI, Kokoro-FastAPI,
-    /// openedai-speech, ...). Unset: no voice answers and no /tts.
-    #[arg(id = "tts_base_url", setting = "TTS_BASE_URL", global = true)]
-    pub base_url: Option<reqwest::Url>,
-
-    /// Speech model, as the server knows it (`tts-1`, `kokoro`, ...).
-    #[arg(
-        id = "tts_model",
-        setting = "TTS_MODEL",
-        default_value = "tts-1",
-        global = true
-    )]
-    pub model: String,
+    /// `TTS_BASE_URL` (unset: no voice answers and no /tts), `TTS_MODEL` and `TTS_API_KEY`.
+    #[command(flatten)]
+    pub server: ServerSettings<SpeechServer>,
 
     /// Voice, as the server knows it (`alloy`, `af_heart`, ...).
     #[arg(
@@ -49,15 +39,6 @@ pub struct SpeechConfig {
         global = true
     )]
     pub voice: String,
-
-    /// API key of the speech server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
-    #[arg(
-        id = "tts_api_key",
-        setting = "TTS_API_KEY",
-        hide_env_values = true,
-        global = true
-    )]
-    pub api_key: Option<Secret>,
 
     /// Time one part of speech may take to arrive.
     #[arg(id = "tts_timeout_secs", setting = "TTS_TIMEOUT_SECS", default_value_t = 60, global = true,
@@ -79,16 +60,9 @@ pub struct SpeechConfig {
 /// Why text could not be read aloud. Messages never contain the key or the server's body.
 #[derive(Debug, thiserror::Error)]
 pub enum SpeechError {
-    #[error("the speech server did not answer in time")]
-    Timeout,
-    #[error("could not reach the speech server")]
-    Connect(#[source] reqwest::Error),
-    /// 4xx other than 429: the server refused this text or these settings.
-    #[error("the speech server refused the request (HTTP {status})")]
-    Refused { status: u16 },
-    /// 429 or 5xx: the server is busy or broken.
-    #[error("the speech server failed (HTTP {status})")]
-    Failed { status: u16 },
+    /// The server did not answer, or refused or failed the request.
+    #[error(transparent)]
+    Call(#[from] CallFailure),
     /// The answer is not Opus in OGG (another format, or garbage).
     #[error("the speech server sent unusable audio: {0}")]
     BadAudio(String),
@@ -98,45 +72,20 @@ impl SpeechError {
     /// A short fixed name for metrics and logs.
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::Timeout => "timeout",
-            Self::Connect(_) => "connect",
-            Self::Refused { .. } => "refused",
-            Self::Failed { .. } => "failed",
+            Self::Call(failure) => failure.kind(),
             Self::BadAudio(_) => "bad_audio",
         }
     }
 }
 
-impl From<CallFailure> for SpeechError {
-    fn from(failure: CallFailure) -> Self {
-        match failure {
-            CallFailure::Timeout => Self::Timeout,
-            CallFailure::Connect(error) => Self::Connect(error),
-            CallFailure::Status(status @ (429 | 500..=599)) => Self::Failed { status },
-            CallFailure::Status(status) => Self::Refused { status },
-        }
-    }
-}
-
 /// A client for the configured speech server. Cloning is cheap and clones share connections.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct SpeechClient {
     endpoint: ServiceEndpoint,
-    model: String,
     voice: String,
     timeout: Duration,
     max_input_chars: usize,
     max_text_chars: usize,
-}
-
-impl std::fmt::Debug for SpeechClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SpeechClient")
-            .field("endpoint", &self.endpoint.url.as_str())
-            .field("model", &self.model)
-            .field("voice", &self.voice)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(serde::Serialize)]
@@ -151,27 +100,17 @@ impl SpeechClient {
     /// The client for `config`, or `None` when `TTS_BASE_URL` is unset: speaking is opted into,
     /// since a chat server rarely speaks too. Fails on settings that cannot work.
     pub fn from_config(config: &SpeechConfig, llm: &LlmConfig) -> anyhow::Result<Option<Self>> {
-        let Some(base_url) = config.base_url.as_ref() else {
+        if config.server.base_url.is_none() {
+            return Ok(None);
+        }
+        let Some(endpoint) = ServiceEndpoint::from_settings(&config.server, llm, "audio/speech")?
+        else {
             return Ok(None);
         };
-        let own = OwnSettings {
-            base_url: Some(base_url),
-            api_key: config.api_key.as_ref(),
-            names: SettingNames {
-                base_url: "TTS_BASE_URL",
-                api_key: "TTS_API_KEY",
-            },
-        };
-        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "audio/speech")? else {
-            return Ok(None);
-        };
-        let model = config.model.trim();
-        anyhow::ensure!(!model.is_empty(), "TTS_MODEL is empty");
         let voice = config.voice.trim();
         anyhow::ensure!(!voice.is_empty(), "TTS_VOICE is empty");
         Ok(Some(Self {
             endpoint,
-            model: model.to_owned(),
             voice: voice.to_owned(),
             timeout: Duration::from_secs(config.timeout_secs),
             max_input_chars: config.max_input_chars as usize,
@@ -192,7 +131,7 @@ impl SpeechClient {
     /// One part read aloud, as checked Opus in OGG, within `TTS_TIMEOUT_SECS`.
     pub async fn speak(&self, part: &str) -> Result<OpusAudio, SpeechError> {
         let request = SpeechRequest {
-            model: &self.model,
+            model: &self.endpoint.model,
             input: part,
             voice: &self.voice,
             response_format: "opus",
@@ -231,11 +170,10 @@ fn audio_in_answer(body: &[u8]) -> Result<Vec<u8>, SpeechError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::config::parse_flags_with;
+    use crate::llm::config::{client_from_flags, parse_flags_with};
 
     fn client(args: &[&str]) -> anyhow::Result<Option<SpeechClient>> {
-        let (llm, speech) = parse_flags_with::<SpeechConfig>(args).expect("valid flags");
-        SpeechClient::from_config(&speech, &llm)
+        client_from_flags(args, SpeechClient::from_config)
     }
 
     #[test]
@@ -249,13 +187,10 @@ mod tests {
             .unwrap()
             .expect("a client");
         assert_eq!(
-            client.endpoint.url.as_str(),
-            "http://127.0.0.1:8880/v1/audio/speech"
+            format!("{:?}", client.endpoint),
+            "http://127.0.0.1:8880/v1/audio/speech (tts-1)"
         );
-        assert_eq!(
-            (client.model.as_str(), client.voice.as_str()),
-            ("tts-1", "alloy")
-        );
+        assert_eq!(client.voice, "alloy");
         assert_eq!(client.max_input_chars, 4_096);
     }
 

@@ -12,40 +12,16 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::llm::LlmConfig;
-use crate::llm::service::{CallFailure, OwnSettings, ServiceEndpoint, SettingNames};
-use crate::secret::Secret;
-use crate::setting::Setting;
+use crate::llm::server_settings::{ServerSettings, TranscriptionServer};
+use crate::llm::service::{CallFailure, ServiceEndpoint};
 
 /// Where voice notes are transcribed, from flags or environment variables.
 #[derive(Clone, Debug, clap::Args)]
 pub struct TranscriptionConfig {
-    /// Base URL of an OpenAI-compatible API with `/audio/transcriptions`. Default: `LLM_BASE_URL`
-    /// when `LLM_PROVIDER` is openai. Anthropic has no transcription API: without this setting
-    /// voice notes get a reply that they are not set up.
-    #[arg(
-        id = "transcription_base_url",
-        setting = "TRANSCRIPTION_BASE_URL",
-        global = true
-    )]
-    pub base_url: Option<reqwest::Url>,
-
-    /// Transcription model, as the server knows it (`whisper-1`, `whisper-large-v3`, ...).
-    #[arg(
-        id = "transcription_model",
-        setting = "TRANSCRIPTION_MODEL",
-        default_value = "whisper-1",
-        global = true
-    )]
-    pub model: String,
-
-    /// API key of the transcription server. Default: `LLM_API_KEY` when `LLM_PROVIDER` is openai.
-    #[arg(
-        id = "transcription_api_key",
-        setting = "TRANSCRIPTION_API_KEY",
-        hide_env_values = true,
-        global = true
-    )]
-    pub api_key: Option<Secret>,
+    /// `TRANSCRIPTION_BASE_URL` (default: the chat server's when it speaks OpenAI),
+    /// `TRANSCRIPTION_MODEL` and `TRANSCRIPTION_API_KEY`.
+    #[command(flatten)]
+    pub server: ServerSettings<TranscriptionServer>,
 }
 
 /// A recording to transcribe: its bytes, a file name whose extension tells the server the format
@@ -74,36 +50,19 @@ pub enum TranscriptionError {
     /// `TRANSCRIPTION_BASE_URL`).
     #[error("no transcription server is configured")]
     NotConfigured,
-    #[error("the transcription server did not answer in time")]
-    Timeout,
-    #[error("could not reach the transcription server")]
-    Connect(#[source] reqwest::Error),
-    /// 4xx other than 429: the server refused this recording (a format it cannot read, a file
-    /// that is not audio); sending it again cannot help.
-    #[error("the transcription server refused the recording (HTTP {status})")]
-    Refused { status: u16 },
-    /// 429 or 5xx: the server is busy or broken; later may work.
-    #[error("the transcription server failed (HTTP {status})")]
-    Failed { status: u16 },
+    /// The server did not answer, or refused the recording (a format it cannot read, a file that
+    /// is not audio: sending it again cannot help), or failed (later may work).
+    #[error(transparent)]
+    Call(#[from] CallFailure),
     #[error("the transcription server sent an unusable response: {0}")]
     BadResponse(String),
 }
 
 /// A client for the configured transcription server. Cloning is cheap and clones share
 /// connections.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct TranscriptionClient {
     endpoint: ServiceEndpoint,
-    model: String,
-}
-
-impl std::fmt::Debug for TranscriptionClient {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TranscriptionClient")
-            .field("endpoint", &self.endpoint.url.as_str())
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(Deserialize)]
@@ -119,24 +78,8 @@ impl TranscriptionClient {
         config: &TranscriptionConfig,
         llm: &LlmConfig,
     ) -> anyhow::Result<Option<Self>> {
-        let own = OwnSettings {
-            base_url: config.base_url.as_ref(),
-            api_key: config.api_key.as_ref(),
-            names: SettingNames {
-                base_url: "TRANSCRIPTION_BASE_URL",
-                api_key: "TRANSCRIPTION_API_KEY",
-            },
-        };
-        let Some(endpoint) = ServiceEndpoint::from_settings(own, llm, "audio/transcriptions")?
-        else {
-            return Ok(None);
-        };
-        let model = config.model.trim();
-        anyhow::ensure!(!model.is_empty(), "TRANSCRIPTION_MODEL is empty");
-        Ok(Some(Self {
-            endpoint,
-            model: model.to_owned(),
-        }))
+        let endpoint = ServiceEndpoint::from_settings(&config.server, llm, "audio/transcriptions")?;
+        Ok(endpoint.map(|endpoint| Self { endpoint }))
     }
 
     /// The text spoken in `recording`, trimmed, within `timeout`.
@@ -150,7 +93,7 @@ impl TranscriptionClient {
             .mime_str(plain_media_type(&recording.media_type))
             .map_err(|_| TranscriptionError::BadResponse("unusable media type".to_owned()))?;
         let form = reqwest::multipart::Form::new()
-            .text("model", self.model.clone())
+            .text("model", self.endpoint.model.clone())
             .text("response_format", "json")
             .part("file", file);
         let answer = self
@@ -158,17 +101,6 @@ impl TranscriptionClient {
             .post(timeout, |request| request.multipart(form))
             .await?;
         parse_response(answer.as_ref())
-    }
-}
-
-impl From<CallFailure> for TranscriptionError {
-    fn from(failure: CallFailure) -> Self {
-        match failure {
-            CallFailure::Timeout => Self::Timeout,
-            CallFailure::Connect(error) => Self::Connect(error),
-            CallFailure::Status(status @ (429 | 500..=599)) => Self::Failed { status },
-            CallFailure::Status(status) => Self::Refused { status },
-        }
     }
 }
 
@@ -204,11 +136,10 @@ fn parse_response(body: &[u8]) -> Result<String, TranscriptionError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::llm::config::parse_flags_with;
+    use crate::llm::config::client_from_flags;
 
     fn client(args: &[&str]) -> anyhow::Result<Option<TranscriptionClient>> {
-        let (llm, transcription) = parse_flags_with(args).expect("valid flags");
-        TranscriptionClient::from_config(&transcription, &llm)
+        client_from_flags(args, TranscriptionClient::from_config)
     }
 
     #[test]
@@ -217,10 +148,9 @@ mod tests {
             .unwrap()
             .expect("a client");
         assert_eq!(
-            client.endpoint.url.as_str(),
-            "http://localhost:8080/v1/audio/transcriptions"
+            format!("{:?}", client.endpoint),
+            "http://localhost:8080/v1/audio/transcriptions (whisper-1)"
         );
-        assert_eq!(client.model, "whisper-1");
     }
 
     #[test]

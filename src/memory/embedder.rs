@@ -24,7 +24,7 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::backoff::Backoff;
+use crate::backoff::{Backoff, LastingFailure};
 use crate::llm::embeddings::{EmbeddingClient, EmbeddingError};
 use crate::memory::meaning::quantize;
 use crate::memory::redact::Redactor;
@@ -243,28 +243,17 @@ fn stored_vectors<'a>(
 /// failing server would otherwise be asked once per stored message).
 pub async fn run_embedder_job(embedder: Embedder, shutdown: CancellationToken) {
     let mut backoff = Backoff::new(FIRST_RETRY, LONGEST_WAIT);
-    let mut failing = false;
+    let mut failure = LastingFailure::new("embedding");
     let mut started = false;
     loop {
-        let looked = look(&embedder, &mut started).await;
-        match looked {
+        match look(&embedder, &mut started).await {
             Ok(()) => {
-                if failing {
-                    tracing::info!("embedding works again");
-                }
-                failing = false;
+                failure.worked();
                 backoff.reset();
             }
-            Err(error) => {
-                if failing {
-                    tracing::debug!(error = %error, "embedding failed again");
-                } else {
-                    tracing::warn!(error = %error, "embedding failed; trying again later");
-                }
-                failing = true;
-            }
+            Err(error) => failure.failed(&error),
         }
-        if failing {
+        if failure.is_failing() {
             tokio::select! {
                 () = shutdown.cancelled() => break,
                 () = tokio::time::sleep(backoff.next_delay()) => {}

@@ -7,6 +7,7 @@
 //! since its date, with what it replaced and until when, so that "where did I live before?" and
 //! "since when?" can be answered.
 
+use crate::bounded_text::{LengthError, within_length};
 use crate::clock::format_utc_ms;
 use crate::memory::escape::one_line;
 use crate::storage::{EarlierValue, NoteRecord, NoteUpdate, Replaced};
@@ -22,30 +23,14 @@ pub const MAX_NOTES_BY_HAND: usize = MAX_NOTES;
 pub struct NoteText(String);
 
 /// Why a note's text was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NoteError {
-    #[error("the note is empty")]
-    Empty,
-    #[error("the note is {length} characters long; at most {max} are allowed")]
-    TooLong { length: usize, max: usize },
-}
+pub type NoteError = LengthError;
 
 impl NoteText {
     /// `text` as one line (every run of white space, line breaks included, one space), at most
     /// [`NOTE_MAX_CHARS`] characters: a note is one line of the prompt's memory block.
     pub fn parse(text: &str) -> Result<Self, NoteError> {
         let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let length = one_line.chars().count();
-        if length == 0 {
-            return Err(NoteError::Empty);
-        }
-        if length > NOTE_MAX_CHARS {
-            return Err(NoteError::TooLong {
-                length,
-                max: NOTE_MAX_CHARS,
-            });
-        }
-        Ok(Self(one_line))
+        within_length(one_line, NOTE_MAX_CHARS).map(Self)
     }
 
     pub fn as_str(&self) -> &str {

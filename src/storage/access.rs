@@ -59,13 +59,10 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 AccessRuleRecord,
-                sqlite = r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
-                                   changed_by AS "changed_by: UserId",
-                                   changed_at AS changed_at_ms
-                            FROM access_rules ORDER BY user_id"#,
-                postgres = r#"SELECT user_id, rule AS "rule: AccessRule", changed_by,
-                                     changed_at AS changed_at_ms
-                              FROM access_rules ORDER BY user_id"#,
+                sql = r#"SELECT user_id AS "user_id!", rule AS "rule: AccessRule",
+                                changed_by AS "changed_by: UserId",
+                                changed_at AS changed_at_ms
+                         FROM access_rules ORDER BY user_id"#,
             ),
         )
     }
@@ -96,16 +93,11 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                          VALUES (?1, ?2, ?3, ?4)
-                          ON CONFLICT (user_id) DO UPDATE
-                              SET rule = excluded.rule, changed_by = excluded.changed_by,
-                                  changed_at = excluded.changed_at",
-                postgres = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
-                            VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (user_id) DO UPDATE
-                                SET rule = excluded.rule, changed_by = excluded.changed_by,
-                                    changed_at = excluded.changed_at",
+                sql = "INSERT INTO access_rules (user_id, rule, changed_by, changed_at)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (user_id) DO UPDATE
+                           SET rule = excluded.rule, changed_by = excluded.changed_by,
+                               changed_at = excluded.changed_at",
                 record.user_id.0,
                 record.rule as AccessRule,
                 record.changed_by.0,
@@ -120,8 +112,7 @@ impl Store {
         let deleted = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM access_rules WHERE user_id = ?1",
-                postgres = "DELETE FROM access_rules WHERE user_id = $1",
+                sql = "DELETE FROM access_rules WHERE user_id = $1",
                 user_id.0,
             ),
         )?;
@@ -134,10 +125,8 @@ impl Store {
         let inserted = run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES (?1, ?2)
-                          ON CONFLICT (user_id) DO NOTHING",
-                postgres = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
-                            ON CONFLICT (user_id) DO NOTHING",
+                sql = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
+                       ON CONFLICT (user_id) DO NOTHING",
                 user_id.0,
                 now_ms,
             ),
@@ -151,10 +140,8 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 StrangerAlert,
-                sqlite = r#"SELECT user_id AS "user_id!: UserId", alerted_at AS "alerted_at_ms!"
-                            FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT ?1"#,
-                postgres = r#"SELECT user_id, alerted_at AS alerted_at_ms
-                              FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT $1"#,
+                sql = r#"SELECT user_id AS "user_id!: UserId", alerted_at AS "alerted_at_ms!"
+                         FROM stranger_alerts ORDER BY alerted_at DESC, user_id LIMIT $1"#,
                 limit,
             ),
         )
@@ -166,11 +153,9 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 TokenLimitRecord,
-                sqlite = r#"SELECT user_id AS "user_id!", daily_tokens,
-                                   set_by AS "set_by: UserId", set_at AS set_at_ms
-                            FROM token_limits WHERE user_id = ?1"#,
-                postgres = r#"SELECT user_id, daily_tokens, set_by, set_at AS set_at_ms
-                              FROM token_limits WHERE user_id = $1"#,
+                sql = r#"SELECT user_id AS "user_id!", daily_tokens,
+                                set_by AS "set_by: UserId", set_at AS set_at_ms
+                         FROM token_limits WHERE user_id = $1"#,
                 user_id.0,
             ),
         )
@@ -181,10 +166,8 @@ impl Store {
         run!(
             self.reader.fetch_one,
             query_scalar!(
-                sqlite = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                                AS "any!: bool""#,
-                postgres = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
-                                  AS "any!""#,
+                sql = r#"SELECT EXISTS (SELECT 1 FROM token_limits WHERE daily_tokens IS NOT NULL)
+                             AS "any!: bool""#,
             ),
         )
     }
@@ -194,16 +177,11 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                          VALUES (?1, ?2, ?3, ?4)
-                          ON CONFLICT (user_id) DO UPDATE
-                              SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                                  set_at = excluded.set_at",
-                postgres = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
-                            VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (user_id) DO UPDATE
-                                SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
-                                    set_at = excluded.set_at",
+                sql = "INSERT INTO token_limits (user_id, daily_tokens, set_by, set_at)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (user_id) DO UPDATE
+                           SET daily_tokens = excluded.daily_tokens, set_by = excluded.set_by,
+                               set_at = excluded.set_at",
                 record.user_id.0,
                 record.daily_tokens,
                 record.set_by.0,
@@ -218,8 +196,7 @@ impl Store {
         let deleted = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM token_limits WHERE user_id = ?1",
-                postgres = "DELETE FROM token_limits WHERE user_id = $1",
+                sql = "DELETE FROM token_limits WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

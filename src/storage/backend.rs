@@ -3,6 +3,13 @@
 //! [`run_in!`] runs one statement in it. Each takes the statement of each backend (the SQL is
 //! all that differs, and stays compile-time checked); the code around them is the caller's,
 //! written once.
+//!
+//! Where the two dialects read a statement alike, it is written once (`sql = "…"`), with
+//! PostgreSQL's numbered parameters: SQLite binds `$1`, `$2`, … by their number as it does `?1`,
+//! `?2`, …. Each backend still checks the text at compile time against its own schema. The SQLite
+//! side is the same text behind a leading `/* sqlite */` comment: sqlx names a query's offline
+//! data (`.sqlx/`) by a hash of its text alone, so the one text would otherwise leave one file
+//! for two databases.
 
 use super::Result;
 
@@ -22,7 +29,9 @@ use super::Result;
 ///
 /// When both statements take the same arguments, they are written once:
 /// `run!(self.writer.execute, query!(sqlite = "…", postgres = "…", id))`, likewise with
-/// `query_scalar!`, `query_as!(Record, …)` and `select!(Record, …)` ([`select!`]).
+/// `query_scalar!`, `query_as!(Record, …)` and `select!(Record, …)` ([`select!`]). When the
+/// two texts are the same too, so is the text: `query!(sql = "… $1 …", id)`, likewise with the
+/// others; it runs on SQLite as `"/* sqlite */ " + sql` (see the module's documentation).
 macro_rules! run {
     // One argument list for both backends' statements.
     (
@@ -56,6 +65,37 @@ macro_rules! run {
             $store.$connection.$finish,
             sqlite = sqlx::$query!($sqlite $(, $argument)*),
             postgres = sqlx::$query!($postgres $(, $argument)*),
+        )
+    };
+    // One text for both backends: the SQLite side is marked so its offline data has its own name.
+    (
+        $store:ident.$connection:ident.$finish:ident,
+        query_as!($record:ident, sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run!(
+            $store.$connection.$finish,
+            sqlite = sqlx::query_as!($record, "/* sqlite */ " + $sql $(, $argument)*),
+            postgres = sqlx::query_as!($record, $sql $(, $argument)*),
+        )
+    };
+    (
+        $store:ident.$connection:ident.$finish:ident,
+        select!($record:ident, sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run!(
+            $store.$connection.$finish,
+            sqlite = select!($record, @sqlite $sql $(, $argument)*),
+            postgres = select!($record, $sql $(, $argument)*),
+        )
+    };
+    (
+        $store:ident.$connection:ident.$finish:ident,
+        $query:ident!(sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run!(
+            $store.$connection.$finish,
+            sqlite = sqlx::$query!("/* sqlite */ " + $sql $(, $argument)*),
+            postgres = sqlx::$query!($sql $(, $argument)*),
         )
     };
     ($store:ident.$connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
@@ -109,7 +149,8 @@ macro_rules! begin {
 }
 
 /// Runs one statement in the transaction `$transaction` ([`begin!`]), finished as with
-/// [`run!`]: `execute` gives the number of rows changed.
+/// [`run!`]: `execute` gives the number of rows changed. It takes the same forms as [`run!`]:
+/// each backend's statement, one argument list for both, or one text (`sql = "…"`).
 macro_rules! run_in {
     // One argument list for both backends' statements.
     (
@@ -132,6 +173,27 @@ macro_rules! run_in {
             $transaction.$finish,
             sqlite = sqlx::$query!($sqlite $(, $argument)*),
             postgres = sqlx::$query!($postgres $(, $argument)*),
+        )
+    };
+    // One text for both backends, as with `run!`.
+    (
+        $transaction:ident.$finish:ident,
+        query_as!($record:ident, sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run_in!(
+            $transaction.$finish,
+            sqlite = sqlx::query_as!($record, "/* sqlite */ " + $sql $(, $argument)*),
+            postgres = sqlx::query_as!($record, $sql $(, $argument)*),
+        )
+    };
+    (
+        $transaction:ident.$finish:ident,
+        $query:ident!(sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+    ) => {
+        run_in!(
+            $transaction.$finish,
+            sqlite = sqlx::$query!("/* sqlite */ " + $sql $(, $argument)*),
+            postgres = sqlx::$query!($sql $(, $argument)*),
         )
     };
     ($transaction:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {

@@ -8,7 +8,8 @@
 /// `SELECT <its columns> $rest`: [`super::StoredMessage`]s from `messages` (or a subquery over
 /// it), [`super::SummaryRecord`]s from `session_summaries AS summary` joined with
 /// `sessions AS session`, [`super::SessionRecord`]s from `sessions`, reminder rows from
-/// `reminders`.
+/// `reminders`. `select!(Record, @sqlite "FROM …", …)` is the SQLite side of a text both
+/// backends share ([`run!`]'s `sql = "…"`): the same query behind a leading `/* sqlite */`.
 macro_rules! select {
     (StoredMessage, $($rest:tt)+) => {
         select!(@columns StoredMessage, r#"SELECT id AS "id!", chat_id AS "chat_id!",
@@ -33,6 +34,9 @@ macro_rules! select {
         select!(@columns ReminderRow, r#"SELECT id AS "id!", chat_id AS "chat_id!",
             user_id AS "user_id!", text AS "text!", due_at AS "due_at_ms!",
             created_at AS "created_at_ms!", state AS "state!", sent_at AS sent_at_ms "#, $($rest)+)
+    };
+    (@columns $record:ident, $columns:literal, @sqlite $rest:literal $(, $argument:expr)* $(,)?) => {
+        sqlx::query_as!($record, "/* sqlite */ " + $columns + $rest, $($argument),*)
     };
     (@columns $record:ident, $columns:literal, $rest:literal $(, $argument:expr)* $(,)?) => {
         sqlx::query_as!($record, $columns + $rest, $($argument),*)

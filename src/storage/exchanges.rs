@@ -227,16 +227,11 @@ impl Store {
         let id = run_in!(
             transaction.fetch_one,
             query_scalar!(
-                sqlite = r#"INSERT INTO messages
-                                (chat_id, user_id, session_id, role, content, created_at,
-                                 tokens_in, tokens_out, telegram_message_id, update_id)
-                            VALUES (?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, NULL, ?8)
-                            RETURNING id AS "id!""#,
-                postgres = r#"INSERT INTO messages
-                                  (chat_id, user_id, session_id, role, content, created_at,
-                                   tokens_in, tokens_out, telegram_message_id, update_id)
-                              VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
-                              RETURNING id"#,
+                sql = r#"INSERT INTO messages
+                             (chat_id, user_id, session_id, role, content, created_at,
+                              tokens_in, tokens_out, telegram_message_id, update_id)
+                         VALUES ($1, $2, $3, 'assistant', $4, $5, $6, $7, NULL, $8)
+                         RETURNING id AS "id!""#,
                 chat_id,
                 user_id,
                 reply.session_id,
@@ -260,10 +255,8 @@ impl Store {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "UPDATE sessions SET summarized = 0, summary_attempts = 0, summary_retry_at = NULL
-                          WHERE id = ?1 AND summarized = 1",
-                postgres = "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
-                            WHERE id = $1 AND summarized",
+                sql = "UPDATE sessions SET summarized = false, summary_attempts = 0, summary_retry_at = NULL
+                       WHERE id = $1 AND summarized",
                 reply.session_id,
             ),
         )?;

@@ -65,17 +65,12 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 SessionSpan,
-                sqlite = r#"SELECT id AS "id!", started_at AS started_at_ms,
-                                   last_activity_at AS last_activity_at_ms,
-                                   closed_at IS NOT NULL AS "closed!: bool"
-                            FROM sessions
-                            WHERE chat_id = ?1 AND user_id = ?2
-                            ORDER BY started_at, id"#,
-                postgres = r#"SELECT id, started_at AS started_at_ms, last_activity_at AS last_activity_at_ms,
-                                     closed_at IS NOT NULL AS "closed!"
-                              FROM sessions
-                              WHERE chat_id = $1 AND user_id = $2
-                              ORDER BY started_at, id"#,
+                sql = r#"SELECT id AS "id!", started_at AS started_at_ms,
+                                last_activity_at AS last_activity_at_ms,
+                                closed_at IS NOT NULL AS "closed!: bool"
+                         FROM sessions
+                         WHERE chat_id = $1 AND user_id = $2
+                         ORDER BY started_at, id"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -87,10 +82,8 @@ impl Store {
         run!(
             self.reader.fetch_all,
             query_scalar!(
-                sqlite = r#"SELECT import_key AS "import_key!" FROM messages
-                            WHERE chat_id = ?1 AND user_id = ?2 AND import_key IS NOT NULL"#,
-                postgres = r#"SELECT import_key AS "import_key!" FROM messages
-                              WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
+                sql = r#"SELECT import_key AS "import_key!" FROM messages
+                         WHERE chat_id = $1 AND user_id = $2 AND import_key IS NOT NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -166,12 +159,9 @@ impl Import<'_> {
         run_in!(
             transaction.fetch_one,
             query_scalar!(
-                sqlite = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
-                            VALUES (?1, ?2, ?3, ?4, ?4)
-                            RETURNING id AS "id!""#,
-                postgres = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
-                              VALUES ($1, $2, $3, $4, $4)
-                              RETURNING id"#,
+                sql = r#"INSERT INTO sessions (chat_id, user_id, started_at, last_activity_at, closed_at)
+                         VALUES ($1, $2, $3, $4, $4)
+                         RETURNING id AS "id!""#,
                 chat_id,
                 user_id,
                 first_ms,

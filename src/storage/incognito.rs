@@ -13,10 +13,8 @@ impl Store {
         run!(
             self.reader.fetch_one,
             query_scalar!(
-                sqlite = r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                                           WHERE chat_id = ?1 AND user_id = ?2) AS "incognito!: bool""#,
-                postgres = r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
-                                             WHERE chat_id = $1 AND user_id = $2) AS "incognito!""#,
+                sql = r#"SELECT EXISTS (SELECT 1 FROM incognito_conversations
+                                        WHERE chat_id = $1 AND user_id = $2) AS "incognito!: bool""#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -90,16 +88,11 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-                          VALUES (?1, ?2, ?3, ?4)
-                          ON CONFLICT (user_id, day_start_at) DO UPDATE
-                              SET tokens_in = tokens_in + excluded.tokens_in,
-                                  tokens_out = tokens_out + excluded.tokens_out",
-                postgres = "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
-                            VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (user_id, day_start_at) DO UPDATE
-                                SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
-                                    tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
+                sql = "INSERT INTO incognito_token_usage (user_id, day_start_at, tokens_in, tokens_out)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (user_id, day_start_at) DO UPDATE
+                           SET tokens_in = incognito_token_usage.tokens_in + excluded.tokens_in,
+                               tokens_out = incognito_token_usage.tokens_out + excluded.tokens_out",
                 user_id.0,
                 day_start_ms,
                 tokens_in,

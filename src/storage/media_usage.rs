@@ -24,10 +24,8 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 MediaUsed,
-                sqlite = r#"SELECT images AS "images!: i64", speech_seconds AS "speech_seconds!: i64"
-                            FROM daily_usage WHERE user_id = ?1 AND day_start_at = ?2"#,
-                postgres = r#"SELECT images AS "images!", speech_seconds AS "speech_seconds!"
-                              FROM daily_usage WHERE user_id = $1 AND day_start_at = $2"#,
+                sql = r#"SELECT images AS "images!: i64", speech_seconds AS "speech_seconds!: i64"
+                         FROM daily_usage WHERE user_id = $1 AND day_start_at = $2"#,
                 user_id.0,
                 day_start_ms,
             ),
@@ -45,17 +43,12 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO daily_usage (user_id, day_start_at, images, speech_seconds)
-                          VALUES (?1, ?2, ?3, ?4)
-                          ON CONFLICT (user_id, day_start_at) DO UPDATE
-                              SET images = images + excluded.images,
-                                  speech_seconds = speech_seconds + excluded.speech_seconds",
-                postgres = "INSERT INTO daily_usage (user_id, day_start_at, images, speech_seconds)
-                            VALUES ($1, $2, $3, $4)
-                            ON CONFLICT (user_id, day_start_at) DO UPDATE
-                                SET images = daily_usage.images + excluded.images,
-                                    speech_seconds = daily_usage.speech_seconds
-                                                     + excluded.speech_seconds",
+                sql = "INSERT INTO daily_usage (user_id, day_start_at, images, speech_seconds)
+                       VALUES ($1, $2, $3, $4)
+                       ON CONFLICT (user_id, day_start_at) DO UPDATE
+                           SET images = daily_usage.images + excluded.images,
+                               speech_seconds = daily_usage.speech_seconds
+                                                + excluded.speech_seconds",
                 user_id.0,
                 day_start_ms,
                 used.images,
@@ -70,8 +63,7 @@ impl Store {
         let chosen = run!(
             self.reader.fetch_optional,
             query_scalar!(
-                sqlite = "SELECT voice_replies FROM user_settings WHERE user_id = ?1",
-                postgres = "SELECT voice_replies FROM user_settings WHERE user_id = $1",
+                sql = "SELECT voice_replies FROM user_settings WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

@@ -229,12 +229,9 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 StoredMessage,
-                sqlite = r#"FROM messages
-                            WHERE chat_id = ?1 AND user_id = ?2
-                            ORDER BY created_at ASC, id ASC"#,
-                postgres = r#"FROM messages
-                              WHERE chat_id = $1 AND user_id = $2
-                              ORDER BY created_at ASC, id ASC"#,
+                sql = r#"FROM messages
+                         WHERE chat_id = $1 AND user_id = $2
+                         ORDER BY created_at ASC, id ASC"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -252,12 +249,9 @@ impl Store {
         run!(
             self.reader.fetch_optional,
             query_scalar!(
-                sqlite = r#"SELECT content AS "content!" FROM messages
-                            WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
-                              AND user_id = ?3"#,
-                postgres = r#"SELECT content FROM messages
-                              WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
-                                AND user_id = $3"#,
+                sql = r#"SELECT content AS "content!" FROM messages
+                         WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
+                           AND user_id = $3"#,
                 key.chat_id.0,
                 telegram_message_id,
                 key.user_id.0,
@@ -271,12 +265,9 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 StoredMessage,
-                sqlite = r#"FROM messages
-                            WHERE session_id = ?1
-                            ORDER BY created_at ASC, id ASC"#,
-                postgres = r#"FROM messages
-                              WHERE session_id = $1
-                              ORDER BY created_at ASC, id ASC"#,
+                sql = r#"FROM messages
+                         WHERE session_id = $1
+                         ORDER BY created_at ASC, id ASC"#,
                 session_id,
             ),
         )

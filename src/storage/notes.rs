@@ -302,13 +302,10 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 NoteRow,
-                sqlite = r#"SELECT id AS "id!", note, created_at, confirmed_at,
-                                   added_by_hand AS "added_by_hand: bool", valid_from, earlier
-                            FROM user_notes WHERE chat_id = ?1 AND user_id = ?2
-                            ORDER BY created_at, id"#,
-                postgres = r#"SELECT id, note, created_at, confirmed_at, added_by_hand, valid_from, earlier
-                              FROM user_notes WHERE chat_id = $1 AND user_id = $2
-                              ORDER BY created_at, id"#,
+                sql = r#"SELECT id AS "id!", note, created_at, confirmed_at,
+                                added_by_hand AS "added_by_hand: bool", valid_from, earlier
+                         FROM user_notes WHERE chat_id = $1 AND user_id = $2
+                         ORDER BY created_at, id"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -357,14 +354,10 @@ impl Store {
         let inserted = run_in!(
             transaction.execute,
             query!(
-                sqlite = "INSERT INTO user_notes
-                              (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-                          VALUES (?1, ?2, ?3, ?4, ?4, 1, ?4)
-                          ON CONFLICT (chat_id, user_id, note) DO NOTHING",
-                postgres = "INSERT INTO user_notes
-                                (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
-                            VALUES ($1, $2, $3, $4, $4, true, $4)
-                            ON CONFLICT (chat_id, user_id, note) DO NOTHING",
+                sql = "INSERT INTO user_notes
+                           (chat_id, user_id, note, created_at, confirmed_at, added_by_hand, valid_from)
+                       VALUES ($1, $2, $3, $4, $4, true, $4)
+                       ON CONFLICT (chat_id, user_id, note) DO NOTHING",
                 chat_id,
                 user_id,
                 &*note,
@@ -375,10 +368,8 @@ impl Store {
             run_in!(
                 transaction.execute,
                 query!(
-                    sqlite = "UPDATE user_notes SET added_by_hand = 1, confirmed_at = ?4
-                              WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3",
-                    postgres = "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
-                                WHERE chat_id = $1 AND user_id = $2 AND note = $3",
+                    sql = "UPDATE user_notes SET added_by_hand = true, confirmed_at = $4
+                           WHERE chat_id = $1 AND user_id = $2 AND note = $3",
                     chat_id,
                     user_id,
                     &*note,
@@ -428,10 +419,8 @@ impl Store {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "DELETE FROM user_notes
-                          WHERE chat_id = ?2 AND user_id = ?3 AND note = ?4 AND id <> ?1",
-                postgres = "DELETE FROM user_notes
-                            WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
+                sql = "DELETE FROM user_notes
+                       WHERE chat_id = $2 AND user_id = $3 AND note = $4 AND id <> $1",
                 note_id,
                 chat_id,
                 user_id,
@@ -442,13 +431,9 @@ impl Store {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "UPDATE user_notes SET note = ?2, added_by_hand = 1, confirmed_at = ?3,
-                                                valid_from = ?4, earlier = ?5
-                          WHERE id = ?1",
-                postgres =
-                    "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
-                                                  valid_from = $4, earlier = $5
-                            WHERE id = $1",
+                sql = "UPDATE user_notes SET note = $2, added_by_hand = true, confirmed_at = $3,
+                                             valid_from = $4, earlier = $5
+                       WHERE id = $1",
                 note_id,
                 &*note,
                 now_ms,
@@ -465,8 +450,7 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM user_notes WHERE id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                postgres = "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
+                sql = "DELETE FROM user_notes WHERE id = $1 AND chat_id = $2 AND user_id = $3",
                 note_id,
                 key.chat_id.0,
                 key.user_id.0,
@@ -515,16 +499,11 @@ impl Writing<'_> {
             transaction.fetch_optional,
             query_as!(
                 ReplacedRow,
-                sqlite = r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
-                            WHERE chat_id = ?1 AND user_id = ?2 AND note = ?3 AND NOT added_by_hand
-                              AND confirmed_at = -1
-                              AND NOT EXISTS (SELECT 1 FROM user_notes
-                                              WHERE chat_id = ?1 AND user_id = ?2 AND note = ?4)"#,
-                postgres = "SELECT id, valid_from, earlier FROM user_notes
-                            WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND NOT added_by_hand
-                              AND confirmed_at = -1
-                              AND NOT EXISTS (SELECT 1 FROM user_notes
-                                              WHERE chat_id = $1 AND user_id = $2 AND note = $4)",
+                sql = r#"SELECT id AS "id!", valid_from, earlier FROM user_notes
+                         WHERE chat_id = $1 AND user_id = $2 AND note = $3 AND NOT added_by_hand
+                           AND confirmed_at = -1
+                           AND NOT EXISTS (SELECT 1 FROM user_notes
+                                           WHERE chat_id = $1 AND user_id = $2 AND note = $4)"#,
                 chat_id,
                 user_id,
                 old,
@@ -539,12 +518,9 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "UPDATE user_notes SET note = ?2, confirmed_at = ?3, valid_from = ?4, earlier = ?5,
-                                                source_session_id = ?6
-                          WHERE id = ?1",
-                postgres = "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
-                                                  source_session_id = $6
-                            WHERE id = $1",
+                sql = "UPDATE user_notes SET note = $2, confirmed_at = $3, valid_from = $4, earlier = $5,
+                                             source_session_id = $6
+                       WHERE id = $1",
                 rewrite.id,
                 rewrite.note,
                 source.now_ms,
@@ -568,16 +544,11 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                                   confirmed_at, valid_from, earlier)
-                            VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7)
-                            ON CONFLICT (chat_id, user_id, note)
-                                DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
-                postgres = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
-                                                     confirmed_at, valid_from, earlier)
-                              VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
-                              ON CONFLICT (chat_id, user_id, note)
-                                  DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
+                sql = r#"INSERT INTO user_notes (chat_id, user_id, note, source_session_id, created_at,
+                                                confirmed_at, valid_from, earlier)
+                         VALUES ($1, $2, $3, $4, $5, $5, $6, $7)
+                         ON CONFLICT (chat_id, user_id, note)
+                             DO UPDATE SET confirmed_at = excluded.confirmed_at"#,
                 chat_id,
                 user_id,
                 note,
@@ -597,8 +568,7 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "DELETE FROM user_notes WHERE chat_id = ?1 AND user_id = ?2 AND confirmed_at = -1",
-                postgres = "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
+                sql = "DELETE FROM user_notes WHERE chat_id = $1 AND user_id = $2 AND confirmed_at = -1",
                 chat_id,
                 user_id,
             ),

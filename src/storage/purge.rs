@@ -200,10 +200,8 @@ impl Store {
             processed_updates: run_in!(
                 transaction.execute,
                 query!(
-                    sqlite = "UPDATE processed_updates SET payload = NULL
-                              WHERE chat_id = ?1 AND user_id = ?2 AND payload IS NOT NULL",
-                    postgres = "UPDATE processed_updates SET payload = NULL
-                                WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
+                    sql = "UPDATE processed_updates SET payload = NULL
+                           WHERE chat_id = $1 AND user_id = $2 AND payload IS NOT NULL",
                     chat_id,
                     user_id,
                 ),
@@ -323,12 +321,9 @@ impl Store {
             let oldest = run!(
                 self.reader.fetch_optional,
                 query_scalar!(
-                    sqlite = r#"SELECT id AS "id!" FROM sessions
-                                WHERE user_id = ?1 AND closed_at IS NOT NULL
-                                ORDER BY last_activity_at, id LIMIT 1"#,
-                    postgres = "SELECT id FROM sessions
-                                WHERE user_id = $1 AND closed_at IS NOT NULL
-                                ORDER BY last_activity_at, id LIMIT 1",
+                    sql = r#"SELECT id AS "id!" FROM sessions
+                             WHERE user_id = $1 AND closed_at IS NOT NULL
+                             ORDER BY last_activity_at, id LIMIT 1"#,
                     user_id.0,
                 ),
             )?;
@@ -368,38 +363,23 @@ impl Store {
             self.reader.fetch_one,
             query_as!(
                 PurgeableRows,
-                sqlite = r#"SELECT
-                              (SELECT count(*) FROM messages WHERE created_at < ?1) AS "messages!: i64",
-                              (SELECT count(*) FROM sessions WHERE last_activity_at < ?1) AS "sessions!: i64",
-                              (SELECT count(*) FROM session_summaries WHERE session_id IN
-                                   (SELECT id FROM sessions WHERE last_activity_at < ?1)) AS "summaries!: i64",
-                              (SELECT count(*) FROM user_notes WHERE confirmed_at < ?1) AS "notes!: i64",
-                              (SELECT count(*) FROM processed_updates WHERE received_at < ?1)
-                                   AS "processed_updates!: i64",
-                              (SELECT count(*) FROM user_settings WHERE last_active_at < ?1)
-                                   AS "settings!: i64",
-                              (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < ?1)
-                                   AS "incognito_usage!: i64",
-                              (SELECT count(*) FROM daily_usage WHERE day_start_at < ?2)
-                                   AS "usage_days!: i64",
-                              (SELECT count(*) FROM reminders
-                               WHERE state IN ('sent', 'cancelled', 'failed') AND created_at < ?1)
-                                   AS "reminders!: i64""#,
-                postgres = r#"SELECT
-                                (SELECT count(*) FROM messages WHERE created_at < $1) AS "messages!",
-                                (SELECT count(*) FROM sessions WHERE last_activity_at < $1) AS "sessions!",
-                                (SELECT count(*) FROM session_summaries WHERE session_id IN
-                                     (SELECT id FROM sessions WHERE last_activity_at < $1)) AS "summaries!",
-                                (SELECT count(*) FROM user_notes WHERE confirmed_at < $1) AS "notes!",
-                                (SELECT count(*) FROM processed_updates WHERE received_at < $1)
-                                     AS "processed_updates!",
-                                (SELECT count(*) FROM user_settings WHERE last_active_at < $1) AS "settings!",
-                                (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < $1)
-                                     AS "incognito_usage!",
-                                (SELECT count(*) FROM daily_usage WHERE day_start_at < $2) AS "usage_days!",
-                                (SELECT count(*) FROM reminders
-                                 WHERE state IN ('sent', 'cancelled', 'failed') AND created_at < $1)
-                                     AS "reminders!""#,
+                sql = r#"SELECT
+                           (SELECT count(*) FROM messages WHERE created_at < $1) AS "messages!: i64",
+                           (SELECT count(*) FROM sessions WHERE last_activity_at < $1) AS "sessions!: i64",
+                           (SELECT count(*) FROM session_summaries WHERE session_id IN
+                                (SELECT id FROM sessions WHERE last_activity_at < $1)) AS "summaries!: i64",
+                           (SELECT count(*) FROM user_notes WHERE confirmed_at < $1) AS "notes!: i64",
+                           (SELECT count(*) FROM processed_updates WHERE received_at < $1)
+                                AS "processed_updates!: i64",
+                           (SELECT count(*) FROM user_settings WHERE last_active_at < $1)
+                                AS "settings!: i64",
+                           (SELECT count(*) FROM incognito_token_usage WHERE day_start_at < $1)
+                                AS "incognito_usage!: i64",
+                           (SELECT count(*) FROM daily_usage WHERE day_start_at < $2)
+                                AS "usage_days!: i64",
+                           (SELECT count(*) FROM reminders
+                            WHERE state IN ('sent', 'cancelled', 'failed') AND created_at < $1)
+                                AS "reminders!: i64""#,
                 cutoff_ms,
                 before_day_ms,
             ),

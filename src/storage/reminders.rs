@@ -125,10 +125,8 @@ impl Store {
         let waiting = run_in!(
             transaction.fetch_one,
             query_scalar!(
-                sqlite = r#"SELECT count(*) AS "count!: i64" FROM reminders
-                            WHERE user_id = ?1 AND state IN ('pending', 'claimed')"#,
-                postgres = r#"SELECT count(*) AS "count!" FROM reminders
-                              WHERE user_id = $1 AND state IN ('pending', 'claimed')"#,
+                sql = r#"SELECT count(*) AS "count!: i64" FROM reminders
+                         WHERE user_id = $1 AND state IN ('pending', 'claimed')"#,
                 user_id,
             ),
         )?;
@@ -138,10 +136,8 @@ impl Store {
         let id = run_in!(
             transaction.fetch_one,
             query_scalar!(
-                sqlite = r#"INSERT INTO reminders (chat_id, user_id, text, due_at, created_at)
-                            VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id AS "id!: i64""#,
-                postgres = r#"INSERT INTO reminders (chat_id, user_id, text, due_at, created_at)
-                              VALUES ($1, $2, $3, $4, $5) RETURNING id"#,
+                sql = r#"INSERT INTO reminders (chat_id, user_id, text, due_at, created_at)
+                         VALUES ($1, $2, $3, $4, $5) RETURNING id AS "id!: i64""#,
                 chat_id,
                 user_id,
                 &*text,
@@ -159,10 +155,8 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 ReminderRow,
-                sqlite = "FROM reminders WHERE user_id = ?1 AND state IN ('pending', 'claimed')
-                          ORDER BY due_at, id",
-                postgres = "FROM reminders WHERE user_id = $1 AND state IN ('pending', 'claimed')
-                            ORDER BY due_at, id",
+                sql = "FROM reminders WHERE user_id = $1 AND state IN ('pending', 'claimed')
+                       ORDER BY due_at, id",
                 user_id.0,
             ),
         )?;
@@ -176,8 +170,7 @@ impl Store {
             self.reader.fetch_all,
             select!(
                 ReminderRow,
-                sqlite = "FROM reminders WHERE chat_id = ?1 AND user_id = ?2 ORDER BY due_at, id",
-                postgres = "FROM reminders WHERE chat_id = $1 AND user_id = $2 ORDER BY due_at, id",
+                sql = "FROM reminders WHERE chat_id = $1 AND user_id = $2 ORDER BY due_at, id",
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -191,10 +184,8 @@ impl Store {
         let cancelled = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE reminders SET state = 'cancelled'
-                          WHERE id = ?1 AND user_id = ?2 AND state = 'pending'",
-                postgres = "UPDATE reminders SET state = 'cancelled'
-                            WHERE id = $1 AND user_id = $2 AND state = 'pending'",
+                sql = "UPDATE reminders SET state = 'cancelled'
+                       WHERE id = $1 AND user_id = $2 AND state = 'pending'",
                 id,
                 user_id.0,
             ),
@@ -264,10 +255,8 @@ impl Store {
         let renewed = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE reminders SET lease_until = ?3
-                          WHERE id = ?1 AND claimed_by = ?2 AND state = 'claimed'",
-                postgres = "UPDATE reminders SET lease_until = $3
-                            WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
+                sql = "UPDATE reminders SET lease_until = $3
+                       WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
                 id,
                 claimant,
                 lease_until,
@@ -288,14 +277,10 @@ impl Store {
         let marked = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE reminders
-                          SET state = 'sent', sent_at = ?3, telegram_message_id = ?4,
-                              lease_until = NULL
-                          WHERE id = ?1 AND claimed_by = ?2 AND state = 'claimed'",
-                postgres = "UPDATE reminders
-                            SET state = 'sent', sent_at = $3, telegram_message_id = $4,
-                                lease_until = NULL
-                            WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
+                sql = "UPDATE reminders
+                       SET state = 'sent', sent_at = $3, telegram_message_id = $4,
+                           lease_until = NULL
+                       WHERE id = $1 AND claimed_by = $2 AND state = 'claimed'",
                 id,
                 claimant,
                 sent_at_ms,

@@ -28,6 +28,8 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::backoff::LastingFailure;
+
 use super::Result;
 use super::messages::fts_owner_token;
 use super::{
@@ -52,9 +54,9 @@ const INTERVALS_AFTER_A_FAILURE: u32 = 25;
 
 /// Indexes pending messages every [`INDEX_INTERVAL`] until the store is closed or dropped.
 pub(super) async fn index_in_background(store: Weak<Connections>, stop: CancellationToken) {
-    // Whether the last attempt failed: a lasting failure (a full disk, say) is logged once, not
-    // at every interval, and retried only after a few intervals.
-    let mut failing = false;
+    // A lasting failure (a full disk, say) is logged once, not at every interval, and retried only
+    // after a few intervals.
+    let mut failure = LastingFailure::new("indexing new messages for search");
     let mut intervals_to_skip = 0;
     while let Some(connections) = after_interval(&store, &stop, INDEX_INTERVAL).await {
         if !connections.index_pending.load(Ordering::Acquire) {
@@ -65,21 +67,11 @@ pub(super) async fn index_in_background(store: Weak<Connections>, stop: Cancella
             continue;
         }
         match index_pending(&connections).await {
-            Ok(_) => {
-                if failing {
-                    tracing::info!("indexing new messages for search works again");
-                }
-                failing = false;
-            }
+            Ok(_) => failure.worked(),
             Err(sqlx::Error::PoolClosed) => break,
             // Tried again a few seconds later; a search indexes what it needs itself.
             Err(error) => {
-                if failing {
-                    tracing::debug!(error = %error, "indexing new messages for search failed again");
-                } else {
-                    tracing::warn!(error = %error, "indexing new messages for search failed");
-                }
-                failing = true;
+                failure.failed(&error);
                 intervals_to_skip = INTERVALS_AFTER_A_FAILURE;
             }
         }

@@ -157,14 +157,10 @@ impl Store {
         let chat_ids: Vec<i64> = run!(
             self.reader.fetch_all,
             query_scalar!(
-                sqlite = r#"SELECT DISTINCT chat_id AS "chat_id!" FROM sessions WHERE user_id = ?1
-                            UNION
-                            SELECT DISTINCT chat_id FROM user_notes WHERE user_id = ?1
-                            ORDER BY 1"#,
-                postgres = r#"SELECT chat_id AS "chat_id!" FROM sessions WHERE user_id = $1
-                              UNION
-                              SELECT chat_id FROM user_notes WHERE user_id = $1
-                              ORDER BY 1"#,
+                sql = r#"SELECT chat_id AS "chat_id!" FROM sessions WHERE user_id = $1
+                         UNION
+                         SELECT chat_id FROM user_notes WHERE user_id = $1
+                         ORDER BY 1"#,
                 user_id.0,
             ),
         )?;
@@ -177,10 +173,8 @@ impl Store {
             self.reader.fetch_optional,
             select!(
                 SessionRecord,
-                sqlite = r#"FROM sessions
-                            WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL"#,
-                postgres = r#"FROM sessions
-                              WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
+                sql = r#"FROM sessions
+                         WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -330,12 +324,9 @@ impl Store {
             let closed_now = run_in!(
                 transaction.fetch_optional,
                 query_scalar!(
-                    sqlite = r#"UPDATE sessions SET closed_at = last_activity_at
-                                WHERE chat_id = ?1 AND user_id = ?2 AND closed_at IS NULL
-                                RETURNING id AS "id!""#,
-                    postgres = r#"UPDATE sessions SET closed_at = last_activity_at
-                                  WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
-                                  RETURNING id"#,
+                    sql = r#"UPDATE sessions SET closed_at = last_activity_at
+                             WHERE chat_id = $1 AND user_id = $2 AND closed_at IS NULL
+                             RETURNING id AS "id!""#,
                     chat_id,
                     user_id,
                 ),
@@ -399,10 +390,8 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "UPDATE sessions SET closed_at = last_activity_at
-                          WHERE closed_at IS NULL AND last_activity_at < ?1",
-                postgres = "UPDATE sessions SET closed_at = last_activity_at
-                            WHERE closed_at IS NULL AND last_activity_at < $1",
+                sql = "UPDATE sessions SET closed_at = last_activity_at
+                       WHERE closed_at IS NULL AND last_activity_at < $1",
                 idle_before_ms,
             ),
         )?;
@@ -440,9 +429,7 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite =
-                    "UPDATE sessions SET summarized = 1, summary_retry_at = NULL WHERE id = ?1",
-                postgres =
+                sql =
                     "UPDATE sessions SET summarized = true, summary_retry_at = NULL WHERE id = $1",
                 session_id,
             ),
@@ -456,14 +443,10 @@ impl Store {
         run!(
             self.writer.fetch_one,
             query_scalar!(
-                sqlite = r#"UPDATE sessions
-                            SET summary_attempts = summary_attempts + 1, summary_retry_at = ?2
-                            WHERE id = ?1
-                            RETURNING summary_attempts AS "summary_attempts!""#,
-                postgres = r#"UPDATE sessions
-                              SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
-                              WHERE id = $1
-                              RETURNING summary_attempts"#,
+                sql = r#"UPDATE sessions
+                         SET summary_attempts = summary_attempts + 1, summary_retry_at = $2
+                         WHERE id = $1
+                         RETURNING summary_attempts AS "summary_attempts!""#,
                 session_id,
                 retry_at_ms,
             ),
@@ -475,10 +458,7 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite =
-                    "UPDATE sessions SET summary_retry_at = ?2 WHERE id = ?1 AND summarized = 0",
-                postgres =
-                    "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
+                sql = "UPDATE sessions SET summary_retry_at = $2 WHERE id = $1 AND NOT summarized",
                 session_id,
                 retry_at_ms,
             ),
@@ -543,11 +523,7 @@ impl Writing<'_> {
         let transaction = self;
         run_in!(
             transaction.execute,
-            query!(
-                sqlite = "DELETE FROM sessions WHERE id = ?1",
-                postgres = "DELETE FROM sessions WHERE id = $1",
-                session_id,
-            ),
+            query!(sql = "DELETE FROM sessions WHERE id = $1", session_id),
         )
     }
 }

@@ -51,12 +51,9 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 UserSettings,
-                sqlite = r#"SELECT user_id AS "user_id!", persona, model, language_code, time_zone,
-                                   created_at AS created_at_ms, last_active_at AS last_active_at_ms
-                            FROM user_settings WHERE user_id = ?1"#,
-                postgres = r#"SELECT user_id, persona, model, language_code, time_zone,
-                                     created_at AS created_at_ms, last_active_at AS last_active_at_ms
-                              FROM user_settings WHERE user_id = $1"#,
+                sql = r#"SELECT user_id AS "user_id!", persona, model, language_code, time_zone,
+                                created_at AS created_at_ms, last_active_at AS last_active_at_ms
+                         FROM user_settings WHERE user_id = $1"#,
                 user_id.0,
             ),
         )
@@ -123,8 +120,7 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM user_settings WHERE user_id = ?1",
-                postgres = "DELETE FROM user_settings WHERE user_id = $1",
+                sql = "DELETE FROM user_settings WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

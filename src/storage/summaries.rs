@@ -35,14 +35,10 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
-                            VALUES (?1, ?2, ?3, ?4, ?5)
-                            ON CONFLICT (session_id) DO UPDATE
-                                SET summary = excluded.summary, created_at = excluded.created_at"#,
-                postgres = r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
-                              VALUES ($1, $2, $3, $4, $5)
-                              ON CONFLICT (session_id) DO UPDATE
-                                  SET summary = excluded.summary, created_at = excluded.created_at"#,
+                sql = r#"INSERT INTO session_summaries (session_id, chat_id, user_id, summary, created_at)
+                         VALUES ($1, $2, $3, $4, $5)
+                         ON CONFLICT (session_id) DO UPDATE
+                             SET summary = excluded.summary, created_at = excluded.created_at"#,
                 session_id,
                 key.chat_id.0,
                 key.user_id.0,
@@ -91,10 +87,8 @@ impl Store {
         let deleted = run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM session_summaries
-                          WHERE session_id = ?1 AND chat_id = ?2 AND user_id = ?3",
-                postgres = "DELETE FROM session_summaries
-                            WHERE session_id = $1 AND chat_id = $2 AND user_id = $3",
+                sql = "DELETE FROM session_summaries
+                       WHERE session_id = $1 AND chat_id = $2 AND user_id = $3",
                 session_id,
                 key.chat_id.0,
                 key.user_id.0,
@@ -222,8 +216,7 @@ impl Writing<'_> {
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "DELETE FROM session_summaries WHERE session_id = ?1",
-                postgres = "DELETE FROM session_summaries WHERE session_id = $1",
+                sql = "DELETE FROM session_summaries WHERE session_id = $1",
                 session_id,
             ),
         )

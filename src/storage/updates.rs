@@ -157,10 +157,8 @@ impl Store {
         let result = run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO processed_updates (update_id, received_at, state) VALUES (?1, ?2, 'done')
-                          ON CONFLICT (update_id) DO NOTHING",
-                postgres = "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
-                            ON CONFLICT (update_id) DO NOTHING",
+                sql = "INSERT INTO processed_updates (update_id, received_at, state) VALUES ($1, $2, 'done')
+                       ON CONFLICT (update_id) DO NOTHING",
                 update_id,
                 now_ms,
             ),

@@ -102,16 +102,11 @@ impl Store {
             self.reader.fetch_one,
             query_as!(
                 UsageRow,
-                sqlite = r#"SELECT coalesce((SELECT tokens FROM daily_usage
-                                             WHERE user_id = ?1 AND day_start_at = ?2), 0) AS "used!: i64",
-                                   EXISTS (SELECT 1 FROM token_limits WHERE user_id = ?1) AS "limited!: bool",
-                                   (SELECT daily_tokens FROM token_limits WHERE user_id = ?1)
-                                       AS "daily_tokens: i64""#,
-                postgres = r#"SELECT coalesce((SELECT tokens FROM daily_usage
-                                               WHERE user_id = $1 AND day_start_at = $2), 0) AS "used!",
-                                     EXISTS (SELECT 1 FROM token_limits WHERE user_id = $1) AS "limited!",
-                                     (SELECT daily_tokens FROM token_limits WHERE user_id = $1)
-                                         AS "daily_tokens?""#,
+                sql = r#"SELECT coalesce((SELECT tokens FROM daily_usage
+                                          WHERE user_id = $1 AND day_start_at = $2), 0) AS "used!: i64",
+                                EXISTS (SELECT 1 FROM token_limits WHERE user_id = $1) AS "limited!: bool",
+                                (SELECT daily_tokens FROM token_limits WHERE user_id = $1)
+                                    AS "daily_tokens?: i64""#,
                 user_id.0,
                 day_start_ms,
             ),
@@ -181,14 +176,10 @@ impl Store {
                 self.reader.fetch_all,
                 query_as!(
                     DayTokens,
-                    sqlite = r#"SELECT day_start_at AS "day_start_ms!: i64", tokens AS "tokens!: i64"
-                                FROM daily_usage
-                                WHERE user_id = ?1 AND day_start_at >= ?2
-                                ORDER BY day_start_at"#,
-                    postgres = r#"SELECT day_start_at AS "day_start_ms!", tokens AS "tokens!"
-                                  FROM daily_usage
-                                  WHERE user_id = $1 AND day_start_at >= $2
-                                  ORDER BY day_start_at"#,
+                    sql = r#"SELECT day_start_at AS "day_start_ms!: i64", tokens AS "tokens!: i64"
+                             FROM daily_usage
+                             WHERE user_id = $1 AND day_start_at >= $2
+                             ORDER BY day_start_at"#,
                     user_id.0,
                     since_ms,
                 ),
@@ -220,14 +211,10 @@ impl Store {
             self.reader.fetch_one,
             query_as!(
                 StoredBytes,
-                sqlite = r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = ?1), 0)
-                                       AS "bytes!: i64",
-                                   EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = ?1)
-                                       AS "told!: bool""#,
-                postgres = r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = $1), 0)
-                                         AS "bytes!",
-                                     EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = $1)
-                                         AS "told!""#,
+                sql = r#"SELECT coalesce((SELECT bytes FROM stored_bytes WHERE user_id = $1), 0)
+                                    AS "bytes!: i64",
+                                EXISTS (SELECT 1 FROM stored_bytes_notices WHERE user_id = $1)
+                                    AS "told!: bool""#,
                 user_id.0,
             ),
         )
@@ -239,10 +226,8 @@ impl Store {
         let inserted = run!(
             self.writer.execute,
             query!(
-                sqlite = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES (?1, ?2)
-                          ON CONFLICT (user_id) DO NOTHING",
-                postgres = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
-                            ON CONFLICT (user_id) DO NOTHING",
+                sql = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
+                       ON CONFLICT (user_id) DO NOTHING",
                 user_id.0,
                 now_ms,
             ),
@@ -255,8 +240,7 @@ impl Store {
         run!(
             self.writer.execute,
             query!(
-                sqlite = "DELETE FROM stored_bytes_notices WHERE user_id = ?1",
-                postgres = "DELETE FROM stored_bytes_notices WHERE user_id = $1",
+                sql = "DELETE FROM stored_bytes_notices WHERE user_id = $1",
                 user_id.0,
             ),
         )?;

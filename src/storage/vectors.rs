@@ -161,24 +161,16 @@ impl Store {
         }
         run_in!(
             transaction.execute,
-            query!(
-                sqlite = "DELETE FROM memory_vectors",
-                postgres = "DELETE FROM memory_vectors WHERE true",
-            ),
+            query!(sql = "DELETE FROM memory_vectors"),
+        )?;
+        run_in!(
+            transaction.execute,
+            query!(sql = "DELETE FROM note_vectors"),
         )?;
         run_in!(
             transaction.execute,
             query!(
-                sqlite = "DELETE FROM note_vectors",
-                postgres = "DELETE FROM note_vectors WHERE true",
-            ),
-        )?;
-        run_in!(
-            transaction.execute,
-            query!(
-                sqlite = "UPDATE embedding_progress SET model = ?1, messages_through = 0",
-                postgres =
-                    "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
+                sql = "UPDATE embedding_progress SET model = $1, messages_through = 0 WHERE id = 1",
                 model,
             ),
         )?;
@@ -426,10 +418,8 @@ impl Store {
             self.reader.fetch_optional,
             query_as!(
                 VectorCounts,
-                sqlite = r#"SELECT added, removed FROM message_vector_counts
-                            WHERE chat_id = ?1 AND user_id = ?2"#,
-                postgres = r#"SELECT added, removed FROM message_vector_counts
-                              WHERE chat_id = $1 AND user_id = $2"#,
+                sql = r#"SELECT added, removed FROM message_vector_counts
+                         WHERE chat_id = $1 AND user_id = $2"#,
                 key.chat_id.0,
                 key.user_id.0,
             ),
@@ -447,12 +437,9 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 StoredVector,
-                sqlite = r#"SELECT source_id, vector FROM memory_vectors
-                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = 0 AND source_id > ?3
-                            ORDER BY source_id"#,
-                postgres = r#"SELECT source_id, vector FROM memory_vectors
-                              WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
-                              ORDER BY source_id"#,
+                sql = r#"SELECT source_id, vector FROM memory_vectors
+                         WHERE chat_id = $1 AND user_id = $2 AND kind = 0 AND source_id > $3
+                         ORDER BY source_id"#,
                 key.chat_id.0,
                 key.user_id.0,
                 after_id,
@@ -584,14 +571,10 @@ impl Store {
                 self.reader.fetch_all,
                 query_as!(
                     StoredVector,
-                    sqlite = r#"SELECT note_id AS "source_id!", vector FROM note_vectors
-                                WHERE chat_id = ?1 AND user_id = ?2
-                                  AND note_id > ?3 AND note_id < ?4
-                                ORDER BY note_id LIMIT ?5"#,
-                    postgres = r#"SELECT note_id AS source_id, vector FROM note_vectors
-                                  WHERE chat_id = $1 AND user_id = $2
-                                    AND note_id > $3 AND note_id < $4
-                                  ORDER BY note_id LIMIT $5"#,
+                    sql = r#"SELECT note_id AS "source_id!", vector FROM note_vectors
+                             WHERE chat_id = $1 AND user_id = $2
+                               AND note_id > $3 AND note_id < $4
+                             ORDER BY note_id LIMIT $5"#,
                     chat_id,
                     user_id,
                     after_id,
@@ -605,14 +588,10 @@ impl Store {
             self.reader.fetch_all,
             query_as!(
                 StoredVector,
-                sqlite = r#"SELECT source_id, vector FROM memory_vectors
-                            WHERE chat_id = ?1 AND user_id = ?2 AND kind = ?3
-                              AND source_id > ?4 AND source_id < ?5
-                            ORDER BY source_id LIMIT ?6"#,
-                postgres = r#"SELECT source_id, vector FROM memory_vectors
-                              WHERE chat_id = $1 AND user_id = $2 AND kind = $3
-                                AND source_id > $4 AND source_id < $5
-                              ORDER BY source_id LIMIT $6"#,
+                sql = r#"SELECT source_id, vector FROM memory_vectors
+                         WHERE chat_id = $1 AND user_id = $2 AND kind = $3
+                           AND source_id > $4 AND source_id < $5
+                         ORDER BY source_id LIMIT $6"#,
                 chat_id,
                 user_id,
                 kind,
@@ -629,12 +608,9 @@ impl Store {
         run!(
             self.reader.fetch_one,
             query_scalar!(
-                sqlite = r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                                 + (SELECT count(*) FROM note_vectors WHERE chat_id = ?1 AND user_id = ?2)
-                                   AS "count!: i64""#,
-                postgres = r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
-                                   + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
-                                     AS "count!""#,
+                sql = r#"SELECT (SELECT count(*) FROM memory_vectors WHERE chat_id = $1 AND user_id = $2)
+                              + (SELECT count(*) FROM note_vectors WHERE chat_id = $1 AND user_id = $2)
+                                AS "count!: i64""#,
                 key.chat_id.0,
                 key.user_id.0,
             ),

@@ -24,6 +24,7 @@ use crate::config::{MAX_TELEGRAM_DOWNLOAD_BYTES, MediaConfig};
 use crate::conversation::{Conversations, PreparedInput, TurnInput};
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
+use crate::llm::CallFailure;
 use crate::llm::Image;
 use crate::llm::transcription::{Recording, TranscriptionError};
 use crate::replies;
@@ -197,13 +198,14 @@ impl MediaProblem {
             Self::Document(DocumentError::UnreadablePdf) => replies::pdf_unreadable(lang),
             Self::Document(DocumentError::NoTextInPdf) => replies::pdf_no_text(lang),
             Self::Unavailable => replies::file_unavailable(lang),
-            Self::TimedOut | Self::Transcription(TranscriptionError::Timeout) => {
+            Self::TimedOut
+            | Self::Transcription(TranscriptionError::Call(CallFailure::Timeout { .. })) => {
                 replies::media_timeout(lang)
             }
             Self::Transcription(TranscriptionError::NotConfigured) => {
                 replies::voice_not_set_up(lang)
             }
-            Self::Transcription(TranscriptionError::Refused { .. }) => {
+            Self::Transcription(TranscriptionError::Call(CallFailure::Refused { .. })) => {
                 replies::transcription_refused(lang)
             }
             Self::Transcription(_) => replies::transcription_unavailable(lang),

@@ -10,6 +10,7 @@ use teloxide::types::{ChatAction, InputFile, ReplyParameters};
 use crate::conversation::{Conversations, DescriptionError, DrawRefusal, DrawnPicture};
 use crate::i18n::Lang;
 use crate::ids::ConversationKey;
+use crate::llm::CallFailure;
 use crate::llm::images::ImageError;
 use crate::replies;
 use crate::telegram::bot::TelegramBot;
@@ -58,7 +59,7 @@ pub async fn draw_on_request(
             tracing::warn!(error = %failure, user_id = key.user_id.0, "/image failed");
             match failure {
                 ImageError::Unsafe { reason } => replies::image_unsafe(lang, reason),
-                ImageError::Timeout => replies::image_timed_out(lang),
+                ImageError::Call(CallFailure::Timeout { .. }) => replies::image_timed_out(lang),
                 _ => replies::image_failed(lang),
             }
         }

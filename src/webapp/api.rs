@@ -6,7 +6,8 @@
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -62,6 +63,32 @@ impl ChatQuery {
             chat_id,
             user_id: person.user_id,
         })
+    }
+}
+
+/// The person and their conversation in the chat `?chat=` names ([`ChatQuery::key`]): what every
+/// route about one conversation starts from.
+pub(super) struct InChat {
+    person: Person,
+    key: ConversationKey,
+}
+
+impl FromRequestParts<WebApp> for InChat {
+    /// A bad `?chat=` is answered as axum answers a bad query; the rest as [`ApiError`]s.
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &WebApp) -> Result<Self, Response> {
+        let person = Person::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let Query(chat) = Query::<ChatQuery>::from_request_parts(parts, app)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let key = chat
+            .key(app, &person)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        Ok(Self { person, key })
     }
 }
 
@@ -187,10 +214,8 @@ impl From<SummaryRecord> for Summary {
 /// `GET /app/api/memory`: the chat's notes and its latest session summaries, the newest first.
 pub(super) async fn memory(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
 ) -> Result<Json<Memory>, ApiError> {
-    let key = chat.key(&app, &person).await?;
     let conversations = &app.0.conversations;
     let notes = conversations.notes_of(key).await.map_err(person.failed())?;
     let summaries = conversations
@@ -212,11 +237,9 @@ pub(super) struct NoteBody {
 /// `POST /app/api/notes`: keeps a note the person wrote, as `/remember` does.
 pub(super) async fn add_note(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
     body: Result<Json<NoteBody>, JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let key = chat.key(&app, &person).await?;
     let note = note_text(&person, body)?;
     let conversations = &app.0.conversations;
     let added = conversations
@@ -241,12 +264,10 @@ pub(super) async fn add_note(
 /// `PUT /app/api/notes/{id}`: gives one of the person's notes a new text.
 pub(super) async fn change_note(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
     Path(note_id): Path<i64>,
     body: Result<Json<NoteBody>, JsonRejection>,
 ) -> Result<Json<Note>, ApiError> {
-    let key = chat.key(&app, &person).await?;
     let note = note_text(&person, body)?;
     let conversations = &app.0.conversations;
     let changed = conversations
@@ -267,30 +288,20 @@ pub(super) async fn change_note(
 /// `DELETE /app/api/notes/{id}`.
 pub(super) async fn remove_note(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
     Path(note_id): Path<i64>,
 ) -> Result<StatusCode, ApiError> {
-    let removed = app
-        .0
-        .conversations
-        .remove_note(chat.key(&app, &person).await?, note_id)
-        .await;
+    let removed = app.0.conversations.remove_note(key, note_id).await;
     removed_or_not_found(&person, removed)
 }
 
 /// `DELETE /app/api/summaries/{id}`: forgets one session's summary.
 pub(super) async fn remove_summary(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
     Path(session_id): Path<i64>,
 ) -> Result<StatusCode, ApiError> {
-    let removed = app
-        .0
-        .conversations
-        .remove_summary(chat.key(&app, &person).await?, session_id)
-        .await;
+    let removed = app.0.conversations.remove_summary(key, session_id).await;
     removed_or_not_found(&person, removed)
 }
 
@@ -406,12 +417,9 @@ pub(super) struct Settings {
 /// `GET /app/api/settings`.
 pub(super) async fn settings(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
 ) -> Result<Json<Settings>, ApiError> {
-    current_settings(&app, &person, chat.key(&app, &person).await?)
-        .await
-        .map(Json)
+    current_settings(&app, &person, key).await.map(Json)
 }
 
 async fn current_settings(
@@ -471,11 +479,9 @@ where
 /// as they are now, or why a change cannot be made (nothing is changed then).
 pub(super) async fn change_settings(
     State(app): State<WebApp>,
-    person: Person,
-    Query(chat): Query<ChatQuery>,
+    InChat { person, key }: InChat,
     body: Result<Json<SettingsChange>, JsonRejection>,
 ) -> Result<Json<Settings>, ApiError> {
-    let key = chat.key(&app, &person).await?;
     let Json(change) = body.map_err(|rejection| ApiError::BadRequest(rejection.body_text()))?;
     let lang = person.lang;
     let conversations = &app.0.conversations;
