@@ -537,18 +537,15 @@ fn parse_database_url(value: &str) -> Result<String, String> {
 }
 
 impl Config {
-    /// Every secret value the process knows (the bot token from `TELOXIDE_TOKEN`, the LLM API
-    /// key), for masking in logs.
+    /// Every secret value the process knows (the bot token from `TELOXIDE_TOKEN`, every API
+    /// key, the webhook's secret, the database password), for masking in logs.
     pub fn secrets(&self) -> Vec<String> {
         let token = std::env::var("TELOXIDE_TOKEN").ok();
         let api_key = self.llm.api_key.as_ref().map(|key| key.expose().to_owned());
-        let transcription_key = self
-            .transcription
-            .server
-            .api_key
-            .as_ref()
-            .map(|key| key.expose().to_owned());
         let side_keys = [
+            self.telegram.webhook_secret.as_ref(),
+            self.embedding.server.api_key.as_ref(),
+            self.transcription.server.api_key.as_ref(),
             self.speech.server.api_key.as_ref(),
             self.images.server.api_key.as_ref(),
         ]
@@ -558,7 +555,6 @@ impl Config {
         token
             .into_iter()
             .chain(api_key)
-            .chain(transcription_key)
             .chain(side_keys)
             .chain(self.storage.database_password())
             .filter(|secret| !secret.is_empty())

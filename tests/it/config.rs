@@ -114,3 +114,29 @@ fn a_malformed_webhook_secret_is_refused() {
         .unwrap_or_default();
     assert!(message.contains("TELEGRAM_WEBHOOK_SECRET"), "{message}");
 }
+
+#[test]
+fn every_key_and_secret_the_process_knows_is_masked_in_logs() {
+    let config = crate::support::config::parse_config(&[
+        "--llm-api-key=sk-chat-key-0001",
+        "--embedding-api-key=sk-embedding-key-0002",
+        "--transcription-api-key=sk-transcription-key-0003",
+        "--tts-api-key=sk-speech-key-0004",
+        "--image-api-key=sk-image-key-0005",
+        "--telegram-webhook-secret=webhook-secret-0006",
+    ]);
+    let secrets = config.secrets();
+    for secret in [
+        "sk-chat-key-0001",
+        "sk-embedding-key-0002",
+        "sk-transcription-key-0003",
+        "sk-speech-key-0004",
+        "sk-image-key-0005",
+        "webhook-secret-0006",
+    ] {
+        assert!(
+            secrets.iter().any(|known| known == secret),
+            "{secret} is not masked"
+        );
+    }
+}
