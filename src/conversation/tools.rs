@@ -73,7 +73,7 @@ pub(super) struct ToolRuntime {
     /// The MCP servers `MCP_CONFIG` names (none when unset).
     pub mcp: McpServers,
     /// The built-in tools as a turn with memory is offered them, made once.
-    pub builtin_specs: Vec<ToolSpec>,
+    pub builtin_specs: Vec<Arc<ToolSpec>>,
 }
 
 /// What `/tools` has to say.
@@ -85,7 +85,7 @@ pub enum ToolsOffer {
     Unsupported { model: String },
     /// These tools; in incognito, only those that store nothing.
     Tools {
-        tools: Vec<ToolSpec>,
+        tools: Vec<Arc<ToolSpec>>,
         incognito: bool,
     },
 }
@@ -222,7 +222,7 @@ impl Conversations {
     }
 
     /// The tools this turn's person may use now: none when the model cannot take tools.
-    async fn offered_tools(&self, turn: &Turn) -> Vec<ToolSpec> {
+    async fn offered_tools(&self, turn: &Turn) -> Vec<Arc<ToolSpec>> {
         if !self.llm.supports_tools(turn.request.model.as_deref()) {
             return Vec::new();
         }
@@ -244,7 +244,7 @@ impl Conversations {
 
     /// Every tool offered to a turn; with `stored` false (incognito), only those that read and
     /// store nothing.
-    fn tool_specs(&self, caller: &Caller, stored: bool) -> Vec<ToolSpec> {
+    fn tool_specs(&self, caller: &Caller, stored: bool) -> Vec<Arc<ToolSpec>> {
         let Some(runtime) = &self.tools else {
             return Vec::new();
         };
@@ -278,7 +278,7 @@ impl Conversations {
     async fn run_tool_calls(
         &self,
         turn: &Turn,
-        offered: &[ToolSpec],
+        offered: &[Arc<ToolSpec>],
         calls: &[ToolCall],
         progress: Option<&watch::Sender<String>>,
     ) -> Vec<ToolResult> {

@@ -71,7 +71,7 @@ impl Dialect for AnthropicDialect {
             messages: conversation.into_iter().map(message).collect(),
             max_tokens,
             stream,
-            tools: request.tools.iter().map(tool).collect(),
+            tools: request.tools.iter().map(|spec| tool(spec)).collect(),
         })
     }
 

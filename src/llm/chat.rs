@@ -110,7 +110,9 @@ pub struct ChatRequest {
     pub system: String,
     pub messages: Vec<ChatMessage>,
     /// The tools the model may call in this request; empty: none offered.
-    pub tools: Vec<ToolSpec>,
+    /// Shared with every other turn offered the same tools: a turn counts references instead
+    /// of copying each tool's schema.
+    pub tools: Vec<Arc<ToolSpec>>,
 }
 
 /// The model's reply. Token counts are `None` when the provider did not report them (many

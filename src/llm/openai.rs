@@ -56,7 +56,7 @@ impl Dialect for OpenAiDialect {
             stream_options: stream.then_some(StreamOptions {
                 include_usage: true,
             }),
-            tools: request.tools.iter().map(tool).collect(),
+            tools: request.tools.iter().map(|spec| tool(spec)).collect(),
         })
     }
 
@@ -479,11 +479,11 @@ mod tests {
                 remember_round("c1", "noted", false),
             ]
             .concat(),
-            tools: vec![ToolSpec {
+            tools: vec![std::sync::Arc::new(ToolSpec {
                 name: "remember".to_owned(),
                 description: "keep a note".to_owned(),
                 parameters: json!({"type": "object", "properties": {}}),
-            }],
+            })],
             ..Default::default()
         };
         let value = body("m", &request, false);

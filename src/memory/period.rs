@@ -88,6 +88,10 @@ fn numeric_date(lower: &str, today: NaiveDate) -> Option<DayRange> {
     static SLASHED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"(?:^|[^\d/])(\d{1,2})/(\d{1,2})/(\d{4})(?:$|[^\d/])").expect("valid pattern")
     });
+    // Most messages hold no digit at all; the patterns' captures are not free.
+    if !lower.bytes().any(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
     let number = |text: &str| text.parse::<u32>().ok();
     if let Some(found) = ISO.captures(lower) {
         let year = found[1].parse().ok()?;

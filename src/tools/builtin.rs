@@ -3,6 +3,8 @@
 //! [`BuiltinCall`]. Running them needs the conversation (its memory, its notes, its reminders),
 //! so that happens in `conversation/tools.rs`.
 
+use std::sync::{Arc, LazyLock};
+
 use chrono::{DateTime, FixedOffset};
 use serde_json::{Value, json};
 
@@ -48,28 +50,28 @@ pub enum BuiltinCall {
 }
 
 /// The built-in tools `offer` allows, as the model is offered them.
-pub fn specs(offer: BuiltinOffer) -> Vec<ToolSpec> {
+pub fn specs(offer: BuiltinOffer) -> Vec<Arc<ToolSpec>> {
     let mut specs = Vec::new();
     if offer.memory {
-        specs.push(ToolSpec {
+        specs.push(Arc::new(ToolSpec {
             name: SEARCH_MEMORY.to_owned(),
             description: "Search this person's own earlier conversations, session summaries and \
                           notes for something the conversation so far does not show. Returns \
                           dated excerpts, newest first; older ones may be out of date."
                 .to_owned(),
             parameters: object_schema(&[("query", "What to look for, in the person's words.")]),
-        });
-        specs.push(ToolSpec {
+        }));
+        specs.push(Arc::new(ToolSpec {
             name: REMEMBER.to_owned(),
             description: "Keep a lasting note about this person (a fact, a preference) that \
                           every later conversation will see. Only when they ask you to remember \
                           something, or clearly would want it kept."
                 .to_owned(),
             parameters: object_schema(&[("text", "The note, one short sentence.")]),
-        });
+        }));
     }
     if offer.reminders {
-        specs.push(ToolSpec {
+        specs.push(Arc::new(ToolSpec {
             name: SET_REMINDER.to_owned(),
             description: "Send this person a reminder in this chat at a given time. Use their \
                           time zone (in the system prompt) for times they give in words like \
@@ -86,8 +88,8 @@ pub fn specs(offer: BuiltinOffer) -> Vec<ToolSpec> {
                      2026-03-28T09:00:00+01:00.",
                 ),
             ]),
-        });
-        specs.push(ToolSpec {
+        }));
+        specs.push(Arc::new(ToolSpec {
             name: SET_TIMEZONE.to_owned(),
             description: "Set this person's time zone, once they have told you where they are, \
                           so that times they give in words mean their local time."
@@ -96,22 +98,25 @@ pub fn specs(offer: BuiltinOffer) -> Vec<ToolSpec> {
                 "zone",
                 "An IANA time zone name, such as Europe/Berlin or America/New_York.",
             )]),
-        });
+        }));
     }
     specs
 }
 
 /// `generate_image`, offered apart from the others: only with an image server, and only to a
-/// person who has pictures left today.
-pub fn image_spec() -> ToolSpec {
-    ToolSpec {
-        name: GENERATE_IMAGE.to_owned(),
-        description: "Draw a picture and send it to this person as a photo. Only when they ask \
-                      for a picture. Describe it fully in one text (subject, style, colours): \
-                      the image model sees nothing of the conversation."
-            .to_owned(),
-        parameters: object_schema(&[("description", "What to draw, in full.")]),
-    }
+/// person who has pictures left today. Built once: a turn shares it.
+pub fn image_spec() -> Arc<ToolSpec> {
+    static IMAGE_SPEC: LazyLock<Arc<ToolSpec>> = LazyLock::new(|| {
+        Arc::new(ToolSpec {
+            name: GENERATE_IMAGE.to_owned(),
+            description: "Draw a picture and send it to this person as a photo. Only when they \
+                          ask for a picture. Describe it fully in one text (subject, style, \
+                          colours): the image model sees nothing of the conversation."
+                .to_owned(),
+            parameters: object_schema(&[("description", "What to draw, in full.")]),
+        })
+    });
+    Arc::clone(&IMAGE_SPEC)
 }
 
 /// A JSON Schema object whose `properties` are all required strings.
@@ -182,11 +187,11 @@ mod tests {
     use super::*;
 
     /// The specs of the built-in tools when memory and reminders are offered or not.
-    fn specs_offering(memory: bool, reminders: bool) -> Vec<ToolSpec> {
+    fn specs_offering(memory: bool, reminders: bool) -> Vec<Arc<ToolSpec>> {
         specs(BuiltinOffer { memory, reminders })
     }
 
-    fn names(specs: &[ToolSpec]) -> Vec<&str> {
+    fn names(specs: &[Arc<ToolSpec>]) -> Vec<&str> {
         specs.iter().map(|spec| spec.name.as_str()).collect()
     }
 

@@ -126,7 +126,7 @@ impl Connection {
 
 /// A tool as the model sees it, and its name on its server.
 struct OfferedTool {
-    spec: ToolSpec,
+    spec: Arc<ToolSpec>,
     name: String,
 }
 
@@ -218,7 +218,7 @@ impl McpServers {
     }
 
     /// The tools `caller` may use now, from the servers that are up.
-    pub fn tools(&self, caller: &Caller) -> Vec<ToolSpec> {
+    pub fn tools(&self, caller: &Caller) -> Vec<Arc<ToolSpec>> {
         let mut tools = Vec::new();
         self.for_each_offered(|server, _, tool| {
             if server.config.allow.admits(caller) {

@@ -239,7 +239,7 @@ fn offered_tools(server: &str, tools: &[Tool]) -> Vec<OfferedTool> {
             continue;
         }
         offered.push(OfferedTool {
-            spec: tool_spec(name, tool),
+            spec: Arc::new(tool_spec(name, tool)),
             name: tool.name.to_string(),
         });
     }
