@@ -163,7 +163,7 @@ impl Store {
                     }
                     let stored = sqlx::query_scalar!(
                         r#"SELECT id FROM messages
-                           WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'"#,
+                           WHERE chat_id = $1 AND user_telegram_message_id = $2"#,
                         message.key.chat_id.0,
                         message.telegram_message_id,
                     )
@@ -248,10 +248,15 @@ impl Store {
     ) -> Result<Option<String>> {
         run!(
             self.reader.fetch_optional,
+            // PostgreSQL reads the column its one-per-Telegram-message index holds, which only
+            // a person's message fills (so that a reply's delivery record is a HOT update).
             query_scalar!(
-                sql = r#"SELECT content AS "content!" FROM messages
-                         WHERE chat_id = $1 AND telegram_message_id = $2 AND role = 'user'
-                           AND user_id = $3"#,
+                sqlite = r#"SELECT content AS "content!" FROM messages
+                            WHERE chat_id = ?1 AND telegram_message_id = ?2 AND role = 'user'
+                              AND user_id = ?3"#,
+                postgres = r#"SELECT content AS "content!" FROM messages
+                              WHERE chat_id = $1 AND user_telegram_message_id = $2
+                                AND user_id = $3"#,
                 key.chat_id.0,
                 telegram_message_id,
                 key.user_id.0,
