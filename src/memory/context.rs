@@ -401,7 +401,7 @@ pub const EARLIER_HEADING: &str = "Earlier sessions (summaries) and older messag
      newest first (UTC; your replies: \"you:\"):";
 /// How a summary's line starts in the earlier part; a recalled message's line starts with its
 /// time of day, under its day's heading.
-pub const SUMMARY_LINE_START: &str = "- Session ";
+pub const SUMMARY_LINE_START: &str = "- Summary ";
 /// Stands between two kept sentences of a summary where sentences were left out.
 pub const LEFT_OUT: &str = " … ";
 

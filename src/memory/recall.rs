@@ -769,8 +769,8 @@ mod tests {
         let message = |id: i64, session: i64| {
             StoredMessage::new(id, key, session, crate::storage::Role::User, "text", id)
         };
-        // Session 1: the best hit, a second strong one, and twenty lines of small talk a model
-        // found faintly near the question; session 2: the one message that answers, fifth.
+        // One session holds the best hit, a second strong one and twenty lines of small talk a
+        // model found faintly near the question; the other, the one message that answers, fifth.
         let mut messages = vec![message(1, 1), message(2, 1)];
         messages.extend((3..23).map(|id| message(id, 1)));
         messages.push(message(23, 2));

@@ -125,7 +125,7 @@ async fn a_closed_session_is_summarized_and_the_summary_and_notes_reach_later_pr
         system.contains("- Always answer in English (noted"),
         "{system}"
     );
-    assert!(system.contains("- Session 2026-11-30 09:00"), "{system}");
+    assert!(system.contains("- Summary 2026-11-30 09:00"), "{system}");
     assert!(
         system.contains("UPS tracking 1Z999AA10123456784"),
         "{system}"
