@@ -52,6 +52,15 @@ pub enum AccessError {
     Storage(#[from] anyhow::Error),
 }
 
+/// What an admin does about a person's access: `/allow`, `/block`, `/unblock`, and an alert's
+/// Allow and Block buttons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessAction {
+    Allow,
+    Block,
+    Unblock,
+}
+
 /// What an admin's change did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AccessChange {
@@ -210,47 +219,40 @@ impl AccessList {
         self.admins.iter().copied().collect()
     }
 
-    /// The admin `admin_id` lets `user_id` in, lifting a block.
-    pub async fn allow(
+    /// The admin `admin_id` changes `user_id`'s access by `action`: lets them in, lifting a
+    /// block; shuts them out, never themselves or another admin; or lifts their block, so the
+    /// configured lists decide again.
+    pub async fn change(
         &self,
         admin_id: UserId,
         user_id: UserId,
+        action: AccessAction,
     ) -> Result<AccessChange, AccessError> {
-        if !self.is_blocked(user_id) && self.is_allowed(user_id) {
-            return Ok(AccessChange::AlreadyAllowed);
-        }
-        self.set_rule(admin_id, user_id, AccessRule::Allow).await?;
-        Ok(AccessChange::Allowed)
+        let blocked = self.is_blocked(user_id);
+        let rule = match action {
+            AccessAction::Allow if !blocked && self.is_allowed(user_id) => {
+                return Ok(AccessChange::AlreadyAllowed);
+            }
+            AccessAction::Allow => AccessRule::Allow,
+            AccessAction::Block if user_id == admin_id => return Err(AccessError::Yourself),
+            AccessAction::Block if self.is_admin(user_id) => return Err(AccessError::Admin),
+            AccessAction::Block if blocked => return Ok(AccessChange::AlreadyBlocked),
+            AccessAction::Block => AccessRule::Block,
+            AccessAction::Unblock if !blocked => return Ok(AccessChange::NotBlocked),
+            AccessAction::Unblock => return self.lift_block(admin_id, user_id).await,
+        };
+        self.set_rule(admin_id, user_id, rule).await?;
+        Ok(match rule {
+            AccessRule::Allow => AccessChange::Allowed,
+            AccessRule::Block => AccessChange::Blocked,
+        })
     }
 
-    /// The admin `admin_id` shuts `user_id` out; never themselves or another admin.
-    pub async fn block(
+    async fn lift_block(
         &self,
         admin_id: UserId,
         user_id: UserId,
     ) -> Result<AccessChange, AccessError> {
-        if user_id == admin_id {
-            return Err(AccessError::Yourself);
-        }
-        if self.is_admin(user_id) {
-            return Err(AccessError::Admin);
-        }
-        if self.is_blocked(user_id) {
-            return Ok(AccessChange::AlreadyBlocked);
-        }
-        self.set_rule(admin_id, user_id, AccessRule::Block).await?;
-        Ok(AccessChange::Blocked)
-    }
-
-    /// The admin `admin_id` lifts `user_id`'s block: the configured lists decide again.
-    pub async fn unblock(
-        &self,
-        admin_id: UserId,
-        user_id: UserId,
-    ) -> Result<AccessChange, AccessError> {
-        if !self.is_blocked(user_id) {
-            return Ok(AccessChange::NotBlocked);
-        }
         self.store
             .delete_access_rule(user_id)
             .await

@@ -204,6 +204,11 @@ pub enum CommandAnswer {
     Draw(String),
 }
 
+/// What every command's work takes: the conversations, the one it is in, and the language of
+/// the person who sent it.
+#[derive(Clone, Copy)]
+struct Call<'a>(&'a Conversations, ConversationKey, Lang);
+
 /// Does `command`'s work on the conversation `key` and says how to answer it, in `lang`.
 /// `greeting` holds the time windows `/start` names ([`greeting`]).
 pub async fn answer(
@@ -213,6 +218,7 @@ pub async fn answer(
     lang: Lang,
     greeting: &Greeting,
 ) -> anyhow::Result<CommandAnswer> {
+    let call = Call(conversations, key, lang);
     Ok(match command {
         Command::Start => CommandAnswer::Say(replies::start(lang, greeting)),
         Command::Help => CommandAnswer::Say(help_text(lang)),
@@ -222,8 +228,8 @@ pub async fn answer(
         Command::Cancel if conversations.stop_running(key, None) => CommandAnswer::TurnStopped,
         Command::Cancel => CommandAnswer::Say(replies::nothing_to_stop(lang)),
         Command::Retry => CommandAnswer::Retry,
-        Command::Persona(argument) => persona(conversations, key, lang, &argument).await?,
-        Command::Stats => CommandAnswer::SayPrivately(stats_text(conversations, key, lang).await?),
+        Command::Persona(argument) => persona(call, &argument).await?,
+        Command::Stats => CommandAnswer::SayPrivately(stats_text(call).await?),
         Command::Memory => {
             let overview = conversations.memory_overview(key).await?;
             CommandAnswer::SayPrivatelyWithApp {
@@ -232,13 +238,13 @@ pub async fn answer(
             }
         }
         Command::Settings => CommandAnswer::SayPrivatelyWithApp {
-            text: settings_text(conversations, key, lang).await?,
+            text: settings_text(call).await?,
             view: AppView::Settings,
         },
-        Command::Model(argument) => model(conversations, key, lang, &argument).await?,
-        Command::Remember(argument) => remember(conversations, key, lang, &argument).await?,
-        Command::Forget(argument) => forget(conversations, key, lang, &argument).await?,
-        Command::Incognito(argument) => incognito(conversations, key, lang, &argument).await?,
+        Command::Model(argument) => model(call, &argument).await?,
+        Command::Remember(argument) => remember(call, &argument).await?,
+        Command::Forget(argument) => forget(call, &argument).await?,
+        Command::Incognito(argument) => incognito(call, &argument).await?,
         Command::Reset => {
             let was_open = conversations.reset_session(key).await?;
             CommandAnswer::Say(if was_open {
@@ -249,21 +255,18 @@ pub async fn answer(
         }
         Command::Clear => CommandAnswer::ConfirmClear,
         Command::Export(argument) => CommandAnswer::Export(ExportFormat::parse(&argument)),
-        Command::Timezone(argument) => time_zone(conversations, key, lang, &argument).await?,
+        Command::Timezone(argument) => time_zone(call, &argument).await?,
         Command::Reminders => CommandAnswer::ListReminders,
         Command::Tools => CommandAnswer::ListTools,
-        Command::Voice(argument) => voice(conversations, key, lang, &argument).await?,
+        Command::Voice(argument) => voice(call, &argument).await?,
         Command::Tts(text) => CommandAnswer::ReadAloud(text),
         Command::Image(description) => CommandAnswer::Draw(description),
     })
 }
 
 /// `/stats`: the conversation's figures, then today's pictures and speech where they are offered.
-async fn stats_text(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-) -> anyhow::Result<String> {
+async fn stats_text(call: Call<'_>) -> anyhow::Result<String> {
+    let Call(conversations, key, lang) = call;
     let stats = conversations.stats(key).await?;
     let mut text = replies::stats(lang, &stats);
     let (images, speech) = (conversations.can_draw(), conversations.can_speak());
@@ -276,12 +279,8 @@ async fn stats_text(
 }
 
 /// `/voice` shows how answers come; `/voice on|off|auto` changes it.
-async fn voice(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn voice(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     if !conversations.can_speak() {
         return Ok(CommandAnswer::Say(replies::speech_not_set_up(lang)));
     }
@@ -295,11 +294,8 @@ async fn voice(
 }
 
 /// `/settings`: the person's persona, model and time zone, and incognito in this chat.
-async fn settings_text(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-) -> anyhow::Result<String> {
+async fn settings_text(call: Call<'_>) -> anyhow::Result<String> {
+    let Call(conversations, key, lang) = call;
     let persona = conversations.persona(key.user_id).await?;
     let menu = conversations.model_menu(key.user_id).await?;
     let incognito = conversations.incognito(key).await?;
@@ -372,12 +368,8 @@ fn first_sentence(description: &str) -> &str {
 
 /// `/timezone` shows the zone in use, `/timezone reset` forgets the person's, `/timezone <name>`
 /// sets it.
-async fn time_zone(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn time_zone(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     let name = argument.trim();
     let now_ms = conversations.now_ms();
     if name.is_empty() {
@@ -454,12 +446,8 @@ pub fn help_text(lang: Lang) -> String {
 }
 
 /// `/persona`, `/persona reset` or `/persona <text>`.
-async fn persona(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn persona(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     let text = match PersonaRequest::parse(argument) {
         PersonaRequest::Show => {
             let shown = match conversations.persona(key.user_id).await? {
@@ -492,12 +480,8 @@ async fn persona(
 
 /// `/model` shows the models to choose from; `/model <name>` chooses one, or shows them again
 /// when no model on offer is called so.
-async fn model(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn model(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     let name = argument.trim();
     if !name.is_empty()
         && let Some(chosen) = conversations.choose_model(key.user_id, name).await?
@@ -514,12 +498,8 @@ async fn model(
 }
 
 /// `/incognito`, `/incognito on` or `/incognito off`.
-async fn incognito(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn incognito(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     let on = match IncognitoRequest::parse(argument) {
         IncognitoRequest::Show | IncognitoRequest::Unclear => {
             let on = conversations.incognito(key).await?;
@@ -535,12 +515,8 @@ async fn incognito(
 }
 
 /// `/remember <text>` adds a note; `/remember <n> <text>` replaces note n.
-async fn remember(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn remember(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     let (text, replacing) = match RememberRequest::parse(argument) {
         RememberRequest::Usage => {
             return Ok(CommandAnswer::Say(replies::remember_usage(lang)));
@@ -548,7 +524,7 @@ async fn remember(
         RememberRequest::Note { text, replacing } => (text, replacing),
     };
     if let Some((number, new_text)) = replacing
-        && let Some(answer) = replace_note(conversations, key, lang, number, new_text).await?
+        && let Some(answer) = replace_note(call, number, new_text).await?
     {
         return Ok(answer);
     }
@@ -569,12 +545,11 @@ async fn remember(
 
 /// Note `number` replaced by `text`, or `None` when there is no note `number`.
 async fn replace_note(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
+    call: Call<'_>,
     number: usize,
     text: &str,
 ) -> anyhow::Result<Option<CommandAnswer>> {
+    let Call(conversations, key, lang) = call;
     let note = match NoteText::parse(text) {
         Ok(note) => note,
         Err(error) => return Ok(Some(note_refused(lang, error))),
@@ -593,12 +568,8 @@ fn note_refused(lang: Lang, error: NoteError) -> CommandAnswer {
 }
 
 /// `/forget <number from /memory>`.
-async fn forget(
-    conversations: &Conversations,
-    key: ConversationKey,
-    lang: Lang,
-    argument: &str,
-) -> anyhow::Result<CommandAnswer> {
+async fn forget(call: Call<'_>, argument: &str) -> anyhow::Result<CommandAnswer> {
+    let Call(conversations, key, lang) = call;
     let argument = argument.trim();
     let Ok(number) = argument.parse::<usize>() else {
         return Ok(CommandAnswer::Say(replies::forget_usage(lang)));
@@ -628,20 +599,23 @@ mod tests {
 
     #[test]
     fn persona_arguments_mean_show_reset_or_set() {
-        assert_eq!(PersonaRequest::parse("  "), PersonaRequest::Show);
-        assert_eq!(PersonaRequest::parse("RESET"), PersonaRequest::Reset);
-        assert_eq!(
-            PersonaRequest::parse(" talk like a pirate "),
-            PersonaRequest::Set("talk like a pirate")
-        );
+        use PersonaRequest::{Reset, Set, Show};
+        let pirate = Set("talk like a pirate");
+        for (argument, meant) in [
+            ("  ", Show),
+            ("RESET", Reset),
+            (" talk like a pirate ", pirate),
+        ] {
+            assert_eq!(PersonaRequest::parse(argument), meant, "{argument:?}");
+        }
     }
 
     #[test]
     fn incognito_arguments_mean_show_on_off_or_unclear() {
-        assert_eq!(IncognitoRequest::parse(" "), IncognitoRequest::Show);
-        assert_eq!(IncognitoRequest::parse("ON"), IncognitoRequest::On);
-        assert_eq!(IncognitoRequest::parse(" off "), IncognitoRequest::Off);
-        assert_eq!(IncognitoRequest::parse("maybe"), IncognitoRequest::Unclear);
+        use IncognitoRequest::{Off, On, Show, Unclear};
+        for (argument, meant) in [(" ", Show), ("ON", On), (" off ", Off), ("maybe", Unclear)] {
+            assert_eq!(IncognitoRequest::parse(argument), meant, "{argument:?}");
+        }
     }
 
     #[test]

@@ -99,67 +99,79 @@ fn build_and_install() -> Result<PrometheusHandle, String> {
 }
 
 fn describe() {
-    metrics::describe_counter!(UPDATES_RECEIVED, "Telegram updates taken in");
-    metrics::describe_counter!(
-        UPDATES_LIMITED,
-        "Messages turned away by a per-user limit, by limit"
-    );
-    metrics::describe_counter!(REPLIES_SENT, "Replies delivered to Telegram");
-    metrics::describe_histogram!(
-        LLM_LATENCY,
-        metrics::Unit::Seconds,
-        "Duration of one LLM call, retries included, by outcome"
-    );
-    metrics::describe_counter!(
-        TOKENS,
-        "Tokens sent to (in) and received from (out) the LLM"
-    );
-    metrics::describe_counter!(ERRORS, "Errors, by kind");
-    metrics::describe_gauge!(ACTIVE_SESSIONS, "Open conversation sessions");
-    metrics::describe_gauge!(
-        DATABASE_BYTES,
-        metrics::Unit::Bytes,
-        "Size of the SQLite database file"
-    );
-    metrics::describe_gauge!(
-        LAST_TELEGRAM_CONTACT,
-        metrics::Unit::Seconds,
-        "Unix time of the last successful poll or webhook call from Telegram"
-    );
-    metrics::describe_counter!(
-        EMBEDDING_FAILURES,
-        "Failed calls to the embedding server, by path (turn, background) and kind"
-    );
-    metrics::describe_counter!(
-        EMBEDDING_QUERIES,
-        "Calls to the embedding server for one query's vector, by path (turn, search)"
-    );
-    metrics::describe_counter!(
-        WEBAPP_LIMITED,
-        "Mini App API calls answered 429, by limit (requests, searches, exports)"
-    );
-    metrics::describe_counter!(
-        RECALL_BY_MEANING,
-        "Turns that asked for the new message's vector, by outcome (used, failed, paused)"
-    );
-    metrics::describe_gauge!(MESSAGES_WAITING_FOR_VECTORS, "Messages not embedded yet");
-    metrics::describe_counter!(
-        TOOL_CALLS,
-        "Tool calls the model made, by tool (built-in name, MCP server, or unknown) and outcome"
-    );
-    metrics::describe_histogram!(
-        TOOL_LATENCY,
-        metrics::Unit::Seconds,
-        "Duration of one tool call, by tool"
-    );
-    metrics::describe_counter!(
-        REMINDERS_SENT,
-        "Reminders delivered, by timeliness (on_time, late) or failed"
-    );
-    metrics::describe_gauge!(
-        JOB_RUNNING,
-        "1 while the background job runs, 0 once it stopped"
-    );
+    for (name, help) in [
+        (UPDATES_RECEIVED, "Telegram updates taken in"),
+        (
+            UPDATES_LIMITED,
+            "Messages turned away by a per-user limit, by limit",
+        ),
+        (REPLIES_SENT, "Replies delivered to Telegram"),
+        (
+            TOKENS,
+            "Tokens sent to (in) and received from (out) the LLM",
+        ),
+        (ERRORS, "Errors, by kind"),
+        (
+            EMBEDDING_FAILURES,
+            "Failed calls to the embedding server, by path (turn, background) and kind",
+        ),
+        (
+            EMBEDDING_QUERIES,
+            "Calls to the embedding server for one query's vector, by path (turn, search)",
+        ),
+        (
+            WEBAPP_LIMITED,
+            "Mini App API calls answered 429, by limit (requests, searches, exports)",
+        ),
+        (
+            RECALL_BY_MEANING,
+            "Turns that asked for the new message's vector, by outcome (used, failed, paused)",
+        ),
+        (
+            TOOL_CALLS,
+            "Tool calls the model made, by tool (built-in name, MCP server, or unknown) and outcome",
+        ),
+        (
+            REMINDERS_SENT,
+            "Reminders delivered, by timeliness (on_time, late) or failed",
+        ),
+        (
+            SPEECH_CALLS,
+            "Voice notes made, or speech calls failed, by outcome",
+        ),
+        (SPEECH_SECONDS, "Seconds of voice notes made"),
+        (IMAGE_CALLS, "Calls to the image server, by outcome"),
+        (
+            MEDIA_REFUSED,
+            "Pictures and voice answers refused by a daily limit, by kind",
+        ),
+    ] {
+        metrics::describe_counter!(name, help);
+    }
+    for (name, help) in [
+        (ACTIVE_SESSIONS, "Open conversation sessions"),
+        (MESSAGES_WAITING_FOR_VECTORS, "Messages not embedded yet"),
+        (
+            JOB_RUNNING,
+            "1 while the background job runs, 0 once it stopped",
+        ),
+    ] {
+        metrics::describe_gauge!(name, help);
+    }
+    use metrics::Unit::{Bytes, Seconds};
+    for (name, unit, help) in [
+        (DATABASE_BYTES, Bytes, "Size of the SQLite database file"),
+        (
+            LAST_TELEGRAM_CONTACT,
+            Seconds,
+            "Unix time of the last successful poll or webhook call from Telegram",
+        ),
+    ] {
+        metrics::describe_gauge!(name, unit, help);
+    }
+    let llm = "Duration of one LLM call, retries included, by outcome";
+    metrics::describe_histogram!(LLM_LATENCY, Seconds, llm);
+    metrics::describe_histogram!(TOOL_LATENCY, Seconds, "Duration of one tool call, by tool");
 }
 
 /// Folds recorded histogram samples into their buckets every few seconds until `shutdown`.

@@ -9,7 +9,7 @@
 
 use teloxide::utils::command::BotCommands;
 
-use crate::access_list::{AccessError, AccessList};
+use crate::access_list::{AccessAction, AccessError, AccessList};
 use crate::i18n::Lang;
 use crate::quota::{LimitChange, Quota};
 use crate::replies;
@@ -71,13 +71,13 @@ pub async fn answer(
 ) -> anyhow::Result<String> {
     match command {
         AdminCommand::Allow(argument) => {
-            change_access(services, admin_id, lang, AccessRequest::Allow, &argument).await
+            change_access(services, admin_id, lang, AccessAction::Allow, &argument).await
         }
         AdminCommand::Block(argument) => {
-            change_access(services, admin_id, lang, AccessRequest::Block, &argument).await
+            change_access(services, admin_id, lang, AccessAction::Block, &argument).await
         }
         AdminCommand::Unblock(argument) => {
-            change_access(services, admin_id, lang, AccessRequest::Unblock, &argument).await
+            change_access(services, admin_id, lang, AccessAction::Unblock, &argument).await
         }
         AdminCommand::Limit(argument) => limit(services.quota, admin_id, lang, &argument).await,
         AdminCommand::Users => {
@@ -94,35 +94,23 @@ pub async fn answer(
     }
 }
 
-/// What `/allow`, `/block` and `/unblock` ask for.
-#[derive(Clone, Copy, Debug)]
-enum AccessRequest {
-    Allow,
-    Block,
-    Unblock,
-}
-
 /// `/allow <id>`, `/block <id>` or `/unblock <id>`: the change and its answer, or how to use the
 /// command when `argument` is not a Telegram id.
 async fn change_access(
     services: AdminServices<'_>,
     admin_id: UserId,
     lang: Lang,
-    request: AccessRequest,
+    action: AccessAction,
     argument: &str,
 ) -> anyhow::Result<String> {
     let Some(user_id) = parse_person(argument) else {
-        return Ok(match request {
-            AccessRequest::Allow => replies::allow_usage(lang),
-            AccessRequest::Block => replies::block_usage(lang),
-            AccessRequest::Unblock => replies::unblock_usage(lang),
+        return Ok(match action {
+            AccessAction::Allow => replies::allow_usage(lang),
+            AccessAction::Block => replies::block_usage(lang),
+            AccessAction::Unblock => replies::unblock_usage(lang),
         });
     };
-    let outcome = match request {
-        AccessRequest::Allow => services.access.allow(admin_id, user_id).await,
-        AccessRequest::Block => services.access.block(admin_id, user_id).await,
-        AccessRequest::Unblock => services.access.unblock(admin_id, user_id).await,
-    };
+    let outcome = services.access.change(admin_id, user_id, action).await;
     changed(lang, user_id, outcome)
 }
 

@@ -302,16 +302,19 @@ mod tests {
     use super::*;
     use crate::llm::config::{client_from_flags, parse_flags_with};
 
-    fn client(args: &[&str]) -> anyhow::Result<Option<ImageClient>> {
-        client_from_flags(args, ImageClient::from_config)
-    }
-
     #[test]
     fn pictures_are_off_until_their_server_is_set_and_use_the_defaults() {
-        assert!(client(&[]).unwrap().is_none());
-        let client = client(&["--image-base-url", "http://127.0.0.1:8080/v1"])
-            .unwrap()
-            .expect("a client");
+        assert!(
+            client_from_flags(&[], ImageClient::from_config)
+                .unwrap()
+                .is_none()
+        );
+        let client = client_from_flags(
+            &["--image-base-url", "http://127.0.0.1:8080/v1"],
+            ImageClient::from_config,
+        )
+        .unwrap()
+        .expect("a client");
         assert_eq!(
             format!("{:?}", client.endpoint),
             "http://127.0.0.1:8080/v1/images/generations (dall-e-3)"
@@ -338,9 +341,12 @@ mod tests {
     fn a_safety_refusal_carries_its_reason_and_other_failures_do_not() {
         let body = br#"{"error": {"code": "content_policy_violation",
                         "message": "Your request was rejected by our safety system."}}"#;
-        let client = client(&["--image-base-url", "http://127.0.0.1:8080/v1"])
-            .unwrap()
-            .expect("a client");
+        let client = client_from_flags(
+            &["--image-base-url", "http://127.0.0.1:8080/v1"],
+            ImageClient::from_config,
+        )
+        .unwrap()
+        .expect("a client");
         match client.refusal(400, body) {
             ImageError::Unsafe { reason } => {
                 assert_eq!(reason, "Your request was rejected by our safety system.")

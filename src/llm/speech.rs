@@ -172,20 +172,22 @@ mod tests {
     use super::*;
     use crate::llm::config::{client_from_flags, parse_flags_with};
 
-    fn client(args: &[&str]) -> anyhow::Result<Option<SpeechClient>> {
-        client_from_flags(args, SpeechClient::from_config)
-    }
-
     #[test]
     fn speech_is_off_until_its_server_is_set_and_uses_the_defaults() {
         assert!(
-            client(&["--llm-base-url", "http://localhost:8080/v1"])
-                .unwrap()
-                .is_none()
-        );
-        let client = client(&["--tts-base-url", "http://127.0.0.1:8880/v1/"])
+            client_from_flags(
+                &["--llm-base-url", "http://localhost:8080/v1"],
+                SpeechClient::from_config
+            )
             .unwrap()
-            .expect("a client");
+            .is_none()
+        );
+        let client = client_from_flags(
+            &["--tts-base-url", "http://127.0.0.1:8880/v1/"],
+            SpeechClient::from_config,
+        )
+        .unwrap()
+        .expect("a client");
         assert_eq!(
             format!("{:?}", client.endpoint),
             "http://127.0.0.1:8880/v1/audio/speech (tts-1)"
@@ -196,12 +198,15 @@ mod tests {
 
     #[test]
     fn a_wrong_setting_stops_the_start_naming_it() {
-        let error = client(&[
-            "--tts-base-url",
-            "http://127.0.0.1:8880",
-            "--tts-voice",
-            " ",
-        ])
+        let error = client_from_flags(
+            &[
+                "--tts-base-url",
+                "http://127.0.0.1:8880",
+                "--tts-voice",
+                " ",
+            ],
+            SpeechClient::from_config,
+        )
         .unwrap_err();
         assert_eq!(error.to_string(), "TTS_VOICE is empty");
         let refused =

@@ -35,11 +35,8 @@ pub struct Recording {
 
 impl std::fmt::Debug for Recording {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Recording")
-            .field("bytes", &self.bytes.len())
-            .field("file_name", &self.file_name)
-            .field("media_type", &self.media_type)
-            .finish()
+        let (name, media_type, bytes) = (&self.file_name, &self.media_type, self.bytes.len());
+        write!(f, "Recording({name:?}, {media_type}, {bytes} bytes)")
     }
 }
 
@@ -138,15 +135,14 @@ mod tests {
     use super::*;
     use crate::llm::config::client_from_flags;
 
-    fn client(args: &[&str]) -> anyhow::Result<Option<TranscriptionClient>> {
-        client_from_flags(args, TranscriptionClient::from_config)
-    }
-
     #[test]
     fn openai_transcribes_at_the_chat_server_with_whisper_1_by_default() {
-        let client = client(&["--llm-base-url", "http://localhost:8080/v1/"])
-            .unwrap()
-            .expect("a client");
+        let client = client_from_flags(
+            &["--llm-base-url", "http://localhost:8080/v1/"],
+            TranscriptionClient::from_config,
+        )
+        .unwrap()
+        .expect("a client");
         assert_eq!(
             format!("{:?}", client.endpoint),
             "http://localhost:8080/v1/audio/transcriptions (whisper-1)"
@@ -155,15 +151,25 @@ mod tests {
 
     #[test]
     fn anthropic_without_a_transcription_server_has_no_client() {
-        assert!(client(&["--llm-provider", "anthropic"]).unwrap().is_none());
-        let configured = client(&[
-            "--llm-provider",
-            "anthropic",
-            "--llm-api-key",
-            "sk-ant-secret",
-            "--transcription-base-url",
-            "http://127.0.0.1:9000/v1",
-        ])
+        assert!(
+            client_from_flags(
+                &["--llm-provider", "anthropic"],
+                TranscriptionClient::from_config
+            )
+            .unwrap()
+            .is_none()
+        );
+        let configured = client_from_flags(
+            &[
+                "--llm-provider",
+                "anthropic",
+                "--llm-api-key",
+                "sk-ant-secret",
+                "--transcription-base-url",
+                "http://127.0.0.1:9000/v1",
+            ],
+            TranscriptionClient::from_config,
+        )
         .unwrap()
         .expect("a client");
         assert!(

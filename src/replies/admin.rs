@@ -2,10 +2,10 @@
 //! and what strangers and blocked people hear.
 
 use super::numbers::{counted, thousands};
-use super::{plain, value};
+use super::plain;
 use crate::access_list::{AccessChange, AccessOverview};
 use crate::clock::format_utc_ms;
-use crate::i18n::{self, Lang};
+use crate::i18n::Lang;
 use crate::quota::{LimitSource, PersonLimit};
 use crate::storage::{PersonUsage, UserId};
 
@@ -67,47 +67,37 @@ pub fn access_changed(lang: Lang, user_id: UserId, change: AccessChange) -> Stri
         AccessChange::Unblocked => "access-unblocked",
         AccessChange::NotBlocked => "access-not-blocked",
     };
-    i18n::text(lang, id, [("user", value(user_id.to_string()))])
+    say!(lang, id, user = user_id.to_string())
 }
 
 /// A daily token limit and where it comes from: "50,000 tokens a day (USER_DAILY_TOKEN_LIMIT)".
 fn limit_line(lang: Lang, limit: &PersonLimit) -> String {
     let amount = match limit.tokens {
-        Some(tokens) => i18n::text(
+        Some(tokens) => say!(
             lang,
             "limit-tokens-a-day",
-            [
-                ("count", value(tokens)),
-                ("shown", value(thousands(lang, tokens))),
-            ],
+            count = tokens,
+            shown = thousands(lang, tokens)
         ),
         None => plain(lang, "limit-none"),
     };
     let source = match limit.source {
         LimitSource::Setting => "USER_DAILY_TOKEN_LIMIT".to_owned(),
-        LimitSource::Admin { set_by } => i18n::text(
-            lang,
-            "limit-set-by-admin",
-            [("admin", value(set_by.to_string()))],
-        ),
+        LimitSource::Admin { set_by } => {
+            say!(lang, "limit-set-by-admin", admin = set_by.to_string())
+        }
         LimitSource::Exempt => plain(lang, "limit-admins-exempt"),
     };
-    i18n::text(
-        lang,
-        "limit-with-source",
-        [("amount", value(amount)), ("source", value(source))],
-    )
+    say!(lang, "limit-with-source", amount, source)
 }
 
 /// `/limit <id>`, and the answer to a change.
 pub fn limit_of(lang: Lang, user_id: UserId, limit: &PersonLimit) -> String {
-    i18n::text(
+    say!(
         lang,
         "limit-of",
-        [
-            ("user", value(user_id.to_string())),
-            ("limit", value(limit_line(lang, limit))),
-        ],
+        user = user_id.to_string(),
+        limit = limit_line(lang, limit)
     )
 }
 
@@ -121,30 +111,23 @@ pub fn usage_of(
 ) -> String {
     let used_today = thousands(lang, usage.tokens_today.max(0) as u64);
     let today = match limit.tokens {
-        Some(tokens) => i18n::text(
+        Some(tokens) => say!(
             lang,
             "usage-today-of-limit",
-            [
-                ("used", value(used_today)),
-                ("limit", value(thousands(lang, tokens))),
-            ],
+            used = used_today,
+            limit = thousands(lang, tokens)
         ),
         None => used_today,
     };
-    let text = i18n::text(
+    let text = say!(
         lang,
         "usage-of",
-        [
-            ("user", value(user_id.to_string())),
-            ("today", value(today)),
-            ("days", value(days)),
-            ("tokens", value(counted(lang, "count-tokens", usage.tokens))),
-            (
-                "messages",
-                value(counted(lang, "count-messages", usage.messages)),
-            ),
-            ("limit", value(limit_line(lang, limit))),
-        ],
+        user = user_id.to_string(),
+        today,
+        days,
+        tokens = counted(lang, "count-tokens", usage.tokens),
+        messages = counted(lang, "count-messages", usage.messages),
+        limit = limit_line(lang, limit)
     );
     match media_line(lang, usage) {
         Some(media) => format!("{text}\n{media}"),
@@ -161,9 +144,9 @@ fn media_line(lang: Lang, usage: &PersonUsage) -> Option<String> {
 /// Everyone's `/usage`: tokens today and over `days` days, most first.
 pub fn usage_report(lang: Lang, usage: &[PersonUsage], days: i64) -> String {
     if usage.is_empty() {
-        return i18n::text(lang, "usage-nobody", [("days", value(days))]);
+        return say!(lang, "usage-nobody", days);
     }
-    let mut text = i18n::text(lang, "usage-report-heading", [("days", value(days))]);
+    let mut text = say!(lang, "usage-report-heading", days);
     text.push('\n');
     for person in usage {
         text.push_str(&format!(
@@ -195,11 +178,7 @@ pub fn users_overview(
     active: &[PersonUsage],
     days: i64,
 ) -> String {
-    let mut text = i18n::text(
-        lang,
-        "users-admins",
-        [("ids", value(id_list(&access.admins)))],
-    );
+    let mut text = say!(lang, "users-admins", ids = id_list(&access.admins));
     text.push('\n');
     if access.allow_all {
         text.push_str(&plain(lang, "users-allow-all"));
@@ -220,32 +199,22 @@ pub fn users_overview(
         }
         text.push_str(&format!("{title}:\n"));
         for rule in rules {
-            let line = i18n::text(
+            let line = say!(
                 lang,
                 "users-rule",
-                [
-                    ("user", value(rule.user_id.to_string())),
-                    ("admin", value(rule.changed_by.to_string())),
-                    ("at", value(format_utc_ms(rule.changed_at_ms))),
-                ],
+                user = rule.user_id.to_string(),
+                admin = rule.changed_by.to_string(),
+                at = format_utc_ms(rule.changed_at_ms)
             );
             text.push_str(&format!("• {line}\n"));
         }
     }
     text.push('\n');
     if active.is_empty() {
-        text.push_str(&i18n::text(
-            lang,
-            "users-nobody-active",
-            [("days", value(days))],
-        ));
+        text.push_str(&say!(lang, "users-nobody-active", days));
         return text;
     }
-    text.push_str(&i18n::text(
-        lang,
-        "users-active-heading",
-        [("days", value(days))],
-    ));
+    text.push_str(&say!(lang, "users-active-heading", days));
     text.push('\n');
     for person in active {
         text.push_str(&format!(
@@ -263,15 +232,7 @@ pub fn stranger_alert(lang: Lang, name: &str, username: Option<&str>, id: UserId
     let handle = username
         .map(|username| format!(" (@{username})"))
         .unwrap_or_default();
-    i18n::text(
-        lang,
-        "stranger-alert",
-        [
-            ("name", value(name)),
-            ("handle", value(handle)),
-            ("id", value(id.to_string())),
-        ],
-    )
+    say!(lang, "stranger-alert", name, handle, id = id.to_string())
 }
 
 pub fn stranger_button_allow(lang: Lang) -> String {
@@ -293,13 +254,11 @@ pub fn stranger_decided(
         AccessChange::Allowed | AccessChange::AlreadyAllowed => "stranger-allowed-by",
         _ => "stranger-blocked-by",
     };
-    i18n::text(
+    say!(
         lang,
         id,
-        [
-            ("admin", value(admin_name)),
-            ("admin_id", value(admin_id.to_string())),
-        ],
+        admin = admin_name,
+        admin_id = admin_id.to_string()
     )
 }
 

@@ -2,8 +2,8 @@
 //! the person's chats in it, and its one failure sentence. The page's own sentences are the
 //! `app-*` messages, which the page gets whole ([`crate::i18n::app_strings`]).
 
-use super::{plain, value};
-use crate::i18n::{self, Lang};
+use super::plain;
+use crate::i18n::Lang;
 
 /// What the Mini App says when it failed on our side.
 pub fn app_failed(lang: Lang) -> String {
@@ -12,11 +12,7 @@ pub fn app_failed(lang: Lang) -> String {
 
 /// What the Mini App says to a person past one of its limits: when to try again.
 pub fn app_too_many(lang: Lang, seconds: u64) -> String {
-    i18n::text(
-        lang,
-        "webapp-too-many",
-        [("seconds", value(seconds.to_string()))],
-    )
+    say!(lang, "webapp-too-many", seconds = seconds.to_string())
 }
 
 /// The person's private chat with the bot, as the Mini App names it.
@@ -26,11 +22,7 @@ pub fn app_private_chat(lang: Lang) -> String {
 
 /// A group the person talks to the bot in, as the Mini App names it (the bot keeps no titles).
 pub fn app_group_chat(lang: Lang, chat_id: i64) -> String {
-    i18n::text(
-        lang,
-        "webapp-group-chat",
-        [("id", value(chat_id.to_string()))],
-    )
+    say!(lang, "webapp-group-chat", id = chat_id.to_string())
 }
 
 /// The Mini App sent an export to the person's private chat.
@@ -66,10 +58,10 @@ pub struct SettingsOverview<'a> {
 /// change them.
 pub fn settings_overview(lang: Lang, settings: &SettingsOverview<'_>) -> String {
     let persona = match settings.persona {
-        Some(persona) => i18n::text(lang, "settings-persona", [("persona", value(persona))]),
+        Some(persona) => say!(lang, "settings-persona", persona),
         None => plain(lang, "settings-persona-default"),
     };
-    let model = i18n::text(lang, "settings-model", [("model", value(settings.model))]);
+    let model = say!(lang, "settings-model", model = settings.model);
     let incognito = if settings.incognito {
         plain(lang, "settings-incognito-on")
     } else {
@@ -80,7 +72,7 @@ pub fn settings_overview(lang: Lang, settings: &SettingsOverview<'_>) -> String 
     } else {
         "settings-time-zone-default"
     };
-    let zone = i18n::text(lang, zone_id, [("zone", value(settings.time_zone))]);
+    let zone = say!(lang, zone_id, zone = settings.time_zone);
     format!(
         "{}\n\n{persona}\n{model}\n{incognito}\n{zone}\n\n{}",
         plain(lang, "settings-heading"),

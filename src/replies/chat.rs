@@ -3,9 +3,9 @@
 //! above an answer (what was heard, a document cut to fit); and the Stop button and `/retry`.
 
 use super::numbers::{human_bytes, human_duration, thousands};
-use super::{plain, value};
+use super::plain;
 use crate::clock::format_utc_ms;
-use crate::i18n::{self, Lang};
+use crate::i18n::Lang;
 use crate::quota::LimitReached;
 
 pub fn text_only(lang: Lang) -> String {
@@ -42,12 +42,12 @@ pub fn storage_full(lang: Lang) -> String {
 
 /// The notice for the first message past `USER_MAX_PENDING`.
 pub fn too_many_waiting(lang: Lang, max: u32) -> String {
-    i18n::text(lang, "too-many-waiting", [("max", value(max))])
+    say!(lang, "too-many-waiting", max)
 }
 
 /// The notice for the first message past `USER_MESSAGES_PER_MINUTE`.
 pub fn too_many_per_minute(lang: Lang, max: u32) -> String {
-    i18n::text(lang, "too-many-per-minute", [("max", value(max))])
+    say!(lang, "too-many-per-minute", max)
 }
 
 pub fn empty_message(lang: Lang) -> String {
@@ -59,26 +59,23 @@ pub fn empty_reply(lang: Lang) -> String {
 }
 
 pub fn message_too_long(lang: Lang, length: usize, max: usize) -> String {
-    i18n::text(
-        lang,
-        "message-too-long",
-        [("length", value(length)), ("max", value(max))],
-    )
+    say!(lang, "message-too-long", length, max)
 }
 
 // --- Photos, voice notes and documents.
 
 /// Shown above the answer to a voice note, audio file or video note: what was heard.
 pub fn heard(lang: Lang, transcript: &str) -> String {
-    i18n::text(lang, "media-heard", [("transcript", value(transcript))])
+    say!(lang, "media-heard", transcript)
 }
 
 /// Shown above the answer to a document whose text was cut to fit the prompt.
 pub fn document_cut(lang: Lang, shown_chars: usize, total_chars: usize) -> String {
-    i18n::text(
+    say!(
         lang,
         "media-document-cut",
-        [("shown", value(shown_chars)), ("total", value(total_chars))],
+        shown = shown_chars,
+        total = total_chars
     )
 }
 
@@ -88,10 +85,10 @@ pub fn file_too_big(lang: Lang) -> String {
 }
 
 pub fn document_too_big(lang: Lang, max_bytes: u64) -> String {
-    i18n::text(
+    say!(
         lang,
         "media-document-too-big",
-        [("max", value(human_bytes(lang, max_bytes)))],
+        max = human_bytes(lang, max_bytes)
     )
 }
 
@@ -191,30 +188,28 @@ pub fn replaced_by_newer(lang: Lang) -> String {
 /// Instead of a turn, when the person's tokens for the day are used up.
 pub fn daily_limit_reached(lang: Lang, reached: &LimitReached) -> String {
     let wait_secs = ((reached.resets_at_ms - reached.now_ms).max(0) / 1_000) as u64;
-    i18n::text(
+    say!(
         lang,
         "daily-limit-reached",
-        [
-            ("limit", value(thousands(lang, reached.limit))),
-            ("used", value(thousands(lang, reached.used))),
-            ("resets_at", value(format_utc_ms(reached.resets_at_ms))),
-            ("wait", value(human_duration(lang, wait_secs))),
-        ],
+        limit = thousands(lang, reached.limit),
+        used = thousands(lang, reached.used),
+        resets_at = format_utc_ms(reached.resets_at_ms),
+        wait = human_duration(lang, wait_secs)
     )
 }
 
 /// Told once when the person's stored history reached `USER_MAX_STORED_MB`.
 pub fn stored_history_capped(lang: Lang, max_bytes: u64) -> String {
-    i18n::text(
+    say!(
         lang,
         "stored-history-capped",
-        [("megabytes", value(max_bytes / (1024 * 1024)))],
+        megabytes = max_bytes / (1024 * 1024)
     )
 }
 
 /// The title of the one result an inline query (`@bot question`) offers; `bot` is the bot's name.
 pub fn inline_title(lang: Lang, bot: &str) -> String {
-    i18n::text(lang, "inline-title", [("bot", value(bot))])
+    say!(lang, "inline-title", bot)
 }
 
 /// What the message an inline result posts shows below the question until the answer comes.

@@ -4,8 +4,8 @@
 //! commands a terminal cannot do.
 
 use super::numbers::{human_duration, thousands};
+use super::plain;
 use super::views::{ConversationStats, MemoryOverview};
-use super::{plain, value};
 use crate::clock::format_utc_ms;
 use crate::i18n::{self, Lang};
 use crate::llm::ModelInUse;
@@ -25,7 +25,7 @@ pub fn command_description(lang: Lang, name: &str) -> Option<String> {
 
 /// The reply to a command the bot does not know, with the list it does.
 pub fn unknown_command(lang: Lang, descriptions: &str) -> String {
-    i18n::text(lang, "unknown-command", [("commands", value(descriptions))])
+    say!(lang, "unknown-command", commands = descriptions)
 }
 
 /// In a group, after private material went to the person's private chat.
@@ -50,15 +50,11 @@ pub fn persona_saved_not_shown(lang: Lang) -> String {
 
 /// Private material sent to a private chat, naming the group it was asked in.
 pub fn from_group(lang: Lang, title: &str, text: &str) -> String {
-    i18n::text(
-        lang,
-        "from-group",
-        [("group", value(title)), ("answer", value(text))],
-    )
+    say!(lang, "from-group", group = title, answer = text)
 }
 
 pub fn export_caption_from_group(lang: Lang, title: &str) -> String {
-    i18n::text(lang, "export-caption-from-group", [("group", value(title))])
+    say!(lang, "export-caption-from-group", group = title)
 }
 
 pub fn clear_confirm(lang: Lang) -> String {
@@ -82,11 +78,7 @@ pub fn clear_not_yours(lang: Lang) -> String {
 }
 
 pub fn cleared(lang: Lang, messages: u64, sessions: u64) -> String {
-    i18n::text(
-        lang,
-        "cleared",
-        [("messages", value(messages)), ("sessions", value(sessions))],
-    )
+    say!(lang, "cleared", messages, sessions)
 }
 
 pub fn reset_done(lang: Lang) -> String {
@@ -106,19 +98,15 @@ pub fn persona_none(lang: Lang) -> String {
 }
 
 pub fn persona_current(lang: Lang, persona: &str) -> String {
-    i18n::text(lang, "persona-current", [("persona", value(persona))])
+    say!(lang, "persona-current", persona)
 }
 
 pub fn persona_set(lang: Lang, persona: &str) -> String {
-    i18n::text(lang, "persona-saved", [("persona", value(persona))])
+    say!(lang, "persona-saved", persona)
 }
 
 pub fn persona_too_long(lang: Lang, length: usize, max: usize) -> String {
-    i18n::text(
-        lang,
-        "persona-too-long",
-        [("length", value(length)), ("max", value(max))],
-    )
+    say!(lang, "persona-too-long", length, max)
 }
 
 pub fn export_empty(lang: Lang) -> String {
@@ -155,11 +143,11 @@ pub fn forget_usage(lang: Lang) -> String {
 }
 
 pub fn forgot(lang: Lang, note: &str) -> String {
-    i18n::text(lang, "forgot", [("note", value(note))])
+    say!(lang, "forgot", note)
 }
 
 pub fn no_such_note(lang: Lang, number: &str) -> String {
-    i18n::text(lang, "no-such-note", [("number", value(number))])
+    say!(lang, "no-such-note", number)
 }
 
 /// The `/memory` listing: whether incognito is on, numbered notes (those the person added
@@ -183,26 +171,22 @@ pub fn memory(lang: Lang, overview: &MemoryOverview) -> String {
             } else {
                 "memory-note"
             };
-            let line = i18n::text(
+            let line = say!(
                 lang,
                 id,
-                [
-                    ("number", value(index + 1)),
-                    ("note", value(note.note.as_str())),
-                    ("since", value(format_utc_ms(note.valid_from_ms))),
-                ],
+                number = index + 1,
+                note = note.note.as_str(),
+                since = format_utc_ms(note.valid_from_ms)
             );
             text.push_str(&line);
             text.push('\n');
             // What the note said before it changed, each under it, newest first.
             for earlier in &note.earlier {
-                let line = i18n::text(
+                let line = say!(
                     lang,
                     "memory-note-earlier",
-                    [
-                        ("note", value(earlier.note.as_str())),
-                        ("until", value(format_utc_ms(earlier.until_ms))),
-                    ],
+                    note = earlier.note.as_str(),
+                    until = format_utc_ms(earlier.until_ms)
                 );
                 text.push_str("    ");
                 text.push_str(&line);
@@ -238,41 +222,22 @@ pub struct Greeting {
 }
 
 pub fn start(lang: Lang, greeting: &Greeting) -> String {
-    i18n::text(
+    say!(
         lang,
         "start",
-        [
-            (
-                "history_window",
-                value(human_duration(lang, greeting.history_window_secs)),
-            ),
-            (
-                "idle",
-                value(human_duration(lang, greeting.session_idle_secs)),
-            ),
-            (
-                "purge_after",
-                value(human_duration(lang, greeting.purge_after_secs)),
-            ),
-        ],
+        history_window = human_duration(lang, greeting.history_window_secs),
+        idle = human_duration(lang, greeting.session_idle_secs),
+        purge_after = human_duration(lang, greeting.purge_after_secs)
     )
 }
 
 pub fn stats(lang: Lang, stats: &ConversationStats) -> String {
     let session = match stats.session_started_at_ms {
-        Some(started) => i18n::text(
+        Some(started) => say!(
             lang,
             "stats-session",
-            [
-                (
-                    "age",
-                    value(human_duration(
-                        lang,
-                        ((stats.now_ms - started).max(0) / 1_000) as u64,
-                    )),
-                ),
-                ("since", value(format_utc_ms(started))),
-            ],
+            age = human_duration(lang, ((stats.now_ms - started).max(0) / 1_000) as u64,),
+            since = format_utc_ms(started)
         ),
         None => plain(lang, "stats-no-session"),
     };
@@ -280,27 +245,26 @@ pub fn stats(lang: Lang, stats: &ConversationStats) -> String {
         Some(at) => format_utc_ms(at),
         None => plain(lang, "stats-never"),
     };
-    let used = value(thousands(lang, stats.tokens_today));
+    let used = thousands(lang, stats.tokens_today);
     let tokens_today = match stats.daily_token_limit {
-        Some(limit) => i18n::text(
+        Some(limit) => say!(
             lang,
             "stats-tokens-today-limited",
-            [("used", used), ("limit", value(thousands(lang, limit)))],
+            used,
+            limit = thousands(lang, limit)
         ),
-        None => i18n::text(lang, "stats-tokens-today", [("used", used)]),
+        None => say!(lang, "stats-tokens-today", used),
     };
-    let mut text = i18n::text(
+    let mut text = say!(
         lang,
         "stats",
-        [
-            ("stored", value(stats.messages_stored)),
-            ("in_context", value(stats.messages_in_context)),
-            ("tokens_today", value(tokens_today)),
-            ("tokens_total", value(stats.tokens_total)),
-            ("session", value(session)),
-            ("last_activity", value(last_activity)),
-            ("model", value(stats.model.name.as_str())),
-        ],
+        stored = stats.messages_stored,
+        in_context = stats.messages_in_context,
+        tokens_today,
+        tokens_total = stats.tokens_total,
+        session,
+        last_activity,
+        model = stats.model.name.as_str()
     );
     if stats.model.unavailable_choice.is_some() {
         text.push(' ');
@@ -313,22 +277,14 @@ pub fn stats(lang: Lang, stats: &ConversationStats) -> String {
     if stats.incognito_tokens_today > 0 {
         text.push('\n');
         let tokens = thousands(lang, stats.incognito_tokens_today.max(0) as u64);
-        text.push_str(&i18n::text(
-            lang,
-            "stats-incognito-tokens",
-            [("tokens", value(tokens))],
-        ));
+        text.push_str(&say!(lang, "stats-incognito-tokens", tokens));
     }
     text
 }
 
 /// `telemem chat`'s greeting.
 pub fn terminal_welcome(lang: Lang, user_id: i64, chat_id: i64) -> String {
-    i18n::text(
-        lang,
-        "terminal-welcome",
-        [("user", value(user_id)), ("chat", value(chat_id))],
-    )
+    say!(lang, "terminal-welcome", user = user_id, chat = chat_id)
 }
 
 /// `/clear` in a terminal: Telegram asks for the confirmation with buttons.
@@ -348,35 +304,23 @@ pub fn remember_usage(lang: Lang) -> String {
 }
 
 pub fn remembered(lang: Lang, note: &str) -> String {
-    i18n::text(lang, "remembered", [("note", value(note))])
+    say!(lang, "remembered", note)
 }
 
 pub fn already_remembered(lang: Lang, note: &str) -> String {
-    i18n::text(lang, "already-remembered", [("note", value(note))])
+    say!(lang, "already-remembered", note)
 }
 
 pub fn note_replaced(lang: Lang, number: usize, old: &str, new: &str) -> String {
-    i18n::text(
-        lang,
-        "note-replaced",
-        [
-            ("number", value(number)),
-            ("old", value(old)),
-            ("new", value(new)),
-        ],
-    )
+    say!(lang, "note-replaced", number, old, new)
 }
 
 pub fn note_too_long(lang: Lang, length: usize, max: usize) -> String {
-    i18n::text(
-        lang,
-        "note-too-long",
-        [("length", value(length)), ("max", value(max))],
-    )
+    say!(lang, "note-too-long", length, max)
 }
 
 pub fn too_many_notes(lang: Lang) -> String {
-    i18n::text(lang, "too-many-notes", [("max", value(MAX_NOTES_BY_HAND))])
+    say!(lang, "too-many-notes", max = MAX_NOTES_BY_HAND)
 }
 
 // --- /model.
@@ -384,29 +328,23 @@ pub fn too_many_notes(lang: Lang) -> String {
 /// `/model`: which model answers the person, and why, when it is not the one they chose.
 pub fn model_in_use(lang: Lang, model: &ModelInUse) -> String {
     match &model.unavailable_choice {
-        Some(chosen) => i18n::text(
+        Some(chosen) => say!(
             lang,
             "model-choice-unavailable",
-            [
-                ("chosen", value(chosen.as_str())),
-                ("model", value(model.name.as_str())),
-            ],
+            chosen = chosen.as_str(),
+            model = model.name.as_str()
         ),
-        None => i18n::text(
-            lang,
-            "model-in-use",
-            [("model", value(model.name.as_str()))],
-        ),
+        None => say!(lang, "model-in-use", model = model.name.as_str()),
     }
 }
 
 /// `/model <name>` with a name that is not on offer.
 pub fn model_unknown(lang: Lang, name: &str) -> String {
-    i18n::text(lang, "model-unknown", [("name", value(name))])
+    say!(lang, "model-unknown", name)
 }
 
 pub fn model_chosen(lang: Lang, name: &str) -> String {
-    i18n::text(lang, "model-chosen", [("model", value(name))])
+    say!(lang, "model-chosen", model = name)
 }
 
 /// Below the `/model` menu's buttons.

@@ -11,6 +11,25 @@
 //! durations read (`numbers`). Callers use them from here. The figures some replies are made
 //! from are plain values of `views`, which the conversation fills in.
 
+/// The sentence `$id` in `$lang` with each value in the placeholder of its name: a variable of
+/// that name (`say!(lang, "persona-too-long", length, max)`) or `name = value`
+/// (`say!(lang, "from-group", group = title)`).
+macro_rules! say {
+    ($lang:expr, $id:expr $(, $name:ident $(= $value:expr)?)* $(,)?) => {
+        $crate::i18n::text(
+            $lang,
+            $id,
+            [$((stringify!($name), say!(@value $name $(= $value)?))),*],
+        )
+    };
+    (@value $name:ident) => {
+        fluent_bundle::FluentValue::from($name)
+    };
+    (@value $name:ident = $value:expr) => {
+        fluent_bundle::FluentValue::from($value)
+    };
+}
+
 mod admin;
 mod app;
 mod chat;
@@ -28,18 +47,11 @@ pub use numbers::{human_bytes, human_duration, thousands};
 pub use tools::*;
 pub use voice_and_pictures::*;
 
-use fluent_bundle::FluentValue;
-
 use crate::i18n::{self, Lang};
 
 /// A sentence without placeholders.
 fn plain(lang: Lang, id: &str) -> String {
     i18n::text(lang, id, [])
-}
-
-/// A number or a text for a placeholder.
-fn value<'a>(value: impl Into<FluentValue<'a>>) -> FluentValue<'a> {
-    value.into()
 }
 
 #[cfg(test)]

@@ -1,8 +1,7 @@
 //! How numbers read in each language: durations ("1 hour 30 minutes"), sizes ("1.5 MB"),
 //! thousands grouped ("1,234") and counted things in their plural form ("1 message").
 
-use super::value;
-use crate::i18n::{self, Lang};
+use crate::i18n::Lang;
 
 /// "3 days", "1 hour 30 minutes", "45 seconds": the two largest units that are not zero.
 pub fn human_duration(lang: Lang, total_secs: u64) -> String {
@@ -17,7 +16,7 @@ pub fn human_duration(lang: Lang, total_secs: u64) -> String {
     for (size, id) in units {
         let count = rest / size;
         if count > 0 {
-            parts.push(i18n::text(lang, id, [("count", value(count))]));
+            parts.push(say!(lang, id, count));
             rest -= count * size;
         }
         if parts.len() == 2 {
@@ -25,15 +24,11 @@ pub fn human_duration(lang: Lang, total_secs: u64) -> String {
         }
     }
     match <[String; 2]>::try_from(parts) {
-        Ok([larger, smaller]) => i18n::text(
-            lang,
-            "duration-two-units",
-            [("larger", value(larger)), ("smaller", value(smaller))],
-        ),
+        Ok([larger, smaller]) => say!(lang, "duration-two-units", larger, smaller),
         Err(parts) => parts
             .into_iter()
             .next()
-            .unwrap_or_else(|| i18n::text(lang, "duration-seconds", [("count", value(0))])),
+            .unwrap_or_else(|| say!(lang, "duration-seconds", count = 0)),
     }
 }
 
@@ -48,15 +43,11 @@ pub fn human_bytes(lang: Lang, bytes: u64) -> String {
         } else {
             format!("{}{}{}", tenths / 10, decimal_mark(lang), tenths % 10)
         };
-        i18n::text(lang, "size-megabytes", [("size", value(size))])
+        say!(lang, "size-megabytes", size)
     } else if bytes >= KB {
-        i18n::text(
-            lang,
-            "size-kilobytes",
-            [("size", value((bytes + KB / 2) / KB))],
-        )
+        say!(lang, "size-kilobytes", size = (bytes + KB / 2) / KB)
     } else {
-        i18n::text(lang, "size-bytes", [("count", value(bytes))])
+        say!(lang, "size-bytes", count = bytes)
     }
 }
 
@@ -96,12 +87,5 @@ pub fn thousands(lang: Lang, count: u64) -> String {
 /// "1 message", "1,234 tokens": a count of messages or tokens, in the plural form it takes.
 pub(super) fn counted(lang: Lang, id: &str, count: i64) -> String {
     let count = count.max(0) as u64;
-    i18n::text(
-        lang,
-        id,
-        [
-            ("count", value(count)),
-            ("shown", value(thousands(lang, count))),
-        ],
-    )
+    say!(lang, id, count, shown = thousands(lang, count))
 }

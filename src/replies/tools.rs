@@ -1,30 +1,26 @@
 //! What the tools' side says: a reminder when it is due (or late), `/reminders` with its cancel
 //! buttons, `/timezone`, and `/tools`.
 
-use super::{plain, value};
-use crate::i18n::{self, Lang};
+use super::plain;
+use crate::i18n::Lang;
 
 /// A reminder, sent at its time.
 pub fn reminder_due(lang: Lang, text: &str) -> String {
-    i18n::text(lang, "reminder-due", [("text", value(text))])
+    say!(lang, "reminder-due", text)
 }
 
 /// A reminder sent after its time (the bot was not running then), with the time it was due.
 pub fn reminder_late(lang: Lang, text: &str, due: &str) -> String {
-    i18n::text(
-        lang,
-        "reminder-late",
-        [("text", value(text)), ("due", value(due))],
-    )
+    say!(lang, "reminder-late", text, due)
 }
 
 /// `/reminders`: one line per waiting reminder (or a hint when there are none), and the time
 /// zone they are shown in.
 pub fn reminder_list(lang: Lang, lines: &[String], zone: &str, zone_chosen: bool) -> String {
     let zone_line = if zone_chosen {
-        i18n::text(lang, "reminders-zone", [("zone", value(zone))])
+        say!(lang, "reminders-zone", zone)
     } else {
-        i18n::text(lang, "reminders-zone-default", [("zone", value(zone))])
+        say!(lang, "reminders-zone-default", zone)
     };
     if lines.is_empty() {
         return format!("{}\n\n{zone_line}", plain(lang, "reminders-none"));
@@ -38,7 +34,7 @@ pub fn reminder_list(lang: Lang, lines: &[String], zone: &str, zone_chosen: bool
 
 /// The button that cancels reminder `number` of the list.
 pub fn reminder_cancel_button(lang: Lang, number: usize) -> String {
-    i18n::text(lang, "reminder-cancel-button", [("number", value(number))])
+    say!(lang, "reminder-cancel-button", number)
 }
 
 pub fn reminder_cancelled(lang: Lang) -> String {
@@ -62,27 +58,19 @@ pub fn timezone_current(lang: Lang, zone: &str, local_time: &str, chosen: bool) 
     } else {
         "timezone-default"
     };
-    i18n::text(
-        lang,
-        id,
-        [("zone", value(zone)), ("time", value(local_time))],
-    )
+    say!(lang, id, zone, time = local_time)
 }
 
 pub fn timezone_set(lang: Lang, zone: &str, local_time: &str) -> String {
-    i18n::text(
-        lang,
-        "timezone-set",
-        [("zone", value(zone)), ("time", value(local_time))],
-    )
+    say!(lang, "timezone-set", zone, time = local_time)
 }
 
 pub fn timezone_reset(lang: Lang, default_zone: &str) -> String {
-    i18n::text(lang, "timezone-reset", [("zone", value(default_zone))])
+    say!(lang, "timezone-reset", zone = default_zone)
 }
 
 pub fn timezone_unknown(lang: Lang, name: &str) -> String {
-    i18n::text(lang, "timezone-unknown", [("name", value(name))])
+    say!(lang, "timezone-unknown", name)
 }
 
 /// `/tools`: the tools this person's model can use, one per line.
@@ -97,7 +85,7 @@ pub fn tools_off(lang: Lang) -> String {
 
 /// `/tools` when the person's model said it cannot take tools.
 pub fn tools_unsupported(lang: Lang, model: &str) -> String {
-    i18n::text(lang, "tools-unsupported", [("model", value(model))])
+    say!(lang, "tools-unsupported", model)
 }
 
 /// `/tools` in incognito: only the tools that store nothing.

@@ -31,7 +31,9 @@ pub struct ConversationStats {
 /// conversation is in incognito (when prompts draw on none of them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemoryOverview {
+    /// Every note of the conversation, oldest first, numbered from 1 in that order for `/forget`.
     pub notes: Vec<NoteRecord>,
+    /// The latest summaries a prompt can draw on, oldest first.
     pub summaries: Vec<SummaryRecord>,
     pub incognito: bool,
 }

@@ -3,20 +3,20 @@
 //! failure), and the lines `/stats` and `/usage` add for pictures and speech.
 
 use super::numbers::{human_duration, thousands};
-use super::{plain, value};
+use super::plain;
 use crate::clock::format_utc_ms;
-use crate::i18n::{self, Lang};
+use crate::i18n::Lang;
 use crate::quota::media::{MediaAllowance, MediaLimitReached, MediaToday};
 use crate::voice_mode::VoiceMode;
 
 /// `/voice`: how answers come now, and how to change it.
 pub fn voice_state(lang: Lang, mode: VoiceMode) -> String {
-    i18n::text(lang, "voice-state", [("mode", value(mode.as_str()))])
+    say!(lang, "voice-state", mode = mode.as_str())
 }
 
 /// `/voice on|off|auto` was stored.
 pub fn voice_set(lang: Lang, mode: VoiceMode) -> String {
-    i18n::text(lang, "voice-set", [("mode", value(mode.as_str()))])
+    say!(lang, "voice-set", mode = mode.as_str())
 }
 
 /// `telemem chat` cannot play speech or show pictures.
@@ -33,11 +33,7 @@ pub fn tts_usage(lang: Lang) -> String {
 }
 
 pub fn tts_too_long(lang: Lang, length: usize, max: usize) -> String {
-    i18n::text(
-        lang,
-        "tts-too-long",
-        [("length", value(length)), ("max", value(max))],
-    )
+    say!(lang, "tts-too-long", length, max)
 }
 
 pub fn speech_failed(lang: Lang) -> String {
@@ -53,11 +49,7 @@ pub fn image_usage(lang: Lang) -> String {
 }
 
 pub fn image_description_too_long(lang: Lang, length: usize, max: usize) -> String {
-    i18n::text(
-        lang,
-        "image-too-long",
-        [("length", value(length)), ("max", value(max))],
-    )
+    say!(lang, "image-too-long", length, max)
 }
 
 /// The image server's safety system refused; `reason` is its own words.
@@ -65,7 +57,7 @@ pub fn image_unsafe(lang: Lang, reason: &str) -> String {
     if reason.is_empty() {
         return plain(lang, "image-unsafe-no-reason");
     }
-    i18n::text(lang, "image-unsafe", [("reason", value(reason))])
+    say!(lang, "image-unsafe", reason)
 }
 
 pub fn image_timed_out(lang: Lang) -> String {
@@ -88,28 +80,27 @@ pub fn speech_limit_reached(lang: Lang, reached: &MediaLimitReached) -> String {
 
 fn media_limit_reached(lang: Lang, id: &str, reached: &MediaLimitReached) -> String {
     let wait_secs = ((reached.resets_at_ms - reached.now_ms).max(0) / 1_000) as u64;
-    i18n::text(
+    say!(
         lang,
         id,
-        [
-            ("limit", value(thousands(lang, reached.limit))),
-            ("resets_at", value(format_utc_ms(reached.resets_at_ms))),
-            ("wait", value(human_duration(lang, wait_secs))),
-        ],
+        limit = thousands(lang, reached.limit),
+        resets_at = format_utc_ms(reached.resets_at_ms),
+        wait = human_duration(lang, wait_secs)
     )
 }
 
 /// `/stats`' lines for today's pictures and speech: only those the bot offers.
 pub fn media_today(lang: Lang, today: &MediaToday, images: bool, speech: bool) -> String {
     let line = |id: &str, allowance: &MediaAllowance| {
-        let used = value(thousands(lang, allowance.used));
+        let used = thousands(lang, allowance.used);
         match allowance.limit {
-            Some(limit) => i18n::text(
+            Some(limit) => say!(
                 lang,
                 &format!("{id}-limited"),
-                [("used", used), ("limit", value(thousands(lang, limit)))],
+                used,
+                limit = thousands(lang, limit)
             ),
-            None => i18n::text(lang, id, [("used", used)]),
+            None => say!(lang, id, used),
         }
     };
     let mut lines = Vec::new();
@@ -124,15 +115,10 @@ pub fn media_today(lang: Lang, today: &MediaToday, images: bool, speech: bool) -
 
 /// `/usage`' line for a person's pictures and seconds of speech over the days shown.
 pub fn usage_media(lang: Lang, images: i64, speech_seconds: i64) -> String {
-    i18n::text(
+    say!(
         lang,
         "usage-media",
-        [
-            ("images", value(thousands(lang, images.max(0) as u64))),
-            (
-                "seconds",
-                value(thousands(lang, speech_seconds.max(0) as u64)),
-            ),
-        ],
+        images = thousands(lang, images.max(0) as u64),
+        seconds = thousands(lang, speech_seconds.max(0) as u64)
     )
 }

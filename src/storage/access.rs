@@ -109,29 +109,13 @@ impl Store {
 
     /// Deletes the person's rule; whether there was one.
     pub async fn delete_access_rule(&self, user_id: UserId) -> Result<bool> {
-        let deleted = run!(
-            self.writer.execute,
-            query!(
-                sql = "DELETE FROM access_rules WHERE user_id = $1",
-                user_id.0,
-            ),
-        )?;
-        Ok(deleted > 0)
+        delete_person_row!(self, "access_rules", user_id)
     }
 
     /// Records that the admins were told about the stranger `user_id`; whether this is the first
     /// time (only then are they told; with replicas, by whichever got here first).
     pub async fn record_stranger_alert(&self, user_id: UserId, now_ms: i64) -> Result<bool> {
-        let inserted = run!(
-            self.writer.execute,
-            query!(
-                sql = "INSERT INTO stranger_alerts (user_id, alerted_at) VALUES ($1, $2)
-                       ON CONFLICT (user_id) DO NOTHING",
-                user_id.0,
-                now_ms,
-            ),
-        )?;
-        Ok(inserted > 0)
+        record_first_time!(self, "stranger_alerts", "alerted_at", user_id, now_ms)
     }
 
     /// The strangers the admins were told about, the latest first, at most `limit`.
@@ -193,13 +177,6 @@ impl Store {
 
     /// Deletes the person's own limit, so the setting applies again; whether there was one.
     pub async fn delete_token_limit(&self, user_id: UserId) -> Result<bool> {
-        let deleted = run!(
-            self.writer.execute,
-            query!(
-                sql = "DELETE FROM token_limits WHERE user_id = $1",
-                user_id.0,
-            ),
-        )?;
-        Ok(deleted > 0)
+        delete_person_row!(self, "token_limits", user_id)
     }
 }

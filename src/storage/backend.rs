@@ -31,29 +31,20 @@ use super::Result;
 /// `run!(self.writer.execute, query!(sqlite = "…", postgres = "…", id))`, likewise with
 /// `query_scalar!`, `query_as!(Record, …)` and `select!(Record, …)` ([`select!`]). When the
 /// two texts are the same too, so is the text: `query!(sql = "… $1 …", id)`, likewise with the
-/// others; it runs on SQLite as `"/* sqlite */ " + sql` (see the module's documentation).
+/// others; it runs on SQLite as `"/* sqlite */ " + sql` (see the module's documentation). With
+/// `query!`, the text may be literals joined by `+` (`"DELETE FROM " + $table + " …"`), as sqlx
+/// joins them.
 macro_rules! run {
     // One argument list for both backends' statements.
     (
         $store:ident.$connection:ident.$finish:ident,
-        query_as!($record:ident, sqlite = $sqlite:literal, postgres = $postgres:literal
-                  $(, $argument:expr)* $(,)?) $(,)?
+        $reading:ident!($record:ident, sqlite = $sqlite:literal, postgres = $postgres:literal
+                        $(, $argument:expr)* $(,)?) $(,)?
     ) => {
         run!(
             $store.$connection.$finish,
-            sqlite = sqlx::query_as!($record, $sqlite $(, $argument)*),
-            postgres = sqlx::query_as!($record, $postgres $(, $argument)*),
-        )
-    };
-    (
-        $store:ident.$connection:ident.$finish:ident,
-        select!($record:ident, sqlite = $sqlite:literal, postgres = $postgres:literal
-                $(, $argument:expr)* $(,)?) $(,)?
-    ) => {
-        run!(
-            $store.$connection.$finish,
-            sqlite = select!($record, $sqlite $(, $argument)*),
-            postgres = select!($record, $postgres $(, $argument)*),
+            sqlite = run!(@records $reading, $record, $sqlite $(, $argument)*),
+            postgres = run!(@records $reading, $record, $postgres $(, $argument)*),
         )
     };
     (
@@ -70,33 +61,33 @@ macro_rules! run {
     // One text for both backends: the SQLite side is marked so its offline data has its own name.
     (
         $store:ident.$connection:ident.$finish:ident,
-        query_as!($record:ident, sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+        $reading:ident!($record:ident, sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
     ) => {
         run!(
             $store.$connection.$finish,
-            sqlite = sqlx::query_as!($record, "/* sqlite */ " + $sql $(, $argument)*),
-            postgres = sqlx::query_as!($record, $sql $(, $argument)*),
+            sqlite = run!(@records $reading, $record, @sqlite $sql $(, $argument)*),
+            postgres = run!(@records $reading, $record, $sql $(, $argument)*),
         )
     };
     (
         $store:ident.$connection:ident.$finish:ident,
-        select!($record:ident, sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
+        $query:ident!(sql = $sql:literal $(+ $more:literal)* $(, $argument:expr)* $(,)?) $(,)?
     ) => {
         run!(
             $store.$connection.$finish,
-            sqlite = select!($record, @sqlite $sql $(, $argument)*),
-            postgres = select!($record, $sql $(, $argument)*),
+            sqlite = sqlx::$query!("/* sqlite */ " + $sql $(+ $more)* $(, $argument)*),
+            postgres = sqlx::$query!($sql $(+ $more)* $(, $argument)*),
         )
     };
-    (
-        $store:ident.$connection:ident.$finish:ident,
-        $query:ident!(sql = $sql:literal $(, $argument:expr)* $(,)?) $(,)?
-    ) => {
-        run!(
-            $store.$connection.$finish,
-            sqlite = sqlx::$query!("/* sqlite */ " + $sql $(, $argument)*),
-            postgres = sqlx::$query!($sql $(, $argument)*),
-        )
+    // A query reading `$record`s: by `sqlx::query_as!`, or by `select!` with the record's columns.
+    (@records query_as, $record:ident, @sqlite $sql:literal $(, $argument:expr)*) => {
+        sqlx::query_as!($record, "/* sqlite */ " + $sql $(, $argument)*)
+    };
+    (@records query_as, $record:ident, $($rest:tt)+) => {
+        sqlx::query_as!($record, $($rest)+)
+    };
+    (@records select, $record:ident, $($rest:tt)+) => {
+        select!($record, $($rest)+)
     };
     ($store:ident.$connection:ident.execute, sqlite = $sqlite:expr, postgres = $postgres:expr $(,)?) => {
         match &$store.backend {
@@ -121,6 +112,43 @@ macro_rules! run {
             #[cfg(feature = "postgres")]
             $crate::storage::Backend::Postgres(db) => $postgres.$finish(&db.pool).await,
         }
+    };
+}
+
+/// Deletes the person's row of `$table`, a table with one row a person (keyed by `user_id`);
+/// whether there was one.
+macro_rules! delete_person_row {
+    ($store:ident, $table:literal, $user_id:expr $(,)?) => {
+        run!(
+            $store.writer.execute,
+            query!(
+                sql = "DELETE FROM " + $table + " WHERE user_id = $1",
+                $user_id.0
+            ),
+        )
+        .map(|deleted| deleted > 0)
+    };
+}
+
+/// Records in `$table` (one row a person, keyed by `user_id`) that something happened to the
+/// person at `$at_ms`, in the column `$at`; whether this is the first time (with replicas, true
+/// for whichever got here first).
+macro_rules! record_first_time {
+    ($store:ident, $table:literal, $at:literal, $user_id:expr, $at_ms:expr $(,)?) => {
+        run!(
+            $store.writer.execute,
+            query!(
+                sql = "INSERT INTO "
+                    + $table
+                    + " (user_id, "
+                    + $at
+                    + ") VALUES ($1, $2)
+                       ON CONFLICT (user_id) DO NOTHING",
+                $user_id.0,
+                $at_ms,
+            ),
+        )
+        .map(|inserted| inserted > 0)
     };
 }
 

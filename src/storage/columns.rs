@@ -7,7 +7,7 @@
 /// A compile-time checked query reading records of the type `$record` by
 /// `SELECT <its columns> $rest`: [`super::StoredMessage`]s from `messages` (or a subquery over
 /// it), [`super::SummaryRecord`]s from `session_summaries AS summary` joined with
-/// `sessions AS session`, [`super::SessionRecord`]s from `sessions`, reminder rows from
+/// `sessions AS session`, [`super::SessionRecord`]s from `sessions`, [`super::Reminder`]s from
 /// `reminders`. `select!(Record, @sqlite "FROM …", …)` is the SQLite side of a text both
 /// backends share ([`run!`]'s `sql = "…"`): the same query behind a leading `/* sqlite */`.
 macro_rules! select {
@@ -30,8 +30,8 @@ macro_rules! select {
             last_activity_at AS "last_activity_at_ms!", closed_at AS closed_at_ms,
             summary_attempts AS "summary_attempts!" "#, $($rest)+)
     };
-    (ReminderRow, $($rest:tt)+) => {
-        select!(@columns ReminderRow, r#"SELECT id AS "id!", chat_id AS "chat_id!",
+    (Reminder, $($rest:tt)+) => {
+        select!(@columns Reminder, r#"SELECT id AS "id!", chat_id AS "chat_id!",
             user_id AS "user_id!", text AS "text!", due_at AS "due_at_ms!",
             created_at AS "created_at_ms!", state AS "state!", sent_at AS sent_at_ms "#, $($rest)+)
     };

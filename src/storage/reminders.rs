@@ -51,54 +51,6 @@ pub struct DueReminder {
     pub attempts: i64,
 }
 
-struct ReminderRow {
-    id: i64,
-    chat_id: i64,
-    user_id: i64,
-    text: String,
-    due_at_ms: i64,
-    created_at_ms: i64,
-    state: String,
-    sent_at_ms: Option<i64>,
-}
-
-impl From<ReminderRow> for Reminder {
-    fn from(row: ReminderRow) -> Self {
-        Self {
-            id: row.id,
-            chat_id: ChatId(row.chat_id),
-            user_id: UserId(row.user_id),
-            text: row.text,
-            due_at_ms: row.due_at_ms,
-            created_at_ms: row.created_at_ms,
-            state: row.state,
-            sent_at_ms: row.sent_at_ms,
-        }
-    }
-}
-
-struct DueRow {
-    id: i64,
-    chat_id: i64,
-    user_id: i64,
-    text: String,
-    due_at_ms: i64,
-    attempts: i64,
-}
-
-impl From<DueRow> for DueReminder {
-    fn from(row: DueRow) -> Self {
-        Self {
-            id: row.id,
-            chat_id: ChatId(row.chat_id),
-            user_id: UserId(row.user_id),
-            text: row.text,
-            due_at_ms: row.due_at_ms,
-            attempts: row.attempts,
-        }
-    }
-}
-
 impl Store {
     /// Stores `reminder`, unless its person has `max_waiting` reminders waiting already. The
     /// count and the insert are one transaction, taken one person at a time, so adds racing on
@@ -151,31 +103,29 @@ impl Store {
 
     /// The person's reminders not yet sent nor cancelled, soonest first, in every chat.
     pub async fn pending_reminders(&self, user_id: UserId) -> Result<Vec<Reminder>> {
-        let rows = run!(
+        run!(
             self.reader.fetch_all,
             select!(
-                ReminderRow,
+                Reminder,
                 sql = "FROM reminders WHERE user_id = $1 AND state IN ('pending', 'claimed')
                        ORDER BY due_at, id",
                 user_id.0,
             ),
-        )?;
-        Ok(rows.into_iter().map(Reminder::from).collect())
+        )
     }
 
     /// Every reminder of the conversation, whatever its state, in order of their times (for
     /// `/export`).
     pub async fn reminders_of(&self, key: ConversationKey) -> Result<Vec<Reminder>> {
-        let rows = run!(
+        run!(
             self.reader.fetch_all,
             select!(
-                ReminderRow,
+                Reminder,
                 sql = "FROM reminders WHERE chat_id = $1 AND user_id = $2 ORDER BY due_at, id",
                 key.chat_id.0,
                 key.user_id.0,
             ),
-        )?;
-        Ok(rows.into_iter().map(Reminder::from).collect())
+        )
     }
 
     /// Cancels the person's reminder `id` if it is still waiting; false when it is not theirs,
@@ -204,10 +154,10 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<DueReminder>> {
         let lease_until = now_ms.saturating_add(lease_ms);
-        let rows = run!(
+        let mut due = run!(
             self.writer.fetch_all,
             query_as!(
-                DueRow,
+                DueReminder,
                 sqlite = r#"UPDATE reminders
                             SET state = 'claimed', claimed_by = ?1, lease_until = ?3,
                                 attempts = attempts + 1
@@ -235,7 +185,6 @@ impl Store {
                 limit,
             ),
         )?;
-        let mut due: Vec<DueReminder> = rows.into_iter().map(DueReminder::from).collect();
         // RETURNING gives no order.
         due.sort_by_key(|reminder| (reminder.due_at_ms, reminder.id));
         Ok(due)

@@ -113,7 +113,8 @@ pub struct TurnStartLimits {
 /// tries again before giving up (PostgreSQL; on SQLite the first attempt opens it).
 const START_SESSION_ATTEMPTS: usize = 8;
 
-/// The row of `turn_start.sql`: the lists as JSON arrays.
+/// The row of `sql/turn_start.sql` (SQLite): the lists as JSON arrays.
+#[cfg(feature = "sqlite")]
 struct TurnStartRow {
     persona: Option<String>,
     model: Option<String>,
@@ -143,6 +144,26 @@ struct OpenTurnRow {
     older_summaries: String,
     history: String,
     has_messages_before_window: bool,
+}
+
+/// The [`TurnStart`] of a turn-start row of either backend, with the open session and the older
+/// summaries as that row gives them. Each list is in the order the caller wants (oldest first),
+/// as `Store::notes`, `Store::recent_summaries` and `Store::history` return it.
+macro_rules! turn_start_of_row {
+    ($row:ident, $open_session:expr, $older_summaries:expr $(,)?) => {
+        TurnStart {
+            open_session: $open_session,
+            older_summaries: $older_summaries,
+            notes: from_json(&$row.notes)?,
+            summaries: from_json(&$row.summaries)?,
+            history: from_json(&$row.history)?,
+            persona: $row.persona,
+            model: $row.model,
+            time_zone: $row.time_zone,
+            incognito: $row.incognito,
+            has_messages_before_window: $row.has_messages_before_window,
+        }
+    };
 }
 
 /// A list of a turn-start row, read from its JSON array.
@@ -191,44 +212,27 @@ impl Store {
         key: ConversationKey,
         limits: TurnStartLimits,
     ) -> Result<TurnStart> {
-        let row = run!(
-            self.reader.fetch_one,
-            sqlite = sqlx::query_file_as!(
-                TurnStartRow,
-                "src/storage/sql/turn_start.sql",
-                key.chat_id,
-                key.user_id,
-                limits.summaries_since_ms,
-                limits.summary_count,
-                limits.history_since_ms,
-                limits.history_max_messages,
-            ),
-            postgres = sqlx::query_file_as!(
-                TurnStartRow,
-                "src/storage/postgres/turn_start.sql",
-                key.chat_id.0,
-                key.user_id.0,
-                limits.summaries_since_ms,
-                limits.summary_count,
-                limits.history_since_ms,
-                limits.history_max_messages,
-            ),
-        )?;
-        // Each list is in the order the caller wants (oldest first), as `Store::notes`,
-        // `Store::recent_summaries` and `Store::history` return it.
-        let open_session = OpenSession::of(row.session_id, row.last_activity_at_ms);
-        Ok(TurnStart {
-            persona: row.persona,
-            model: row.model,
-            time_zone: row.time_zone,
-            incognito: row.incognito,
-            open_session,
-            notes: from_json(&row.notes)?,
-            summaries: from_json(&row.summaries)?,
-            history: from_json(&row.history)?,
-            has_messages_before_window: row.has_messages_before_window,
-            older_summaries: None,
-        })
+        match &self.backend {
+            #[cfg(feature = "sqlite")]
+            Backend::Sqlite(db) => turn_start_in_sqlite(db, key, limits).await,
+            // The opening's statement, told to open and store nothing: one text of these reads.
+            #[cfg(feature = "postgres")]
+            Backend::Postgres(db) => {
+                let reading = TurnOpening {
+                    limits,
+                    session_idle_ms: 0,
+                    older_summaries: 0,
+                    content: "",
+                    created_at_ms: 0,
+                    telegram_message_id: None,
+                };
+                let (opened, _) = open_turn_in_one_statement(db, key, &reading, false).await?;
+                Ok(TurnStart {
+                    older_summaries: None,
+                    ..opened.start
+                })
+            }
+        }
     }
 
     /// A chat turn's start: what [`Store::turn_start`] reads, and (unless the conversation is in
@@ -245,7 +249,8 @@ impl Store {
         let (start, session_id) = match &self.backend {
             #[cfg(feature = "postgres")]
             Backend::Postgres(db) => {
-                let (opened, session_id) = open_turn_in_one_statement(db, key, &opening).await?;
+                let (opened, session_id) =
+                    open_turn_in_one_statement(db, key, &opening, true).await?;
                 if opened.stored.is_some() {
                     return Ok(opened);
                 }
@@ -467,13 +472,40 @@ impl Store {
     }
 }
 
+/// SQLite: `sql/turn_start.sql`.
+#[cfg(feature = "sqlite")]
+async fn turn_start_in_sqlite(
+    db: &super::sqlite::SqliteStore,
+    key: ConversationKey,
+    limits: TurnStartLimits,
+) -> Result<TurnStart> {
+    let row = sqlx::query_file_as!(
+        TurnStartRow,
+        "src/storage/sql/turn_start.sql",
+        key.chat_id,
+        key.user_id,
+        limits.summaries_since_ms,
+        limits.summary_count,
+        limits.history_since_ms,
+        limits.history_max_messages,
+    )
+    .fetch_one(&mut *db.reader().await?)
+    .await?;
+    Ok(turn_start_of_row!(
+        row,
+        OpenSession::of(row.session_id, row.last_activity_at_ms),
+        None,
+    ))
+}
+
 /// PostgreSQL: `postgres/open_turn.sql`. The opened turn, whose message is `None` when the
-/// statement did not store it, and the session it chose, if any.
+/// statement did not store it, and the session it chose, if any. Unless `stores`, it only reads.
 #[cfg(feature = "postgres")]
 async fn open_turn_in_one_statement(
     db: &super::postgres::PgStore,
     key: ConversationKey,
     opening: &TurnOpening<'_>,
+    stores: bool,
 ) -> Result<(OpenedTurn, Option<i64>)> {
     let limits = opening.limits;
     let row = sqlx::query_file_as!(
@@ -490,21 +522,15 @@ async fn open_turn_in_one_statement(
         &*super::postgres::messages::storable(opening.content),
         opening.telegram_message_id,
         opening.older_summaries,
+        stores,
     )
     .fetch_one(&db.pool)
     .await?;
-    let start = TurnStart {
-        persona: row.persona,
-        model: row.model,
-        time_zone: row.time_zone,
-        incognito: row.incognito,
-        open_session: OpenSession::of(row.open_session_id, row.open_session_last_activity_at_ms),
-        notes: from_json(&row.notes)?,
-        summaries: from_json(&row.summaries)?,
-        history: from_json(&row.history)?,
-        has_messages_before_window: row.has_messages_before_window,
-        older_summaries: Some(from_json(&row.older_summaries)?),
-    };
+    let start = turn_start_of_row!(
+        row,
+        OpenSession::of(row.open_session_id, row.open_session_last_activity_at_ms),
+        Some(from_json(&row.older_summaries)?),
+    );
     let stored = row
         .session_id
         .zip(row.message_id)

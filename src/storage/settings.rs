@@ -34,7 +34,9 @@ impl Setting {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UserSettings {
     pub user_id: UserId,
+    /// The person's own instructions for the bot (`/persona`), if any.
     pub persona: Option<String>,
+    /// The model they chose with `/model`, whether or not it is still offered.
     pub model: Option<String>,
     /// The language code the person's Telegram app last reported.
     pub language_code: Option<String>,
@@ -117,13 +119,6 @@ impl Store {
 
     /// Deletes the user's settings entirely (persona and model).
     pub async fn clear_user_settings(&self, user_id: UserId) -> Result<bool> {
-        let result = run!(
-            self.writer.execute,
-            query!(
-                sql = "DELETE FROM user_settings WHERE user_id = $1",
-                user_id.0,
-            ),
-        )?;
-        Ok(result > 0)
+        delete_person_row!(self, "user_settings", user_id)
     }
 }

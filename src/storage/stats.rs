@@ -3,7 +3,7 @@
 
 use super::Result;
 use super::Store;
-use super::{ConversationKey, UserId};
+use super::{ChatId, ConversationKey, UserId};
 
 /// Message and token counts of one conversation or one user.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -11,10 +11,13 @@ pub struct UserStats {
     pub messages_total: i64,
     /// Messages created at or after the history window's start.
     pub messages_in_window: i64,
+    /// Tokens sent to the model (prompts) and received from it (answers), of every stored turn
+    /// (a person's figures add their incognito turns' tokens, which no conversation keeps).
     pub tokens_in: i64,
     pub tokens_out: i64,
     /// Tokens in and out since the start of the current UTC day.
     pub tokens_today: i64,
+    /// When the first and the last stored message were written; `None` without messages.
     pub first_activity_ms: Option<i64>,
     pub last_activity_ms: Option<i64>,
 }
@@ -22,13 +25,17 @@ pub struct UserStats {
 /// Row counts of the whole database.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DatabaseTotals {
+    /// People with settings of their own (a persona, a model, a time zone, …).
     pub users: i64,
     pub messages: i64,
+    /// Sessions of every state; of them, `open_sessions` not yet closed.
     pub sessions: i64,
     pub open_sessions: i64,
     pub summaries: i64,
+    /// The times of the oldest and newest stored message; `None` when there is none.
     pub oldest_message_ms: Option<i64>,
     pub newest_message_ms: Option<i64>,
+    /// The main database file's size (SQLite) or the database's (PostgreSQL).
     pub database_bytes: i64,
 }
 
@@ -40,34 +47,13 @@ impl Store {
         window_since_ms: i64,
         today_since_ms: i64,
     ) -> Result<UserStats> {
-        run!(
-            self.reader.fetch_one,
-            query_as!(
-                UserStats,
-                sqlite = r#"SELECT count(*) AS "messages_total!: i64",
-                                   coalesce(sum(created_at >= ?3), 0) AS "messages_in_window!: i64",
-                                   coalesce(sum(tokens_in), 0) AS "tokens_in!: i64",
-                                   coalesce(sum(tokens_out), 0) AS "tokens_out!: i64",
-                                   coalesce(sum(CASE WHEN created_at >= ?4 THEN tokens_in + tokens_out END), 0)
-                                       AS "tokens_today!: i64",
-                                   min(created_at) AS "first_activity_ms: i64",
-                                   max(created_at) AS "last_activity_ms: i64"
-                            FROM messages WHERE chat_id = ?1 AND user_id = ?2"#,
-                postgres = r#"SELECT count(*) AS "messages_total!",
-                                     count(*) FILTER (WHERE created_at >= $3) AS "messages_in_window!",
-                                     coalesce(sum(tokens_in), 0)::bigint AS "tokens_in!",
-                                     coalesce(sum(tokens_out), 0)::bigint AS "tokens_out!",
-                                     coalesce(sum(tokens_in + tokens_out) FILTER (WHERE created_at >= $4), 0)
-                                         ::bigint AS "tokens_today!",
-                                     min(created_at) AS "first_activity_ms?",
-                                     max(created_at) AS "last_activity_ms?"
-                              FROM messages WHERE chat_id = $1 AND user_id = $2"#,
-                key.chat_id.0,
-                key.user_id.0,
-                window_since_ms,
-                today_since_ms,
-            ),
+        self.stats(
+            key.user_id,
+            Some(key.chat_id),
+            window_since_ms,
+            today_since_ms,
         )
+        .await
     }
 
     /// Figures for one user across all their chats, the tokens of their incognito turns
@@ -78,42 +64,49 @@ impl Store {
         window_since_ms: i64,
         today_since_ms: i64,
     ) -> Result<UserStats> {
+        self.stats(user_id, None, window_since_ms, today_since_ms)
+            .await
+    }
+
+    /// Figures for the person's conversation in `chat_id`, or (`None`) for all of theirs with the
+    /// tokens of their incognito turns, which belong to no conversation.
+    async fn stats(
+        &self,
+        user_id: UserId,
+        chat_id: Option<ChatId>,
+        window_since_ms: i64,
+        today_since_ms: i64,
+    ) -> Result<UserStats> {
+        let chat_id = chat_id.map(|chat_id| chat_id.0);
         run!(
             self.reader.fetch_one,
             query_as!(
                 UserStats,
-                sqlite = r#"SELECT count(*) AS "messages_total!: i64",
-                                   coalesce(sum(created_at >= ?2), 0) AS "messages_in_window!: i64",
-                                   coalesce(sum(tokens_in), 0)
-                                       + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
-                                          WHERE user_id = ?1) AS "tokens_in!: i64",
-                                   coalesce(sum(tokens_out), 0)
-                                       + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
-                                          WHERE user_id = ?1) AS "tokens_out!: i64",
-                                   coalesce(sum(CASE WHEN created_at >= ?3 THEN tokens_in + tokens_out END), 0)
-                                       + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
-                                          FROM incognito_token_usage
-                                          WHERE user_id = ?1 AND day_start_at >= ?3) AS "tokens_today!: i64",
-                                   min(created_at) AS "first_activity_ms: i64",
-                                   max(created_at) AS "last_activity_ms: i64"
-                            FROM messages WHERE user_id = ?1"#,
-                postgres = r#"SELECT count(*) AS "messages_total!",
-                                     count(*) FILTER (WHERE created_at >= $2) AS "messages_in_window!",
-                                     (coalesce(sum(tokens_in), 0)
-                                         + (SELECT coalesce(sum(tokens_in), 0) FROM incognito_token_usage
-                                            WHERE user_id = $1))::bigint AS "tokens_in!",
-                                     (coalesce(sum(tokens_out), 0)
-                                         + (SELECT coalesce(sum(tokens_out), 0) FROM incognito_token_usage
-                                            WHERE user_id = $1))::bigint AS "tokens_out!",
-                                     (coalesce(sum(tokens_in + tokens_out) FILTER (WHERE created_at >= $3), 0)
-                                         + (SELECT coalesce(sum(tokens_in + tokens_out), 0)
-                                            FROM incognito_token_usage
-                                            WHERE user_id = $1 AND day_start_at >= $3))::bigint
-                                         AS "tokens_today!",
-                                     min(created_at) AS "first_activity_ms?",
-                                     max(created_at) AS "last_activity_ms?"
-                              FROM messages WHERE user_id = $1"#,
+                sql = r#"WITH incognito AS (
+                             SELECT coalesce(sum(tokens_in), 0) AS tokens_in,
+                                    coalesce(sum(tokens_out), 0) AS tokens_out,
+                                    coalesce(sum(CASE WHEN day_start_at >= $4
+                                                      THEN tokens_in + tokens_out END), 0) AS today
+                             FROM incognito_token_usage
+                             WHERE user_id = $1 AND CAST($2 AS BIGINT) IS NULL)
+                         SELECT count(*) AS "messages_total!: i64",
+                                count(CASE WHEN created_at >= $3 THEN 1 END)
+                                    AS "messages_in_window!: i64",
+                                CAST(coalesce(sum(tokens_in), 0)
+                                     + (SELECT tokens_in FROM incognito) AS BIGINT)
+                                    AS "tokens_in!: i64",
+                                CAST(coalesce(sum(tokens_out), 0)
+                                     + (SELECT tokens_out FROM incognito) AS BIGINT)
+                                    AS "tokens_out!: i64",
+                                CAST(coalesce(sum(CASE WHEN created_at >= $4
+                                                       THEN tokens_in + tokens_out END), 0)
+                                     + (SELECT today FROM incognito) AS BIGINT)
+                                    AS "tokens_today!: i64",
+                                min(created_at) AS "first_activity_ms?: i64",
+                                max(created_at) AS "last_activity_ms?: i64"
+                         FROM messages WHERE user_id = $1 AND ($2 IS NULL OR chat_id = $2)"#,
                 user_id.0,
+                chat_id,
                 window_since_ms,
                 today_since_ms,
             ),

@@ -223,27 +223,12 @@ impl Store {
     /// Records that `user_id` was told their history reached the cap; whether they had not been
     /// told already.
     pub async fn record_stored_bytes_notice(&self, user_id: UserId, now_ms: i64) -> Result<bool> {
-        let inserted = run!(
-            self.writer.execute,
-            query!(
-                sql = "INSERT INTO stored_bytes_notices (user_id, told_at) VALUES ($1, $2)
-                       ON CONFLICT (user_id) DO NOTHING",
-                user_id.0,
-                now_ms,
-            ),
-        )?;
-        Ok(inserted > 0)
+        record_first_time!(self, "stored_bytes_notices", "told_at", user_id, now_ms)
     }
 
     /// Forgets that `user_id` was told about the cap: reaching it again is news again.
     pub async fn forget_stored_bytes_notice(&self, user_id: UserId) -> Result<()> {
-        run!(
-            self.writer.execute,
-            query!(
-                sql = "DELETE FROM stored_bytes_notices WHERE user_id = $1",
-                user_id.0,
-            ),
-        )?;
+        delete_person_row!(self, "stored_bytes_notices", user_id)?;
         Ok(())
     }
 }

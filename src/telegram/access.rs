@@ -201,6 +201,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::access_list::AccessAction::{Allow, Block, Unblock};
     use crate::access_list::{AccessChange, AccessError};
 
     const BOT_USERNAME: &str = "telemem_bot";
@@ -302,38 +303,26 @@ mod tests {
     async fn a_block_wins_over_the_allow_lists_at_once_but_never_over_an_admin() {
         let (policy, _directory) = policy(&[1], true).await;
         let list = policy.list();
-        assert_eq!(
-            list.block(UserId(99), UserId(1)).await.unwrap(),
-            AccessChange::Blocked
-        );
-        assert_eq!(
-            list.block(UserId(99), UserId(5)).await.unwrap(),
-            AccessChange::Blocked
-        );
-        assert_eq!(
-            policy.check(UserId(1)),
-            Access::RefuseOnce(Refusal::Blocked)
-        );
-        assert_eq!(
-            policy.check(UserId(5)),
-            Access::RefuseOnce(Refusal::Blocked)
-        );
+        let change = |admin, person, action| list.change(UserId(admin), UserId(person), action);
+        assert_eq!(change(99, 1, Block).await.unwrap(), AccessChange::Blocked);
+        assert_eq!(change(99, 5, Block).await.unwrap(), AccessChange::Blocked);
+        for blocked in [1, 5] {
+            let refusal = Access::RefuseOnce(Refusal::Blocked);
+            assert_eq!(policy.check(UserId(blocked)), refusal);
+        }
         assert!(matches!(
-            list.block(UserId(99), UserId(99)).await,
+            change(99, 99, Block).await,
             Err(AccessError::Yourself)
         ));
         assert!(matches!(
-            list.block(UserId(98), UserId(99)).await,
+            change(98, 99, Block).await,
             Err(AccessError::Admin)
         ));
         assert_eq!(
-            list.unblock(UserId(99), UserId(5)).await.unwrap(),
+            change(99, 5, Unblock).await.unwrap(),
             AccessChange::Unblocked
         );
-        assert_eq!(
-            list.allow(UserId(99), UserId(1)).await.unwrap(),
-            AccessChange::Allowed
-        );
+        assert_eq!(change(99, 1, Allow).await.unwrap(), AccessChange::Allowed);
         assert_eq!(policy.check(UserId(5)), Access::Allowed);
         assert_eq!(policy.check(UserId(1)), Access::Allowed);
     }
@@ -341,8 +330,9 @@ mod tests {
     #[tokio::test]
     async fn admins_changes_are_stored_and_read_back_at_the_next_start() {
         let (policy, directory) = policy(&[], false).await;
-        policy.list().allow(UserId(99), UserId(7)).await.unwrap();
-        policy.list().block(UserId(99), UserId(8)).await.unwrap();
+        let list = policy.list();
+        list.change(UserId(99), UserId(7), Allow).await.unwrap();
+        list.change(UserId(99), UserId(8), Block).await.unwrap();
         let url = format!("sqlite://{}", directory.path().join("access.db").display());
         let store = crate::storage::Store::connect(&url).await.unwrap();
         let configured = crate::access_list::ConfiguredAccess::default();

@@ -12,7 +12,7 @@ use teloxide::payloads::SendMessageSetters;
 use teloxide::prelude::*;
 use teloxide::types::{CallbackQuery, InlineKeyboardMarkup};
 
-use crate::access_list::AccessError;
+use crate::access_list::{AccessAction, AccessError};
 use crate::commands::Command;
 use crate::commands::admin::{self, AdminCommand, AdminServices};
 use crate::conversation::Conversations;
@@ -195,19 +195,12 @@ fn sender_name(message: &Message) -> (String, Option<String>) {
     }
 }
 
-/// What an alert's button decides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Decision {
-    Allow,
-    Block,
-}
-
 /// An alert's button data: the decision and whom it is about.
-fn parse_access_button(data: &str) -> Option<(Decision, UserId)> {
+fn parse_access_button(data: &str) -> Option<(AccessAction, UserId)> {
     let (action, id) = data.strip_prefix(ACCESS_BUTTON)?.split_once(':')?;
     let decision = match action {
-        ALLOW => Decision::Allow,
-        BLOCK => Decision::Block,
+        ALLOW => AccessAction::Allow,
+        BLOCK => AccessAction::Block,
         _ => return None,
     };
     Some((decision, admin::parse_person(id)?))
@@ -247,11 +240,7 @@ async fn press_access_button(
             .await?;
         return Ok(());
     };
-    let list = access.list();
-    let outcome = match decision {
-        Decision::Allow => list.allow(admin_id, stranger).await,
-        Decision::Block => list.block(admin_id, stranger).await,
-    };
+    let outcome = access.list().change(admin_id, stranger, decision).await;
     let note = match outcome {
         Ok(change) => replies::stranger_decided(lang, change, &query.from.full_name(), admin_id),
         Err(AccessError::Yourself) => replies::cannot_block_yourself(lang),

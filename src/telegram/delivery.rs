@@ -572,16 +572,31 @@ pub async fn show_inline_progress(
     next_edit_at
 }
 
-/// Edits the final answer (Markdown) into an inline message, without buttons, once
-/// `next_edit_at` has come; plain text if Telegram rejects the HTML. Network errors are retried
-/// like a final reply's.
-pub async fn deliver_inline_reply(
+/// What is edited into an inline message in place of its placeholder.
+#[derive(Clone, Copy, Debug)]
+pub enum InlineEdit<'a> {
+    /// The final answer (Markdown), as plain text if Telegram rejects the HTML; network errors
+    /// are retried like a final reply's.
+    Answer(&'a str),
+    /// A short notice (a refusal, an error) in place of the answer, tried once more at most.
+    Notice(&'a str),
+}
+
+/// Edits `edit` into an inline message, without buttons, once `next_edit_at` has come.
+pub async fn edit_inline_message(
     bot: &TelegramBot,
     inline: &InlineMessage,
-    markdown: &str,
+    edit: InlineEdit<'_>,
     next_edit_at: Instant,
 ) -> Result<(), RequestError> {
     tokio::time::sleep_until(next_edit_at).await;
+    let markdown = match edit {
+        InlineEdit::Answer(markdown) => markdown,
+        InlineEdit::Notice(text) => {
+            let plain = inline.plain(text);
+            return edit_inline_part(bot, &inline.id, Part::plain(&plain), Patience::Once).await;
+        }
+    };
     let html = inline.html(markdown);
     let patience = Patience::UntilDelivered;
     match edit_inline_part(bot, &inline.id, Part::html(&html), patience).await {
@@ -592,19 +607,6 @@ pub async fn deliver_inline_reply(
         }
         other => other,
     }
-}
-
-/// Edits a short notice (a refusal, an error) into an inline message in place of the answer,
-/// once `next_edit_at` has come. Tried once more at most.
-pub async fn show_inline_notice(
-    bot: &TelegramBot,
-    inline: &InlineMessage,
-    text: &str,
-    next_edit_at: Instant,
-) -> Result<(), RequestError> {
-    tokio::time::sleep_until(next_edit_at).await;
-    let plain = inline.plain(text);
-    edit_inline_part(bot, &inline.id, Part::plain(&plain), Patience::Once).await
 }
 
 async fn edit_inline_part(

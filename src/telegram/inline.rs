@@ -35,7 +35,7 @@ use crate::replies;
 use crate::telegram::access::AccessPolicy;
 use crate::telegram::bot::TelegramBot;
 use crate::telegram::delivery::{
-    InlineMessage, ReplyTarget, deliver_inline_reply, send_plain_text, show_inline_notice,
+    InlineEdit, InlineMessage, ReplyTarget, edit_inline_message, send_plain_text,
     show_inline_progress,
 };
 use crate::telegram::identity;
@@ -172,7 +172,9 @@ pub async fn answer_chosen_with_notice(
         id,
         header: question_header(chosen.query.trim()),
     };
-    if let Err(error) = show_inline_notice(bot, &inline, notice, Instant::now()).await {
+    if let Err(error) =
+        edit_inline_message(bot, &inline, InlineEdit::Notice(notice), Instant::now()).await
+    {
         tracing::warn!(
             error = crate::telegram::errors::loggable(&error),
             "could not show a notice in an inline message"
@@ -230,6 +232,11 @@ impl<'a> InlineTurn<'a> {
             telegram_message_id: None,
         }
     }
+
+    /// Edits `edit` into the inline message once the last edit is far enough behind.
+    async fn edit(&self, edit: InlineEdit<'_>) -> Result<(), teloxide::RequestError> {
+        edit_inline_message(self.bot, &self.inline, edit, self.next_edit_at).await
+    }
 }
 
 impl TurnFrontEnd for InlineTurn<'_> {
@@ -252,7 +259,7 @@ impl TurnFrontEnd for InlineTurn<'_> {
     /// Shows `notice` in place of the answer; from here on the update counts as answered.
     async fn notice(&mut self, notice: &str) -> anyhow::Result<()> {
         self.intake.replying(self.update_id).await;
-        show_inline_notice(self.bot, &self.inline, notice, self.next_edit_at).await?;
+        self.edit(InlineEdit::Notice(notice)).await?;
         Ok(())
     }
 
@@ -265,7 +272,7 @@ impl TurnFrontEnd for InlineTurn<'_> {
             // Incognito: nothing to resume from, so a crash from here on does not answer twice.
             self.intake.replying(self.update_id).await;
         }
-        deliver_inline_reply(self.bot, &self.inline, markdown, self.next_edit_at).await?;
+        self.edit(InlineEdit::Answer(markdown)).await?;
         Ok(None)
     }
 

@@ -31,11 +31,9 @@ pub struct WebAppUser {
     pub id: i64,
     #[serde(default)]
     pub first_name: String,
-    #[serde(default)]
+    // A missing optional field reads as `None`.
     pub last_name: Option<String>,
-    #[serde(default)]
     pub username: Option<String>,
-    #[serde(default)]
     pub language_code: Option<String>,
 }
 

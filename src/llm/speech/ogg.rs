@@ -21,10 +21,8 @@ pub struct OpusAudio {
 
 impl std::fmt::Debug for OpusAudio {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpusAudio")
-            .field("bytes", &self.bytes.len())
-            .field("duration_ms", &self.duration_ms)
-            .finish()
+        let (bytes, ms) = (self.bytes.len(), self.duration_ms);
+        write!(f, "OpusAudio({bytes} bytes, {ms} ms)")
     }
 }
 
