@@ -365,9 +365,11 @@ impl Store {
                 PurgeableRows,
                 sql = r#"SELECT
                            (SELECT count(*) FROM messages WHERE created_at < $1) AS "messages!: i64",
-                           (SELECT count(*) FROM sessions WHERE last_activity_at < $1) AS "sessions!: i64",
+                           (SELECT count(*) FROM sessions
+                            WHERE started_at < $1 AND last_activity_at < $1) AS "sessions!: i64",
                            (SELECT count(*) FROM session_summaries WHERE session_id IN
-                                (SELECT id FROM sessions WHERE last_activity_at < $1)) AS "summaries!: i64",
+                                (SELECT id FROM sessions
+                                 WHERE started_at < $1 AND last_activity_at < $1)) AS "summaries!: i64",
                            (SELECT count(*) FROM user_notes WHERE confirmed_at < $1) AS "notes!: i64",
                            (SELECT count(*) FROM processed_updates WHERE received_at < $1)
                                 AS "processed_updates!: i64",
@@ -500,11 +502,13 @@ impl Store {
             }
             #[cfg(feature = "postgres")]
             Backend::Postgres(db) => {
-                // One statement, so that both deletes take the rows one batch locked.
+                // One statement, so that both deletes take the rows one batch locked. By start:
+                // no index reads the last activity, which every message moves (a session last
+                // active before the cutoff started before it).
                 let row = sqlx::query!(
                     r#"WITH batch AS (
-                           SELECT id FROM sessions WHERE last_activity_at < $1
-                           ORDER BY last_activity_at, id LIMIT $2
+                           SELECT id FROM sessions WHERE started_at < $1 AND last_activity_at < $1
+                           ORDER BY started_at, id LIMIT $2
                            FOR UPDATE SKIP LOCKED),
                        summaries AS (
                            DELETE FROM session_summaries WHERE session_id IN (SELECT id FROM batch)

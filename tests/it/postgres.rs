@@ -131,3 +131,45 @@ crate::postgres_variants!(
     a_postgres_url_opens_and_migrates_a_postgres_database_twice_alike,
     a_database_migrated_by_a_newer_telemem_is_refused_with_a_clear_message,
 );
+
+/// What a chat turn updates in place, no index reads: the session's last activity (each stored
+/// message moves it), the delivery record of a reply (its Telegram message), the person's last
+/// activity, and the daily and stored-bytes counters. PostgreSQL then keeps each updated row on
+/// its page (a HOT update) instead of writing a new entry in every index of the table.
+#[test]
+fn the_columns_a_turn_updates_are_read_by_no_index() {
+    crate::support::database::on_postgres(|| {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        runtime.block_on(async {
+            use sqlx::Connection;
+            let database = TempDatabase::new();
+            let store = database.connect().await;
+            store.migrate().await.expect("migrate");
+            let mut admin = sqlx::PgConnection::connect(&database.url).await.unwrap();
+            for (table, column) in [
+                ("sessions", "last_activity_at"),
+                ("messages", "telegram_message_id"),
+                ("user_settings", "last_active_at"),
+                ("daily_usage", "messages"),
+                ("daily_usage", "tokens"),
+                ("stored_bytes", "bytes"),
+            ] {
+                let indexes: Vec<String> = sqlx::query_scalar(
+                    r"SELECT pg_get_indexdef(indexrelid) FROM pg_index
+                      WHERE indrelid = $1::regclass
+                        AND pg_get_indexdef(indexrelid) ~ ('\m' || $2 || '\M')",
+                )
+                .bind(table)
+                .bind(column)
+                .fetch_all(&mut admin)
+                .await
+                .unwrap();
+                assert!(
+                    indexes.is_empty(),
+                    "{table}.{column} is read by {indexes:?}"
+                );
+            }
+            store.close().await;
+        });
+    });
+}
