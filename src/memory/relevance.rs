@@ -15,6 +15,10 @@
 //! Summaries are ranked by sentence: a long summary gives the budget only its sentences that
 //! answer the question, instead of crowding out the one message that does.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
 use crate::storage::SearchTerm;
 
 /// BM25's term saturation: the second occurrence of a word adds less than the first.
@@ -242,11 +246,17 @@ const CHANGE_MARKERS: &[&str] = &[
 /// statement it replaces, which often shares more words with the question ("Where do I live
 /// now?" and "I live at …") while the new one says "we moved, our new address is …".
 pub fn announces_change(text: &str) -> bool {
-    let lower = format!(" {} ", text.to_lowercase());
-    CHANGE_MARKERS.iter().any(|marker| {
-        lower
-            .match_indices(marker)
-            .any(|(at, _)| lower[..at].ends_with(|c: char| !c.is_alphanumeric()))
+    // One pass for all the markers (recall asks this of every candidate of every turn).
+    static MARKERS: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::new(CHANGE_MARKERS).expect("the change markers are plain text")
+    });
+    // A marker at the end of the text may end in the space it would be followed by.
+    let lower = text.to_lowercase() + " ";
+    MARKERS.find_overlapping_iter(&lower).any(|found| {
+        lower[..found.start()]
+            .chars()
+            .next_back()
+            .is_none_or(|before| !before.is_alphanumeric())
     })
 }
 
