@@ -59,18 +59,13 @@ async fn an_unreachable_server_is_named_in_the_error_without_its_password() {
 #[test]
 fn a_connection_ended_while_idle_is_replaced_before_a_statement_uses_it() {
     crate::support::database::on_postgres(|| {
-        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-        runtime.block_on(async {
-            use sqlx::Connection;
-            let database = TempDatabase::new();
-            let store = database.connect().await;
-            store.migrate().await.expect("migrate");
+        block_on(async {
+            let (_database, store, mut admin) = migrated_database().await;
             store.ping().await.expect("the database answers");
             // Longer than the pool lets a connection idle before it asks the server again.
             tokio::time::sleep(std::time::Duration::from_millis(400)).await;
 
             // Every connection of the store's pool; not the replica's liveness lock.
-            let mut admin = sqlx::PgConnection::connect(&database.url).await.unwrap();
             let pool_pids: Vec<i32> = sqlx::query_scalar(
                 "SELECT pid FROM pg_stat_activity
                  WHERE datname = current_database() AND pid <> pg_backend_pid()
@@ -139,13 +134,8 @@ crate::postgres_variants!(
 #[test]
 fn the_columns_a_turn_updates_are_read_by_no_index() {
     crate::support::database::on_postgres(|| {
-        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-        runtime.block_on(async {
-            use sqlx::Connection;
-            let database = TempDatabase::new();
-            let store = database.connect().await;
-            store.migrate().await.expect("migrate");
-            let mut admin = sqlx::PgConnection::connect(&database.url).await.unwrap();
+        block_on(async {
+            let (_database, store, mut admin) = migrated_database().await;
             for (table, column) in [
                 ("sessions", "last_activity_at"),
                 ("messages", "telegram_message_id"),
@@ -172,4 +162,22 @@ fn the_columns_a_turn_updates_are_read_by_no_index() {
             store.close().await;
         });
     });
+}
+
+/// A fresh, migrated PostgreSQL database (dropped with the first value), its store, and a
+/// connection of the test's own to it.
+async fn migrated_database() -> (TempDatabase, Store, sqlx::PgConnection) {
+    use sqlx::Connection;
+    let database = TempDatabase::new();
+    let store = database.connect().await;
+    store.migrate().await.expect("migrate");
+    let admin = sqlx::PgConnection::connect(&database.url).await.unwrap();
+    (database, store, admin)
+}
+
+/// Runs `test` to its end on a runtime of its own (`on_postgres` takes a plain function).
+fn block_on(test: impl std::future::Future<Output = ()>) {
+    tokio::runtime::Runtime::new()
+        .expect("a runtime")
+        .block_on(test);
 }
