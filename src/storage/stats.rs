@@ -25,7 +25,7 @@ pub struct UserStats {
 /// Row counts of the whole database.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DatabaseTotals {
-    /// People with settings of their own (a persona, a model, a time zone, …).
+    /// People who ever wrote to the bot (a person's first message gives them a settings row).
     pub users: i64,
     pub messages: i64,
     /// Sessions of every state; of them, `open_sessions` not yet closed.
@@ -69,7 +69,9 @@ impl Store {
     }
 
     /// Figures for the person's conversation in `chat_id`, or (`None`) for all of theirs with the
-    /// tokens of their incognito turns, which belong to no conversation.
+    /// tokens of their incognito turns, which belong to no conversation. The messages are read
+    /// through the conversation index, one chat of the person's sessions at a time (every stored
+    /// message is in a session of its conversation).
     async fn stats(
         &self,
         user_id: UserId,
@@ -104,7 +106,11 @@ impl Store {
                                     AS "tokens_today!: i64",
                                 min(created_at) AS "first_activity_ms?: i64",
                                 max(created_at) AS "last_activity_ms?: i64"
-                         FROM messages WHERE user_id = $1 AND ($2 IS NULL OR chat_id = $2)"#,
+                         FROM messages
+                         WHERE user_id = $1
+                           AND chat_id IN (SELECT chat_id FROM sessions
+                                           WHERE user_id = $1
+                                             AND (CAST($2 AS BIGINT) IS NULL OR chat_id = $2))"#,
                 user_id.0,
                 chat_id,
                 window_since_ms,
